@@ -1,0 +1,1 @@
+"""Registered experiments, one package each (see ``jaxlab.report.registry``)."""
