@@ -41,7 +41,7 @@ class Checkpointer:
         return self._manager.latest_step()
 
     def save(self, step: int, state: Any, rng: jax.Array) -> None:
-        item = {"state": state, "rng": _key_data(rng), "step": np.int64(step)}
+        item = {"state": state, "rng": _key_data(rng), "step": np.asarray(step, np.int64)}
         self._manager.save(step, args=ocp.args.StandardSave(item))
 
     def restore(self, state: Any, rng: jax.Array) -> tuple[Any, jax.Array, int] | None:
@@ -55,7 +55,7 @@ class Checkpointer:
         step = self._manager.latest_step()
         if step is None:
             return None
-        target = {"state": state, "rng": _key_data(rng), "step": np.int64(0)}
+        target = {"state": state, "rng": _key_data(rng), "step": np.asarray(0, np.int64)}
         abstract = jax.tree.map(ocp.utils.to_shape_dtype_struct, target)
         try:
             item = self._manager.restore(step, args=ocp.args.StandardRestore(abstract))

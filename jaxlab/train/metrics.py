@@ -37,7 +37,12 @@ class MetricsWriter:
         """The rows written so far (those with ``step <= up_to_step``)."""
         if not self.path.exists():
             return []
-        rows = [json.loads(line) for line in self.path.read_text().splitlines() if line]
+        rows = []
+        for line in self.path.read_text().splitlines():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError:  # the last line of a run killed mid-write
+                break
         return [r for r in rows if up_to_step is None or r["step"] <= up_to_step]
 
     def truncate_after(self, step: int) -> list[dict[str, float]]:
