@@ -27,6 +27,9 @@ def _image_features(height: int, width: int) -> tfds.features.FeaturesDict:
         {
             "image": tfds.features.Tensor(shape=(height, width, 1), dtype=np.uint8),
             "label": tfds.features.ClassLabel(num_classes=10),
+            # Position in the source files: TFDS stores examples in hashed-key order, and
+            # readers restore the source order with it.
+            "index": tfds.features.Scalar(dtype=np.int64),
         }
     )
 
@@ -37,7 +40,7 @@ class Digits(tfds.core.GeneratorBasedBuilder):
     Pixel values 0..16 are stored as uint8; the split is a stratified shuffle with seed 0.
     """
 
-    VERSION = tfds.core.Version("1.0.0")
+    VERSION = tfds.core.Version("1.1.0")
 
     def _info(self) -> tfds.core.DatasetInfo:
         return tfds.core.DatasetInfo(builder=self, features=_image_features(8, 8))
@@ -60,7 +63,7 @@ class Digits(tfds.core.GeneratorBasedBuilder):
 
     def _generate_examples(self, images, labels, index):
         for i in index:
-            yield int(i), {"image": images[i], "label": int(labels[i])}
+            yield int(i), {"image": images[i], "label": int(labels[i]), "index": int(i)}
 
 
 class FashionMnist(tfds.core.GeneratorBasedBuilder):
@@ -70,7 +73,7 @@ class FashionMnist(tfds.core.GeneratorBasedBuilder):
     folder (``apt-get install dataset-fashion-mnist``).
     """
 
-    VERSION = tfds.core.Version("1.0.0")
+    VERSION = tfds.core.Version("1.1.0")
 
     def __init__(self, *, source_dir: str | os.PathLike | None = None, **kwargs):
         self._source_dir = source_dir
@@ -95,7 +98,7 @@ class FashionMnist(tfds.core.GeneratorBasedBuilder):
                 f"{images_path}: images {images.shape} do not match labels {labels.shape}"
             )
         for i in range(images.shape[0]):
-            yield i, {"image": images[i][..., None], "label": int(labels[i])}
+            yield i, {"image": images[i][..., None], "label": int(labels[i]), "index": i}
 
 
 def find_fashion_mnist(data_dir: str | os.PathLike | None = None) -> Path:

@@ -46,12 +46,14 @@ def load_images(
       data_dir: folder to look for source files in (see ``jaxlab.data.paths``).
 
     Returns:
-      ``(images, labels)``: float32 ``[n, h, w, 1]`` scaled to [0, 1] and int32 ``[n]``.
+      ``(images, labels)``: float32 ``[n, h, w, 1]`` scaled to [0, 1] and int32 ``[n]``,
+      in the order of the source files.
     """
     if split not in ("train", "test"):
         raise ValueError(f"split must be 'train' or 'test', got {split!r}")
     source = prepare(name, data_dir).as_data_source()[split]
     records = source.__getitems__(range(len(source)))
+    records = sorted(records, key=lambda r: int(r["index"]))  # the source files' order
     images = np.stack([r["image"] for r in records]).astype(np.float32) / _MAX_PIXEL[name]
     labels = np.asarray([r["label"] for r in records], dtype=np.int32)
     return images, labels
