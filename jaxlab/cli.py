@@ -1,8 +1,10 @@
 """The ``jaxlab`` command: list, run, reproduce, bench.
 
     jaxlab list
-    jaxlab run NAME [--preset quick|paper] [--workdir DIR] [--data_dir DIR] [--config.KEY=VALUE ...]
+    jaxlab run NAME [--preset quick|paper] [--workdir DIR] [--data_dir DIR] [--multihost]
+                    [--config.KEY=VALUE ...]
     jaxlab reproduce [--preset quick|paper] [--only NAME ...] [--out DIR] [--data_dir DIR]
+                     [--multihost]
     jaxlab bench [NAME] [--quick]
 """
 
@@ -34,12 +36,16 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--preset", choices=PRESETS, default="quick")
     run.add_argument("--workdir", help="default: workdirs/<name>/<preset>")
     run.add_argument("--data_dir", help="offline data directory (else $JAXLAB_DATA_DIR)")
+    run.add_argument("--multihost", action="store_true",
+                     help="call jax.distributed.initialize() first (TPU pods, SLURM, ...)")
 
     rep = sub.add_parser("reproduce", help="run experiments and write the report")
     rep.add_argument("--preset", choices=PRESETS, default="quick")
     rep.add_argument("--only", nargs="+", metavar="NAME", default=None)
     rep.add_argument("--out", help="default: reports/<preset>")
     rep.add_argument("--data_dir", help="offline data directory (else $JAXLAB_DATA_DIR)")
+    rep.add_argument("--multihost", action="store_true",
+                     help="call jax.distributed.initialize() first (TPU pods, SLURM, ...)")
 
     bench = sub.add_parser("bench", help="run benchmarks/NAME.py (all when NAME is omitted)")
     bench.add_argument("name", nargs="?")
@@ -127,6 +133,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise SystemExit("jaxlab: --config.KEY=VALUE overrides only apply to `jaxlab run`")
     if getattr(args, "data_dir", None):
         os.environ["JAXLAB_DATA_DIR"] = args.data_dir
+    if getattr(args, "multihost", False):
+        import jax
+
+        jax.distributed.initialize()
     if args.command == "list":
         return _cmd_list()
     if args.command == "run":

@@ -5,8 +5,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_digits
 
-from jaxlab.data import DataNotFoundError, load_images
-from jaxlab.data import builders, idx, paths
+from jaxlab.data import DataNotFoundError, builders, idx, load_images, paths
 
 
 def test_digits_split_is_fixed_and_matches_sklearn():
