@@ -146,3 +146,20 @@ def test_two_processes_of_four_devices_match_one_process_of_eight(tmp_path):
     one, two = np.load(tmp_path / "single.npz"), np.load(tmp_path / "multi.npz")
     np.testing.assert_allclose(one["params"], two["params"], atol=1e-5)
     np.testing.assert_allclose(one["losses"], two["losses"], rtol=1e-5)
+
+
+def test_train_step_is_traced_once():
+    traces = []
+
+    def counting_step(state, batch, rng):
+        traces.append(1)
+        return toy.train_step(state, batch, rng)
+
+    fit(state=toy.make_state(), train_step=counting_step, batch_at=toy.batches(),
+        num_steps=6, rng=jax.random.key(0), progress=False)
+    assert len(traces) == 1
+
+
+def test_negative_steps_is_an_error():
+    with pytest.raises(ValueError, match="num_steps"):
+        _fit(-1)
