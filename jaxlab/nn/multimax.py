@@ -8,11 +8,10 @@ MultiMax(x) = softmax(σ(x)) with the element-wise modulator (Zhou et al., 2024,
 curvature (learned t_b,k < 0 pushes small scores down: sparsity), above d_k it does too
 (learned t_d,k bends large scores so several of them keep mass: multi-modality).
 
-``multimax`` has a hand-written VJP: the backward pass reads the saved input and output
-once, computes the softmax cotangent, σ'(x) and the eight parameter cotangents in one
-sweep. Differentiating ``softmax(σ(x))`` automatically instead makes XLA materialise the
-cotangent of every polynomial branch and reduce each of them separately (see
-``benchmarks/multimax.py`` and ``docs/multimax.md``).
+``multimax`` has a hand-written JVP (Eq. (6)–(7) differentiated in closed form); reverse
+mode is its transpose. It keeps the clipping and masking out of the derivative and gives
+forward and reverse mode alike (see ``benchmarks/multimax.py`` and ``docs/multimax.md``
+for its cost).
 """
 
 from __future__ import annotations
@@ -219,38 +218,28 @@ def _forward(x, params, mask, axis, limit):
     return _masked_softmax(s, mask, axis)  # Eq. (7)
 
 
-@functools.partial(jax.custom_vjp, nondiff_argnums=(3, 4))
+@functools.partial(jax.custom_jvp, nondiff_argnums=(3, 4))
 def _multimax(x, params, mask, axis, limit):
     return _forward(x, params, mask, axis, limit)
 
 
-def _multimax_fwd(x, params, mask, axis, limit):
+@_multimax.defjvp
+def _multimax_jvp(axis, limit, primals, tangents):
+    x, params, mask = primals
+    dx, dparams, _ = tangents
     y = _forward(x, params, mask, axis, limit)
-    return y, (x, params, mask, y)
-
-
-def _multimax_bwd(axis, limit, residuals, g):
-    x, params, mask, y = residuals
-    # Softmax cotangent w.r.t. σ(x); y = 0 on masked entries, so they get none.
-    g_sigma = y * (g - jnp.sum(g * y, axis, keepdims=True))
     inside = jnp.abs(x) <= limit
     x = jnp.clip(x, -limit, limit)
-    dsigma = jnp.ones_like(x)
-    grads = {name: [] for name in MultiMaxParams._fields}
-    reduce = lambda a: jnp.sum(g_sigma * a)
+    # dσ = σ'(x)·dx + Σ_k ∂σ/∂(b_k, d_k, t_b,k, t_d,k)·d(…), differentiating Eq. (6).
+    dsigma = jnp.where(inside, dx, 0.0)
     for k, below, above in _terms(x, params):
         t_b, t_d = params.t_b[k - 1], params.t_d[k - 1]
-        # d/dx of relu(b − x)^k is −k·relu(b − x)^(k−1) on x < b (likewise above d).
-        below_pow = (x < params.b[k - 1]).astype(x.dtype) if k == 1 else k * below ** (k - 1)
-        above_pow = (x > params.d[k - 1]).astype(x.dtype) if k == 1 else k * above ** (k - 1)
-        dsigma = dsigma - t_b * below_pow + t_d * above_pow
-        grads["t_b"].append(reduce(below**k))
-        grads["t_d"].append(reduce(above**k))
-        grads["b"].append(t_b * reduce(below_pow))
-        grads["d"].append(-t_d * reduce(above_pow))
-    g_x = jnp.where(inside, g_sigma * dsigma, 0.0)
-    g_params = MultiMaxParams(**{name: jnp.stack(v) for name, v in grads.items()})
-    return g_x, g_params, None
-
-
-_multimax.defvjp(_multimax_fwd, _multimax_bwd)
+        # d relu(b − x)^k / d(b − x) = k·relu(b − x)^(k−1) on x < b (likewise above d).
+        below_slope = (x < params.b[k - 1]).astype(x.dtype) if k == 1 else k * below ** (k - 1)
+        above_slope = (x > params.d[k - 1]).astype(x.dtype) if k == 1 else k * above ** (k - 1)
+        dsigma = dsigma + below_slope * (t_b * (dparams.b[k - 1] - jnp.where(inside, dx, 0.0)))
+        dsigma = dsigma + above_slope * (t_d * (jnp.where(inside, dx, 0.0) - dparams.d[k - 1]))
+        dsigma = dsigma + dparams.t_b[k - 1] * below**k + dparams.t_d[k - 1] * above**k
+    # Softmax JVP (Eq. (7)); y = 0 on masked entries, so they get no tangent.
+    dy = y * (dsigma - jnp.sum(y * dsigma, axis, keepdims=True))
+    return y, dy

@@ -63,7 +63,7 @@ def sparsemax(x: ArrayLike, axis: int = -1) -> jax.Array:
 def _sparsemax_last(z: jax.Array) -> jax.Array:
     z = z - jnp.max(z, -1, keepdims=True)
     z_sorted = -jnp.sort(-z, axis=-1)
-    k = jnp.arange(1, z.shape[-1] + 1, dtype=z.dtype)
+    k = jnp.broadcast_to(jnp.arange(1, z.shape[-1] + 1, dtype=z.dtype), z.shape)
     cumsum = jnp.cumsum(z_sorted, -1)
     in_support = 1.0 + k * z_sorted > cumsum  # Martins & Astudillo Eq. (3)
     support_size = jnp.sum(in_support, -1, keepdims=True)
@@ -114,7 +114,7 @@ def entmax15(x: ArrayLike, axis: int = -1) -> jax.Array:
 def _entmax15_last(z: jax.Array) -> jax.Array:
     z = (z - jnp.max(z, -1, keepdims=True)) / 2.0
     z_sorted = -jnp.sort(-z, axis=-1)
-    k = jnp.arange(1, z.shape[-1] + 1, dtype=z.dtype)
+    k = jnp.broadcast_to(jnp.arange(1, z.shape[-1] + 1, dtype=z.dtype), z.shape)
     mean = jnp.cumsum(z_sorted, -1) / k
     mean_sq = jnp.cumsum(z_sorted**2, -1) / k
     # τ_k solves Σ_{j≤k} (z_j − τ)² = 1 for the k largest entries.
