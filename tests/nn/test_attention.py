@@ -101,7 +101,7 @@ def test_multimax_module_and_decay_mask():
 
     model = ViT(num_classes=3, patch_size=4, dim=16, depth=2, num_heads=2, mlp_dim=32,
                 attention_normalizer="multimax", output_normalizer="multimax")
-    params = model.init(jax.random.key(0), jnp.zeros((1, 8, 8, 1)))["params"]
+    params = jax.jit(model.init)(jax.random.key(0), jnp.zeros((1, 8, 8, 1)))["params"]
     mask = multimax_decay_mask(params)
     flat = jax.tree_util.tree_flatten_with_path(mask)[0]
     excluded = [jax.tree_util.keystr(path) for path, keep in flat if not keep]
@@ -115,21 +115,22 @@ def test_multimax_module_and_decay_mask():
     assert bool(jnp.any(moved["query"]["kernel"] != 0)) and bool(jnp.any(head["query"]["kernel"]))
 
 
-@pytest.mark.parametrize("attn", ["softmax", "multimax", "sparsemax", "entmax15"])
+@pytest.mark.parametrize("attn", ["multimax", "entmax15"])
 def test_lm_is_causal_and_differentiable(attn):
     model = TransformerLM(vocab_size=11, max_len=8, dim=16, depth=1, num_heads=2, mlp_dim=32,
                           attention_normalizer=attn, output_normalizer="multimax")
     tokens = jnp.asarray(np.random.default_rng(0).integers(0, 11, size=(2, 8)), jnp.int32)
-    variables = model.init(jax.random.key(0), tokens)
-    logits = model.apply(variables, tokens)
-    changed = model.apply(variables, tokens.at[:, -1].set((tokens[:, -1] + 1) % 11))
+    variables = jax.jit(model.init)(jax.random.key(0), tokens)
+    apply = jax.jit(model.apply)
+    logits = apply(variables, tokens)
+    changed = apply(variables, tokens.at[:, -1].set((tokens[:, -1] + 1) % 11))
     np.testing.assert_allclose(logits[:, :-1], changed[:, :-1], rtol=1e-5, atol=1e-6)
 
     def loss(params):
         out = model.apply({"params": params}, tokens)
         return optax.softmax_cross_entropy_with_integer_labels(out, tokens).mean()
 
-    grads = jax.grad(loss)(variables["params"])
+    grads = jax.jit(jax.grad(loss))(variables["params"])
     assert all(bool(jnp.all(jnp.isfinite(g))) for g in jax.tree.leaves(grads))
     assert float(jnp.abs(grads["output_multimax"]["multimax_t_d"]).sum()) > 0
 
