@@ -35,6 +35,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.learning_rate = 2e-3
     c.warmup_steps = 50
     c.weight_decay = 0.05
+    c.eval_images = 0  # test images to evaluate (0: all)
     c.eval_batch_size = 1000
     c.sparsity_threshold = 1e-3
     c.sparsity_images = 1000

@@ -71,14 +71,17 @@ def evaluate(model: ViT, params, images: np.ndarray, labels: np.ndarray, config)
 
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[str, float]:
-    if config.dataset != "fashion_mnist":
+    if config.dataset not in ("fashion_mnist", "digits"):
         raise ValueError(
-            f"dataset {config.dataset!r} has no loader in jaxlab; the quick preset uses "
-            "'fashion_mnist' (the paper preset needs an ImageNet loader, see docs/multimax.md)"
+            f"dataset {config.dataset!r} has no loader in jaxlab; use 'fashion_mnist' or "
+            "'digits' (the paper preset needs an ImageNet loader, see docs/multimax.md)"
         )
     data_dir = config.data_dir or None
     train_images, train_labels = load_images(config.dataset, "train", data_dir)
     test_images, test_labels = load_images(config.dataset, "test", data_dir)
+    if config.eval_images:
+        test_images = test_images[: config.eval_images]
+        test_labels = test_labels[: config.eval_images]
     num_classes = int(train_labels.max()) + 1
     dataset = batch_dataset(
         {"image": train_images, "label": train_labels}, config.batch_size, config.seed
