@@ -32,6 +32,7 @@ def test_quick_preset_smoke(tmp_path):
     assert config.num_seeds >= 3
     config.num_steps, config.warmup_steps, config.seq_len = 3, 1, 16
     config.dim, config.mlp_dim, config.eval_windows = 16, 32, 8
+    config.depth, config.num_heads = 1, 2
     results = experiment.train_and_evaluate(config, str(tmp_path))
     for normalizer in ("softmax", "multimax"):
         ppl = results[f"val_perplexity_{normalizer}"]

@@ -12,6 +12,7 @@ def test_quick_preset_smoke(tmp_path):
     config.dataset, config.patch_size, config.dim, config.mlp_dim = "digits", 4, 16, 32
     config.num_steps, config.warmup_steps, config.batch_size = 3, 1, 16
     config.eval_images, config.sparsity_images = 64, 16
+    config.depth, config.num_heads = 1, 2
     results = experiment.train_and_evaluate(config, str(tmp_path))
     for normalizer in ("softmax", "multimax"):
         assert 0.0 <= results[f"test_accuracy_{normalizer}"] <= 100.0

@@ -99,13 +99,13 @@ def test_multimax_module_and_decay_mask():
                                       p["multimax_t_d"]))
     np.testing.assert_allclose(layer.apply(variables, x), want, rtol=1e-6)
 
-    model = ViT(num_classes=3, patch_size=4, dim=16, depth=2, num_heads=2, mlp_dim=32,
+    model = ViT(num_classes=3, patch_size=4, dim=16, depth=1, num_heads=2, mlp_dim=32,
                 attention_normalizer="multimax", output_normalizer="multimax")
     params = jax.jit(model.init)(jax.random.key(0), jnp.zeros((1, 8, 8, 1)))["params"]
     mask = multimax_decay_mask(params)
     flat = jax.tree_util.tree_flatten_with_path(mask)[0]
     excluded = [jax.tree_util.keystr(path) for path, keep in flat if not keep]
-    assert len(excluded) == 4 * 3  # two attention layers + the output layer
+    assert len(excluded) == 4 * 2  # the attention layer + the output layer
     # With zero gradients adamw only decays: MultiMax scalars stay, kernels shrink.
     tx = optax.adamw(0.1, weight_decay=1.0, mask=multimax_decay_mask)
     updates, _ = tx.update(jax.tree.map(jnp.zeros_like, params), tx.init(params), params)
@@ -115,8 +115,8 @@ def test_multimax_module_and_decay_mask():
     assert bool(jnp.any(moved["query"]["kernel"] != 0)) and bool(jnp.any(head["query"]["kernel"]))
 
 
-@pytest.mark.parametrize("attn", ["multimax", "entmax15"])
-def test_lm_is_causal_and_differentiable(attn):
+def test_lm_is_causal_and_differentiable():
+    attn = "multimax"
     model = TransformerLM(vocab_size=11, max_len=8, dim=16, depth=1, num_heads=2, mlp_dim=32,
                           attention_normalizer=attn, output_normalizer="multimax")
     tokens = jnp.asarray(np.random.default_rng(0).integers(0, 11, size=(2, 8)), jnp.int32)
