@@ -1,1 +1,32 @@
-"""jaxlab.nn."""
+"""jaxlab.nn: normalisers (MultiMax, sparsemax, entmax-1.5), attention and transformers."""
+
+from jaxlab.nn.attention import (
+    MultiHeadAttention,
+    attention_weights,
+    make_attention_fn,
+    normalized_dot_product_attention,
+)
+from jaxlab.nn.layers import NORMALIZERS, MultiMax, multimax_decay_mask, normalize
+from jaxlab.nn.multimax import MultiMaxParams, init_multimax_params, multimax, multimax_modulate
+from jaxlab.nn.sparse import entmax15, sparsemax
+from jaxlab.nn.transformer import TransformerBlock, TransformerLM, ViT
+
+__all__ = [
+    "NORMALIZERS",
+    "MultiHeadAttention",
+    "MultiMax",
+    "MultiMaxParams",
+    "TransformerBlock",
+    "TransformerLM",
+    "ViT",
+    "attention_weights",
+    "entmax15",
+    "init_multimax_params",
+    "make_attention_fn",
+    "multimax",
+    "multimax_decay_mask",
+    "multimax_modulate",
+    "normalize",
+    "normalized_dot_product_attention",
+    "sparsemax",
+]

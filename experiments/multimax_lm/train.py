@@ -1,0 +1,95 @@
+"""Trains the character-level LM once per normaliser with the shared harness."""
+
+from __future__ import annotations
+
+import math
+import os
+
+import jax
+import jax.numpy as jnp
+import ml_collections
+import numpy as np
+import optax
+from flax.training import train_state
+
+from jaxlab.data.pipeline import batch_dataset
+from jaxlab.data.text import char_vocabulary, encode, shakespeare_splits, windows
+from jaxlab.nn import TransformerLM, multimax_decay_mask
+from jaxlab.train import fit
+
+
+def make_optimizer(config: ml_collections.ConfigDict) -> optax.GradientTransformation:
+    schedule = optax.warmup_cosine_decay_schedule(
+        0.0, config.learning_rate, config.warmup_steps, config.num_steps
+    )
+    # The MultiMax scalars get Adam updates without weight decay (reference README).
+    return optax.chain(
+        optax.clip_by_global_norm(1.0),
+        optax.adamw(schedule, weight_decay=config.weight_decay, mask=multimax_decay_mask),
+    )
+
+
+def next_token_nll(apply_fn, params, window: jax.Array) -> jax.Array:
+    """Mean next-token negative log-likelihood (nats) of ``window: int [batch, len + 1]``."""
+    logits = apply_fn({"params": params}, window[:, :-1])
+    return optax.softmax_cross_entropy_with_integer_labels(logits, window[:, 1:]).mean()
+
+
+def train_step(state: train_state.TrainState, batch: dict, rng: jax.Array):
+    del rng  # no dropout
+    loss, grads = jax.value_and_grad(
+        lambda p: next_token_nll(state.apply_fn, p, batch["window"])
+    )(state.params)
+    return state.apply_gradients(grads=grads), {"loss": loss}
+
+
+def validation_perplexity(apply_fn, params, val_windows: np.ndarray, batch_size: int) -> float:
+    nll = jax.jit(lambda w: next_token_nll(apply_fn, params, w))
+    total, count = 0.0, 0
+    for start in range(0, len(val_windows), batch_size):
+        chunk = val_windows[start : start + batch_size]
+        total += float(nll(chunk)) * len(chunk)
+        count += len(chunk)
+    return math.exp(total / count)
+
+
+def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[str, float]:
+    train_text, val_text = shakespeare_splits(tuple(config.validation_plays))
+    vocabulary = char_vocabulary(train_text)
+    train_windows = windows(encode(train_text, vocabulary), config.seq_len)
+    val_windows = windows(encode(val_text, vocabulary), config.seq_len)
+    if config.eval_windows:
+        val_windows = val_windows[: config.eval_windows]
+    dataset = batch_dataset({"window": train_windows}, config.batch_size, config.seed)
+    results: dict[str, float] = {}
+    for normalizer in config.normalizers:
+        model = TransformerLM(
+            vocab_size=len(vocabulary),
+            max_len=config.seq_len,
+            dim=config.dim,
+            depth=config.depth,
+            num_heads=config.num_heads,
+            mlp_dim=config.mlp_dim,
+            attention_normalizer=normalizer,
+            output_normalizer=normalizer,
+        )
+        init_key, rng = jax.random.split(jax.random.key(config.seed))
+        params = jax.jit(model.init)(init_key, jnp.asarray(train_windows[:1, :-1]))["params"]
+        state = train_state.TrainState.create(
+            apply_fn=model.apply, params=params, tx=make_optimizer(config)
+        )
+        state, history = fit(
+            state=state,
+            train_step=train_step,
+            batch_at=lambda step: dataset[step],
+            num_steps=config.num_steps,
+            rng=rng,
+            workdir=os.path.join(workdir, normalizer),
+            desc=f"lm/{normalizer}",
+            hparams={**config.to_dict(), "normalizer": normalizer},
+        )
+        results[f"val_perplexity_{normalizer}"] = validation_perplexity(
+            model.apply, state.params, val_windows, config.eval_batch_size
+        )
+        results[f"train_loss_{normalizer}"] = float(history[-1]["loss"])
+    return results

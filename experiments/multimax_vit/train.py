@@ -1,0 +1,109 @@
+"""Trains the small ViT once per normaliser with the shared harness and evaluates it."""
+
+from __future__ import annotations
+
+import os
+
+import jax
+import jax.numpy as jnp
+import ml_collections
+import numpy as np
+import optax
+from flax.training import train_state
+
+from jaxlab.data.images import load_images
+from jaxlab.data.pipeline import batch_dataset
+from jaxlab.nn import ViT, multimax_decay_mask
+from jaxlab.train import fit
+
+
+def make_model(config: ml_collections.ConfigDict, normalizer: str, num_classes: int) -> ViT:
+    return ViT(
+        num_classes=num_classes,
+        patch_size=config.patch_size,
+        dim=config.dim,
+        depth=config.depth,
+        num_heads=config.num_heads,
+        mlp_dim=config.mlp_dim,
+        attention_normalizer=normalizer,
+        output_normalizer=normalizer,
+    )
+
+
+def make_optimizer(config: ml_collections.ConfigDict) -> optax.GradientTransformation:
+    schedule = optax.warmup_cosine_decay_schedule(
+        0.0, config.learning_rate, config.warmup_steps, config.num_steps
+    )
+    # The MultiMax scalars get Adam updates without weight decay (reference README).
+    return optax.adamw(schedule, weight_decay=config.weight_decay, mask=multimax_decay_mask)
+
+
+def train_step(state: train_state.TrainState, batch: dict, rng: jax.Array):
+    del rng  # no dropout
+
+    def loss_fn(params):
+        logits = state.apply_fn({"params": params}, batch["image"])
+        loss = optax.softmax_cross_entropy_with_integer_labels(logits, batch["label"]).mean()
+        return loss, jnp.mean(jnp.argmax(logits, -1) == batch["label"])
+
+    (loss, accuracy), grads = jax.value_and_grad(loss_fn, has_aux=True)(state.params)
+    return state.apply_gradients(grads=grads), {"loss": loss, "accuracy": accuracy}
+
+
+def evaluate(model: ViT, params, images: np.ndarray, labels: np.ndarray, config) -> dict:
+    """Test accuracy (%) and, per layer, the share of attention weights below the threshold."""
+    predict = jax.jit(lambda x: jnp.argmax(model.apply({"params": params}, x), -1))
+    correct = 0
+    for start in range(0, len(images), config.eval_batch_size):
+        stop = start + config.eval_batch_size
+        correct += int(jnp.sum(predict(images[start:stop]) == labels[start:stop]))
+    _, inter = jax.jit(lambda x: model.apply({"params": params}, x, mutable=["intermediates"]))(
+        images[: config.sparsity_images]
+    )
+    out = {"test_accuracy": 100.0 * correct / len(images)}
+    for i in range(config.depth):
+        (weights,) = inter["intermediates"][f"block_{i}"]["attention"]["attention_weights"]
+        out[f"attention_sparsity_layer{i}"] = float(jnp.mean(weights < config.sparsity_threshold))
+    out["attention_sparsity"] = float(
+        np.mean([out[f"attention_sparsity_layer{i}"] for i in range(config.depth)])
+    )
+    return out
+
+
+def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[str, float]:
+    if config.dataset not in ("fashion_mnist", "digits"):
+        raise ValueError(
+            f"dataset {config.dataset!r} has no loader in jaxlab; use 'fashion_mnist' or "
+            "'digits' (the paper preset needs an ImageNet loader, see docs/multimax.md)"
+        )
+    data_dir = config.data_dir or None
+    train_images, train_labels = load_images(config.dataset, "train", data_dir)
+    test_images, test_labels = load_images(config.dataset, "test", data_dir)
+    if config.eval_images:
+        test_images = test_images[: config.eval_images]
+        test_labels = test_labels[: config.eval_images]
+    num_classes = int(train_labels.max()) + 1
+    dataset = batch_dataset(
+        {"image": train_images, "label": train_labels}, config.batch_size, config.seed
+    )
+    results: dict[str, float] = {}
+    for normalizer in config.normalizers:
+        model = make_model(config, normalizer, num_classes)
+        init_key, rng = jax.random.split(jax.random.key(config.seed))
+        params = jax.jit(model.init)(init_key, train_images[:1])["params"]
+        state = train_state.TrainState.create(
+            apply_fn=model.apply, params=params, tx=make_optimizer(config)
+        )
+        state, _ = fit(
+            state=state,
+            train_step=train_step,
+            batch_at=lambda step: dataset[step],
+            num_steps=config.num_steps,
+            rng=rng,
+            workdir=os.path.join(workdir, normalizer),
+            desc=f"vit/{normalizer}",
+            hparams={**config.to_dict(), "normalizer": normalizer},
+        )
+        for key, value in evaluate(model, state.params, test_images, test_labels, config).items():
+            results[f"{key}_{normalizer}"] = value
+    return results

@@ -1,0 +1,237 @@
+"""Dot-product attention with a pluggable normaliser (softmax, MultiMax, sparsemax, entmax).
+
+``MultiHeadAttention`` is a drop-in for ``flax.linen.MultiHeadDotProductAttention``: same
+call signature for the common arguments, the same parameter names and shapes
+(``query``/``key``/``value``/``out``), plus one ``MultiMax`` parameter set per layer, shared
+across heads, when ``normalizer="multimax"``. ``make_attention_fn`` plugs a parameter-free
+normaliser (or fixed MultiMax parameters) into Flax's own module as ``attention_fn``.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+from jax.typing import ArrayLike
+
+from jaxlab.nn.layers import MultiMax, check_normalizer, normalize
+from jaxlab.nn.multimax import MultiMaxParams
+
+
+def attention_weights(
+    query: ArrayLike,
+    key: ArrayLike,
+    normalizer: str = "softmax",
+    multimax_params: MultiMaxParams | None = None,
+    mask: ArrayLike | None = None,
+    bias: ArrayLike | None = None,
+) -> jax.Array:
+    """Attention weights normalise(q·kᵀ/√d + bias) over the keys.
+
+    For MultiMax the scores are modulated before the mask is applied (the paper's order:
+    scores → σ → mask → softmax).
+
+    Args:
+      query: ``[batch..., q_len, heads, depth]``.
+      key: ``[batch..., kv_len, heads, depth]``.
+      normalizer: ``"softmax"``, ``"multimax"``, ``"sparsemax"`` or ``"entmax15"``.
+      multimax_params: the layer's ``MultiMaxParams`` (only for ``"multimax"``).
+      mask: boolean, broadcastable to ``[batch..., heads, q_len, kv_len]``; False hides a key.
+      bias: additive, broadcastable to the same shape.
+
+    Returns:
+      Weights ``[batch..., heads, q_len, kv_len]``.
+    """
+    query, key = jnp.asarray(query), jnp.asarray(key)
+    if query.ndim < 3 or query.ndim != key.ndim:
+        raise ValueError(
+            f"query and key must be [batch..., length, heads, depth] of equal rank, got "
+            f"{query.shape} and {key.shape}"
+        )
+    if query.shape[-2:] != key.shape[-2:] or query.shape[:-3] != key.shape[:-3]:
+        raise ValueError(f"query {query.shape} and key {key.shape} disagree on batch/heads/depth")
+    scores = jnp.einsum("...qhd,...khd->...hqk", query, key) / jnp.sqrt(query.shape[-1])
+    if bias is not None:
+        scores = scores + jnp.broadcast_to(jnp.asarray(bias, scores.dtype), scores.shape)
+    where = None if mask is None else jnp.broadcast_to(jnp.asarray(mask, bool), scores.shape)
+    return normalize(scores, normalizer, multimax_params, axis=-1, where=where)
+
+
+def normalized_dot_product_attention(
+    query: ArrayLike,
+    key: ArrayLike,
+    value: ArrayLike,
+    bias: ArrayLike | None = None,
+    mask: ArrayLike | None = None,
+    broadcast_dropout: bool = True,
+    dropout_rng: jax.Array | None = None,
+    dropout_rate: float = 0.0,
+    deterministic: bool = False,
+    dtype: Any = None,
+    precision: Any = None,
+    module: nn.Module | None = None,
+    *,
+    normalizer: str = "softmax",
+    multimax_params: MultiMaxParams | None = None,
+) -> jax.Array:
+    """``flax.linen.dot_product_attention`` with a pluggable normaliser.
+
+    Args:
+      query: ``[batch..., q_len, heads, depth]``.
+      key: ``[batch..., kv_len, heads, depth]``.
+      value: ``[batch..., kv_len, heads, v_depth]``.
+      bias, mask, broadcast_dropout, dropout_rng, dropout_rate, deterministic, dtype,
+        precision: as in ``flax.linen.dot_product_attention``.
+      module: if given, the weights are sown into its ``intermediates`` collection
+        under ``attention_weights``.
+      normalizer: ``"softmax"``, ``"multimax"``, ``"sparsemax"`` or ``"entmax15"``.
+      multimax_params: the layer's ``MultiMaxParams`` (only for ``"multimax"``).
+
+    Returns:
+      ``[batch..., q_len, heads, v_depth]``.
+    """
+    del dtype, precision  # computed in the inputs' dtype at default precision
+    weights = attention_weights(query, key, normalizer, multimax_params, mask, bias)
+    if module is not None:
+        module.sow("intermediates", "attention_weights", weights)
+    if not deterministic and dropout_rate > 0.0:
+        if dropout_rng is None:
+            raise ValueError("dropout_rate > 0 and not deterministic needs a dropout_rng")
+        keep_shape = list(weights.shape)
+        if broadcast_dropout:
+            keep_shape[:-2] = [1] * (len(keep_shape) - 2)
+        keep = jax.random.bernoulli(dropout_rng, 1.0 - dropout_rate, keep_shape)
+        keep = jnp.broadcast_to(keep, weights.shape)
+        weights = jnp.where(keep, weights / (1.0 - dropout_rate), 0.0)
+    return jnp.einsum("...hqk,...khd->...qhd", weights, jnp.asarray(value))
+
+
+def make_attention_fn(
+    normalizer: str, multimax_params: MultiMaxParams | None = None
+) -> Callable[..., jax.Array]:
+    """An ``attention_fn`` for ``flax.linen.MultiHeadDotProductAttention``.
+
+    Example:
+      >>> attn = nn.MultiHeadDotProductAttention(
+      ...     num_heads=4, attention_fn=make_attention_fn("sparsemax"))
+    """
+    check_normalizer(normalizer)
+    return functools.partial(
+        normalized_dot_product_attention, normalizer=normalizer, multimax_params=multimax_params
+    )
+
+
+class MultiHeadAttention(nn.Module):
+    """Multi-head attention with a selectable normaliser; drop-in for Flax's module.
+
+    Parameters ``query``, ``key``, ``value`` and ``out`` have the names and shapes of
+    ``flax.linen.MultiHeadDotProductAttention``'s, so weights move between the two; with
+    ``normalizer="multimax"`` a ``MultiMax`` submodule named ``multimax`` holds the layer's
+    ``4 · multimax_order`` scalars, shared across heads.
+
+    Attributes:
+      num_heads: number of heads.
+      qkv_features: total query/key/value width (default: the query input's width).
+      out_features: output width (default: the query input's width).
+      normalizer: ``"softmax"``, ``"multimax"``, ``"sparsemax"`` or ``"entmax15"``.
+      multimax_order: order of the MultiMax modulator.
+      dropout_rate: dropout on the attention weights.
+      broadcast_dropout: one dropout mask across batch and heads.
+      deterministic: default for ``__call__``'s ``deterministic``.
+      use_bias: biases in the projections.
+      kernel_init, bias_init: initialisers of the projections.
+
+    Example:
+      >>> layer = MultiHeadAttention(num_heads=2, normalizer="multimax")
+      >>> x = jnp.ones((1, 5, 8))
+      >>> variables = layer.init(jax.random.key(0), x)
+      >>> layer.apply(variables, x).shape
+      (1, 5, 8)
+    """
+
+    num_heads: int
+    qkv_features: int | None = None
+    out_features: int | None = None
+    normalizer: str = "softmax"
+    multimax_order: int = 2
+    dropout_rate: float = 0.0
+    broadcast_dropout: bool = True
+    deterministic: bool | None = None
+    use_bias: bool = True
+    kernel_init: Callable[..., jax.Array] = nn.linear.default_kernel_init
+    bias_init: Callable[..., jax.Array] = nn.initializers.zeros_init()
+
+    @nn.compact
+    def __call__(
+        self,
+        inputs_q: ArrayLike,
+        inputs_k: ArrayLike | None = None,
+        inputs_v: ArrayLike | None = None,
+        *,
+        mask: ArrayLike | None = None,
+        deterministic: bool | None = None,
+        dropout_rng: jax.Array | None = None,
+        sow_weights: bool = False,
+    ) -> jax.Array:
+        """Attends from ``inputs_q`` ``[batch..., q_len, features]`` to ``inputs_k``/``inputs_v``.
+
+        ``inputs_k`` defaults to ``inputs_q`` and ``inputs_v`` to ``inputs_k``; ``mask`` is
+        boolean ``[batch..., heads or 1, q_len, kv_len]``. Returns
+        ``[batch..., q_len, out_features]``.
+        """
+        check_normalizer(self.normalizer)
+        inputs_q = jnp.asarray(inputs_q)
+        inputs_k = inputs_q if inputs_k is None else jnp.asarray(inputs_k)
+        inputs_v = inputs_k if inputs_v is None else jnp.asarray(inputs_v)
+        features = self.out_features or inputs_q.shape[-1]
+        qkv_features = self.qkv_features or inputs_q.shape[-1]
+        if qkv_features % self.num_heads:
+            raise ValueError(
+                f"qkv_features {qkv_features} must be divisible by num_heads {self.num_heads}"
+            )
+        dense = functools.partial(
+            nn.DenseGeneral,
+            axis=-1,
+            features=(self.num_heads, qkv_features // self.num_heads),
+            kernel_init=self.kernel_init,
+            bias_init=self.bias_init,
+            use_bias=self.use_bias,
+        )
+        query = dense(name="query")(inputs_q)
+        key = dense(name="key")(inputs_k)
+        value = dense(name="value")(inputs_v)
+
+        multimax_params = None
+        if self.normalizer == "multimax":
+            multimax_params = MultiMax(order=self.multimax_order, name="multimax").params()
+        if self.dropout_rate > 0.0:
+            deterministic = nn.merge_param("deterministic", self.deterministic, deterministic)
+            if not deterministic and dropout_rng is None:
+                dropout_rng = self.make_rng("dropout")
+        else:
+            deterministic = True
+        x = normalized_dot_product_attention(
+            query,
+            key,
+            value,
+            mask=mask,
+            broadcast_dropout=self.broadcast_dropout,
+            dropout_rng=dropout_rng,
+            dropout_rate=self.dropout_rate,
+            deterministic=deterministic,
+            module=self if sow_weights else None,
+            normalizer=self.normalizer,
+            multimax_params=multimax_params,
+        )
+        return nn.DenseGeneral(
+            features=features,
+            axis=(-2, -1),
+            kernel_init=self.kernel_init,
+            bias_init=self.bias_init,
+            use_bias=self.use_bias,
+            name="out",
+        )(x)

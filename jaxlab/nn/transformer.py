@@ -1,0 +1,144 @@
+"""Small pre-LayerNorm transformers with selectable normalisers: a ViT and a decoder-only LM.
+
+The attention normaliser and the output normaliser are chosen independently. At the
+output, ``"multimax"`` returns σ(logits) (Eq. (6)), so that a softmax cross-entropy on the
+returned values trains MultiMax(logits) as the predictive distribution, as the reference
+code does; sparse output normalisers need other losses and are not offered here.
+"""
+
+from __future__ import annotations
+
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+from jax.typing import ArrayLike
+
+from jaxlab.nn.attention import MultiHeadAttention
+from jaxlab.nn.layers import MultiMax, check_normalizer
+
+OUTPUT_NORMALIZERS = ("softmax", "multimax")
+
+
+class TransformerBlock(nn.Module):
+    """Pre-LN block: x + Attn(LN(x)), then x + MLP(LN(x)).
+
+    Attributes:
+      num_heads: attention heads.
+      mlp_dim: hidden width of the MLP.
+      normalizer: the attention normaliser.
+    """
+
+    num_heads: int
+    mlp_dim: int
+    normalizer: str = "softmax"
+
+    @nn.compact
+    def __call__(self, x: jax.Array, mask: jax.Array | None = None) -> jax.Array:
+        """``x: [batch, length, dim]`` → same shape; ``mask: [batch or 1, 1, length, length]``."""
+        y = nn.LayerNorm(name="ln_attention")(x)
+        x = x + MultiHeadAttention(
+            num_heads=self.num_heads, normalizer=self.normalizer, name="attention"
+        )(y, mask=mask, sow_weights=True)
+        y = nn.LayerNorm(name="ln_mlp")(x)
+        y = nn.Dense(self.mlp_dim, name="mlp_in")(y)
+        y = nn.Dense(x.shape[-1], name="mlp_out")(nn.gelu(y))
+        return x + y
+
+
+def _output(logits: jax.Array, output_normalizer: str) -> jax.Array:
+    if output_normalizer == "multimax":
+        return MultiMax(name="output_multimax").modulate(logits)
+    return logits
+
+
+class ViT(nn.Module):
+    """A small Vision Transformer with global average pooling (as the reference DeiT code).
+
+    Attributes:
+      num_classes: number of classes.
+      patch_size: side of the square patches.
+      dim: token width.
+      depth: number of blocks.
+      num_heads: attention heads.
+      mlp_dim: MLP hidden width.
+      attention_normalizer: ``"softmax"``, ``"multimax"``, ``"sparsemax"``, ``"entmax15"``.
+      output_normalizer: ``"softmax"`` or ``"multimax"``.
+    """
+
+    num_classes: int
+    patch_size: int = 4
+    dim: int = 64
+    depth: int = 2
+    num_heads: int = 4
+    mlp_dim: int = 128
+    attention_normalizer: str = "softmax"
+    output_normalizer: str = "softmax"
+
+    @nn.compact
+    def __call__(self, images: ArrayLike) -> jax.Array:
+        """``images: [batch, height, width, channels]`` → logits ``[batch, num_classes]``.
+
+        Attention weights are sown into ``intermediates``.
+        """
+        check_normalizer(self.output_normalizer, OUTPUT_NORMALIZERS)
+        images = jnp.asarray(images)
+        if images.ndim != 4:
+            raise ValueError(f"images must be [batch, height, width, channels], got {images.shape}")
+        if images.shape[1] % self.patch_size or images.shape[2] % self.patch_size:
+            raise ValueError(
+                f"image size {images.shape[1:3]} is not divisible by patch_size {self.patch_size}"
+            )
+        p = self.patch_size
+        x = nn.Conv(self.dim, (p, p), strides=(p, p), padding="VALID", name="patch_embed")(images)
+        x = x.reshape(x.shape[0], -1, self.dim)
+        pos = self.param("pos_embed", nn.initializers.normal(0.02), (1, *x.shape[1:]))
+        x = x + jnp.broadcast_to(pos, x.shape)
+        for i in range(self.depth):
+            x = TransformerBlock(
+                self.num_heads, self.mlp_dim, self.attention_normalizer, name=f"block_{i}"
+            )(x)
+        x = nn.LayerNorm(name="ln_final")(x).mean(axis=1)
+        return _output(nn.Dense(self.num_classes, name="head")(x), self.output_normalizer)
+
+
+class TransformerLM(nn.Module):
+    """A small decoder-only (causal) transformer language model.
+
+    Attributes:
+      vocab_size: number of tokens.
+      max_len: longest sequence (learned position embeddings).
+      dim, depth, num_heads, mlp_dim: sizes as in ``ViT``.
+      attention_normalizer: ``"softmax"``, ``"multimax"``, ``"sparsemax"``, ``"entmax15"``.
+      output_normalizer: ``"softmax"`` or ``"multimax"``.
+    """
+
+    vocab_size: int
+    max_len: int = 128
+    dim: int = 64
+    depth: int = 2
+    num_heads: int = 4
+    mlp_dim: int = 256
+    attention_normalizer: str = "softmax"
+    output_normalizer: str = "softmax"
+
+    @nn.compact
+    def __call__(self, tokens: ArrayLike) -> jax.Array:
+        """``tokens: int [batch, length]`` → next-token logits ``[batch, length, vocab_size]``."""
+        check_normalizer(self.output_normalizer, OUTPUT_NORMALIZERS)
+        tokens = jnp.asarray(tokens)
+        if tokens.ndim != 2 or not jnp.issubdtype(tokens.dtype, jnp.integer):
+            raise ValueError(f"tokens must be int [batch, length]; got {tokens.dtype} "
+                             f"{tokens.shape}")
+        length = tokens.shape[1]
+        if length > self.max_len:
+            raise ValueError(f"sequence length {length} exceeds max_len {self.max_len}")
+        x = nn.Embed(self.vocab_size, self.dim, name="embed")(tokens)
+        pos = self.param("pos_embed", nn.initializers.normal(0.02), (1, self.max_len, self.dim))
+        x = x + jnp.broadcast_to(pos[:, :length], x.shape)
+        mask = nn.make_causal_mask(jnp.ones((1, length), jnp.int32), dtype=jnp.bool_)
+        for i in range(self.depth):
+            x = TransformerBlock(
+                self.num_heads, self.mlp_dim, self.attention_normalizer, name=f"block_{i}"
+            )(x, mask)
+        x = nn.LayerNorm(name="ln_final")(x)
+        return _output(nn.Dense(self.vocab_size, name="head")(x), self.output_normalizer)
