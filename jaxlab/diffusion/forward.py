@@ -15,9 +15,7 @@ PyTree = Any
 EpsFn = Callable[[PyTree, jax.Array], PyTree]
 
 
-def q_sample(
-    schedule: Schedule, x0: PyTree, t: jax.typing.ArrayLike, noise: PyTree
-) -> PyTree:
+def q_sample(schedule: Schedule, x0: PyTree, t: jax.typing.ArrayLike, noise: PyTree) -> PyTree:
     """Samples x_t ~ q(x_t | x₀) by reparameterisation.
 
     x_t = √ᾱ_t · x₀ + √(1 − ᾱ_t) · ε                                  (Eq. 4, Ho et al.)
@@ -52,9 +50,7 @@ def q_sample(
     return jax.tree.map(lambda x, e: expand_to(a, x) * x + expand_to(b, x) * e, x0, noise)
 
 
-def masked_mse(
-    pred: PyTree, target: PyTree, mask: jax.typing.ArrayLike | None = None
-) -> jax.Array:
+def masked_mse(pred: PyTree, target: PyTree, mask: jax.typing.ArrayLike | None = None) -> jax.Array:
     """Mean squared error over the real entries of each example, then over the batch.
 
     loss = (1/B) Σ_b [ Σ_{real entries of b} (pred − target)² / #(real entries of b) ]

@@ -183,9 +183,7 @@ def ddim_sample(
         eps = eps_fn(x, jnp.full((batch,), t, jnp.int32))
         x0 = _predict_x0(x, eps, jnp.sqrt(ab_t), jnp.sqrt(1.0 - ab_t), clip_x0)
         if clip_x0 is not None:
-            eps = jax.tree.map(
-                lambda a, b: (a - jnp.sqrt(ab_t) * b) / jnp.sqrt(1.0 - ab_t), x, x0
-            )
+            eps = jax.tree.map(lambda a, b: (a - jnp.sqrt(ab_t) * b) / jnp.sqrt(1.0 - ab_t), x, x0)
         # Eq. (16): σ_τ(η).
         sigma = eta * jnp.sqrt((1.0 - ab_prev) / (1.0 - ab_t) * (1.0 - ab_t / ab_prev))
         dir_coef = jnp.sqrt(jnp.maximum(1.0 - ab_prev - sigma**2, 0.0))

@@ -41,9 +41,7 @@ def test_masked_mse_matches_numpy():
     rng = np.random.default_rng(0)
     pred, target = rng.normal(size=(4, 5, 3)), rng.normal(size=(4, 5, 3))
     mask = np.array([[1, 1, 1, 0, 0], [1] * 5, [1, 0, 0, 0, 0], [1, 1, 0, 0, 0]])
-    ref = np.mean(
-        [np.mean((pred[b][mask[b] > 0] - target[b][mask[b] > 0]) ** 2) for b in range(4)]
-    )
+    ref = np.mean([np.mean((pred[b][mask[b] > 0] - target[b][mask[b] > 0]) ** 2) for b in range(4)])
     got = masked_mse(jnp.asarray(pred), jnp.asarray(target), jnp.asarray(mask))
     np.testing.assert_allclose(got, ref, rtol=1e-5)
 

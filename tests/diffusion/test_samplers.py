@@ -101,11 +101,14 @@ def test_grad_through_sampler():
     x_T = jax.random.normal(jax.random.key(0), (2, 3))
 
     def f(w):
-        return jnp.sum(ddim_sample(lambda x, t: w * x, SCHED, x_T, jax.random.key(1),
-                                   num_steps=4, eta=0.0) ** 2)
+        return jnp.sum(
+            ddim_sample(lambda x, t: w * x, SCHED, x_T, jax.random.key(1), num_steps=4, eta=0.0)
+            ** 2
+        )
 
-    jax.test_util.check_grads(f, (jnp.float32(0.2),), order=1, modes=["rev"], eps=1e-3,
-                              atol=5e-2, rtol=5e-2)
+    jax.test_util.check_grads(
+        f, (jnp.float32(0.2),), order=1, modes=["rev"], eps=1e-3, atol=5e-2, rtol=5e-2
+    )
 
 
 def test_bad_inputs():
@@ -116,5 +119,6 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="clip_x0"):
         ancestral_sample(lambda x, t: x, SCHED, jnp.zeros((1, 2)), jax.random.key(0), clip_x0=0.0)
     with pytest.raises(ValueError, match="prefix"):
-        ancestral_sample(lambda x, t: x, SCHED, jnp.zeros((1, 2)), jax.random.key(0),
-                         mask=jnp.ones((2,)))
+        ancestral_sample(
+            lambda x, t: x, SCHED, jnp.zeros((1, 2)), jax.random.key(0), mask=jnp.ones((2,))
+        )
