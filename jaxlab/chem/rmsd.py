@@ -44,8 +44,8 @@ def kabsch_rmsd(
     if w.shape != a.shape[:1]:
         raise ValueError(f"mask must be [N] = {a.shape[:1]}; got {w.shape}")
     total = jnp.maximum(jnp.sum(w), 1e-12)
-    a_c = a - jnp.sum(w[:, None] * a, axis=0) / total
-    b_c = b - jnp.sum(w[:, None] * b, axis=0) / total
+    a_c = a - jnp.sum(w[:, None] * a, axis=0, keepdims=True) / total
+    b_c = b - jnp.sum(w[:, None] * b, axis=0, keepdims=True) / total
     h = (w[:, None] * a_c).T @ b_c  # H = Σ w a' b'ᵀ
     u, _, vt = jnp.linalg.svd(h)
     d = jnp.sign(jnp.linalg.det(vt.T @ u.T))

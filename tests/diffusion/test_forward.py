@@ -4,6 +4,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from jax.test_util import check_grads
 
 from jaxlab.diffusion import cosine_beta_schedule, ddpm_loss, masked_mse, q_sample
 
@@ -62,7 +63,7 @@ def test_ddpm_loss_oracle_zero_and_grad():
     def loss_of(w):
         return ddpm_loss(lambda xt, t: w * xt, SCHED, x0, jax.random.key(3), mask)
 
-    jax.test_util.check_grads(loss_of, (jnp.float32(0.3),), order=1, modes=["rev"], eps=1e-2)
+    check_grads(loss_of, (jnp.float32(0.3),), order=1, modes=["rev"], eps=1e-2)
     per = jax.vmap(lambda k: ddpm_loss(lambda xt, t: 0 * xt, SCHED, x0, k, mask))(
         jax.random.split(jax.random.key(4), 3)
     )

@@ -5,6 +5,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from jax.test_util import check_grads
 
 from jaxlab.diffusion import ancestral_sample, cosine_beta_schedule, ddim_sample
 
@@ -106,7 +107,7 @@ def test_grad_through_sampler():
             ** 2
         )
 
-    jax.test_util.check_grads(
+    check_grads(
         f, (jnp.float32(0.2),), order=1, modes=["rev"], eps=1e-3, atol=5e-2, rtol=5e-2
     )
 
