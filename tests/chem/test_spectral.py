@@ -41,8 +41,32 @@ def test_truncation_and_jit_vmap():
                                v, atol=1e-5)
 
 
+def test_padding_mask_matches_unpadded():
+    a = featurize("OCC(N)C=O").adjacency
+    n = a.shape[0]
+    padded = np.zeros((29, 29), np.float32)
+    padded[:n, :n] = a
+    mask = np.arange(29) < n
+    got = np.asarray(laplacian_eigenfunctions(padded, k=32, mask=mask))
+    ref = np.asarray(laplacian_eigenfunctions(a, k=32))
+    np.testing.assert_array_equal(got[n:], 0)
+    np.testing.assert_array_equal(got[:, n - 1 :], 0)
+    # Compare eigenspaces: repeated eigenvalues have no unique basis, their projectors do.
+    d = np.diag(a.sum(1))
+    lam = np.round(scipy.linalg.eigh(d - a, d, eigvals_only=True)[1:], 4)
+    for value in np.unique(lam):
+        cols = np.flatnonzero(lam == value)
+        p_got = got[:n, cols] @ got[:n, cols].T
+        p_ref = ref[:, cols] @ ref[:, cols].T
+        np.testing.assert_allclose(p_got, p_ref, atol=1e-3)
+        if len(cols) == 1:  # simple eigenvalue: same vector, same sign convention
+            np.testing.assert_allclose(got[:n, cols], ref[:, cols], atol=1e-4)
+
+
 def test_bad_inputs():
     with pytest.raises(ValueError, match="square"):
         laplacian_eigenfunctions(np.zeros((3, 4)))
     with pytest.raises(ValueError, match="k"):
         laplacian_eigenfunctions(np.zeros((3, 3)), k=0)
+    with pytest.raises(ValueError, match="mask"):
+        laplacian_eigenfunctions(np.zeros((3, 3)), mask=np.ones(2))
