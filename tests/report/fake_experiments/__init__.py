@@ -1,0 +1,1 @@
+"""Experiments that exist only for the report tests."""

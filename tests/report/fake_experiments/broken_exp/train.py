@@ -1,0 +1,2 @@
+def train_and_evaluate(config, workdir):
+    raise RuntimeError("boom")

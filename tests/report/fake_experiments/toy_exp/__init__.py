@@ -1,0 +1,11 @@
+from jaxlab.report.registry import Claim, Experiment
+
+EXPERIMENT = Experiment(
+    name="toy_exp",
+    paper="A. Author. Toy paper. ICML 2024",
+    claims=(
+        Claim("method beats baseline", metric="method", baseline="base", setting="toy"),
+        Claim("matches the paper", metric="method", paper=1.0, tolerance=0.5),
+        Claim("batched runs are pooled", metric="runs", baseline="base"),
+    ),
+)

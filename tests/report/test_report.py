@@ -1,0 +1,81 @@
+import json
+
+import ml_collections
+import numpy as np
+import pytest
+
+from jaxlab.report import configs, markdown, registry, runner, verdict
+from jaxlab.report.registry import Claim
+
+FAKE = "tests.report.fake_experiments"
+
+
+def test_discover_and_unknown_names():
+    found = registry.discover(FAKE)
+    assert list(found) == ["broken_exp", "toy_exp"]
+    assert found["toy_exp"].module == f"{FAKE}.toy_exp"
+    with pytest.raises(KeyError, match="valid experiments: broken_exp, toy_exp"):
+        registry.get_experiment("nope", FAKE)
+
+
+def test_overrides_types_and_unknown_keys():
+    config = ml_collections.ConfigDict({"lr": 0.1, "steps": 3, "model": {"width": 4},
+                                        "name": "a", "sizes": (1, 2)})
+    new = configs.apply_overrides(config, ["lr=1", "model.width=8", "name=b", "sizes=[3,4]"])
+    assert new.lr == 1.0 and isinstance(new.lr, float)
+    assert new.model.width == 8 and new.name == "b" and new.sizes == (3, 4)
+    assert config.lr == 0.1  # the original is untouched
+    with pytest.raises(KeyError, match=r"unknown config key 'lrr'.*valid keys: lr, model.width"):
+        configs.apply_overrides(config, ["lrr=1"])
+    with pytest.raises(ValueError, match="steps"):
+        configs.apply_overrides(config, ["steps=abc"])
+    with pytest.raises(ValueError, match="KEY=VALUE"):
+        configs.apply_overrides(config, ["lr"])
+
+
+def test_verdicts():
+    up = Claim("x", metric="m", baseline="b")
+    down = Claim("x", metric="m", baseline="b", higher_is_better=False)
+    ours, base = np.array([2.0, 2.1, 1.9]), np.array([1.0, 1.1, 0.9])
+    assert verdict.verdict(up, ours, base) == "supports"
+    assert verdict.verdict(down, ours, base) == "contradicts"
+    noisy = np.array([0.0, 3.0, 1.5])
+    assert verdict.verdict(up, noisy, base) == "inconclusive"
+    paper = Claim("x", metric="m", paper=2.0, tolerance=0.2)
+    assert verdict.verdict(paper, ours, None) == "supports"
+    assert verdict.verdict(paper, base, None) == "contradicts"
+    assert verdict.verdict(Claim("x", metric="m"), ours, None) == "inconclusive"
+
+
+def test_runner_seeds_resume_and_overrides(tmp_path):
+    experiment = registry.get_experiment("toy_exp", FAKE)
+    results, _ = runner.run_experiment(experiment, tmp_path, overrides=["lr=0.5"])
+    assert [r["echo"] for r in results] == [0.5, 0.5, 0.5]
+    assert [round(r["base"], 3) for r in results] == [1.0, 1.01, 1.02]
+    runner.run_experiment(experiment, tmp_path, overrides=["lr=0.5"])  # cached
+    assert (tmp_path / "seed_1" / "calls.txt").read_text() == "x"
+    runner.run_experiment(experiment, tmp_path, overrides=["lr=0.7"])  # config changed
+    assert (tmp_path / "seed_1" / "calls.txt").read_text() == "xx"
+
+
+def test_reproduce_report_and_results_json(tmp_path):
+    experiments = list(registry.discover(FAKE).values())
+    records = runner.run_all(experiments, tmp_path, progress=False)
+    rows = markdown.write_report(records, tmp_path, "quick", 12.0)
+    saved = json.loads((tmp_path / "results.json").read_text())
+    assert saved == rows
+    keys = {"experiment", "claim", "metric", "paper", "ours_mean", "ours_std", "num_seeds",
+            "setting", "verdict"}
+    assert all(keys <= set(r) for r in saved)
+    broken = [r for r in saved if r["experiment"] == "broken_exp"]
+    assert broken[0]["verdict"] == "failed" and "boom" in broken[0]["error"]
+    beats, matches, pooled = [r for r in saved if r["experiment"] == "toy_exp"]
+    assert beats["verdict"] == "supports" and beats["num_seeds"] == 3
+    np.testing.assert_allclose(beats["ours_mean"], 2.01)
+    np.testing.assert_allclose(beats["ours_std"], np.std([2.0, 2.01, 2.02], ddof=1))
+    assert matches["verdict"] == "contradicts"  # 2.01 is not within 0.5 of 1.0
+    assert pooled["num_seeds"] == 6
+    report = (tmp_path / "REPORT.md").read_text()
+    assert "A. Author. Toy paper" in report and "failed: RuntimeError: boom" in report
+    assert "Wall time: **0.2 min**" in report
+    assert (tmp_path / "plots" / "toy_exp.png").stat().st_size > 1000
