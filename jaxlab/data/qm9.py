@@ -20,6 +20,7 @@ Usage::
 from __future__ import annotations
 
 import dataclasses
+import fcntl
 import importlib.util
 import json
 import os
@@ -33,17 +34,10 @@ import tensorflow_datasets as tfds
 from jaxlab.chem.conformers import embed_conformers, mol_from_xyz
 from jaxlab.chem.features import NUM_ATOM_FEATURES, MoleculeRejected, featurize
 from jaxlab.chem.spectral import laplacian_eigenfunctions
+from jaxlab.data.images import cache_dir
 
 NUM_EIGENFUNCTIONS = 32
 MAX_ATOMS = 29  # the largest QM9 molecule (with hydrogens)
-CACHE_ENV_VAR = "JAXLAB_CACHE_DIR"
-
-
-def default_cache_dir() -> Path:
-    """``$JAXLAB_CACHE_DIR`` or ``~/.cache/jaxlab``: where prepared datasets live."""
-    return Path(os.environ.get(CACHE_ENV_VAR, Path.home() / ".cache" / "jaxlab"))
-
-
 def qm9pack_csv_files() -> list[Path]:
     """The QM9 CSV files shipped by ``qm9pack`` (located without importing the package)."""
     spec = importlib.util.find_spec("qm9pack")
@@ -229,16 +223,32 @@ def qm9_builder(config: str = "subset", data_dir: str | os.PathLike | None = Non
 
     Args:
       config: ``"subset"`` or ``"full"``.
-      data_dir: where TFDS keeps the prepared data; default ``<cache>/tensorflow_datasets``.
+      data_dir: where TFDS keeps the prepared data; default the jaxlab cache
+        (``$JAXLAB_CACHE_DIR`` or ``~/.cache/jaxlab``, see :func:`jaxlab.data.images.cache_dir`).
     """
-    data_dir = Path(data_dir) if data_dir else default_cache_dir() / "tensorflow_datasets"
-    builder = QM9Conformers(config=config, data_dir=str(data_dir), file_format="array_record")
+    root = Path(data_dir) if data_dir else cache_dir()
+    root.mkdir(parents=True, exist_ok=True)
+    builder = QM9Conformers(config=config, data_dir=str(root), file_format="array_record")
     if not builder.is_prepared():
         from rdkit import RDLogger
 
         RDLogger.DisableLog("rdApp.*")
-        builder.download_and_prepare()
+        with open(root / f".qm9_{config}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # parallel callers build it once
+            builder.download_and_prepare()
     return builder
+
+
+def load_split(builder, split: str, limit: int | None = None) -> list[dict]:
+    """The examples of ``split`` as dicts of numpy arrays / str, in QM9-index order."""
+    source = builder.as_data_source()[split]
+    examples = [source[i] for i in range(len(source))]
+    for ex in examples:
+        for key in ("smiles", "mol_block"):
+            if isinstance(ex[key], bytes):
+                ex[key] = ex[key].decode()
+    examples.sort(key=lambda ex: int(ex["index"]))
+    return examples[:limit] if limit is not None else examples
 
 
 def pad_molecules(examples: list[dict], max_atoms: int = MAX_ATOMS) -> dict[str, np.ndarray]:
