@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 
 import jax
-import jax.numpy as jnp
 import matplotlib
 import ml_collections
 import numpy as np

@@ -126,8 +126,8 @@ class QM9Config(tfds.core.BuilderConfig):
 class QM9Conformers(tfds.core.GeneratorBasedBuilder):
     """QM9 molecules with DFT geometries, MCF features and ETKDG test ensembles."""
 
-    VERSION = tfds.core.Version("1.0.0")
-    RELEASE_NOTES = {"1.0.0": "First release."}
+    VERSION = tfds.core.Version("1.1.0")
+    RELEASE_NOTES = {"1.1.0": "ETKDG ensembles stored as [K * N, 3]."}
     BUILDER_CONFIGS = [
         QM9Config(
             name="subset",
@@ -155,9 +155,8 @@ class QM9Conformers(tfds.core.GeneratorBasedBuilder):
                     shape=(None, NUM_EIGENFUNCTIONS), dtype=np.float32
                 ),
                 "positions": tfds.features.Tensor(shape=(None, 3), dtype=np.float32),
-                "etkdg_positions": tfds.features.Tensor(
-                    shape=(None, None, 3), dtype=np.float32, encoding="bytes"
-                ),
+                # K ETKDG conformers stacked as [K * N, 3] (K = 0 outside the test split).
+                "etkdg_positions": tfds.features.Tensor(shape=(None, 3), dtype=np.float32),
             }
         )
         return tfds.core.DatasetInfo(
@@ -212,7 +211,8 @@ class QM9Conformers(tfds.core.GeneratorBasedBuilder):
             if split == "train":
                 centred = example["positions"] - example["positions"].mean(0, keepdims=True)
                 lo, hi = np.minimum(lo, centred.min(0)), np.maximum(hi, centred.max(0))
-            yield int(index), {"index": index, "etkdg_positions": etkdg, **example}
+            example["etkdg_positions"] = etkdg.reshape(-1, 3)
+            yield int(index), {"index": index, **example}
         if split == "train":
             self.info.metadata["position_min"] = lo.tolist()
             self.info.metadata["position_max"] = hi.tolist()
@@ -240,10 +240,14 @@ def qm9_builder(config: str = "subset", data_dir: str | os.PathLike | None = Non
 
 
 def load_split(builder, split: str, limit: int | None = None) -> list[dict]:
-    """The examples of ``split`` as dicts of numpy arrays / str, in QM9-index order."""
+    """The examples of ``split`` as dicts of numpy arrays / str, in QM9-index order.
+
+    ``etkdg_positions`` comes back as ``[K, N, 3]``.
+    """
     source = builder.as_data_source()[split]
     examples = [source[i] for i in range(len(source))]
     for ex in examples:
+        ex["etkdg_positions"] = ex["etkdg_positions"].reshape(-1, int(ex["num_atoms"]), 3)
         for key in ("smiles", "mol_block"):
             if isinstance(ex[key], bytes):
                 ex[key] = ex[key].decode()
