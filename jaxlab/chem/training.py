@@ -74,7 +74,7 @@ def init_state(
     return MCFState(
         step=jnp.zeros((), jnp.int32),
         params=params,
-        ema_params=params,
+        ema_params=jax.tree.map(jnp.copy, params),  # separate buffers (donation)
         opt_state=optimizer.init(params),
     )
 
