@@ -137,6 +137,14 @@ class QM9Conformers(tfds.core.GeneratorBasedBuilder):
             num_test=100,
         ),
         QM9Config(name="full", description="All of QM9, 80/10/10 by molecule."),
+        QM9Config(
+            name="tiny",
+            description="32 / 4 / 4 molecules, 2 ETKDG conformers: tests and notebooks.",
+            num_train=32,
+            num_validation=4,
+            num_test=4,
+            num_etkdg=2,
+        ),
     ]
     DEFAULT_CONFIG_NAME = "subset"
 
@@ -222,7 +230,7 @@ def qm9_builder(config: str = "subset", data_dir: str | os.PathLike | None = Non
     """The prepared :class:`QM9Conformers` builder (built on first use, then cached).
 
     Args:
-      config: ``"subset"`` or ``"full"``.
+      config: ``"subset"``, ``"full"`` or ``"tiny"``.
       data_dir: where TFDS keeps the prepared data; default the jaxlab cache
         (``$JAXLAB_CACHE_DIR`` or ``~/.cache/jaxlab``, see :func:`jaxlab.data.images.cache_dir`).
     """
