@@ -31,9 +31,10 @@ class MCFSize(NamedTuple):
     proj_dim: int
 
 
-#: Named sizes: S, B (the QM9 model of the paper) and L, plus a tiny CPU size for tests and
-#: quick runs.
+#: Named sizes: S, B (the QM9 model of the paper) and L, plus a tiny CPU size for quick
+#: runs and a micro size for tests and notebooks (fast to compile).
 SIZES = {
+    "micro": MCFSize(16, 4, 16, 1, 1, 2, 8),
     "tiny": MCFSize(64, 16, 64, 2, 1, 2, 32),
     "S": MCFSize(512, 128, 256, 6, 2, 4, 128),
     "B": MCFSize(1024, 512, 512, 8, 2, 4, 128),

@@ -33,8 +33,10 @@ class PositionScale(NamedTuple):
         """``positions [B, N, 3]`` in Å, ``mask [B, N]`` → normalised and centred."""
         mask = jnp.asarray(mask)
         centred = centre_positions(jnp.asarray(positions, jnp.float32), mask)
-        span = jnp.asarray(self.maximum - self.minimum, jnp.float32)
-        scaled = 2.0 * (centred - jnp.asarray(self.minimum, jnp.float32)) / span - 1.0
+        axes = (1,) * (centred.ndim - 1) + (3,)
+        lo = jnp.reshape(jnp.asarray(self.minimum, jnp.float32), axes)
+        span = jnp.reshape(jnp.asarray(self.maximum - self.minimum, jnp.float32), axes)
+        scaled = 2.0 * (centred - lo) / span - 1.0
         return np.asarray(centre_positions(scaled, mask))
 
     def denormalise(self, positions: np.ndarray) -> np.ndarray:

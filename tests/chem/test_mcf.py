@@ -5,7 +5,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxlab.chem import MCFDenoiser, MCFSize, centre_positions, mcf_loss, mcf_sample
+from jaxlab.chem import SIZES, MCFDenoiser, centre_positions, mcf_loss, mcf_sample
 from jaxlab.diffusion import cosine_beta_schedule
 
 B, N, C = 2, 7, 75
@@ -17,7 +17,7 @@ def setup():
     coords = jnp.asarray(rng.normal(size=(B, N, C)), jnp.float32)
     x = jnp.asarray(rng.normal(size=(B, N, 3)), jnp.float32)
     mask = jnp.array([[1] * 5 + [0] * 2, [1] * 7], jnp.float32)
-    model = MCFDenoiser(MCFSize(16, 4, 16, 1, 1, 2, 8))  # smaller than "tiny": fast to compile
+    model = MCFDenoiser(SIZES["micro"])
     params = model.init(jax.random.key(0), coords, x, jnp.array([3, 4]), mask)
     return model, params, coords, x, mask
 

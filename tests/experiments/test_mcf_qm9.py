@@ -17,6 +17,7 @@ def test_configs_and_claims():
 def test_smoke_run(tmp_path):
     config = get_config("quick")
     config.dataset = "tiny"
+    config.model_size = "micro"
     config.num_steps = 3
     config.batch_size = 8
     config.num_test = 3
