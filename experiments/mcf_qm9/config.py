@@ -7,8 +7,9 @@ as the reference conformer per test molecule (not GEOM's CREST ensembles), 2K = 
 generated conformers per molecule, beside RDKit ETKDGv3 and random coordinates.
 
 Command: ``jaxlab run mcf_qm9`` (``--preset paper`` for the size-B model on all of QM9).
-Expected CPU time: quick ≈ 8 min on 2 cores (first run adds ≈ 1–2 min to build the QM9
-subset into the cache); paper: a GPU/TPU run (300k steps), not a CPU run.
+Expected CPU time: quick ≈ 6 min on 2 cores (measured 366 s; the first run adds ≈ 2 min
+to build the QM9 subset into the cache); paper: a GPU/TPU run (300k steps), not a CPU run.
+Paper's number: COV-R 95.0% / MAT-R 0.103 Å (GEOM-QM9, MCF-B).
 """
 
 import ml_collections
