@@ -1,0 +1,103 @@
+"""MCF training pieces: position normalisation, the train state with EMA, the train step.
+
+Everything here is a pure function of arrays; the loop that calls the step (checkpoints,
+logging) is :func:`jaxlab.train.fit`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+from flax import struct
+
+from jaxlab.chem.mcf import MCFDenoiser, centre_positions, mcf_loss
+from jaxlab.diffusion import Schedule
+
+
+class PositionScale(NamedTuple):
+    """Per-axis min–max normalisation of centred positions (constants of the train split).
+
+    x̃ = centre(2 (x − x_min) / (x_max − x_min) − 1): per-axis scaling to [−1, 1], then
+    the centre of mass is moved to 0 (the offset disappears in the centring).
+    """
+
+    minimum: np.ndarray  # [3], float
+    maximum: np.ndarray  # [3], float
+
+    def normalise(self, positions: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """``positions [B, N, 3]`` in Å, ``mask [B, N]`` → normalised and centred."""
+        mask = jnp.asarray(mask)
+        centred = centre_positions(jnp.asarray(positions, jnp.float32), mask)
+        axes = (1,) * (centred.ndim - 1) + (3,)
+        lo = jnp.reshape(jnp.asarray(self.minimum, jnp.float32), axes)
+        span = jnp.reshape(jnp.asarray(self.maximum - self.minimum, jnp.float32), axes)
+        scaled = 2.0 * (centred - lo) / span - 1.0
+        return np.asarray(centre_positions(scaled, mask))
+
+    def denormalise(self, positions: np.ndarray) -> np.ndarray:
+        """Normalised → Å (up to a translation, which RMSD ignores)."""
+        span = np.asarray(self.maximum) - np.asarray(self.minimum)
+        return np.asarray(positions) * span / 2.0
+
+
+class MCFState(struct.PyTreeNode):
+    """Parameters, their exponential moving average, optimiser state and step."""
+
+    step: jax.Array
+    params: Any
+    ema_params: Any
+    opt_state: Any
+
+
+def make_optimizer(
+    learning_rate: float, warmup_steps: int, total_steps: int, grad_clip: float = 2.0
+) -> optax.GradientTransformation:
+    """AdamW with linear warm-up then cosine decay, after global-norm clipping (the paper's)."""
+    schedule = optax.warmup_cosine_decay_schedule(
+        0.0, learning_rate, max(warmup_steps, 1), max(total_steps, warmup_steps + 1)
+    )
+    return optax.chain(optax.clip_by_global_norm(grad_clip), optax.adamw(schedule))
+
+
+def init_state(
+    model: MCFDenoiser,
+    optimizer: optax.GradientTransformation,
+    example: dict[str, np.ndarray],
+    rng: jax.Array,
+) -> MCFState:
+    """Initial state from one (padded) example batch."""
+    t = jnp.zeros(example["mask"].shape[:1], jnp.int32)
+    params = model.init(rng, example["atom_coords"], example["positions"], t, example["mask"])
+    return MCFState(
+        step=jnp.zeros((), jnp.int32),
+        params=params,
+        ema_params=jax.tree.map(jnp.copy, params),  # separate buffers (donation)
+        opt_state=optimizer.init(params),
+    )
+
+
+def make_train_step(
+    model: MCFDenoiser,
+    optimizer: optax.GradientTransformation,
+    schedule: Schedule,
+    ema_decay: float,
+) -> Callable[[MCFState, dict, jax.Array], tuple[MCFState, dict]]:
+    """The pure ``train_step(state, batch, rng) -> (state, metrics)`` of MCF."""
+
+    def train_step(state: MCFState, batch: dict, rng: jax.Array):
+        loss, grads = jax.value_and_grad(
+            lambda p: mcf_loss(model.apply, p, schedule, batch, rng)
+        )(state.params)
+        updates, opt_state = optimizer.update(grads, state.opt_state, state.params)
+        params = optax.apply_updates(state.params, updates)
+        ema = jax.tree.map(lambda e, p: ema_decay * e + (1 - ema_decay) * p, state.ema_params,
+                           params)
+        new = MCFState(step=state.step + 1, params=params, ema_params=ema, opt_state=opt_state)
+        return new, {"loss": loss, "grad_norm": optax.global_norm(grads)}
+
+    return train_step
