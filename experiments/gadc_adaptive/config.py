@@ -25,9 +25,9 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.data_dir = ""
     c.dataset = "cora"
     c.budgets = (0.05, 0.1, 0.2)
-    c.pgd_steps = 30 if quick else 100
+    c.pgd_steps = 20 if quick else 100
     c.pgd_lr = 200.0
-    c.pgd_samples = 10 if quick else 20
+    c.pgd_samples = 5 if quick else 20
     c.poisoning = not quick
     c.gadc = ml_collections.ConfigDict(dict(lam=1.0, num_terms=6, hidden=32, lr=0.02,
                                             weight_decay=1e-5, epochs=100, dropout=0.5))

@@ -28,7 +28,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.datasets = ("cora",) if quick else ("cora", "citeseer")
     c.gaussian_levels = (0.1, 0.5, 1.0)
     c.flip_levels = (0.4,)
-    c.num_runs = 2 if quick else 10
+    c.num_runs = 1 if quick else 10
     c.eps = 1.0
     c.gaussian = ml_collections.ConfigDict(dict(lam=32.0, num_terms=16))
     c.flip = ml_collections.ConfigDict(dict(lam=64.0, num_terms=32))
