@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import ml_collections
@@ -42,6 +44,11 @@ def _fit(key, init_fn, logits_fn, x, labels, masks, hp):
         k, init_fn, apply_fn, x, labels, *masks, lr=hp.lr, weight_decay=hp.weight_decay,
         epochs=hp.epochs, select="val_loss"))(key)
     return params, float(metrics["test_acc"])
+
+
+def _attack_loss(eval_logits, targets, mask, adj):
+    """Cross-entropy of the model on ``adj`` against training/self-training labels."""
+    return masked_cross_entropy(eval_logits(adj), targets, mask)
 
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[str, float]:
@@ -89,7 +96,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
         results[f"{config.dataset}_clean_{name}"] = 100.0 * clean_acc
         targets = pseudo_labels(eval_logits(adj), labels, masks[0])
         attack_mask = jnp.ones_like(masks[0])
-        loss_fn = lambda a, f=eval_logits, t=targets: masked_cross_entropy(f(a), t, attack_mask)
+        loss_fn = functools.partial(_attack_loss, eval_logits, targets, attack_mask)
         for budget in config.budgets:
             attacked = pgd_structure_attack(
                 jax.random.fold_in(model_key, int(budget * 1000)), adj, loss_fn, budget,

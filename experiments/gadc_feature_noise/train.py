@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import ml_collections
@@ -30,18 +32,18 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
         cell_key = jax.random.fold_in(key, index)
         noise_keys = jax.random.split(jax.random.fold_in(cell_key, 1), config.num_runs)
         if kind == "gauss":
-            noisy = jax.vmap(lambda k, lv=level: row_normalize(
-                gaussian_feature_noise(k, x, lv)))(noise_keys)
+            noisy = row_normalize(jax.vmap(functools.partial(
+                gaussian_feature_noise, x=x, scale=level))(noise_keys))
             hp = config.gaussian
         else:
-            noisy = jax.vmap(lambda k, lv=level: flip_feature_noise(k, x, lv))(noise_keys)
+            noisy = jax.vmap(functools.partial(flip_feature_noise, x=x, p=level))(noise_keys)
             hp = config.flip
         name = f"{ds}_{kind}{level:g}"
         for label, eps in (("gadc", config.eps), ("eps0", 0.0)):
             # One diffusion per run: each run has its own noise (lax.map keeps memory flat).
-            diffused = jax.lax.map(
-                lambda xi, e=eps, h=hp: gadc(graph, xi, lam=h.lam, eps=e,
-                                             num_terms=h.num_terms, phi="gram"), noisy)
+            diffuse = functools.partial(gadc, graph, lam=hp.lam, eps=eps,
+                                        num_terms=hp.num_terms, phi="gram")
+            diffused = jax.lax.map(diffuse, noisy)
             metrics = decoupled_runs(
                 cell_key, diffused, labels, masks, num_runs=config.num_runs, hidden=(),
                 dropout=0.0, lr=config.lr, weight_decay=config.weight_decay,

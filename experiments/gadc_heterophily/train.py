@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 
 import jax
@@ -50,7 +51,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
         x = row_normalize(jnp.asarray(data.features))
         labels = jnp.asarray(data.labels)
         split_keys = jax.random.split(jax.random.fold_in(key, 1000 + index), config.num_runs)
-        masks = jax.vmap(lambda k: random_split_masks(k, data.num_nodes))(split_keys)
+        masks = jax.vmap(functools.partial(random_split_masks, num_nodes=data.num_nodes))(
+            split_keys)
         for eps in config.eps:
             diffused = gadc(graph, x, lam=config.lam, eps=eps, num_terms=config.num_terms,
                             phi="cosine", degree=degree)
