@@ -1,9 +1,14 @@
 """Smoke run of gadc_adaptive's quick config, shrunk to a few steps."""
 
+import pytest
+
 from experiments.gadc_adaptive.config import get_config
 from experiments.gadc_adaptive.train import train_and_evaluate
 
 
+# Heavy on a loaded 2-core box (dense n×n attack / n·d² Gram diffusion); `make reproduce`
+# runs the same code through the quick preset.
+@pytest.mark.slow
 def test_smoke(tmp_path):
     config = get_config("quick")
     config.budgets = (0.05,)

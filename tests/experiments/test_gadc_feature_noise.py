@@ -1,9 +1,14 @@
 """Smoke run of gadc_feature_noise's quick config, shrunk to a few epochs."""
 
+import pytest
+
 from experiments.gadc_feature_noise.config import get_config
 from experiments.gadc_feature_noise.train import train_and_evaluate
 
 
+# Heavy on a loaded 2-core box (dense n×n attack / n·d² Gram diffusion); `make reproduce`
+# runs the same code through the quick preset.
+@pytest.mark.slow
 def test_smoke(tmp_path):
     config = get_config("quick")
     config.gaussian_levels = (0.5,)
