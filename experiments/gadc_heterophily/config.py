@@ -7,7 +7,8 @@ both as DIRECTED graphs (the reference's D^{-1/2}(A+I)ᵀD^{-1/2}, out-degree) a
 SYMMETRISED. Also records the spectral radius of λ/(λ+1)·T for each convention.
 
 Command: ``jaxlab run gadc_heterophily``.
-Expected CPU time (2 cores): quick ≈ 4 min on a loaded 2-core box (Texas/Wisconsin, 3 runs), paper ≈ 1 h
+Expected CPU time (2 cores): quick ≈ 4 min on a loaded 2-core box (Texas/Wisconsin,
+3 runs), paper ≈ 1 h
 (with Actor, 100 runs).
 Paper: Texas 74.9 → 77.8, Wisconsin 73.2 → 78.2 (ε = 0 → 1).
 """
