@@ -1,9 +1,13 @@
 """Smoke run of gadc_heterophily's quick config, shrunk to a few epochs."""
 
+import pytest
+
 from experiments.gadc_heterophily.config import get_config
 from experiments.gadc_heterophily.train import train_and_evaluate
 
 
+# ~80 s on a loaded 2-core box; `make reproduce` runs the same code via the quick preset.
+@pytest.mark.slow
 def test_smoke(tmp_path):
     config = get_config("quick")
     config.datasets = ("texas",)
