@@ -23,7 +23,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c = ml_collections.ConfigDict()
     c.seed = 0
     c.num_seeds = 1
-    c.cpu_budget_s = 150 if quick else 3600
+    c.cpu_budget_s = 250 if quick else 3600
     c.data_dir = ""
     c.datasets = ("texas", "wisconsin") if quick else (
         "cornell", "texas", "wisconsin", "film")
