@@ -7,7 +7,7 @@ dropout 0.5, 100 epochs, best validation loss, 10 runs) on the exact Metattack g
 
 Command: ``jaxlab run gadc_metattack`` (``--preset paper`` for all 10 runs and all
 baselines).
-Expected CPU time (2 cores): quick ≈ 3 min, paper ≈ 15 min.
+Expected CPU time (2 cores): quick ≈ 6 min on a loaded 2-core box, paper ≈ 15 min.
 Paper: Cora 76.00 / 70.29 / 66.06, Citeseer 71.55 / 66.47 / 65.25 (GCN at 25%: Cora
 54.09, Citeseer 56.21; APPNP 56.08 / 60.15).
 """
@@ -22,7 +22,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c = ml_collections.ConfigDict()
     c.seed = 0
     c.num_seeds = 1  # runs are batched with vmap inside one call
-    c.cpu_budget_s = 200 if quick else 900
+    c.cpu_budget_s = 350 if quick else 900
     c.data_dir = ""
     c.datasets = ("cora", "citeseer")
     c.ptb_rates = (0.25, 0.5, 0.75)
