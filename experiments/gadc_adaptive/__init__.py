@@ -4,7 +4,7 @@ from jaxlab.report.registry import Claim, Experiment
 
 EXPERIMENT = Experiment(
     name="gadc_adaptive",
-    paper="Liu et al., Graph Adversarial Diffusion Convolution, ICML 2024 (Table 2 direction)",
+    paper="Liu, Chen, Fu, Lin, Zitnik, Wu. Graph Adversarial Diffusion Convolution. ICML 2024",
     claims=tuple(
         Claim(name=f"Cora PGD evasion {int(b * 100)}%: GADC(IV) beats {base.upper()}",
               metric=f"cora_pgd{b:g}_evasion_gadc", baseline=f"cora_pgd{b:g}_evasion_{base}",

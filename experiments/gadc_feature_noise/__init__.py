@@ -4,7 +4,7 @@ from jaxlab.report.registry import Claim, Experiment
 
 EXPERIMENT = Experiment(
     name="gadc_feature_noise",
-    paper="Liu et al., Graph Adversarial Diffusion Convolution, ICML 2024 (Tables 3-4)",
+    paper="Liu, Chen, Fu, Lin, Zitnik, Wu. Graph Adversarial Diffusion Convolution. ICML 2024",
     claims=(
         Claim(name="Cora ξ=0.5: GADC(II)", metric="cora_gauss0.5_gadc", paper=67.6,
               tolerance=2.0, unit="%", setting="few runs in quick"),

@@ -4,7 +4,7 @@ from jaxlab.report.registry import Claim, Experiment
 
 EXPERIMENT = Experiment(
     name="gadc_heterophily",
-    paper="Liu et al., Graph Adversarial Diffusion Convolution, ICML 2024 (Table 6)",
+    paper="Liu, Chen, Fu, Lin, Zitnik, Wu. Graph Adversarial Diffusion Convolution. ICML 2024",
     claims=(
         Claim(name="Texas, directed: GADC(I) ε=1", metric="texas_directed_eps1", paper=77.8,
               tolerance=3.0, unit="%", setting="Geom-GCN directed graph, fewer runs in quick"),

@@ -7,7 +7,7 @@ _PAPER = {("cora", 0.25): 76.00, ("cora", 0.5): 70.29, ("cora", 0.75): 66.06,
 
 EXPERIMENT = Experiment(
     name="gadc_metattack",
-    paper="Liu et al., Graph Adversarial Diffusion Convolution, ICML 2024 (Table 1)",
+    paper="Liu, Chen, Fu, Lin, Zitnik, Wu. Graph Adversarial Diffusion Convolution. ICML 2024",
     claims=tuple(
         Claim(name=f"GADC(IV) test accuracy, {ds} Metattack {int(rate * 100)}%",
               metric=f"{ds}_{rate}_gadc", paper=acc, tolerance=1.0, unit="%",

@@ -9,8 +9,8 @@ _SETTING = (
 
 EXPERIMENT = Experiment(
     name="mcf_qm9",
-    paper="Wang et al., Swallowing the Bitter Pill: Simplified Scalable Conformer "
-    "Generation, ICML 2024",
+    paper="Wang, Elhag, Jaitly, Susskind, Bautista. Swallowing the Bitter Pill: Simplified "
+    "Scalable Conformer Generation. ICML 2024",
     claims=(
         Claim("MCF coverage COV-R (δ = 0.5 Å)", "cov_r", paper=0.950, setting=_SETTING,
               tolerance=0.05),
