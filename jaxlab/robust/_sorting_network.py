@@ -23,7 +23,7 @@ import jax.numpy as jnp
 MAX_NETWORK_SIZE = 64
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def batcher_comparators(m: int) -> tuple[tuple[int, int], ...]:
     """Comparators ``(i, j)``, ``i < j``, of Batcher's odd–even merge sort on ``m`` inputs."""
     n = 1
@@ -44,7 +44,7 @@ def batcher_comparators(m: int) -> tuple[tuple[int, int], ...]:
     return tuple((a, b) for a, b in pairs if b < m)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def pruned_comparators(m: int, ranks: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
     """The comparators of the network that can influence the outputs at ``ranks``."""
     needed = set(ranks)

@@ -280,4 +280,3 @@ def centered_clipping(
         return v + jnp.sum(scale[:, None] * diff, axis=0) / m
 
     return unflatten(jax.lax.fori_loop(0, int(num_iters), clip_step, v0))
-

@@ -124,9 +124,7 @@ def alie_z(num_workers: int, num_byzantine: int) -> float:
     return float(ndtri((m - f - s) / (m - f)))
 
 
-def a_little_is_enough(
-    honest: PyTree, own: PyTree, num_workers: int, num_byzantine: int
-) -> PyTree:
+def a_little_is_enough(honest: PyTree, own: PyTree, num_workers: int, num_byzantine: int) -> PyTree:
     r"""A little is enough (ALIE): shift the honest mean by ``z`` standard deviations.
 
     .. math:: b_j = \mu - z \sigma \quad \text{(coordinate-wise over the honest vectors)}
@@ -153,9 +151,7 @@ def a_little_is_enough(
     return _broadcast_rows(target, own)
 
 
-def get_attack(
-    name: str, num_workers: int, num_byzantine: int, ipm_epsilon: float = 0.1
-) -> Attack:
+def get_attack(name: str, num_workers: int, num_byzantine: int, ipm_epsilon: float = 0.1) -> Attack:
     """The attack called ``name`` ∈ {none, sf, lf, ipm, alie} as an ``(honest, own)`` map."""
     attacks: dict[str, Attack] = {
         "none": no_attack,

@@ -92,8 +92,10 @@ def bucketing(x: PyTree, bucket_size: int, base: Aggregator, key: jax.Array) -> 
     """
     matrix, unflatten = _stack.stack_to_matrix(x)
     m, d = matrix.shape
-    if isinstance(bucket_size, bool) or not isinstance(bucket_size, int) or not (
-        1 <= bucket_size <= m
+    if (
+        isinstance(bucket_size, bool)
+        or not isinstance(bucket_size, int)
+        or not (1 <= bucket_size <= m)
     ):
         raise ValueError(f"bucket_size must be an int in [1, m={m}], got {bucket_size!r}")
     shuffled = jax.random.permutation(key, matrix, axis=0)
