@@ -1,1 +1,18 @@
-"""jaxlab.train."""
+"""The shared harness: meshes, the train loop, checkpoints and metrics."""
+
+from jaxlab.train.checkpoint import Checkpointer, CheckpointError
+from jaxlab.train.loop import fit
+from jaxlab.train.mesh import batch_sharding, make_mesh, put_batch, replicate, replicated
+from jaxlab.train.metrics import MetricsWriter
+
+__all__ = [
+    "CheckpointError",
+    "Checkpointer",
+    "MetricsWriter",
+    "batch_sharding",
+    "fit",
+    "make_mesh",
+    "put_batch",
+    "replicate",
+    "replicated",
+]

@@ -1,0 +1,95 @@
+"""Runs registered experiments over their seeds, resumably, and collects their results."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import traceback
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import ml_collections
+import numpy as np
+
+from jaxlab.report import configs
+from jaxlab.report.registry import Experiment
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if hasattr(value, "tolist"):
+        return _jsonable(np.asarray(value).tolist())
+    return value
+
+
+def seed_configs(config: ml_collections.ConfigDict) -> list[ml_collections.ConfigDict]:
+    """One config per seed: ``seed = config.seed + i`` for ``i < config.num_seeds``."""
+    if config.num_seeds < 1:
+        raise ValueError(f"num_seeds must be >= 1, got {config.num_seeds}")
+    out = []
+    for i in range(config.num_seeds):
+        seeded = ml_collections.ConfigDict(config.to_dict())
+        seeded.seed = config.seed + i
+        out.append(seeded)
+    return out
+
+
+def run_experiment(
+    experiment: Experiment,
+    workdir: str | os.PathLike,
+    preset: str = "quick",
+    overrides: Iterable[str] = (),
+) -> tuple[list[dict[str, Any]], float]:
+    """Runs every seed of ``experiment``; returns (per-seed results, wall seconds).
+
+    Each seed runs in ``<workdir>/seed_<seed>``; a finished seed leaves ``result.json``
+    there and is not run again for the same config (a killed ``reproduce`` resumes).
+    """
+    config = configs.apply_overrides(experiment.get_config(preset), overrides)
+    results, start = [], time.perf_counter()
+    for seeded in seed_configs(config):
+        run_dir = Path(workdir) / f"seed_{seeded.seed}"
+        run_dir.mkdir(parents=True, exist_ok=True)
+        cache = run_dir / "result.json"
+        config_json = json.loads(seeded.to_json_best_effort())
+        if cache.exists():
+            saved = json.loads(cache.read_text())
+            if saved.get("config") == config_json:
+                results.append(saved["result"])
+                continue
+        result = _jsonable(experiment.train_and_evaluate(seeded, str(run_dir)))
+        cache.write_text(json.dumps({"config": config_json, "result": result}, indent=1))
+        results.append(result)
+    return results, time.perf_counter() - start
+
+
+def run_all(
+    experiments: Sequence[Experiment],
+    out: str | os.PathLike,
+    preset: str = "quick",
+    progress: bool = True,
+) -> list[dict[str, Any]]:
+    """Runs each experiment, catching failures; returns one record per experiment."""
+    import tqdm.auto as tqdm
+
+    records = []
+    bar = tqdm.tqdm(experiments, desc=f"reproduce [{preset}]", disable=not progress)
+    for experiment in bar:
+        bar.set_postfix_str(experiment.name)
+        record: dict[str, Any] = {"experiment": experiment, "results": [], "error": None}
+        try:
+            record["budget"] = float(experiment.get_config(preset).cpu_budget_s)
+            record["results"], record["seconds"] = run_experiment(
+                experiment, Path(out) / "workdirs" / experiment.name, preset
+            )
+        except Exception as error:  # one failing experiment must not stop the report
+            record["error"] = f"{type(error).__name__}: {error}"
+            record["traceback"] = traceback.format_exc()
+            record["seconds"] = float("nan")
+        records.append(record)
+    return records

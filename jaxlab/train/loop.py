@@ -1,0 +1,136 @@
+"""The shared train loop: a pure ``train_step`` jitted with donation, checkpointed, logged.
+
+``fit`` owns what every experiment would otherwise re-write: the jitted step with explicit
+shardings and buffer donation, the per-step rng (``fold_in(rng, step)``), evaluation every
+``eval_every`` steps, metrics to JSONL/TensorBoard, a progress bar with the live loss, and
+orbax checkpoints from which a killed run resumes bit-identically.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import jax
+import tqdm.auto as tqdm
+from jax.sharding import Mesh
+
+from jaxlab.train import mesh as mesh_lib
+from jaxlab.train.checkpoint import Checkpointer
+from jaxlab.train.metrics import MetricsWriter
+
+State = Any
+Batch = Any
+Metrics = Mapping[str, jax.Array]
+TrainStep = Callable[[State, Batch, jax.Array], tuple[State, Metrics]]
+
+
+def fit(
+    *,
+    state: State,
+    train_step: TrainStep,
+    batch_at: Callable[[int], Batch],
+    num_steps: int,
+    rng: jax.Array,
+    workdir: str | os.PathLike | None = None,
+    eval_fn: Callable[[State], Mapping[str, float]] | None = None,
+    eval_every: int = 0,
+    checkpoint_every: int = 0,
+    keep: int = 2,
+    log_every: int = 10,
+    desc: str = "train",
+    hparams: Mapping[str, Any] | None = None,
+    mesh: Mesh | None = None,
+    progress: bool = True,
+) -> tuple[State, list[dict[str, float]]]:
+    """Trains ``state`` for ``num_steps`` steps, resuming from ``workdir`` if it holds a run.
+
+    Args:
+      state: the train state, any pytree of arrays (e.g. a flax ``TrainState``).
+      train_step: pure ``(state, batch, rng) -> (state, metrics)``; its rng is
+        ``fold_in(rng, step)``.
+      batch_at: ``step -> batch`` (this process's rows); the data position is the step.
+      num_steps: total number of steps of the run (not of this call).
+      rng: base PRNG key of the run.
+      workdir: where metrics, hyper-parameters and checkpoints go; ``None`` keeps nothing.
+      eval_fn: ``state -> {name: value}``, run every ``eval_every`` steps and at the end.
+      checkpoint_every: save every this many steps (and always at the end); 0: at the end.
+      keep: checkpoints kept.
+      log_every: log train metrics every this many steps (and at the last step).
+      mesh: place the state replicated and batches split over the mesh's ``data`` axis;
+        ``None`` runs on the default device.
+
+    Returns:
+      ``(state, history)``: the final state and every logged row ``{"step", **metrics}``.
+
+    Raises:
+      jaxlab.train.checkpoint.CheckpointError: ``workdir`` holds a checkpoint that does
+        not restore into ``state``.
+    """
+    if num_steps < 0:
+        raise ValueError(f"num_steps must be >= 0, got {num_steps}")
+
+    def step_fn(state, batch, rng, step):
+        return train_step(state, batch, jax.random.fold_in(rng, step))
+
+    if mesh is not None:
+        state = mesh_lib.replicate(state, mesh)
+        rng = mesh_lib.replicate(rng, mesh)
+        state_shardings = jax.tree.map(lambda x: x.sharding, state)
+        rep = mesh_lib.replicated(mesh)
+        jitted = jax.jit(
+            step_fn,
+            donate_argnums=0,
+            in_shardings=(state_shardings, mesh_lib.batch_sharding(mesh), rep, rep),
+            out_shardings=(state_shardings, rep),
+        )
+        place = lambda batch: mesh_lib.put_batch(batch, mesh)
+    else:
+        jitted = jax.jit(step_fn, donate_argnums=0)
+        place = lambda batch: batch
+
+    writer = checkpointer = None
+    history: list[dict[str, float]] = []
+    start = 0
+    if workdir is not None:
+        checkpointer = Checkpointer(workdir, keep=keep)
+        restored = checkpointer.restore(state, rng)
+        if jax.process_index() == 0:
+            writer = MetricsWriter(workdir)
+        if restored is not None:
+            state, rng, start = restored
+            if writer is not None:
+                history = writer.truncate_after(start)
+        elif writer is not None:
+            writer.truncate_after(-1)
+            writer.write_hparams(hparams or {})
+
+    def log(step: int, metrics: Mapping[str, Any]) -> dict[str, float]:
+        row = {"step": step, **{k: float(v) for k, v in jax.device_get(dict(metrics)).items()}}
+        history.append(row)
+        if writer is not None:
+            writer.write(step, {k: v for k, v in row.items() if k != "step"})
+        return row
+
+    bar = tqdm.tqdm(total=num_steps, initial=start, desc=desc, disable=not progress)
+    for step in range(start, num_steps):
+        state, metrics = jitted(state, place(batch_at(step)), rng, step)
+        done = step + 1
+        if done % max(log_every, 1) == 0 or done == num_steps:
+            row = log(done, metrics)
+            bar.set_postfix({k: f"{v:.4g}" for k, v in row.items() if k != "step"}, refresh=False)
+        if eval_fn is not None and ((eval_every and done % eval_every == 0) or done == num_steps):
+            log(done, eval_fn(state))
+        if checkpointer is not None and (
+            (checkpoint_every and done % checkpoint_every == 0) or done == num_steps
+        ):
+            checkpointer.save(done, state, rng)
+        bar.update(1)
+    bar.close()
+    if checkpointer is not None:
+        checkpointer.wait()
+        checkpointer.close()
+    if writer is not None:
+        writer.close()
+    return state, history

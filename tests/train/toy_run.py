@@ -1,0 +1,72 @@
+"""Runs the toy model with ``jaxlab.train.fit`` in a fresh process (for the harness tests).
+
+Usage: python -m tests.train.toy_run OUT.npz [--workdir D] [--steps N] [--sleep S]
+       [--devices K] [--mesh] [--coordinator HOST:PORT --num_processes P --process_id I]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import jax
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("out")
+    parser.add_argument("--workdir")
+    parser.add_argument("--steps", type=int, default=40)
+    parser.add_argument("--sleep", type=float, default=0.0)
+    parser.add_argument("--devices", type=int, default=1)
+    parser.add_argument("--mesh", action="store_true")
+    parser.add_argument("--checkpoint_every", type=int, default=5)
+    parser.add_argument("--coordinator")
+    parser.add_argument("--num_processes", type=int, default=1)
+    parser.add_argument("--process_id", type=int, default=0)
+    args = parser.parse_args()
+
+    os.environ["JAX_PLATFORMS"] = "cpu"
+    jax.config.update("jax_num_cpu_devices", args.devices)
+    if args.coordinator:
+        jax.config.update("jax_cpu_collectives_implementation", "gloo")
+        jax.distributed.initialize(
+            args.coordinator, num_processes=args.num_processes, process_id=args.process_id
+        )
+
+    import numpy as np
+
+    from jaxlab.train import fit, make_mesh
+    from tests.train import toy
+
+    get_batch = toy.batches()
+
+    def batch_at(step):
+        time.sleep(args.sleep)
+        return get_batch(step)
+
+    state, history = fit(
+        state=toy.make_state(),
+        train_step=toy.train_step,
+        batch_at=batch_at,
+        num_steps=args.steps,
+        rng=jax.random.key(1),
+        workdir=args.workdir,
+        checkpoint_every=args.checkpoint_every,
+        log_every=1,
+        mesh=make_mesh() if args.mesh else None,
+        progress=False,
+    )
+    params = jax.tree.map(
+        lambda p: np.asarray(jax.experimental.multihost_utils.process_allgather(p, tiled=True)),
+        state.params,
+    ) if args.coordinator else state.params
+    flat = np.concatenate([np.ravel(np.asarray(p)) for p in jax.tree.leaves(params)])
+    losses = np.asarray([row["loss"] for row in history if "loss" in row])
+    if args.process_id == 0:
+        np.savez(args.out, params=flat, losses=losses)
+
+
+if __name__ == "__main__":
+    main()
