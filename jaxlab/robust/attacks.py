@@ -20,8 +20,8 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
-from jax.scipy.special import ndtri
 from jax.typing import ArrayLike
+from scipy.special import ndtri
 
 PyTree = Any
 Attack = Callable[[PyTree, PyTree], PyTree]
