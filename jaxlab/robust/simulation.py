@@ -25,7 +25,7 @@ import jax
 import jax.numpy as jnp
 import optax
 from jax.flatten_util import ravel_pytree
-from jax.sharding import Mesh, PartitionSpec
+from jax.sharding import AxisType, Mesh, PartitionSpec
 
 from jaxlab.robust import attacks as attacks_lib
 
@@ -80,13 +80,27 @@ def map_workers(
     batched = jax.vmap(fn, in_axes=(0, None))
     if mesh is None or mesh.shape[axis_name] == 1:
         return batched(per_worker, shared)
+    if AxisType.Explicit in mesh.axis_types:
+        raise ValueError(
+            "map_workers needs a mesh with Auto axis types (e.g. jaxlab.train.mesh.make_mesh "
+            f"or jax.make_mesh(..., axis_types=(AxisType.Auto,))), got {mesh.axis_types}"
+        )
     m = jax.tree_util.tree_leaves(per_worker)[0].shape[0]
     pad = -m % mesh.shape[axis_name]
     padded = jax.tree_util.tree_map(
         lambda a: jnp.concatenate([a, jnp.repeat(a[:1], pad, axis=0)], axis=0), per_worker
     )
+
+    def per_device(local, replicated):
+        # Mark the shared inputs as device-varying: otherwise the transpose of their implicit
+        # broadcast would psum gradients taken w.r.t. them across the workers axis.
+        local_shared = jax.tree_util.tree_map(
+            lambda a: jax.lax.pcast(a, axis_name, to="varying"), replicated
+        )
+        return batched(local, local_shared)
+
     out = jax.shard_map(
-        batched,
+        per_device,
         mesh=mesh,
         in_specs=(PartitionSpec(axis_name), PartitionSpec()),
         out_specs=PartitionSpec(axis_name),
