@@ -2,7 +2,7 @@
 
 from jaxlab.report.registry import Claim, Experiment
 
-_SETTING = "digits + tiny CNN, CWTM+CTMA, SF/ALIE, 150 steps (paper: MNIST)"
+_SETTING = "digits + tiny CNN, CWTM+CTMA, ALIE, 150 steps (paper: MNIST)"
 
 EXPERIMENT = Experiment(
     name="byzantine_lr_sensitivity",

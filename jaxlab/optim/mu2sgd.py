@@ -17,9 +17,9 @@ where gradients are taken — these are the model ``params``) and the STORM esti
    \frac{2}{t + 2}, \gamma_{\min}\Big)
 
 with :math:`\alpha_t = t`. STORM needs the gradient of the *same* minibatch at the new and
-the previous query point: the train step evaluates both in one call (e.g. ``jax.vmap`` of
-the gradient over the stacked ``(params, state.prev_query)``) and passes the second as the
-extra argument ``grads_at_prev``.
+the previous query point: the train step evaluates both inside one jitted function (at
+``params`` and at ``state.prev_query``) and passes the second as the extra argument
+``grads_at_prev``.
 
 **Which w-update.** The paper's algorithm scales the step by :math:`\alpha_t`
 (``w_{t+1} = w_t − η α_t ĝ_t``, with a correspondingly small η); the reference code omits
@@ -197,11 +197,12 @@ def mu2sgd(
     the params are the current query point. A train step computes the two gradients of the
     same minibatch in one jitted call::
 
-      pair = jax.tree.map(lambda a, b: jnp.stack([a, b]), params, state.prev_query)
-      g = jax.vmap(jax.grad(loss), in_axes=(0, None))(pair, batch)
-      grads, grads_at_prev = jax.tree.map(lambda v: v[0], g), jax.tree.map(lambda v: v[1], g)
-      updates, state = opt.update(grads, state, params, grads_at_prev=grads_at_prev)
-      params = optax.apply_updates(params, updates)
+      @jax.jit
+      def train_step(params, state, batch):
+          grads = jax.grad(loss)(params, batch)  # ∇f(x_t; z_t)
+          grads_at_prev = jax.grad(loss)(state.prev_query, batch)  # ∇f(x_{t−1}; z_t)
+          updates, state = opt.update(grads, state, params, grads_at_prev=grads_at_prev)
+          return optax.apply_updates(params, updates), state
 
     Args:
       learning_rate: η.

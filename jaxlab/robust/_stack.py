@@ -113,6 +113,22 @@ def pairwise_squared_distances(x: jax.Array, good: jax.Array) -> jax.Array:
     return jnp.where(both, dist, jnp.inf)
 
 
+def weighted_row_sum(weights: jax.Array, x: jax.Array) -> jax.Array:
+    """``Σ_i w_i x_i`` as a matrix–vector product.
+
+    XLA:CPU reduces over the leading axis of a ``[m, d]`` array very slowly (``jnp.mean(x,
+    axis=0)`` takes ≈1 s at m = 17, d = 1e6); a ``[m] @ [m, d]`` product takes ≈20 ms.
+    """
+    return jnp.matmul(weights.astype(x.dtype), x, precision=jax.lax.Precision.HIGHEST)
+
+
+def sum_rows(rows: jax.Array) -> jax.Array:
+    """``Σ_i rows[i]`` for a few rows as one fused elementwise sum (see weighted_row_sum)."""
+    if rows.shape[0] > 64:
+        return weighted_row_sum(jnp.ones(rows.shape[0], rows.dtype), rows)
+    return sum([rows[i] for i in range(1, rows.shape[0])], start=rows[0])
+
+
 def mean_of_rows(x: jax.Array, indices: jax.Array) -> jax.Array:
     """Mean of the rows ``x[indices]`` (a gather: no 0 * inf from unselected rows)."""
-    return jnp.mean(jnp.take(x, indices, axis=0), axis=0)
+    return sum_rows(jnp.take(x, indices, axis=0)) / indices.shape[0]

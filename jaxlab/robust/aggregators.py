@@ -40,7 +40,7 @@ def mean(x: PyTree) -> PyTree:
       Array([1., 3.], dtype=float32)
     """
     matrix, unflatten = _stack.stack_to_matrix(x)
-    return unflatten(jnp.mean(matrix, axis=0))
+    return unflatten(_stack.sum_rows(matrix) / matrix.shape[0])
 
 
 def _nan_to_inf(matrix: jax.Array) -> jax.Array:
@@ -103,7 +103,7 @@ def trimmed_mean(x: PyTree, num_byzantine: int) -> PyTree:
     m = matrix.shape[0]
     f = _stack.check_num_byzantine(num_byzantine, m)
     if f == 0:
-        return unflatten(jnp.mean(matrix, axis=0))
+        return unflatten(_stack.sum_rows(matrix) / m)
     kept = order_statistics(_nan_to_inf(matrix), tuple(range(f, m - f)))
     return unflatten(sum(kept[1:], start=kept[0]) / (m - 2 * f))
 
@@ -145,7 +145,7 @@ def geometric_median(x: PyTree, num_iters: int = 3, smoothing: float = 0.1) -> P
     def weiszfeld_step(_, z):
         dist = jnp.sqrt(_stack.squared_distances_to(clean, z, good))
         beta = jnp.where(good, 1.0 / jnp.maximum(dist, smoothing), 0.0)
-        return jnp.sum(beta[:, None] * clean, axis=0) / jnp.sum(beta)
+        return _stack.weighted_row_sum(beta, clean) / jnp.sum(beta)
 
     z0 = jnp.zeros(matrix.shape[1], matrix.dtype)
     return unflatten(jax.lax.fori_loop(0, int(num_iters), weiszfeld_step, z0))
@@ -277,6 +277,6 @@ def centered_clipping(
         diff = clean - v[None, :]
         norm = jnp.sqrt(jnp.maximum(jnp.sum(diff * diff, axis=1), jnp.finfo(diff.dtype).tiny))
         scale = jnp.where(good, radius / jnp.maximum(norm, radius), 0.0)
-        return v + jnp.sum(scale[:, None] * diff, axis=0) / m
+        return v + _stack.weighted_row_sum(scale, diff) / m
 
     return unflatten(jax.lax.fori_loop(0, int(num_iters), clip_step, v0))

@@ -12,6 +12,7 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from jaxlab.robust import _stack
 
@@ -98,12 +99,13 @@ def bucketing(x: PyTree, bucket_size: int, base: Aggregator, key: jax.Array) -> 
         or not (1 <= bucket_size <= m)
     ):
         raise ValueError(f"bucket_size must be an int in [1, m={m}], got {bucket_size!r}")
-    shuffled = jax.random.permutation(key, matrix, axis=0)
-    full, rest = divmod(m, bucket_size)
-    means = jnp.mean(shuffled[: full * bucket_size].reshape(full, bucket_size, d), axis=1)
-    if rest:
-        tail = jnp.mean(shuffled[full * bucket_size :], axis=0, keepdims=True)
-        means = jnp.concatenate([means, tail], axis=0)
+    # Bucket k holds the shuffled positions [k s, (k + 1) s); the last may be smaller.
+    position = jnp.argsort(jax.random.permutation(key, m))  # position of each worker
+    bucket = np.arange(m) // bucket_size
+    sizes = np.bincount(bucket).astype(np.float32)
+    weights = jax.nn.one_hot(jnp.asarray(bucket)[position], len(sizes), dtype=matrix.dtype).T
+    weights = weights / jnp.asarray(sizes, matrix.dtype)[:, None]  # [num_buckets, m]
+    means = jnp.matmul(weights, matrix, precision=jax.lax.Precision.HIGHEST)
     return unflatten(base(means))
 
 
