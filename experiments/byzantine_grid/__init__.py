@@ -2,7 +2,7 @@
 
 from jaxlab.report.registry import Claim, Experiment
 
-_SETTING = "digits 8×8 + tiny CNN, 120 steps (paper: MNIST/CIFAR-10, full training)"
+_SETTING = "digits 8×8 + tiny CNN, 100 steps (paper: MNIST/CIFAR-10, full training)"
 
 EXPERIMENT = Experiment(
     name="byzantine_grid",
