@@ -67,10 +67,9 @@ def byzfl_rules(f: int, m: int, d: int):
     """ByzFL's counterparts (torch tensors), or None when byzfl is missing."""
     try:
         import byzfl
-        import torch
+        import torch  # noqa: F401  (ByzFL's tensors)
     except ImportError:
         return None
-    torch.set_num_threads(max(1, torch.get_num_threads()))
     nnm = byzfl.NNM(f)
     trmean = byzfl.TrMean(f)
     rules = {
@@ -80,7 +79,9 @@ def byzfl_rules(f: int, m: int, d: int):
         "gm": byzfl.GeometricMedian(nu=0.1, T=3),
         "krum": byzfl.Krum(f),
         "multikrum": byzfl.MultiKrum(f),
-        "cc": byzfl.CenteredClipping(tau=100.0, L=1),
+        # ByzFL's CenteredClipping keeps the last output as its next center: a fresh one
+        # per call gives the stateless rule with center 0.
+        "cc": lambda v: byzfl.CenteredClipping(tau=100.0, L=1)(v),
     }
     gigabytes = m * (m - f) * d * 4 / 1e9  # ByzFL's NNM gathers [m, m − f, d]
     if gigabytes < 4:
