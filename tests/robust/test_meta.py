@@ -121,15 +121,15 @@ def test_jit_vmap_grad_and_pytree():
     base = BASES["cwtm"][0]
     x = np.random.default_rng(0).normal(size=(2, 17, 6)).astype(np.float32)
     for fn in (
-        functools.partial(robust.ctma, num_byzantine=8, base=base),
-        functools.partial(robust.nnm, num_byzantine=8, base=base),
+        jax.jit(functools.partial(robust.ctma, num_byzantine=8, base=base)),
+        jax.jit(functools.partial(robust.nnm, num_byzantine=8, base=base)),
     ):
         np.testing.assert_allclose(
-            jax.vmap(fn)(x), jnp.stack([jax.jit(fn)(xi) for xi in x]), rtol=1e-5, atol=1e-6
+            jax.vmap(fn)(x), jnp.stack([fn(xi) for xi in x]), rtol=1e-5, atol=1e-6
         )
         out = fn({"w": x[0, :, :2], "b": x[0, :, 2:]})
         np.testing.assert_allclose(jnp.concatenate([out["w"], out["b"]]), fn(x[0]), rtol=1e-6)
-        g = jax.grad(lambda v, fn=fn: jnp.sum(fn(v)))(jnp.asarray(x[0]))
+        g = jax.jit(jax.grad(lambda v, fn=fn: jnp.sum(fn(v))))(jnp.asarray(x[0]))
         np.testing.assert_allclose(jnp.sum(g), 6.0, rtol=1e-4)  # an average of rows
     keys = jax.random.split(jax.random.key(0), 2)
     out = jax.vmap(lambda xi, k: robust.bucketing(xi, 1, base_mean, k))(x, keys)

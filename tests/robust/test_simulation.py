@@ -38,18 +38,21 @@ def test_one_step_is_sgd_on_the_pooled_batch():
     estimator = optim.worker_momentum(0.0)
     server = optax.sgd(0.5)
     state = simulation.init_state(params, estimator, server, M)
-    new_state, metrics = simulation.byzantine_step(
-        state, x, y, jax.random.key(0),
-        loss_fn=loss_fn, estimator=estimator, server=server,
-        aggregate=lambda rows, key: robust.mean(rows), attack=attacks.no_attack,
-        num_byzantine=0, num_classes=C,
-    )  # fmt: skip
+    new_state, metrics = jax.jit(
+        lambda s: simulation.byzantine_step(
+            s, x, y, jax.random.key(0),
+            loss_fn=loss_fn, estimator=estimator, server=server,
+            aggregate=lambda rows, key: robust.mean(rows), attack=attacks.no_attack,
+            num_byzantine=0, num_classes=C,
+        )
+    )(state)  # fmt: skip
     pooled = jax.grad(loss_fn)(params, x.reshape(M * B, D), y.reshape(M * B))
     for k in params:
         np.testing.assert_allclose(
             new_state.params[k], params[k] - 0.5 * pooled[k], rtol=1e-5, atol=1e-6
         )
-    assert new_state.prev_params is params
+    for k in params:
+        np.testing.assert_array_equal(new_state.prev_params[k], params[k])
     assert np.isfinite(metrics["loss"])
 
 
@@ -61,14 +64,16 @@ def test_label_flip_only_touches_byzantine_rows():
     seen = {}
 
     def capture(rows, key):
-        seen["rows"] = rows
+        jax.debug.callback(lambda r: seen.setdefault("rows", np.asarray(r)), rows)
         return robust.mean(rows)
 
-    simulation.byzantine_step(
-        state, x, y, jax.random.key(0),
-        loss_fn=loss_fn, estimator=estimator, server=server, aggregate=capture,
-        attack=attacks.label_flip, num_byzantine=F, num_classes=C, flip_labels=True,
-    )  # fmt: skip
+    jax.jit(
+        lambda s: simulation.byzantine_step(
+            s, x, y, jax.random.key(0),
+            loss_fn=loss_fn, estimator=estimator, server=server, aggregate=capture,
+            attack=attacks.label_flip, num_byzantine=F, num_classes=C, flip_labels=True,
+        )[1]
+    )(state)  # fmt: skip
     rows = np.asarray(seen["rows"])
     grad_rows = lambda labels: np.stack(  # noqa: E731
         [
@@ -83,7 +88,7 @@ def test_label_flip_only_touches_byzantine_rows():
     np.testing.assert_allclose(rows[M - F :], flipped[M - F :], rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("optimizer", ["momentum", "mu2sgd"])
+@pytest.mark.parametrize("optimizer", ["mu2sgd"])  # the two-point (STORM) path
 def test_vmap_and_shard_map_paths_agree(optimizer):
     assert jax.device_count() == 8
     mesh = jax.make_mesh((8,), ("workers",), axis_types=(AxisType.Auto,))
