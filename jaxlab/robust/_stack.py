@@ -1,0 +1,135 @@
+"""Helpers shared by the aggregators: stacked pytrees <-> one ``[m, d]`` matrix, checks.
+
+Every aggregator accepts the worker vectors stacked on the leading axis, either as one
+array ``[m, ...]`` or as a pytree whose leaves are all ``[m, ...]``. Internally each worker
+is one flat row of a ``[m, d]`` matrix; the result row ``[d]`` is reshaped back to the
+input's structure without the leading axis.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+Unflatten = Callable[[jax.Array], Any]
+
+
+def stack_to_matrix(x: Any, name: str = "x") -> tuple[jax.Array, Unflatten]:
+    """Flattens a stacked pytree ``[m, ...]`` into ``[m, d]``; returns it and the inverse.
+
+    The inverse maps a flat vector ``[d]`` to the pytree structure of one worker.
+    Integer inputs are promoted to the default float dtype.
+    """
+    leaves, treedef = jax.tree_util.tree_flatten(x)
+    if not leaves:
+        raise ValueError(f"{name} must contain at least one array, got an empty pytree")
+    leaves = [jnp.asarray(leaf) for leaf in leaves]
+    for leaf in leaves:
+        if leaf.ndim < 1:
+            raise ValueError(
+                f"{name} must be stacked on a leading worker axis ([m, ...]), got a leaf of "
+                f"shape {leaf.shape}"
+            )
+    m = leaves[0].shape[0]
+    if m < 1:
+        raise ValueError(f"{name} needs at least one worker row, got shape {leaves[0].shape}")
+    if any(leaf.shape[0] != m for leaf in leaves):
+        raise ValueError(
+            f"{name}: all leaves need the same leading (worker) size, got "
+            f"{[leaf.shape for leaf in leaves]}"
+        )
+    dtype = jnp.result_type(*leaves, float)
+    shapes = [leaf.shape[1:] for leaf in leaves]
+    sizes = [int(np.prod(s, dtype=np.int64)) for s in shapes]
+    matrix = jnp.concatenate([leaf.reshape(m, -1).astype(dtype) for leaf in leaves], axis=1)
+
+    def unflatten(vector: jax.Array) -> Any:
+        parts = jnp.split(vector, np.cumsum(sizes)[:-1].tolist()) if len(sizes) > 1 else [vector]
+        return jax.tree_util.tree_unflatten(
+            treedef, [p.reshape(s) for p, s in zip(parts, shapes, strict=True)]
+        )
+
+    return matrix, unflatten
+
+
+def vector_like(center: Any, unflatten_dim: int, name: str = "center") -> jax.Array:
+    """Flattens one worker-shaped pytree (no leading axis) into ``[d]``."""
+    leaves = [jnp.asarray(leaf) for leaf in jax.tree_util.tree_leaves(center)]
+    vector = jnp.concatenate([leaf.reshape(-1) for leaf in leaves]) if leaves else jnp.zeros(0)
+    if vector.shape != (unflatten_dim,):
+        raise ValueError(
+            f"{name} must have the shape of one worker vector ({unflatten_dim} values), got "
+            f"{vector.shape[0]} values"
+        )
+    return vector
+
+
+def check_num_byzantine(num_byzantine: int, m: int, name: str = "num_byzantine") -> int:
+    """Checks ``0 <= f < m / 2`` (a Byzantine majority cannot be tolerated)."""
+    if isinstance(num_byzantine, bool) or not isinstance(num_byzantine, int | np.integer):
+        raise ValueError(f"{name} must be a Python int, got {num_byzantine!r}")
+    f = int(num_byzantine)
+    if f < 0:
+        raise ValueError(f"{name} must be >= 0, got {f}")
+    if 2 * f >= m:
+        raise ValueError(
+            f"{name}={f} is impossible with m={m} workers: robust aggregation needs f < m/2"
+        )
+    return f
+
+
+def finite_rows(x: jax.Array) -> jax.Array:
+    """``[m]`` bool: the rows of ``x: [m, d]`` whose entries are all finite."""
+    # x * 0 is 0 for finite entries and NaN for ±inf / NaN; a row sum is a fast reduction.
+    return jnp.isfinite(jnp.sum(x * jnp.zeros((), x.dtype), axis=1))
+
+
+def zero_bad_rows(x: jax.Array, good: jax.Array) -> jax.Array:
+    """Replaces non-finite rows by zeros so they cannot leak NaN into sums (0 * inf)."""
+    return jnp.where(good[:, None], x, jnp.zeros((), x.dtype))
+
+
+def squared_distances_to(x: jax.Array, point: jax.Array, good: jax.Array) -> jax.Array:
+    """``[m]``: ‖x_i − point‖², +inf for non-finite rows."""
+    diff = zero_bad_rows(x, good) - point[None, :]
+    return jnp.where(good, jnp.sum(diff * diff, axis=1), jnp.inf)
+
+
+def pairwise_squared_distances(x: jax.Array, good: jax.Array) -> jax.Array:
+    """``[m, m]``: ‖x_i − x_j‖² through the Gram matrix (O(m² d) flops, O(m²) memory).
+
+    Entries involving a non-finite row are +inf; the diagonal is 0 for finite rows.
+    """
+    clean = zero_bad_rows(x, good)
+    sq = jnp.sum(clean * clean, axis=1)
+    gram = jnp.matmul(clean, clean.T, precision=jax.lax.Precision.HIGHEST)
+    dist = jnp.maximum(sq[:, None] + sq[None, :] - 2.0 * gram, 0.0)
+    m = x.shape[0]
+    dist = jnp.where(jnp.eye(m, dtype=bool), 0.0, dist)
+    both = good[:, None] & good[None, :]
+    return jnp.where(both, dist, jnp.inf)
+
+
+def weighted_row_sum(weights: jax.Array, x: jax.Array) -> jax.Array:
+    """``Σ_i w_i x_i`` as a matrix–vector product.
+
+    XLA:CPU reduces over the leading axis of a ``[m, d]`` array very slowly (``jnp.mean(x,
+    axis=0)`` takes ≈1 s at m = 17, d = 1e6); a ``[m] @ [m, d]`` product takes ≈20 ms.
+    """
+    return jnp.matmul(weights.astype(x.dtype), x, precision=jax.lax.Precision.HIGHEST)
+
+
+def sum_rows(rows: jax.Array) -> jax.Array:
+    """``Σ_i rows[i]`` for a few rows as one fused elementwise sum (see weighted_row_sum)."""
+    if rows.shape[0] > 64:
+        return weighted_row_sum(jnp.ones(rows.shape[0], rows.dtype), rows)
+    return sum([rows[i] for i in range(1, rows.shape[0])], start=rows[0])
+
+
+def mean_of_rows(x: jax.Array, indices: jax.Array) -> jax.Array:
+    """Mean of the rows ``x[indices]`` (a gather: no 0 * inf from unselected rows)."""
+    return sum_rows(jnp.take(x, indices, axis=0)) / indices.shape[0]

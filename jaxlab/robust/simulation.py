@@ -1,0 +1,304 @@
+"""Synchronous Byzantine-robust training with m simulated workers on a ``workers`` axis.
+
+One step (Dahan & Levy 2024, Algorithm 2 with a generic worker estimator):
+
+1. every worker ``i`` draws its minibatch and computes its gradient — at the query point and,
+   for STORM, also at the previous query point — and updates its estimator state (worker
+   momentum or STORM) — all per worker: ``jax.vmap`` over the leading ``workers`` axis, or
+   ``jax.shard_map`` over a ``workers`` mesh axis when a mesh is given (the worker axis is
+   padded to a multiple of the device count and the padding dropped: the result does not
+   depend on the layout);
+2. the last ``f`` workers are Byzantine: their rows are replaced by ``attack(honest, own)``
+   (label flip instead changes their labels in step 1);
+3. the server aggregates the ``m`` rows and takes its optimiser step (SGD for worker
+   momentum, AnyTime averaging for μ²-SGD).
+
+Pure functions of arrays: no harness imports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import optax
+from jax.flatten_util import ravel_pytree
+from jax.sharding import AxisType, Mesh, PartitionSpec
+
+from jaxlab.robust import attacks as attacks_lib
+
+Params = Any
+WORKERS_AXIS = "workers"
+
+
+class ByzantineState(NamedTuple):
+    """Training state.
+
+    Attributes:
+      params: the query point x_t (the model's weights).
+      prev_params: x_{t−1}, where STORM re-evaluates the new minibatch (x_0 = x_1).
+      worker_state: every worker's estimator state, stacked on a leading ``[m]`` axis.
+      server_state: the server optimiser's state.
+    """
+
+    params: Params
+    prev_params: Params
+    worker_state: Any
+    server_state: Any
+
+
+def init_state(
+    params: Params,
+    estimator: optax.GradientTransformation,
+    server: optax.GradientTransformation,
+    num_workers: int,
+) -> ByzantineState:
+    """Initial state: one estimator state per worker, the server state, x_0 = x_1."""
+    one = estimator.init(params)
+    stacked = jax.tree_util.tree_map(
+        lambda a: jnp.broadcast_to(a, (num_workers, *jnp.shape(a))), one
+    )
+    return ByzantineState(params, params, stacked, server.init(params))
+
+
+def map_workers(
+    fn: Callable[[Any, Any], Any],
+    per_worker: Any,
+    shared: Any,
+    mesh: Mesh | None = None,
+    axis_name: str = WORKERS_AXIS,
+) -> Any:
+    """``fn(per_worker[i], shared)`` for every worker ``i``, stacked on the leading axis.
+
+    Without a mesh (or with a one-device axis) this is ``jax.vmap``. With a mesh the worker
+    axis is padded (repeating worker 0) to a multiple of ``mesh.shape[axis_name]``, split over
+    that mesh axis with ``jax.shard_map`` (``vmap`` inside each shard) and the padding is
+    dropped, so ``m`` need not divide the device count.
+    """
+    batched = jax.vmap(fn, in_axes=(0, None))
+    if mesh is None or mesh.shape[axis_name] == 1:
+        return batched(per_worker, shared)
+    if AxisType.Explicit in mesh.axis_types:
+        raise ValueError(
+            "map_workers needs a mesh with Auto axis types (e.g. jaxlab.train.mesh.make_mesh "
+            f"or jax.make_mesh(..., axis_types=(AxisType.Auto,))), got {mesh.axis_types}"
+        )
+    m = jax.tree_util.tree_leaves(per_worker)[0].shape[0]
+    pad = -m % mesh.shape[axis_name]
+    padded = jax.tree_util.tree_map(
+        lambda a: jnp.concatenate([a, jnp.repeat(a[:1], pad, axis=0)], axis=0), per_worker
+    )
+
+    def per_device(local, replicated):
+        # Mark the shared inputs as device-varying: otherwise the transpose of their implicit
+        # broadcast would psum gradients taken w.r.t. them across the workers axis.
+        local_shared = jax.tree_util.tree_map(
+            lambda a: jax.lax.pcast(a, axis_name, to="varying"), replicated
+        )
+        return batched(local, local_shared)
+
+    out = jax.shard_map(
+        per_device,
+        mesh=mesh,
+        in_specs=(PartitionSpec(axis_name), PartitionSpec()),
+        out_specs=PartitionSpec(axis_name),
+    )(padded, shared)
+    return jax.tree_util.tree_map(lambda a: a[:m], out)
+
+
+def _ravel_rows(tree: Any) -> jax.Array:
+    """``[m, ...]`` pytree → ``[m, d]`` (worker rows)."""
+    leaves = jax.tree_util.tree_leaves(tree)
+    m = leaves[0].shape[0]
+    return jnp.concatenate([leaf.reshape(m, -1) for leaf in leaves], axis=1)
+
+
+def byzantine_step(
+    state: ByzantineState,
+    images: jax.Array,
+    labels: jax.Array,
+    key: jax.Array,
+    *,
+    loss_fn: Callable[[Params, jax.Array, jax.Array], jax.Array],
+    estimator: optax.GradientTransformationExtraArgs,
+    server: optax.GradientTransformation,
+    aggregate: Callable[[jax.Array, jax.Array], jax.Array],
+    attack: Callable[[Any, Any], Any],
+    num_byzantine: int,
+    num_classes: int,
+    flip_labels: bool | jax.Array = False,
+    two_point: bool = False,
+    mesh: Mesh | None = None,
+) -> tuple[ByzantineState, dict[str, jax.Array]]:
+    """One synchronous step of Byzantine-robust training.
+
+    Args:
+      state: the current :class:`ByzantineState`.
+      images: ``[m, B, ...]`` one minibatch per worker.
+      labels: ``[m, B]`` integer labels.
+      key: PRNG key for the aggregator (bucketing).
+      loss_fn: ``loss_fn(params, images [B, ...], labels [B]) -> scalar``.
+      estimator: per-worker estimator (``worker_momentum`` or ``storm``).
+      server: server optimiser applied to the aggregate (params are passed to it).
+      aggregate: ``aggregate(rows [m, d], key) -> [d]``.
+      attack: ``attack(honest [m−f, d], own [f, d]) -> [f, d]``.
+      num_byzantine: ``f``; the last ``f`` workers are Byzantine.
+      num_classes: for the label-flip transform.
+      flip_labels: whether the Byzantine workers train on flipped labels (may be traced).
+      two_point: STORM: also evaluate each minibatch at ``state.prev_params``.
+      mesh: optional mesh with a ``workers`` axis for :func:`map_workers`.
+
+    Returns:
+      the new state and ``{"loss": mean honest loss, "grad_norm": ‖aggregate‖}``.
+    """
+    m = labels.shape[0]
+    f = num_byzantine
+    is_byzantine = jnp.arange(m) >= m - f
+    flip = jnp.logical_and(is_byzantine, flip_labels)[:, None]
+    labels = jnp.where(flip, attacks_lib.flip_labels(labels, num_classes), labels)
+    value_and_grad = jax.value_and_grad(loss_fn)
+
+    def worker(per_worker, shared):
+        worker_state, x, y = per_worker
+        params, prev_params = shared
+        if two_point:
+            # Two calls, not a vmap over the stacked pair: with the params shared by all
+            # workers each call is one convolution over the workers' pooled batch, whereas
+            # batched params would make it a grouped convolution (slow on CPU).
+            loss, grads_new = value_and_grad(params, x, y)
+            _, grads_old = value_and_grad(prev_params, x, y)
+        else:
+            loss, grads_new = value_and_grad(params, x, y)
+            grads_old = grads_new
+        estimate, worker_state = estimator.update(grads_new, worker_state, grads_at_prev=grads_old)
+        return worker_state, estimate, loss
+
+    worker_state, estimates, losses = map_workers(
+        worker, (state.worker_state, images, labels), (state.params, state.prev_params), mesh
+    )
+    rows = _ravel_rows(estimates)
+    if f:
+        byzantine = attack(rows[: m - f], rows[m - f :])
+        rows = jnp.concatenate([rows[: m - f], byzantine], axis=0)
+    aggregated = aggregate(rows, key)
+    _, unravel = ravel_pytree(state.params)
+    direction = unravel(aggregated)
+    updates, server_state = server.update(direction, state.server_state, state.params)
+    params = optax.apply_updates(state.params, updates)
+    metrics = {
+        "loss": jnp.mean(losses[: m - f]),
+        "grad_norm": jnp.linalg.norm(aggregated),
+    }
+    return ByzantineState(params, state.params, worker_state, server_state), metrics
+
+
+class RunSpec(NamedTuple):
+    """What one batch of simulated runs shares (everything static under ``jit``).
+
+    Attributes:
+      init_params: ``key -> params``.
+      loss_fn: ``(params, images [B, ...], labels [B]) -> scalar``.
+      predict_fn: ``(params, images [n, ...]) -> logits [n, C]``.
+      estimator: per-worker estimator (``worker_momentum`` or ``storm``).
+      make_server: ``learning_rate -> server optimiser``.
+      aggregators: the candidate ``(rows [m, d], key) -> [d]`` rules; a run picks one by
+        index (under ``vmap`` every candidate is evaluated and one selected: cheap next to
+        the workers' gradients, and one compilation covers a whole grid).
+      attacks: the candidate attacks; a run picks one by index.
+      attack_flips_labels: per attack, whether it is the label-flip data attack.
+      num_workers: ``m``.
+      num_byzantine: ``f``.
+      batch_size: per-worker minibatch size ``B``.
+      num_steps: training steps.
+      num_classes: ``C``.
+      two_point: the estimator needs the previous query point (STORM).
+    """
+
+    init_params: Callable[[jax.Array], Params]
+    loss_fn: Callable[[Params, jax.Array, jax.Array], jax.Array]
+    predict_fn: Callable[[Params, jax.Array], jax.Array]
+    estimator: optax.GradientTransformationExtraArgs
+    make_server: Callable[[jax.Array], optax.GradientTransformation]
+    aggregators: tuple[Callable[[jax.Array, jax.Array], jax.Array], ...]
+    attacks: tuple[Callable[[Any, Any], Any], ...]
+    attack_flips_labels: tuple[bool, ...]
+    num_workers: int
+    num_byzantine: int
+    batch_size: int
+    num_steps: int
+    num_classes: int
+    two_point: bool
+
+
+def simulate_run(
+    spec: RunSpec,
+    key: jax.Array,
+    aggregator_index: jax.Array,
+    attack_index: jax.Array,
+    learning_rate: jax.Array,
+    train: tuple[jax.Array, jax.Array],
+    test: tuple[jax.Array, jax.Array],
+    mesh: Mesh | None = None,
+) -> dict[str, jax.Array]:
+    """Trains one model from scratch and returns its test accuracy and loss curve.
+
+    Each step every worker samples ``B`` training examples uniformly (i.i.d. data across
+    workers). ``key``, the indices and ``learning_rate`` may be traced, so a batch of
+    runs is one ``jax.vmap`` of this function (one compilation).
+
+    Args:
+      spec: the shared :class:`RunSpec`.
+      key: PRNG key of the run (init, sampling, bucketing).
+      aggregator_index: index into ``spec.aggregators``.
+      attack_index: index into ``spec.attacks``.
+      learning_rate: the server's learning rate.
+      train: ``(images [n, ...], labels [n])``.
+      test: ``(images [n_test, ...], labels [n_test])``.
+      mesh: optional mesh with a ``workers`` axis.
+
+    Returns:
+      ``{"accuracy": scalar test accuracy, "loss": [num_steps] honest train loss}``.
+    """
+    train_images, train_labels = train
+    init_key, data_key = jax.random.split(key)
+    params = spec.init_params(init_key)
+    server = spec.make_server(learning_rate)
+    state = init_state(params, spec.estimator, server, spec.num_workers)
+    flips = jnp.asarray(spec.attack_flips_labels)[attack_index]
+
+    def attack(honest, own):
+        return jax.lax.switch(attack_index, spec.attacks, honest, own)
+
+    def aggregate(rows, key):
+        return jax.lax.switch(aggregator_index, spec.aggregators, rows, key)
+
+    def body(state, step):
+        step_key = jax.random.fold_in(data_key, step)
+        sample_key, agg_key = jax.random.split(step_key)
+        idx = jax.random.randint(
+            sample_key, (spec.num_workers, spec.batch_size), 0, train_labels.shape[0]
+        )
+        return byzantine_step(
+            state,
+            train_images[idx],
+            train_labels[idx],
+            agg_key,
+            loss_fn=spec.loss_fn,
+            estimator=spec.estimator,
+            server=server,
+            aggregate=aggregate,
+            attack=attack,
+            num_byzantine=spec.num_byzantine,
+            num_classes=spec.num_classes,
+            flip_labels=flips,
+            two_point=spec.two_point,
+            mesh=mesh,
+        )
+
+    state, metrics = jax.lax.scan(body, state, jnp.arange(spec.num_steps))
+    test_images, test_labels = test
+    logits = spec.predict_fn(state.params, test_images)
+    accuracy = jnp.mean(jnp.argmax(logits, axis=-1) == test_labels)
+    return {"accuracy": accuracy, "loss": metrics["loss"]}
