@@ -8,8 +8,10 @@ orbax checkpoints from which a killed run resumes bit-identically.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import jax
@@ -17,7 +19,7 @@ import tqdm.auto as tqdm
 from jax.sharding import Mesh
 
 from jaxlab.train import mesh as mesh_lib
-from jaxlab.train.checkpoint import Checkpointer
+from jaxlab.train.checkpoint import Checkpointer, CheckpointError
 from jaxlab.train.metrics import MetricsWriter
 
 State = Any
@@ -66,7 +68,7 @@ def fit(
 
     Raises:
       jaxlab.train.checkpoint.CheckpointError: ``workdir`` holds a checkpoint that does
-        not restore into ``state``.
+        not restore into ``state``, or one written with other ``hparams``.
     """
     if num_steps < 0:
         raise ValueError(f"num_steps must be >= 0, got {num_steps}")
@@ -99,6 +101,7 @@ def fit(
         if jax.process_index() == 0:
             writer = MetricsWriter(workdir)
         if restored is not None:
+            _check_same_hparams(workdir, hparams or {}, checkpointer.directory)
             state, rng, start = restored
             if writer is not None:
                 history = writer.truncate_after(start)
@@ -134,3 +137,18 @@ def fit(
     if writer is not None:
         writer.close()
     return state, history
+
+
+def _check_same_hparams(workdir, hparams: Mapping[str, Any], checkpoints) -> None:
+    """A checkpoint of a run with other hyper-parameters must not be resumed silently."""
+    path = Path(workdir) / "hparams.json"
+    if not path.exists():
+        return
+    saved = json.loads(path.read_text())
+    current = json.loads(json.dumps(dict(hparams), sort_keys=True, default=str))
+    if saved != current:
+        changed = sorted(k for k in saved.keys() | current.keys() if saved.get(k) != current.get(k))
+        raise CheckpointError(
+            f"the checkpoint in {checkpoints} was written by a run with other hyper-parameters "
+            f"(differing: {', '.join(changed)}); use another --workdir or delete it to start over"
+        )

@@ -78,6 +78,14 @@ def test_incompatible_checkpoint_is_a_clear_error(tmp_path):
             rng=jax.random.key(1), workdir=tmp_path, progress=False)
 
 
+def test_resuming_with_other_hparams_is_a_clear_error(tmp_path):
+    _fit(5, workdir=tmp_path, hparams={"lr": 0.01, "depth": 2})
+    with pytest.raises(CheckpointError, match=r"other hyper-parameters \(differing: lr\)"):
+        _fit(10, workdir=tmp_path, hparams={"lr": 0.02, "depth": 2})
+    state, _ = _fit(10, workdir=tmp_path, hparams={"lr": 0.01, "depth": 2})
+    assert int(state.step) == 10
+
+
 def test_corrupted_checkpoint_is_a_clear_error(tmp_path):
     _fit(5, workdir=tmp_path)
     for path in (tmp_path / "checkpoints").rglob("*"):
