@@ -33,16 +33,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
             optimizer=opt,
             cells=[(base, meta)],
             attack_names=attacks,
-            num_workers=config.num_workers,
-            num_byzantine=config.num_byzantine,
-            batch_size=config.batch_size,
-            num_steps=config.num_steps,
             image_shape=train[0].shape[1:],
-            features=config.features,
-            kernel_size=config.kernel_size,
-            ipm_epsilon=config.ipm_epsilon,
-            clip_norm=config.clip_norm,
-            momentum_beta=config.momentum_beta,
+            **{key: config[key] for key in recipes.SPEC_KEYS},
         )
         out = recipes.run_batch(
             spec,

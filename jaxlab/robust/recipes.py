@@ -58,6 +58,20 @@ def worker_and_server(
     raise ValueError(f"unknown optimizer {optimizer!r}; valid: {OPTIMIZERS}")
 
 
+#: The keyword arguments of :func:`make_run_spec` that experiment configs carry by name.
+SPEC_KEYS = (
+    "num_workers",
+    "num_byzantine",
+    "batch_size",
+    "num_steps",
+    "features",
+    "kernel_size",
+    "ipm_epsilon",
+    "clip_norm",
+    "momentum_beta",
+)
+
+
 def make_run_spec(
     *,
     optimizer: str,
