@@ -21,7 +21,7 @@ import jax.numpy as jnp
 import jraph
 from jax.typing import ArrayLike
 
-from jaxlab.graph.graphs import check_num_nodes, propagate
+from jaxlab.graph.graphs import check_num_nodes, make_propagate
 
 Degree = Literal["in", "out"]
 Phi = Literal["cosine", "gram", "edge_inner", "limit"]
@@ -87,9 +87,12 @@ def gcn_normalize(
             f"{None if weights is None else weights.shape}"
         )
     if add_self_loops:
-        loops = jnp.arange(num_nodes, dtype=senders.dtype)
-        senders = jnp.concatenate([senders, loops])
-        receivers = jnp.concatenate([receivers, loops])
+        # Under jit a graph closed over as a constant keeps a concrete edge list, so its
+        # CSR order is computed once in numpy (see make_propagate), not folded by XLA.
+        with jax.ensure_compile_time_eval():
+            loops = jnp.arange(num_nodes, dtype=senders.dtype)
+            senders = jnp.concatenate([senders, loops])
+            receivers = jnp.concatenate([receivers, loops])
         weights = jnp.concatenate([weights, jnp.ones((num_nodes,), weights.dtype)])
     ends = receivers if degree == "in" else senders
     deg = jax.ops.segment_sum(weights, ends, num_segments=num_nodes)
@@ -152,7 +155,7 @@ def ppr_diffusion(
     if _is_concrete(alpha) and not 0.0 < float(alpha) <= 1.0:
         raise ValueError(f"alpha must lie in (0, 1], got {alpha}")
     a_hat = gcn_normalize(graph, x.shape[0], degree=degree)
-    apply_t = lambda v: propagate(a_hat.senders, a_hat.receivers, a_hat.edges, v)
+    apply_t = make_propagate(a_hat.senders, a_hat.receivers, a_hat.edges, x.shape[0])
     return neumann_series(apply_t, x, 1.0 - alpha, alpha, num_terms)
 
 
@@ -185,10 +188,11 @@ def heat_diffusion(
     if _is_concrete(t) and float(t) <= 0.0:
         raise ValueError(f"t must be positive, got {t}")
     a_hat = gcn_normalize(graph, x.shape[0], degree=degree)
+    apply_a = make_propagate(a_hat.senders, a_hat.receivers, a_hat.edges, x.shape[0])
 
     def body(k, carry):
         out, acc = carry
-        out = (t / (k + 1)) * propagate(a_hat.senders, a_hat.receivers, a_hat.edges, out)
+        out = (t / (k + 1)) * apply_a(out)
         return out, acc + out
 
     _, acc = jax.lax.fori_loop(0, num_terms, body, (x, x))
@@ -200,11 +204,12 @@ def edge_cosine(graph: jraph.GraphsTuple, features: jax.Array) -> jax.Array:
 
     Edges of weight 0 (padding) get 0.
     """
-    xs, xr = features[graph.senders], features[graph.receivers]
-    dot = jnp.sum(xs * xr, axis=-1)
-    norms = jnp.linalg.norm(xs, axis=-1) * jnp.linalg.norm(xr, axis=-1)
+    # Normalise the n rows first, then one gathered dot product per edge (a zero row
+    # stays zero, so its cosines are 0).
+    norms = jnp.linalg.norm(features, axis=-1, keepdims=True)
     positive = norms > 0
-    cos = jnp.where(positive, dot / jnp.where(positive, norms, 1.0), 0.0)
+    unit = jnp.where(positive, features / jnp.where(positive, norms, 1.0), 0.0)
+    cos = jnp.sum(unit[graph.senders] * unit[graph.receivers], axis=-1)
     return jnp.where(graph.edges != 0, cos, 0.0)
 
 
@@ -246,16 +251,20 @@ def adversarial_transition(
     if phi == "limit":
         # Option IV: T = cos-on-edges + I, the ε → ∞ limit of −Φ/ε (no re-normalisation).
         cos = edge_cosine(graph, phi_features)
-        return lambda v: propagate(graph.senders, graph.receivers, cos, v) + v
+        apply_cos = make_propagate(graph.senders, graph.receivers, cos, n)
+        return lambda v: apply_cos(v) + v
     a_hat = gcn_normalize(graph, n, degree=degree)
-    propagate_a = lambda v: propagate(a_hat.senders, a_hat.receivers, a_hat.edges, v)
     if phi == "gram":
+        propagate_a = make_propagate(a_hat.senders, a_hat.receivers, a_hat.edges, n)
         phi_op = _gram_operator(phi_features)
-    else:
-        values = edge_cosine(graph, phi_features) if phi == "cosine" else _edge_inner(
-            graph, phi_features)
-        phi_op = lambda v: propagate(graph.senders, graph.receivers, values, v)
-    return lambda v: propagate_a(v) - eps * phi_op(v)  # T = Â − εΦ
+        return lambda v: propagate_a(v) - eps * phi_op(v)  # T = Â − εΦ
+    values = edge_cosine(graph, phi_features) if phi == "cosine" else _edge_inner(
+        graph, phi_features)
+    # Φ lives on the graph's edges, which are Â's first E edges (the self-loops follow):
+    # T = Â − εΦ is one sparse matrix with Â's pattern, one CSR product per step.
+    loops = jnp.zeros((n,), values.dtype)
+    weights = a_hat.edges - eps * jnp.concatenate([values, loops])
+    return make_propagate(a_hat.senders, a_hat.receivers, weights, n)
 
 
 def gadc(

@@ -15,11 +15,15 @@ nothing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import NamedTuple
+
 import jax
 import jax.numpy as jnp
 import jraph
 import numpy as np
 import scipy.sparse as sp
+from jax.experimental import sparse as jsparse
 from jax.typing import ArrayLike
 
 
@@ -136,9 +140,129 @@ def check_num_nodes(graph: jraph.GraphsTuple, num_nodes: int, name: str = "x") -
         )
 
 
+class CsrLayout(NamedTuple):
+    """A graph's edge list in CSR order for ``M`` (rows = receivers) and for ``Mᵀ``.
+
+    Attributes (all ``int32``):
+      perm: ``[E]`` edge order sorting the receivers (stable); edge data are stored in it.
+      indptr, indices, rows: ``[n + 1]`` row offsets, ``[E]`` senders and ``[E]`` receivers
+        of ``M`` in that order.
+      t_indptr, t_indices: the same for ``Mᵀ`` (rows = senders, columns = receivers).
+      t_from_m: ``[E]`` position in ``M``'s order of each entry of ``Mᵀ``'s.
+    """
+
+    perm: jax.Array
+    indptr: jax.Array
+    indices: jax.Array
+    rows: jax.Array
+    t_indptr: jax.Array
+    t_indices: jax.Array
+    t_from_m: jax.Array
+
+
+def csr_layout(senders: ArrayLike, receivers: ArrayLike, num_nodes: int) -> CsrLayout:
+    """The :class:`CsrLayout` of an edge list ``senders -> receivers`` (``[E]`` each).
+
+    A concrete edge list (the usual case, also a graph closed over by a jitted function) is
+    sorted once in numpy, so XLA never constant-folds a sort of 10⁵ edges (seconds); a
+    traced one (a graph passed as a jit argument) is sorted by XLA.
+    """
+    xp = jnp if isinstance(senders, jax.core.Tracer) or isinstance(
+        receivers, jax.core.Tracer) else np
+    senders, receivers = xp.asarray(senders), xp.asarray(receivers)
+    offsets = xp.arange(num_nodes + 1)
+    perm = xp.argsort(receivers, stable=True)
+    rows, cols = receivers[perm], senders[perm]
+    t_from_m = xp.argsort(cols, stable=True)  # M's entries re-sorted by column
+    fields = (perm, xp.searchsorted(rows, offsets), cols, rows,
+              xp.searchsorted(cols[t_from_m], offsets), rows[t_from_m], t_from_m)
+    return CsrLayout(*(jnp.asarray(a, jnp.int32) for a in fields))
+
+
+@jax.custom_batching.custom_vmap
+def _csr_product(indptr: jax.Array, indices: jax.Array, data: jax.Array,
+                 v: jax.Array) -> jax.Array:
+    """CSR(indptr, indices, data) ``[n, n]`` @ ``v: [n, c]`` (XLA:CPU: a native CSR kernel)."""
+    n = v.shape[0]
+    return jsparse.BCSR((data, indices, indptr), shape=(n, n)) @ v
+
+
+@_csr_product.def_vmap
+def _csr_product_vmap(axis_size, in_batched, indptr, indices, data, v):
+    if not any(in_batched[:3]):
+        # Only the dense operand is batched: fold the batch into the columns, one product.
+        b, n, c = v.shape
+        wide = jnp.moveaxis(v, 0, 1).reshape(n, b * c)
+        out = _csr_product(indptr, indices, data, wide).reshape(n, b, c)
+        return jnp.moveaxis(out, 1, 0), True
+    args = [a if batched else jnp.broadcast_to(a, (axis_size, *a.shape))
+            for a, batched in zip((indptr, indices, data, v), in_batched, strict=True)]
+    return jax.lax.map(lambda a: _csr_product(*a), tuple(args)), True
+
+
+@jax.custom_vjp
+def csr_matmul(layout: CsrLayout, data: jax.Array, v: jax.Array) -> jax.Array:
+    """``M v`` for ``M`` given by ``layout`` and ``data: [E]`` (edge weights in CSR order).
+
+    ``v: [n, c]`` → ``[n, c]``. Reverse-mode differentiable in ``data`` and ``v`` (the
+    backward pass is a CSR product with ``Mᵀ``); batched over ``v`` as one wider product.
+    """
+    return _csr_product(layout.indptr, layout.indices, data, v)
+
+
+def _csr_matmul_fwd(layout, data, v):
+    return csr_matmul(layout, data, v), (layout, data, v)
+
+
+def _csr_matmul_bwd(residuals, g):
+    layout, data, v = residuals
+    grad_v = _csr_product(layout.t_indptr, layout.t_indices, data[layout.t_from_m], g)  # Mᵀg
+    grad_data = jnp.sum(g[layout.rows] * v[layout.indices], axis=-1)  # ∂/∂M[r,s] = g_r·v_s
+    return None, grad_data.astype(data.dtype), grad_v
+
+
+csr_matmul.defvjp(_csr_matmul_fwd, _csr_matmul_bwd)
+
+
+def make_propagate(
+    senders: ArrayLike, receivers: ArrayLike, weights: jax.Array, num_nodes: int
+) -> Callable[[jax.Array], jax.Array]:
+    """The operator ``v ↦ M v`` (``M[r, s] = w`` per edge ``s -> r``) of one graph.
+
+    The edge list is put in CSR order once (:func:`csr_layout`); each call is then one CSR
+    sparse × dense product, which on XLA:CPU is a native kernel (≈ 10× faster than a
+    scatter-add ``segment_sum`` at 10⁵ edges, on par with scipy). The backward pass is a
+    CSR product with ``Mᵀ``, and ``vmap`` over ``v`` becomes one wider product.
+    Reverse-mode differentiable in ``weights`` and ``v``; forward mode (``jvp``) is not
+    supported (the product is a ``custom_vjp``).
+
+    Args:
+      senders, receivers: ``[E]`` edge end points (duplicates and padding edges allowed).
+      weights: ``[E]`` edge weights.
+      num_nodes: ``n``, a static int.
+
+    Returns:
+      A function mapping ``v: [n, ...]`` to ``M v: [n, ...]``.
+    """
+    layout = csr_layout(senders, receivers, num_nodes)
+    data = jnp.asarray(weights)[layout.perm]
+
+    def apply(v: jax.Array) -> jax.Array:
+        if v.shape[0] != num_nodes:
+            raise ValueError(f"v has {v.shape[0]} rows, the graph has {num_nodes} nodes")
+        dtype = jnp.result_type(data, v)
+        flat = v.astype(dtype).reshape(num_nodes, -1)
+        return csr_matmul(layout, data.astype(dtype), flat).reshape(v.shape)
+
+    return apply
+
+
 def propagate(
     senders: jax.Array, receivers: jax.Array, weights: jax.Array, x: jax.Array
 ) -> jax.Array:
-    """``y = M x`` with ``M[r, s] = w`` per edge ``s -> r``; ``x: [n, ...]``, ``y: [n, ...]``."""
-    messages = weights.reshape(weights.shape + (1,) * (x.ndim - 1)) * x[senders]
-    return jax.ops.segment_sum(messages, receivers, num_segments=x.shape[0])
+    """``y = M x`` with ``M[r, s] = w`` per edge ``s -> r``; ``x: [n, ...]``, ``y: [n, ...]``.
+
+    One-off form of :func:`make_propagate`; build the operator once when applying it
+    repeatedly (a diffusion's K steps).
+    """
+    return make_propagate(senders, receivers, weights, x.shape[0])(x)

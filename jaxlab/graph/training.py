@@ -34,6 +34,12 @@ def masked_accuracy(logits: jax.Array, labels: jax.Array, mask: jax.Array) -> ja
     return jnp.sum(correct * mask) / jnp.maximum(jnp.sum(mask), 1.0)
 
 
+def _rows(mask: jax.Array, size: int) -> tuple[jax.Array, jax.Array]:
+    """``size`` node indices where ``mask`` is true (padded with node 0) and their validity."""
+    idx = jnp.nonzero(mask, size=size, fill_value=0)[0]
+    return idx, jnp.arange(size) < jnp.sum(mask)
+
+
 def train_node_classifier(
     key: jax.Array,
     init_fn: InitFn,
@@ -48,13 +54,22 @@ def train_node_classifier(
     weight_decay: float,
     epochs: int,
     select: Literal["val_loss", "val_acc"] = "val_loss",
+    row_wise_sizes: tuple[int, int, int] | None = None,
 ) -> tuple[dict[str, jax.Array], Any]:
     """Trains one model full-batch; returns metrics at the best validation epoch.
 
     Each epoch takes one Adam step on the training nodes (dropout on), then evaluates
     (dropout off); the epoch with the lowest validation loss (``select="val_loss"``, first
     one on ties) or the highest validation accuracy (``"val_acc"``) gives the reported
-    numbers and parameters. Test labels are only read for the reported accuracy.
+    numbers and parameters. Test labels are only read for the reported accuracy, computed
+    once with the selected parameters.
+
+    A model that maps each node's row on its own (an MLP on fixed, pre-diffused features)
+    needs only the rows its losses read: with ``row_wise_sizes`` each epoch runs the model
+    on the training rows and then on the validation rows alone — the same numbers as
+    running it on all ``n`` rows, at a fraction of the cost when the labelled sets are
+    small (10 % + 10 % of the nodes in the Pro-GNN splits: ≈ 10× fewer FLOPs and random
+    bits).
 
     Args:
       key: PRNG key of this run (initialisation and dropout).
@@ -67,42 +82,58 @@ def train_node_classifier(
       weight_decay: L2 coefficient added to the gradient.
       epochs: number of full-batch steps.
       select: model-selection criterion.
+      row_wise_sizes: static upper bounds on the number of train / validation / test
+        nodes, for a row-wise ``apply_fn`` only (``None``: evaluate on all rows).
 
     Returns:
       ``({"val_acc", "test_acc", "val_loss", "best_epoch"}, best_params)``.
     """
     if select not in ("val_loss", "val_acc"):
         raise ValueError(f"select must be 'val_loss' or 'val_acc', got {select!r}")
+    if row_wise_sizes is None:
+        every = jnp.arange(x.shape[0])
+        rows = {name: (every, mask) for name, mask in
+                (("train", train_mask), ("val", val_mask), ("test", test_mask))}
+    else:
+        rows = {name: _rows(mask, size) for name, mask, size in
+                zip(("train", "val", "test"), (train_mask, val_mask, test_mask),
+                    row_wise_sizes, strict=True)}
+    # (inputs, labels, weights) of each set: all rows with the mask as weights, or only
+    # the set's own rows (row-wise models).
+    sets = {name: (x if row_wise_sizes is None else x[idx], labels[idx], valid)
+            for name, (idx, valid) in rows.items()}
     init_key, dropout_key = jax.random.split(key)
     params = init_fn(init_key)
     tx = optax.chain(optax.add_decayed_weights(weight_decay), optax.adam(lr))
     opt_state = tx.init(params)
 
     def loss_fn(p, rng):
-        logits = apply_fn(p, x, train=True, rng=rng)
-        return masked_cross_entropy(logits, labels, train_mask)
+        inputs, targets, valid = sets["train"]
+        return masked_cross_entropy(apply_fn(p, inputs, train=True, rng=rng), targets, valid)
 
     def epoch(carry, step):
         params, opt_state, best = carry
         grads = jax.grad(loss_fn)(params, jax.random.fold_in(dropout_key, step))
         updates, opt_state = tx.update(grads, opt_state, params)
         params = optax.apply_updates(params, updates)
-        logits = apply_fn(params, x, train=False, rng=None)
-        val_loss = masked_cross_entropy(logits, labels, val_mask)
-        val_acc = masked_accuracy(logits, labels, val_mask)
+        inputs, targets, valid = sets["val"]
+        logits = apply_fn(params, inputs, train=False, rng=None)
+        val_loss = masked_cross_entropy(logits, targets, valid)
+        val_acc = masked_accuracy(logits, targets, valid)
         improved = val_loss < best["val_loss"] if select == "val_loss" else (
             val_acc > best["val_acc"])
         now = {"val_loss": val_loss, "val_acc": val_acc,
-               "test_acc": masked_accuracy(logits, labels, test_mask),
                "best_epoch": step.astype(jnp.int32), "params": params}
         best = jax.tree.map(lambda new, old: jnp.where(improved, new, old), now, best)
         return (params, opt_state, best), val_loss
 
     best = {"val_loss": jnp.array(jnp.inf), "val_acc": jnp.array(0.0),
-            "test_acc": jnp.array(0.0), "best_epoch": jnp.array(-1, jnp.int32),
-            "params": params}
+            "best_epoch": jnp.array(-1, jnp.int32), "params": params}
     (_, _, best), _ = jax.lax.scan(epoch, (params, opt_state, best), jnp.arange(epochs))
     best_params = best.pop("params")
+    inputs, targets, valid = sets["test"]
+    best["test_acc"] = masked_accuracy(apply_fn(best_params, inputs, train=False, rng=None),
+                                       targets, valid)
     return best, best_params
 
 
