@@ -99,6 +99,41 @@ def squared_distances_to(x: jax.Array, point: jax.Array, good: jax.Array) -> jax
     return jnp.where(good, jnp.sum(diff * diff, axis=1), jnp.inf)
 
 
+def squared_distances_blockwise(x: jax.Array, point: jax.Array, block: int = 4096) -> jax.Array:
+    """``[m]``: ‖x_i − point‖² for ``x: [m, d]``, ``point: [d]``, summed over column blocks.
+
+    Same value as ``jnp.sum((x - point) ** 2, axis=1)`` (up to summation order; NaN/±Inf
+    propagate), but safe when ``point`` is a long elementwise expression of ``x`` such as the
+    sorting network of CWMed / CWTM. XLA:CPU fuses such a producer into the row reduction and
+    emits it very badly: at m = 64, d = 1e5 the sorting network alone takes 11 ms, the
+    distances with ``point`` passed in 2 ms, both in one jit 150 ms (even ``jnp.sum(point)``
+    takes 145 ms). ``optimization_barrier`` did not help on CPU, nor did materialising
+    ``point`` through ``max(stack(...))`` (fused as well). A loop is a boundary XLA does not
+    fuse across: ``point`` enters the ``fori_loop`` as an operand, so it is computed once into
+    a buffer. The loop runs over at least two column blocks (XLA inlines a one-trip loop) of at
+    most ``block`` columns — small blocks keep each block's copy in cache (measured fastest
+    around 2–8k columns); the last block is shifted left to end at ``d`` and its columns
+    already summed are masked, so any ``d`` works without padding. A ``lax.cond`` boundary
+    would be as fast, but under ``vmap`` (batched predicate) it becomes a ``select`` and the
+    fusion comes back; the loop stays a loop.
+    """
+    m, d = x.shape
+    if d == 0:
+        return jnp.zeros(m, x.dtype)
+    num_blocks = max(2, -(-d // block))
+    width = -(-d // num_blocks)
+
+    def add_block(j, total):
+        start = jnp.minimum(j * width, d - width)
+        cols = jax.lax.dynamic_slice_in_dim(x, start, width, axis=1)
+        diff = cols - jax.lax.dynamic_slice_in_dim(point, start, width)[None, :]
+        new = start + jnp.arange(width) >= j * width  # columns not in an earlier block
+        diff = jnp.where(new[None, :], diff, jnp.zeros((), x.dtype))
+        return total + jnp.sum(diff * diff, axis=1)
+
+    return jax.lax.fori_loop(0, num_blocks, add_block, jnp.zeros(m, x.dtype))
+
+
 def pairwise_squared_distances(x: jax.Array, good: jax.Array) -> jax.Array:
     """``[m, m]``: ‖x_i − x_j‖² through the Gram matrix (O(m² d) flops, O(m²) memory).
 

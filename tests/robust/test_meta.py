@@ -149,3 +149,29 @@ def test_errors():
     for s in (0, 18, 2.5):
         with pytest.raises(ValueError, match="bucket_size"):
             robust.bucketing(x, s, robust.mean, jax.random.key(0))
+
+
+@pytest.mark.parametrize(("d", "block"), [(1, 4096), (2, 4096), (10, 3), (9001, 4096), (12, 4)])
+def test_blockwise_squared_distances_equal_numpy(d, block):
+    from jaxlab.robust import _stack
+
+    rng = np.random.default_rng(d)
+    x = rng.normal(size=(5, d)).astype(np.float32)
+    point = rng.normal(size=d).astype(np.float32)
+    x[3, d // 2] = np.nan
+    x[4, -1] = np.inf
+    expected = np.sum((x.astype(np.float64) - point) ** 2, axis=1)
+    out = _stack.squared_distances_blockwise(jnp.asarray(x), jnp.asarray(point), block=block)
+    np.testing.assert_allclose(out, expected, rtol=1e-5)
+    batched = jax.vmap(lambda a: _stack.squared_distances_blockwise(a, jnp.asarray(point), block))
+    np.testing.assert_allclose(batched(jnp.stack([x, 2 * x])[:, :3])[1],
+                               np.sum((2 * x[:3].astype(np.float64) - point) ** 2, axis=1),
+                               rtol=1e-5)  # fmt: skip
+
+
+def test_ctma_equals_definition_for_a_long_odd_vector():
+    x, _ = planted(1, d=9001, scale=3.0)
+    jax_base, np_base = BASES["cwtm"]
+    np.testing.assert_allclose(
+        robust.ctma(x, 8, jax_base), np_ctma(x, 8, np_base), rtol=1e-5, atol=1e-5
+    )
