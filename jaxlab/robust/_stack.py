@@ -158,6 +158,22 @@ def weighted_row_sum(weights: jax.Array, x: jax.Array) -> jax.Array:
     return jnp.matmul(weights.astype(x.dtype), x, precision=jax.lax.Precision.HIGHEST)
 
 
+def masked_weighted_row_sum(weights: jax.Array, x: jax.Array, keep: jax.Array) -> jax.Array:
+    """``Σ_{i: keep_i} w_i x_i`` for ``x: [m, d]``; rows with ``keep_i = False`` may be NaN.
+
+    For ``m <= 64`` one fused elementwise sum over the rows (a single read of ``x``, no
+    ``[m, d]`` temporary: ``x`` may itself be an unmaterialised expression such as
+    ``matrix - v``); above that a copy with the dropped rows zeroed and a matrix–vector
+    product (see weighted_row_sum).
+    """
+    zero = jnp.zeros((), x.dtype)
+    weights = weights.astype(x.dtype)
+    if x.shape[0] > 64:
+        return weighted_row_sum(weights, jnp.where(keep[:, None], x, zero))
+    terms = [jnp.where(keep[i], weights[i] * x[i], zero) for i in range(x.shape[0])]
+    return sum(terms[1:], start=terms[0])
+
+
 def sum_rows(rows: jax.Array) -> jax.Array:
     """``Σ_i rows[i]`` for a few rows as one fused elementwise sum (see weighted_row_sum)."""
     if rows.shape[0] > 64:
