@@ -99,39 +99,41 @@ def squared_distances_to(x: jax.Array, point: jax.Array, good: jax.Array) -> jax
     return jnp.where(good, jnp.sum(diff * diff, axis=1), jnp.inf)
 
 
-def squared_distances_blockwise(x: jax.Array, point: jax.Array, block: int = 4096) -> jax.Array:
-    """``[m]``: ‖x_i − point‖² for ``x: [m, d]``, ``point: [d]``, summed over column blocks.
+def squared_distances_to_computed_point(x: jax.Array, point: jax.Array) -> jax.Array:
+    """``[m]``: ‖x_i − point‖² for ``x: [m, d]`` and a ``point: [d]`` computed from ``x``.
 
-    Same value as ``jnp.sum((x - point) ** 2, axis=1)`` (up to summation order; NaN/±Inf
-    propagate), but safe when ``point`` is a long elementwise expression of ``x`` such as the
-    sorting network of CWMed / CWTM. XLA:CPU fuses such a producer into the row reduction and
-    emits it very badly: at m = 64, d = 1e5 the sorting network alone takes 11 ms, the
-    distances with ``point`` passed in 2 ms, both in one jit 150 ms (even ``jnp.sum(point)``
-    takes 145 ms). ``optimization_barrier`` did not help on CPU, nor did materialising
-    ``point`` through ``max(stack(...))`` (fused as well). A loop is a boundary XLA does not
-    fuse across: ``point`` enters the ``fori_loop`` as an operand, so it is computed once into
-    a buffer. The loop runs over at least two column blocks (XLA inlines a one-trip loop) of at
-    most ``block`` columns — small blocks keep each block's copy in cache (measured fastest
-    around 2–8k columns); the last block is shifted left to end at ``d`` and its columns
-    already summed are masked, so any ``d`` works without padding. A ``lax.cond`` boundary
-    would be as fast, but under ``vmap`` (batched predicate) it becomes a ``select`` and the
-    fusion comes back; the loop stays a loop.
+    Same value as ``jnp.sum((x - point) ** 2, axis=1)``, except that every entry is +inf
+    (not NaN) when ``point[0]`` is NaN. Why not that one-liner: when ``point`` is a long
+    elementwise expression of ``x`` such as the sorting network of CWMed / CWTM, XLA:CPU
+    fuses it into the row reduction and emits it very badly — at m = 64, d = 1e5 the network
+    alone takes 11 ms, the distances with ``point`` passed in 2 ms, both in one jit 150 ms
+    (even ``jnp.sum(point)`` takes 145 ms). ``optimization_barrier`` did not help on CPU, nor
+    did materialising ``point`` through ``max(stack(...))`` (fused as well).
+
+    XLA does not fuse across a loop boundary, so the reduction runs as the body of a
+    ``while_loop`` whose trip count XLA cannot know: it starts at ``isnan(point[0])``, so it
+    runs once — or not at all when ``point[0]`` is NaN, where every distance would be NaN
+    anyway, leaving the initial +inf. ``point`` enters the loop as an operand and is computed
+    once into a buffer. (A ``lax.cond`` would do as well but becomes a ``select`` — fused
+    again — under ``vmap``; a loop over column blocks with a static trip count also works
+    but its per-block copies cost ≈ 1.5x more at m = 17, d = 1e5.)
+
+    The inputs are wrapped in ``stop_gradient`` (a ``while_loop`` cannot be reverse-mode
+    differentiated): use it for distances that only select rows, like CTMA's.
     """
+    x = jax.lax.stop_gradient(x)
+    point = jax.lax.stop_gradient(point)
     m, d = x.shape
     if d == 0:
         return jnp.zeros(m, x.dtype)
-    num_blocks = max(2, -(-d // block))
-    width = -(-d // num_blocks)
 
-    def add_block(j, total):
-        start = jnp.minimum(j * width, d - width)
-        cols = jax.lax.dynamic_slice_in_dim(x, start, width, axis=1)
-        diff = cols - jax.lax.dynamic_slice_in_dim(point, start, width)[None, :]
-        new = start + jnp.arange(width) >= j * width  # columns not in an earlier block
-        diff = jnp.where(new[None, :], diff, jnp.zeros((), x.dtype))
-        return total + jnp.sum(diff * diff, axis=1)
+    def reduce_once(carry):
+        diff = x - point[None, :]
+        return jnp.ones((), jnp.int32), jnp.sum(diff * diff, axis=1)
 
-    return jax.lax.fori_loop(0, num_blocks, add_block, jnp.zeros(m, x.dtype))
+    first = jnp.isnan(point[0]).astype(jnp.int32)  # 0 in practice, but not a constant
+    initial = (first, jnp.full(m, jnp.inf, x.dtype))
+    return jax.lax.while_loop(lambda carry: carry[0] < 1, reduce_once, initial)[1]
 
 
 def pairwise_squared_distances(x: jax.Array, good: jax.Array) -> jax.Array:

@@ -151,8 +151,8 @@ def test_errors():
             robust.bucketing(x, s, robust.mean, jax.random.key(0))
 
 
-@pytest.mark.parametrize(("d", "block"), [(1, 4096), (2, 4096), (10, 3), (9001, 4096), (12, 4)])
-def test_blockwise_squared_distances_equal_numpy(d, block):
+@pytest.mark.parametrize("d", [1, 2, 9001])
+def test_squared_distances_to_computed_point_equal_numpy(d):
     from jaxlab.robust import _stack
 
     rng = np.random.default_rng(d)
@@ -161,12 +161,17 @@ def test_blockwise_squared_distances_equal_numpy(d, block):
     x[3, d // 2] = np.nan
     x[4, -1] = np.inf
     expected = np.sum((x.astype(np.float64) - point) ** 2, axis=1)
-    out = _stack.squared_distances_blockwise(jnp.asarray(x), jnp.asarray(point), block=block)
+    out = _stack.squared_distances_to_computed_point(jnp.asarray(x), jnp.asarray(point))
     np.testing.assert_allclose(out, expected, rtol=1e-5)
-    batched = jax.vmap(lambda a: _stack.squared_distances_blockwise(a, jnp.asarray(point), block))
-    np.testing.assert_allclose(batched(jnp.stack([x, 2 * x])[:, :3])[1],
-                               np.sum((2 * x[:3].astype(np.float64) - point) ** 2, axis=1),
-                               rtol=1e-5)  # fmt: skip
+    # Under vmap (the loop's predicate is then batched) and jit, with a computed point.
+    batched = jax.jit(jax.vmap(
+        lambda a: _stack.squared_distances_to_computed_point(a, robust.coordinate_median(a))
+    ))(jnp.stack([x[:3], 2 * x[:3]]))  # fmt: skip
+    for k, xk in enumerate([x[:3], 2 * x[:3]]):
+        ref = np.sum((xk.astype(np.float64) - np.median(xk, axis=0)) ** 2, axis=1)
+        np.testing.assert_allclose(batched[k], ref, rtol=1e-5)
+    nan_point = jnp.asarray(point).at[0].set(jnp.nan)
+    assert np.all(np.asarray(_stack.squared_distances_to_computed_point(x, nan_point)) == np.inf)
 
 
 def test_ctma_equals_definition_for_a_long_odd_vector():
