@@ -99,6 +99,43 @@ def squared_distances_to(x: jax.Array, point: jax.Array, good: jax.Array) -> jax
     return jnp.where(good, jnp.sum(diff * diff, axis=1), jnp.inf)
 
 
+def squared_distances_to_computed_point(x: jax.Array, point: jax.Array) -> jax.Array:
+    """``[m]``: ‖x_i − point‖² for ``x: [m, d]`` and a ``point: [d]`` computed from ``x``.
+
+    Same value as ``jnp.sum((x - point) ** 2, axis=1)``, except that every entry is +inf
+    (not NaN) when ``point[0]`` is NaN. Why not that one-liner: when ``point`` is a long
+    elementwise expression of ``x`` such as the sorting network of CWMed / CWTM, XLA:CPU
+    fuses it into the row reduction and emits it very badly — at m = 64, d = 1e5 the network
+    alone takes 11 ms, the distances with ``point`` passed in 2 ms, both in one jit 150 ms
+    (even ``jnp.sum(point)`` takes 145 ms). ``optimization_barrier`` did not help on CPU, nor
+    did materialising ``point`` through ``max(stack(...))`` (fused as well).
+
+    XLA does not fuse across a loop boundary, so the reduction runs as the body of a
+    ``while_loop`` whose trip count XLA cannot know: it starts at ``isnan(point[0])``, so it
+    runs once — or not at all when ``point[0]`` is NaN, where every distance would be NaN
+    anyway, leaving the initial +inf. ``point`` enters the loop as an operand and is computed
+    once into a buffer. (A ``lax.cond`` would do as well but becomes a ``select`` — fused
+    again — under ``vmap``; a loop over column blocks with a static trip count also works
+    but its per-block copies cost ≈ 1.5x more at m = 17, d = 1e5.)
+
+    The inputs are wrapped in ``stop_gradient`` (a ``while_loop`` cannot be reverse-mode
+    differentiated): use it for distances that only select rows, like CTMA's.
+    """
+    x = jax.lax.stop_gradient(x)
+    point = jax.lax.stop_gradient(point)
+    m, d = x.shape
+    if d == 0:
+        return jnp.zeros(m, x.dtype)
+
+    def reduce_once(carry):
+        diff = x - point[None, :]
+        return jnp.ones((), jnp.int32), jnp.sum(diff * diff, axis=1)
+
+    first = jnp.isnan(point[0]).astype(jnp.int32)  # 0 in practice, but not a constant
+    initial = (first, jnp.full(m, jnp.inf, x.dtype))
+    return jax.lax.while_loop(lambda carry: carry[0] < 1, reduce_once, initial)[1]
+
+
 def pairwise_squared_distances(x: jax.Array, good: jax.Array) -> jax.Array:
     """``[m, m]``: ‖x_i − x_j‖² through the Gram matrix (O(m² d) flops, O(m²) memory).
 
@@ -121,6 +158,22 @@ def weighted_row_sum(weights: jax.Array, x: jax.Array) -> jax.Array:
     axis=0)`` takes ≈1 s at m = 17, d = 1e6); a ``[m] @ [m, d]`` product takes ≈20 ms.
     """
     return jnp.matmul(weights.astype(x.dtype), x, precision=jax.lax.Precision.HIGHEST)
+
+
+def masked_weighted_row_sum(weights: jax.Array, x: jax.Array, keep: jax.Array) -> jax.Array:
+    """``Σ_{i: keep_i} w_i x_i`` for ``x: [m, d]``; rows with ``keep_i = False`` may be NaN.
+
+    For ``m <= 64`` one fused elementwise sum over the rows (a single read of ``x``, no
+    ``[m, d]`` temporary: ``x`` may itself be an unmaterialised expression such as
+    ``matrix - v``); above that a copy with the dropped rows zeroed and a matrix–vector
+    product (see weighted_row_sum).
+    """
+    zero = jnp.zeros((), x.dtype)
+    weights = weights.astype(x.dtype)
+    if x.shape[0] > 64:
+        return weighted_row_sum(weights, jnp.where(keep[:, None], x, zero))
+    terms = [jnp.where(keep[i], weights[i] * x[i], zero) for i in range(x.shape[0])]
+    return sum(terms[1:], start=terms[0])
 
 
 def sum_rows(rows: jax.Array) -> jax.Array:

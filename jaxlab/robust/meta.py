@@ -142,8 +142,9 @@ def ctma(x: PyTree, num_byzantine: int, base: Aggregator) -> PyTree:
     m = matrix.shape[0]
     f = _stack.check_num_byzantine(num_byzantine, m)
     center = base(matrix)  # step 1: x0 = Base(x)
-    diff = matrix - center[None, :]
-    radius = jnp.sum(diff * diff, axis=1)  # step 2: r_i = ‖x_i − x0‖² (one pass over x)
+    # step 2: r_i = ‖x_i − x0‖² (one pass over x), behind a loop boundary so that XLA computes
+    # x0 once instead of fusing Base into the reduction (see the helper's docstring).
+    radius = _stack.squared_distances_to_computed_point(matrix, center)
     radius = jnp.where(jnp.isnan(radius), jnp.inf, radius)  # a NaN row is infinitely far
     kept = jax.lax.top_k(-radius, m - f)[1]  # the m − f smallest r_i (stable ties)
     return unflatten(_stack.mean_of_rows(matrix, kept))  # step 3: mean of the kept x_i

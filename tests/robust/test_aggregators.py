@@ -184,6 +184,22 @@ def test_centered_clipping_ignores_non_finite_rows():
     np.testing.assert_allclose(out, [2.0 / 3.0, 2.0 / 3.0], rtol=1e-6)
 
 
+@pytest.mark.parametrize("m", [5, 70])  # m > 64: the masked matrix-vector product path
+def test_centered_clipping_with_non_finite_rows_matches_numpy_on_the_finite_ones(m):
+    x, _ = planted(4, m=m, f=2, d=6, scale=20.0)
+    c = np.random.default_rng(5).normal(size=6)
+    bad = x.copy()
+    bad[1, 2], bad[-1, 0] = np.nan, -np.inf
+    finite = np.delete(x, [1, m - 1], axis=0)
+    # np_centered_clipping averages over its rows: rescale to the m rows of the jax call.
+    v = c.copy()
+    for _ in range(2):
+        v = v + (np_centered_clipping(finite, v, 3.0, 1) - v) * (m - 2) / m
+    np.testing.assert_allclose(
+        robust.centered_clipping(bad, c, radius=3.0, num_iters=2), v, rtol=1e-4, atol=1e-5
+    )
+
+
 def test_mean_propagates_non_finite():
     x = np.array([[1.0], [np.nan]])
     assert np.isnan(np.asarray(robust.mean(x))).all()

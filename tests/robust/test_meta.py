@@ -149,3 +149,34 @@ def test_errors():
     for s in (0, 18, 2.5):
         with pytest.raises(ValueError, match="bucket_size"):
             robust.bucketing(x, s, robust.mean, jax.random.key(0))
+
+
+@pytest.mark.parametrize("d", [1, 2, 9001])
+def test_squared_distances_to_computed_point_equal_numpy(d):
+    from jaxlab.robust import _stack
+
+    rng = np.random.default_rng(d)
+    x = rng.normal(size=(5, d)).astype(np.float32)
+    point = rng.normal(size=d).astype(np.float32)
+    x[3, d // 2] = np.nan
+    x[4, -1] = np.inf
+    expected = np.sum((x.astype(np.float64) - point) ** 2, axis=1)
+    out = _stack.squared_distances_to_computed_point(jnp.asarray(x), jnp.asarray(point))
+    np.testing.assert_allclose(out, expected, rtol=1e-5)
+    # Under vmap (the loop's predicate is then batched) and jit, with a computed point.
+    batched = jax.jit(jax.vmap(
+        lambda a: _stack.squared_distances_to_computed_point(a, robust.coordinate_median(a))
+    ))(jnp.stack([x[:3], 2 * x[:3]]))  # fmt: skip
+    for k, xk in enumerate([x[:3], 2 * x[:3]]):
+        ref = np.sum((xk.astype(np.float64) - np.median(xk, axis=0)) ** 2, axis=1)
+        np.testing.assert_allclose(batched[k], ref, rtol=1e-5)
+    nan_point = jnp.asarray(point).at[0].set(jnp.nan)
+    assert np.all(np.asarray(_stack.squared_distances_to_computed_point(x, nan_point)) == np.inf)
+
+
+def test_ctma_equals_definition_for_a_long_odd_vector():
+    x, _ = planted(1, d=9001, scale=3.0)
+    jax_base, np_base = BASES["cwtm"]
+    np.testing.assert_allclose(
+        robust.ctma(x, 8, jax_base), np_ctma(x, 8, np_base), rtol=1e-5, atol=1e-5
+    )
