@@ -177,8 +177,10 @@ def masked_weighted_row_sum(weights: jax.Array, x: jax.Array, keep: jax.Array) -
 
 
 def sum_rows(rows: jax.Array) -> jax.Array:
-    """``Σ_i rows[i]`` for a few rows as one fused elementwise sum (see weighted_row_sum)."""
-    if rows.shape[0] > 64:
+    """``Σ_i rows[i]``: one fused elementwise sum for a few rows, a matrix–vector product
+    from 48 rows on (measured on XLA:CPU: at m = 64 the product is ≈ 2× faster, at m ≤ 32 the
+    fused sum; see weighted_row_sum)."""
+    if rows.shape[0] >= 48:
         return weighted_row_sum(jnp.ones(rows.shape[0], rows.dtype), rows)
     return sum([rows[i] for i in range(1, rows.shape[0])], start=rows[0])
 
