@@ -136,14 +136,26 @@ def squared_distances_to_computed_point(x: jax.Array, point: jax.Array) -> jax.A
     return jax.lax.while_loop(lambda carry: carry[0] < 1, reduce_once, initial)[1]
 
 
+def gram_matrix(x: jax.Array) -> jax.Array:
+    """``[m, m]`` Gram matrix ``x xᵀ`` of ``x: [m, d]``, summed over column blocks of ≈ 2 MB.
+
+    XLA:CPU runs one ``[m, d] × [d, m]`` product with a long contraction 1.5–2.5× slower
+    than the sum of the blocks' products (measured at m ∈ {17, 64}, d ∈ {1e5, 1e6}: e.g.
+    99 → 40 ms at m = 17, d = 1e6); at most 64 blocks keep the program small.
+    """
+    m, d = x.shape
+    block = max((2 << 20) // (4 * m), -(-d // 64))
+    dot = lambda a: jnp.matmul(a, a.T, precision=jax.lax.Precision.HIGHEST)
+    return sum((dot(x[:, i:i + block]) for i in range(block, d, block)), start=dot(x[:, :block]))
+
+
 def pairwise_squared_distances(x: jax.Array, good: jax.Array) -> jax.Array:
     """``[m, m]``: ‖x_i − x_j‖² through the Gram matrix (O(m² d) flops, O(m²) memory).
 
     Entries involving a non-finite row are +inf; the diagonal is 0 for finite rows.
     """
-    clean = zero_bad_rows(x, good)
-    sq = jnp.sum(clean * clean, axis=1)
-    gram = jnp.matmul(clean, clean.T, precision=jax.lax.Precision.HIGHEST)
+    gram = gram_matrix(zero_bad_rows(x, good))
+    sq = jnp.diagonal(gram)  # ‖x_i‖², from the same product
     dist = jnp.maximum(sq[:, None] + sq[None, :] - 2.0 * gram, 0.0)
     m = x.shape[0]
     dist = jnp.where(jnp.eye(m, dtype=bool), 0.0, dist)

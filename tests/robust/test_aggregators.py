@@ -9,6 +9,7 @@ import pytest
 from jax.test_util import check_grads
 
 from jaxlab import robust
+from jaxlab.robust import _stack
 
 # ----------------------------------------------------------------------------- references
 
@@ -116,6 +117,15 @@ def test_krum_and_multi_krum_match_numpy(m, f):
         np.testing.assert_allclose(
             robust.multi_krum(x, f, q), np_multi_krum(x, f, q), rtol=1e-5, atol=1e-6
         )
+
+
+def test_blocked_gram_and_krum_on_long_vectors():
+    # d above one column block (40 rows × 30 000 columns: three blocks of 13 107).
+    x, _ = planted(3, m=40, f=12, d=30_000, scale=5.0)
+    x64 = np.asarray(x, np.float64)
+    np.testing.assert_allclose(_stack.gram_matrix(jnp.asarray(x)), x64 @ x64.T, rtol=1e-4,
+                               atol=1e-2)
+    np.testing.assert_allclose(robust.krum(x, 12), np_krum(x, 12), rtol=1e-6)
 
 
 def test_krum_with_duplicate_rows():
