@@ -231,7 +231,8 @@ def make_propagate(
 
     The edge list is put in CSR order once (:func:`csr_layout`); each call is then one CSR
     sparse × dense product, which on XLA:CPU is a native kernel (≈ 10× faster than a
-    scatter-add ``segment_sum`` at 10⁵ edges, on par with scipy). The backward pass is a
+    scatter-add ``segment_sum`` at 10⁵ edges; 1–2.7× scipy's CSR product, see
+    ``jaxlab bench gadc``). The backward pass is a
     CSR product with ``Mᵀ``, and ``vmap`` over ``v`` becomes one wider product.
     Reverse-mode differentiable in ``weights`` and ``v``; forward mode (``jvp``) is not
     supported (the product is a ``custom_vjp``).
@@ -244,8 +245,12 @@ def make_propagate(
     Returns:
       A function mapping ``v: [n, ...]`` to ``M v: [n, ...]``.
     """
+    weights = jnp.asarray(weights)
+    if weights.shape != np.shape(senders) or np.shape(senders) != np.shape(receivers):
+        raise ValueError(f"senders, receivers and weights must have one shape [E], got "
+                         f"{np.shape(senders)}, {np.shape(receivers)}, {weights.shape}")
     layout = csr_layout(senders, receivers, num_nodes)
-    data = jnp.asarray(weights)[layout.perm]
+    data = weights[layout.perm]
 
     def apply(v: jax.Array) -> jax.Array:
         if v.shape[0] != num_nodes:

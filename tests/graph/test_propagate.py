@@ -64,3 +64,6 @@ def test_empty_edge_list_and_bad_rows():
     apply = make_propagate(empty, empty, jnp.zeros((0,)), 4)
     with pytest.raises(ValueError, match="rows"):
         apply(jnp.ones((5, 2)))
+    with pytest.raises(ValueError, match="one shape"):
+        make_propagate(jnp.zeros((3,), jnp.int32), jnp.zeros((3,), jnp.int32),
+                       jnp.ones((2,)), 4)
