@@ -15,7 +15,7 @@ from flax.training import train_state
 from jaxlab.data.pipeline import batch_dataset
 from jaxlab.data.text import char_vocabulary, encode, shakespeare_splits, windows
 from jaxlab.nn import TransformerLM, multimax_decay_mask
-from jaxlab.train import fit
+from jaxlab.train import create_state, fit
 
 
 def make_optimizer(config: ml_collections.ConfigDict) -> optax.GradientTransformation:
@@ -73,11 +73,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
             attention_normalizer=normalizer,
             output_normalizer=normalizer,
         )
-        init_key, rng = jax.random.split(jax.random.key(config.seed))
-        params = jax.jit(model.init)(init_key, jnp.asarray(train_windows[:1, :-1]))["params"]
-        state = train_state.TrainState.create(
-            apply_fn=model.apply, params=params, tx=make_optimizer(config)
-        )
+        state, rng = create_state(model, jnp.asarray(train_windows[:1, :-1]),
+                                  make_optimizer(config), config.seed)
         state, history = fit(
             state=state,
             train_step=train_step,

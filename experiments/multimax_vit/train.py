@@ -14,7 +14,7 @@ from flax.training import train_state
 from jaxlab.data.images import load_images
 from jaxlab.data.pipeline import batch_dataset
 from jaxlab.nn import ViT, multimax_decay_mask
-from jaxlab.train import fit
+from jaxlab.train import create_state, fit
 
 
 def make_model(config: ml_collections.ConfigDict, normalizer: str, num_classes: int) -> ViT:
@@ -89,11 +89,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     results: dict[str, float] = {}
     for normalizer in config.normalizers:
         model = make_model(config, normalizer, num_classes)
-        init_key, rng = jax.random.split(jax.random.key(config.seed))
-        params = jax.jit(model.init)(init_key, train_images[:1])["params"]
-        state = train_state.TrainState.create(
-            apply_fn=model.apply, params=params, tx=make_optimizer(config)
-        )
+        state, rng = create_state(model, train_images[:1], make_optimizer(config), config.seed)
         state, _ = fit(
             state=state,
             train_step=train_step,

@@ -16,6 +16,7 @@ from typing import Any
 
 import jax
 import tqdm.auto as tqdm
+from flax.training import train_state
 from jax.sharding import Mesh
 
 from jaxlab.train import mesh as mesh_lib
@@ -137,6 +138,19 @@ def fit(
     if writer is not None:
         writer.close()
     return state, history
+
+
+def create_state(
+    model: Any, example_input: Any, tx: Any, seed: int
+) -> tuple[train_state.TrainState, jax.Array]:
+    """A flax ``TrainState`` for ``model`` and the training rng, both from ``seed``.
+
+    The parameters come from one jitted ``model.init`` on ``example_input`` (e.g. a batch
+    of one); ``tx`` is the optax optimiser. Returns ``(state, rng)`` for :func:`fit`.
+    """
+    init_key, rng = jax.random.split(jax.random.key(seed))
+    params = jax.jit(model.init)(init_key, example_input)["params"]
+    return train_state.TrainState.create(apply_fn=model.apply, params=params, tx=tx), rng
 
 
 def _check_same_hparams(workdir, hparams: Mapping[str, Any], checkpoints) -> None:
