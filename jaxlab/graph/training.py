@@ -66,10 +66,11 @@ def train_node_classifier(
 
     A model that maps each node's row on its own (an MLP on fixed, pre-diffused features)
     needs only the rows its losses read: with ``row_wise_sizes`` each epoch runs the model
-    on the training rows and then on the validation rows alone — the same numbers as
-    running it on all ``n`` rows, at a fraction of the cost when the labelled sets are
-    small (10 % + 10 % of the nodes in the Pro-GNN splits: ≈ 10× fewer FLOPs and random
-    bits).
+    on the training rows and then on the validation rows alone — the same computation as
+    running it on all ``n`` rows (identical numbers without dropout; with dropout the masks
+    are drawn for those rows only, so the draws differ), at a fraction of the cost when the
+    labelled sets are small (10 % + 10 % of the nodes in the Pro-GNN splits: ≈ 10× fewer
+    FLOPs and random bits).
 
     Args:
       key: PRNG key of this run (initialisation and dropout).
