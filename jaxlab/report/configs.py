@@ -1,4 +1,4 @@
-"""Command-line overrides of ``ml_collections.ConfigDict``s: ``--config.lr=0.1``."""
+"""Experiment configs: the shared base of every preset, and ``--config.KEY=VALUE`` overrides."""
 
 from __future__ import annotations
 
@@ -6,6 +6,41 @@ import ast
 from collections.abc import Iterable
 
 import ml_collections
+
+PRESETS = ("smoke", "quick", "paper")
+
+
+def base_config(preset: str) -> ml_collections.ConfigDict:
+    """The fields every experiment config starts from.
+
+    Presets: ``smoke`` (seconds: the real run's code path and shapes of arrays, tiny sizes,
+    used by the registry-wide test and the notebooks' test), ``quick`` (the reproduction
+    ``make reproduce`` runs on a 2-core CPU), ``paper`` (the paper's scale).
+
+    Fields:
+      preset: the preset name.
+      seed: the first seed; runs use ``seed .. seed + num_seeds - 1``.
+      num_seeds: the number of seeds (the one name for "runs", "repeats", "seeds").
+      batch_seeds: ``False``: the runner calls ``train_and_evaluate`` once per seed;
+        ``True``: once, and the experiment runs all ``num_seeds`` seeds itself (batched
+        with ``vmap``) and returns a list per metric.
+      cpu_budget_s: the expected wall time of this preset on a 2-core CPU.
+      data_dir: offline data directory ("" = ``--data_dir``, ``$JAXLAB_DATA_DIR`` or
+        ``../shared/data``).
+
+    Raises:
+      ValueError: an unknown preset.
+    """
+    if preset not in PRESETS:
+        raise ValueError(f"preset must be one of {PRESETS}, got {preset!r}")
+    config = ml_collections.ConfigDict()
+    config.preset = preset
+    config.seed = 0
+    config.num_seeds = 1
+    config.batch_seeds = False
+    config.cpu_budget_s = 60
+    config.data_dir = ""
+    return config
 
 
 def _leaf_keys(config: ml_collections.ConfigDict, prefix: str = "") -> list[str]:

@@ -26,6 +26,32 @@ REQUIRED_CONFIG_KEYS = ("seed", "num_seeds", "cpu_budget_s")
 
 
 @dataclasses.dataclass(frozen=True)
+class Paper:
+    """A paper, declared once in ``experiments/<id>/__init__.py`` as ``PAPER``.
+
+    Attributes:
+      id: short identifier, the folder name (``"multimax"``); ``--paper ID`` selects it.
+      title: the paper's title.
+      authors: "Surname, Surname, Surname" (as many as the paper lists, or "X et al.").
+      venue: "ICML 2024".
+      code: URL of the reference implementation ("" when there is none).
+      summary: the paper's claim in one line.
+    """
+
+    id: str
+    title: str
+    authors: str
+    venue: str = "ICML 2024"
+    code: str = ""
+    summary: str = ""
+
+    @property
+    def citation(self) -> str:
+        """``Authors. Title. Venue`` — the one format the report prints."""
+        return f"{self.authors}. {self.title}. {self.venue}"
+
+
+@dataclasses.dataclass(frozen=True)
 class Claim:
     """One claim of a paper, checked by one metric of an experiment.
 

@@ -1,0 +1,76 @@
+"""One timer for every benchmark and report: medians of interleaved, warmed-up repeats.
+
+``time_interleaved({"ours": f, "baseline": g}, repeats=7)`` calls each function once to
+warm it up (compilation, caches), then runs the functions round-robin ``repeats`` times
+and returns each one's median wall time. Interleaving makes the *ratios* robust to load
+bursts on a shared machine: a burst slows every candidate of that round, not one of them.
+A function's result is blocked on (``jax.block_until_ready``) inside its timing, so
+asynchronous dispatch never hides work.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import jax
+import numpy as np
+
+
+def _timed_call(fn: Callable[[], Any]) -> float:
+    start = time.perf_counter()
+    jax.block_until_ready(fn())
+    return time.perf_counter() - start
+
+
+def time_interleaved(
+    fns: Mapping[str, Callable[[], Any]],
+    repeats: int = 5,
+    warmup: int = 1,
+    min_time_s: float = 0.0,
+) -> dict[str, float]:
+    """Median seconds per call of each zero-argument function, timed round-robin.
+
+    Args:
+      fns: name → a function of no arguments (close over its inputs). Its result is
+        blocked on, so it may return a ``jax.Array`` or any pytree of them.
+      repeats: timed rounds; each round calls every function once.
+      warmup: untimed calls of each function before the first round.
+      min_time_s: keep adding rounds until the slowest function has accumulated at least
+        this much time (for millisecond-scale functions on a noisy machine).
+
+    Returns:
+      name → median seconds per call.
+
+    Example:
+      >>> t = time_interleaved({"a": lambda: jnp.ones(3).sum()}, repeats=3)
+      >>> sorted(t)
+      ['a']
+    """
+    if not fns:
+        raise ValueError("fns is empty: give at least one function to time")
+    if repeats < 1 or warmup < 0:
+        raise ValueError(f"repeats must be >= 1 and warmup >= 0, got {repeats}, {warmup}")
+    for fn in fns.values():
+        for _ in range(warmup):
+            jax.block_until_ready(fn())
+    samples: dict[str, list[float]] = {name: [] for name in fns}
+    rounds = 0
+    while rounds < repeats or min(map(sum, samples.values())) < min_time_s:
+        for name, fn in fns.items():
+            samples[name].append(_timed_call(fn))
+        rounds += 1
+    return {name: float(np.median(s)) for name, s in samples.items()}
+
+
+def time_call(fn: Callable[[], Any], repeats: int = 5, warmup: int = 1) -> float:
+    """Median seconds per call of one zero-argument function (see ``time_interleaved``)."""
+    return time_interleaved({"fn": fn}, repeats=repeats, warmup=warmup)["fn"]
+
+
+def ratios(times: Mapping[str, float], baseline: str) -> dict[str, float]:
+    """``times[name] / times[baseline]`` for every name (the baseline maps to 1.0)."""
+    if baseline not in times:
+        raise KeyError(f"baseline {baseline!r} not among the timed names {sorted(times)}")
+    return {name: t / times[baseline] for name, t in times.items()}
