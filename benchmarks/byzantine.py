@@ -259,10 +259,10 @@ def bench_train_step(repeats: int) -> None:
     print(f"\nmax |params difference| between the two paths: {diff:.1e}")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="m = 17, d = 1e5 only (≤ 1 min)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     print(f"# jaxlab bench byzantine{' --quick' if args.quick else ''}")
     print(f"jax {jax.__version__}, devices: {jax.devices()}")

@@ -186,11 +186,11 @@ def bench_option2(quick: bool) -> None:
     print(f"| {n} | {e} | {float(out[0]):.2f} | {out[2]} | {out[1]} | {dense_gb:.0f} |")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a run of about a minute")
     parser.add_argument("--option2-child", nargs=2, type=int, help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.option2_child:
         _option2_child(*args.option2_child)
         return
