@@ -72,6 +72,9 @@ class Claim:
         within ``tolerance``".
       tolerance: absolute tolerance for claims without a baseline.
       unit: printed after numbers ("%", "Å", "").
+      paired: the metric and its baseline are measured on the same seeds/splits in the same
+        order (e.g. ε = 0 and ε = 1 on each split), so the verdict tests the per-sample
+        differences (a paired test) instead of two independent means.
     """
 
     name: str
@@ -82,6 +85,7 @@ class Claim:
     baseline: str | None = None
     tolerance: float | None = None
     unit: str = ""
+    paired: bool = False
 
 
 @dataclasses.dataclass(frozen=True)

@@ -70,6 +70,19 @@ def test_verdicts():
     assert verdict.verdict(Claim("x", metric="m"), ours, None) == "inconclusive"
 
 
+def test_paired_verdict_removes_shared_split_variance():
+    # Each split shifts both arms alike; ε=1 is 0.5 better on every split.
+    split = np.array([60.0, 75.0, 68.0, 80.0, 71.0])
+    base, ours = split, split + 0.5
+    unpaired = Claim("x", metric="m", baseline="b")
+    paired = Claim("x", metric="m", baseline="b", paired=True)
+    assert verdict.verdict(unpaired, ours, base) == "inconclusive"
+    assert verdict.verdict(paired, ours, base) == "supports"
+    assert verdict.verdict(paired, base, ours) == "contradicts"
+    with pytest.raises(ValueError, match="one baseline per sample"):
+        verdict.verdict(paired, ours, base[:3])
+
+
 def test_runner_seeds_resume_and_overrides(tmp_path):
     experiment = registry.get_experiment("toy_exp", FAKE)
     results, _ = runner.run_experiment(experiment, tmp_path, overrides=["lr=0.5"])
