@@ -27,12 +27,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from jaxlab.data.graphs import load_prognn
+from jaxlab.data.splits import index_masks
 from jaxlab.graph.csbm import csbm
+from jaxlab.graph.dense import row_normalize
 from jaxlab.graph.diffusion import gadc, ppr_diffusion
 from jaxlab.graph.graphs import from_scipy
 from jaxlab.graph.models import MLP
-from jaxlab.graph.pipeline import decoupled_runs, index_masks, row_normalize
-from jaxlab.graph.training import flax_fns, train_node_classifier
+from jaxlab.train.node_classification import decoupled_runs, flax_fns, train_node_classifier
 
 REFERENCE_TABLE1_S = 25 * 60.0
 
