@@ -9,14 +9,17 @@ import time
 import matplotlib
 
 matplotlib.use("Agg")
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import ml_collections  # noqa: E402
 import numpy as np  # noqa: E402
 import tqdm  # noqa: E402
 
 from jaxlab.data.images import load_images  # noqa: E402
-from jaxlab.robust import recipes  # noqa: E402
 from jaxlab.robust.compose import make_aggregator  # noqa: E402
+from jaxlab.train import byzantine  # noqa: E402
+from jaxlab.train.timing import time_call  # noqa: E402
 
 ROBUST_BASES = ("cwmed", "cwtm", "gm", "krum")
 
@@ -26,10 +29,16 @@ def _parse_cells(cells) -> list[tuple[str, str]]:
 
 
 def _model_dim(spec) -> int:
-    import jax
-
     params = spec.init_params(jax.random.key(0))
     return sum(int(np.size(leaf)) for leaf in jax.tree_util.tree_leaves(params))
+
+
+def _aggregator_seconds(aggregate, num_workers: int, dim: int, repeats: int) -> float:
+    """Median seconds of one jitted ``aggregate(rows [m, dim], key)`` call."""
+    rows = jax.random.normal(jax.random.key(0), (num_workers, dim), jnp.float32)
+    key = jax.random.key(1)
+    fn = jax.jit(aggregate)
+    return time_call(lambda: fn(rows, key), repeats=repeats)
 
 
 def _plot(acc: dict[str, np.ndarray], cells, attacks, path: str) -> None:
@@ -64,14 +73,14 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     loss: dict[str, np.ndarray] = {}
     spec = None
     for opt in tqdm.tqdm(config.optimizers, desc="byzantine_grid optimisers"):
-        spec = recipes.make_run_spec(
+        spec = byzantine.make_run_spec(
             optimizer=opt,
             cells=cells,
             attack_names=attacks,
             image_shape=train[0].shape[1:],
-            **{key: config[key] for key in recipes.SPEC_KEYS},
+            **{key: config[key] for key in byzantine.SPEC_KEYS},
         )
-        out = recipes.run_batch(
+        out = byzantine.run_batch(
             spec,
             seeds=[s for _, _, s in lanes],
             aggregator_indices=[c for c, _, _ in lanes],
@@ -87,7 +96,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     dim = _model_dim(spec)
     agg_ms = {
         name: 1e3
-        * recipes.time_aggregator(
+        * _aggregator_seconds(
             make_aggregator(b, m, config.num_workers, config.num_byzantine),
             config.num_workers,
             dim,
@@ -126,7 +135,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         results["acc_ctma_minus_nnm"] = diff.tolist()
     for meta in ("plain", "ctma", "nnm"):  # cost at a realistic model size d = timing_dim
         rule = make_aggregator("cwtm", meta, config.num_workers, config.num_byzantine)
-        seconds = recipes.time_aggregator(
+        seconds = _aggregator_seconds(
             rule, config.num_workers, config.timing_dim, config.timing_repeats
         )
         results[f"agg_ms_{'base' if meta == 'plain' else meta}"] = 1e3 * seconds

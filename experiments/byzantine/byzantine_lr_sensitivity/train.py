@@ -13,7 +13,7 @@ import ml_collections  # noqa: E402
 import tqdm  # noqa: E402
 
 from jaxlab.data.images import load_images  # noqa: E402
-from jaxlab.robust import recipes  # noqa: E402
+from jaxlab.train import byzantine  # noqa: E402
 
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
@@ -29,14 +29,14 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
 
     acc = {}
     for opt in tqdm.tqdm(config.optimizers, desc="byzantine_lr_sensitivity optimisers"):
-        spec = recipes.make_run_spec(
+        spec = byzantine.make_run_spec(
             optimizer=opt,
             cells=[(base, meta)],
             attack_names=attacks,
             image_shape=train[0].shape[1:],
-            **{key: config[key] for key in recipes.SPEC_KEYS},
+            **{key: config[key] for key in byzantine.SPEC_KEYS},
         )
-        out = recipes.run_batch(
+        out = byzantine.run_batch(
             spec,
             seeds=[s for _, _, s in lanes],
             aggregator_indices=[0] * len(lanes),

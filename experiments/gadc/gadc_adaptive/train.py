@@ -11,13 +11,18 @@ import numpy as np
 from tqdm import tqdm
 
 from jaxlab.data.graphs import load_prognn
+from jaxlab.data.splits import index_masks
 from jaxlab.graph.attacks import pgd_structure_attack, pseudo_labels
-from jaxlab.graph.dense import cosine_matrix, dense_gcn_normalize, dense_limit_transition
+from jaxlab.graph.dense import (
+    cosine_matrix,
+    dense_gcn_normalize,
+    dense_limit_transition,
+    row_normalize,
+)
 from jaxlab.graph.diffusion import neumann_series
+from jaxlab.graph.losses import masked_accuracy, masked_cross_entropy
 from jaxlab.graph.models import APPNP, GCN, MLP
-from jaxlab.graph.pipeline import index_masks, row_normalize
-from jaxlab.graph.training import flax_fns, masked_accuracy, masked_cross_entropy
-from jaxlab.graph.training import train_node_classifier as train
+from jaxlab.train.node_classification import flax_fns, train_node_classifier
 
 
 def _graph_model(name, config, num_classes):
@@ -38,11 +43,20 @@ def _graph_model(name, config, num_classes):
     return module, logits
 
 
-def _fit(key, init_fn, logits_fn, x, labels, masks, hp):
-    apply_fn = lambda p, xi, *, train, rng: logits_fn(p, xi, train, rng)
-    metrics, params = jax.jit(lambda k: train(
-        k, init_fn, apply_fn, x, labels, *masks, lr=hp.lr, weight_decay=hp.weight_decay,
-        epochs=hp.epochs, select="val_loss"))(key)
+def _fit(key, make_fns, graph_input, x, labels, masks, hp):
+    """Trains one model with ``train_node_classifier``; ``(params, test accuracy)``.
+
+    ``make_fns(graph_input, x) -> (init_fn, apply_fn)`` builds the model from the traced
+    arguments: the adjacency (or nothing) and the features are arguments of the compiled
+    program, not constants closed over.
+    """
+    def run(k, graph_input, x, labels, masks):
+        init_fn, apply_fn = make_fns(graph_input, x)
+        return train_node_classifier(k, init_fn, apply_fn, x, labels, *masks, lr=hp.lr,
+                                     weight_decay=hp.weight_decay, epochs=hp.epochs,
+                                     select="val_loss")
+
+    metrics, params = jax.jit(run)(key, graph_input, x, labels, masks)
     return params, float(metrics["test_acc"])
 
 
@@ -77,16 +91,18 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     def fit_model(name, a, k):
         """Trains ``name`` on adjacency ``a``; returns (eval logits fn of adj, test acc)."""
         if name == "gadc":
-            diffused = gadc_diffuse(a, x)
-            init_fn, apply_fn = flax_fns(mlp, diffused)
-            params, acc = _fit(k, init_fn, lambda p, xi, tr, r: apply_fn(p, xi, train=tr, rng=r),
-                               diffused, labels, masks, g)
+            params, acc = _fit(k, lambda _, xi: flax_fns(mlp, xi), None, gadc_diffuse(a, x),
+                               labels, masks, g)
             return (lambda adj_: gadc_eval_logits(params, adj_)), acc
         module, logits = _graph_model(name, config, data.num_classes)
-        a_hat = dense_gcn_normalize(a)
-        init_fn = lambda kk: module.init(kk, x, lambda v: a_hat @ v, train=False)
-        params, acc = _fit(k, init_fn, lambda p, xi, tr, r: logits(p, a, xi, tr, r), x,
-                           labels, masks, config[name])
+
+        def make_fns(a_in, xi):
+            a_hat = dense_gcn_normalize(a_in)
+            init_fn = lambda kk: module.init(kk, xi, lambda v: a_hat @ v, train=False)
+            apply_fn = lambda p, xj, *, train, rng: logits(p, a_in, xj, train, rng)
+            return init_fn, apply_fn
+
+        params, acc = _fit(k, make_fns, a, x, labels, masks, config[name])
         return (lambda adj_: logits(params, adj_, x, False, None)), acc
 
     results: dict[str, float] = {}

@@ -10,11 +10,13 @@ import ml_collections
 from tqdm import tqdm
 
 from jaxlab.data.graphs import load_planetoid
+from jaxlab.data.splits import index_masks
 from jaxlab.graph.attacks import flip_feature_noise, gaussian_feature_noise
+from jaxlab.graph.dense import row_normalize
 from jaxlab.graph.diffusion import gadc
 from jaxlab.graph.graphs import from_scipy
 from jaxlab.graph.models import APPNP
-from jaxlab.graph.pipeline import decoupled_runs, graph_model_runs, index_masks, row_normalize
+from jaxlab.train.node_classification import decoupled_runs, graph_model_runs
 
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[str, list[float]]:

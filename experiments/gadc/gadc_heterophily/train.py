@@ -15,9 +15,11 @@ import scipy.sparse.linalg  # noqa: F401  (sp.linalg)
 from tqdm import tqdm
 
 from jaxlab.data.graphs import load_geom_gcn
+from jaxlab.data.splits import random_split_masks
+from jaxlab.graph.dense import row_normalize
 from jaxlab.graph.diffusion import adversarial_transition, gadc
 from jaxlab.graph.graphs import from_scipy
-from jaxlab.graph.pipeline import decoupled_runs, random_split_masks, row_normalize
+from jaxlab.train.node_classification import decoupled_runs
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402

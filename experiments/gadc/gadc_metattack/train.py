@@ -8,10 +8,12 @@ import ml_collections
 from tqdm import tqdm
 
 from jaxlab.data.graphs import load_prognn
+from jaxlab.data.splits import index_masks
+from jaxlab.graph.dense import row_normalize
 from jaxlab.graph.diffusion import gadc
 from jaxlab.graph.graphs import from_scipy
 from jaxlab.graph.models import APPNP, GCN
-from jaxlab.graph.pipeline import decoupled_runs, graph_model_runs, index_masks, row_normalize
+from jaxlab.train.node_classification import decoupled_runs, graph_model_runs
 
 
 def _percent(values) -> list[float]:

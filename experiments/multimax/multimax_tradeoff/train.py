@@ -12,6 +12,7 @@ import numpy as np
 import optax
 
 from jaxlab.nn import MultiMaxParams, entmax15, init_multimax_params, multimax_modulate, sparsemax
+from jaxlab.train.runs import scan_run
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -46,7 +47,10 @@ def kl_to_target(log_p: jax.Array, is_peak: jax.Array, m: int) -> jax.Array:
 
 
 def fit(loss_fn, params, scores, is_peak, config):
-    """Adam on ``loss_fn(params, scores, is_peak)``; returns the fitted parameters."""
+    """Adam on ``loss_fn(params, scores, is_peak)``; returns the fitted parameters.
+
+    The ``config.fit_steps`` full-batch steps are one ``scan_run``; the scores are arguments.
+    """
     tx = optax.adam(config.fit_lr)
 
     def step(carry, _):
@@ -55,7 +59,7 @@ def fit(loss_fn, params, scores, is_peak, config):
         updates, opt_state = tx.update(grads, opt_state, params)
         return (optax.apply_updates(params, updates), opt_state), None
 
-    (params, _), _ = jax.lax.scan(step, (params, tx.init(params)), None, config.fit_steps)
+    (params, _), _ = scan_run(step, (params, tx.init(params)), length=config.fit_steps)
     return params
 
 
