@@ -83,8 +83,11 @@ class MCFDenoiser(nn.Module):
 
     Example:
       >>> model = MCFDenoiser(SIZES["tiny"])
-      >>> params = model.init(key, coords, x_t, t, mask)
-      >>> eps = model.apply(params, coords, x_t, t, mask)   # [B, N, 3]
+      >>> coords, x_t = jnp.ones((2, 5, 8)), jnp.zeros((2, 5, 3))  # B = 2, N = 5, C = 8
+      >>> t, mask = jnp.array([1, 500]), jnp.ones((2, 5))
+      >>> params = jax.jit(model.init)(jax.random.key(0), coords, x_t, t, mask)
+      >>> jax.jit(model.apply)(params, coords, x_t, t, mask).shape
+      (2, 5, 3)
 
     References:
       Wang et al., "Swallowing the Bitter Pill: Simplified Scalable Conformer Generation",

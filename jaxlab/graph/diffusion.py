@@ -75,8 +75,11 @@ def gcn_normalize(
       A graph with ``E + n`` edges (``E`` without self-loops) carrying Â's entries.
 
     Example:
-      >>> g = from_edges([0, 1], [1, 0], num_nodes=2)
-      >>> a_hat = gcn_normalize(g, 2)
+      >>> from jaxlab.graph.graphs import from_edges
+      >>> g = from_edges([0, 1], [1, 0], num_nodes=2)  # one undirected edge
+      >>> a_hat = gcn_normalize(g, 2)  # 2 edges + 2 self-loops, every degree 2
+      >>> a_hat.edges
+      Array([0.5, 0.5, 0.5, 0.5], dtype=float32)
     """
     if degree not in ("in", "out"):
         raise ValueError(f"degree must be 'in' or 'out', got {degree!r}")
@@ -143,7 +146,11 @@ def ppr_diffusion(
       ``[n, d]`` diffused features.
 
     Example:
-      >>> y = ppr_diffusion(g, x, alpha=0.1, num_terms=10)
+      >>> from jaxlab.graph.graphs import from_edges
+      >>> g = from_edges([0, 1], [1, 0], num_nodes=2)
+      >>> ppr_diffusion(g, jnp.array([[1.0], [0.0]]), alpha=0.1, num_terms=10)
+      Array([[0.393...],
+             [0.293...]], dtype=float32)
 
     References:
       Gasteiger et al., "Predict then Propagate" (ICLR 2019); "Diffusion Improves Graph
@@ -308,7 +315,11 @@ def gadc(
       ``[n, d]`` diffused features ``F``.
 
     Example:
-      >>> f = gadc(g, x, lam=1.0, num_terms=16, phi="cosine", eps=1.0)
+      >>> from jaxlab.graph.graphs import from_edges
+      >>> g = from_edges([0, 1], [1, 0], num_nodes=2)
+      >>> f = gadc(g, jnp.eye(2), lam=1.0, num_terms=16, phi="cosine", eps=1.0)
+      >>> [[round(v, 3) for v in row] for row in f.tolist()]
+      [[0.75, 0.25], [0.25, 0.75]]
 
     References:
       Liu, Chen, Fu, Lin, Zitnik, Wu. "Graph Adversarial Diffusion Convolution". ICML 2024.

@@ -122,7 +122,7 @@ def multimax_modulate(x: ArrayLike, params: MultiMaxParams) -> jax.Array:
     Example:
       >>> p = MultiMaxParams(*jnp.array([[-1.0], [1.0], [1.0], [0.5]]))
       >>> multimax_modulate(jnp.array([-2.0, 0.0, 3.0]), p)
-      Array([-1. ,  0. ,  4. ], dtype=float32)
+      Array([-1.,  0.,  4.], dtype=float32)
 
     References:
       Zhou, Fritz, Keuper. MultiMax: Sparse and Multi-Modal Attention Learning. ICML 2024.
