@@ -17,7 +17,7 @@ def kabsch_rmsd(
 
     RMSD = min_{R ∈ SO(3), t} √( Σᵢ wᵢ ‖R aᵢ + t − bᵢ‖² / Σᵢ wᵢ )
 
-    With centred points a', b' and H = Σ wᵢ a'ᵢ b'ᵢᵀ = U S Vᵀ, the optimum is
+    With centered points a', b' and H = Σ wᵢ a'ᵢ b'ᵢᵀ = U S Vᵀ, the optimum is
     R = V diag(1, 1, d) Uᵀ with d = sign det(V Uᵀ) (no reflections).
 
     Atom order is taken as given (no symmetry matching); use :func:`best_rmsd` for that.

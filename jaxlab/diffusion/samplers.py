@@ -6,7 +6,7 @@ Both samplers share one interface:
   same step for every example; ``B`` is the leading axis of the leaves of ``x_t``);
 * ``clip_x0``: optional bound c; the predicted x̂₀ is clipped to [−c, c] at every step;
 * ``project``: optional hook applied to the state after every step (and to x_T), e.g.
-  MCF's re-centring of the centre of mass;
+  MCF's re-centering of the center of mass;
 * ``mask``: optional ``[B, ...]`` prefix of the leaves' shape; padding stays exactly 0.
 
 They are pure functions of their arguments: deterministic given ``rng``, ``jit``-able (the
