@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> None:
     batch, sample_batch = (16, 16) if args.quick else (64, 64)
     repeats = {"tiny": 3 if args.quick else 20, "S": 3}
     arrays = pad_molecules((test * (batch // len(test) + 1))[: max(batch, sample_batch)])
-    arrays["positions"] = scale.normalise(arrays["positions"], arrays["mask"])
+    arrays["positions"] = scale.normalize(arrays["positions"], arrays["mask"])
     sizes = ("tiny",) if args.quick else ("tiny", "S")
     etkdg = bench_etkdg(test, 2 if args.quick else 10)
     print(

@@ -1,4 +1,4 @@
-"""jaxlab.optim: optimisers as optax-style transformations (μ²-SGD, worker momentum)."""
+"""jaxlab.optim: optimizers as optax-style transformations (μ²-SGD, worker momentum)."""
 
 from jaxlab.optim.momentum import WorkerMomentumState, worker_momentum
 from jaxlab.optim.mu2sgd import (

@@ -10,7 +10,7 @@ One step (Dahan & Levy 2024, Algorithm 2 with a generic worker estimator):
    depend on the layout);
 2. the last ``f`` workers are Byzantine: their rows are replaced by ``attack(honest, own)``
    (label flip instead changes their labels in step 1);
-3. the server aggregates the ``m`` rows and takes its optimiser step (SGD for worker
+3. the server aggregates the ``m`` rows and takes its optimizer step (SGD for worker
    momentum, AnyTime averaging for μ²-SGD).
 
 Pure functions of arrays: the step is a kernel; whole runs (a ``scan_run`` of steps, batched
@@ -41,7 +41,7 @@ class ByzantineState(NamedTuple):
       params: the query point x_t (the model's weights).
       prev_params: x_{t−1}, where STORM re-evaluates the new minibatch (x_0 = x_1).
       worker_state: every worker's estimator state, stacked on a leading ``[m]`` axis.
-      server_state: the server optimiser's state.
+      server_state: the server optimizer's state.
     """
 
     params: Params
@@ -142,7 +142,7 @@ def byzantine_step(
       key: PRNG key for the aggregator (bucketing).
       loss_fn: ``loss_fn(params, images [B, ...], labels [B]) -> scalar``.
       estimator: per-worker estimator (``worker_momentum`` or ``storm``).
-      server: server optimiser applied to the aggregate (params are passed to it).
+      server: server optimizer applied to the aggregate (params are passed to it).
       aggregate: ``aggregate(rows [m, d], key) -> [d]``.
       attack: ``attack(honest [m−f, d], own [f, d]) -> [f, d]``.
       num_byzantine: ``f``; the last ``f`` workers are Byzantine.

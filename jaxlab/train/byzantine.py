@@ -36,7 +36,7 @@ class RunSpec(NamedTuple):
       loss_fn: ``(params, images [B, ...], labels [B]) -> scalar``.
       predict_fn: ``(params, images [n, ...]) -> logits [n, C]``.
       estimator: per-worker estimator (``worker_momentum`` or ``storm``).
-      make_server: ``learning_rate -> server optimiser``.
+      make_server: ``learning_rate -> server optimizer``.
       aggregators: the candidate ``(rows [m, d], key) -> [d]`` rules; a run picks one by
         index (under ``vmap`` every candidate is evaluated and one selected: cheap next to
         the workers' gradients, and one compilation covers a whole grid).

@@ -59,7 +59,7 @@ def _sample_all(model, params, schedule, test_arrays, config, rng) -> np.ndarray
     return samples.reshape((-1, reps) + samples.shape[1:])
 
 
-def _summarise(prefix: str, rows: list[dict[str, float]]) -> dict:
+def _summarize(prefix: str, rows: list[dict[str, float]]) -> dict:
     out = {}
     for name in METRICS:
         values = [r[name] for r in rows]
@@ -97,7 +97,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     train = load_split(builder, "train", config.num_train or None)
     test = load_split(builder, "test", config.num_test or None)
     train_arrays = pad_molecules(train)
-    train_arrays["positions"] = scale.normalise(train_arrays["positions"], train_arrays["mask"])
+    train_arrays["positions"] = scale.normalize(train_arrays["positions"], train_arrays["mask"])
     test_arrays = pad_molecules(test)
     rejected = list(meta["rejected"])
     (workdir / "rejected.json").write_text(json.dumps(rejected, indent=1))
@@ -138,7 +138,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         n = int(ex["num_atoms"])
         mol = Chem.MolFromMolBlock(ex["mol_block"], removeHs=False)
         reference = ex["positions"][None]
-        generated = scale.denormalise(samples[i, :, :n])
+        generated = scale.denormalize(samples[i, :, :n])
         candidates = {"": generated, "random_": random_conformers(ex["positions"], reps, np_rng)}
         if len(ex["etkdg_positions"]) >= reps:
             candidates["etkdg_"] = ex["etkdg_positions"][:reps]
@@ -150,7 +150,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
 
     results: dict = {}
     for prefix, values in rows.items():
-        results.update(_summarise(prefix, values))
+        results.update(_summarize(prefix, values))
     results.update(
         num_test_molecules=float(len(test)),
         num_rejected=float(len(rejected)),
