@@ -1,4 +1,4 @@
-"""jaxlab.nn: normalisers (MultiMax, sparsemax, entmax-1.5), attention and transformers."""
+"""jaxlab.nn: normalisers (MultiMax, sparsemax, entmax-1.5, NormSoftmax), attention, models."""
 
 from jaxlab.nn.attention import (
     MultiHeadAttention,
@@ -6,7 +6,15 @@ from jaxlab.nn.attention import (
     make_attention_fn,
     normalized_dot_product_attention,
 )
-from jaxlab.nn.layers import NORMALIZERS, MultiMax, multimax_decay_mask, normalize
+from jaxlab.nn.eureka import heat_treatment_schedule, norm_softmax
+from jaxlab.nn.layers import (
+    NORMALIZERS,
+    MultiMax,
+    Normalizer,
+    multimax_decay_mask,
+    normalize,
+    resolve_normalizer,
+)
 from jaxlab.nn.multimax import MultiMaxParams, init_multimax_params, multimax, multimax_modulate
 from jaxlab.nn.sparse import entmax15, sparsemax
 from jaxlab.nn.transformer import TransformerBlock, TransformerLM, ViT
@@ -16,17 +24,21 @@ __all__ = [
     "MultiHeadAttention",
     "MultiMax",
     "MultiMaxParams",
+    "Normalizer",
     "TransformerBlock",
     "TransformerLM",
     "ViT",
     "attention_weights",
     "entmax15",
+    "heat_treatment_schedule",
     "init_multimax_params",
     "make_attention_fn",
     "multimax",
     "multimax_decay_mask",
     "multimax_modulate",
+    "norm_softmax",
     "normalize",
     "normalized_dot_product_attention",
+    "resolve_normalizer",
     "sparsemax",
 ]
