@@ -1,4 +1,5 @@
-"""jaxlab.nn: normalisers (MultiMax, sparsemax, entmax-1.5), attention and transformers."""
+"""jaxlab.nn: normalisers (MultiMax, sparsemax, entmax-1.5), attention, transformers and
+contrastive losses (SimCLR, SupCon)."""
 
 from jaxlab.nn.attention import (
     MultiHeadAttention,
@@ -6,6 +7,7 @@ from jaxlab.nn.attention import (
     make_attention_fn,
     normalized_dot_product_attention,
 )
+from jaxlab.nn.contrastive import simclr_loss, supcon_loss
 from jaxlab.nn.layers import NORMALIZERS, MultiMax, multimax_decay_mask, normalize
 from jaxlab.nn.multimax import MultiMaxParams, init_multimax_params, multimax, multimax_modulate
 from jaxlab.nn.sparse import entmax15, sparsemax
@@ -28,5 +30,7 @@ __all__ = [
     "multimax_modulate",
     "normalize",
     "normalized_dot_product_attention",
+    "simclr_loss",
     "sparsemax",
+    "supcon_loss",
 ]
