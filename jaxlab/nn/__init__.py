@@ -1,4 +1,5 @@
-"""jaxlab.nn: normalisers (MultiMax, sparsemax, entmax-1.5, NormSoftmax), attention, models."""
+"""jaxlab.nn: normalisers (MultiMax, sparsemax, entmax-1.5, NormSoftmax), attention, models
+and contrastive losses (SimCLR, SupCon)."""
 
 from jaxlab.nn.attention import (
     MultiHeadAttention,
@@ -6,6 +7,7 @@ from jaxlab.nn.attention import (
     make_attention_fn,
     normalized_dot_product_attention,
 )
+from jaxlab.nn.contrastive import simclr_loss, supcon_loss
 from jaxlab.nn.eureka import heat_treatment_schedule, norm_softmax
 from jaxlab.nn.layers import (
     NORMALIZERS,
@@ -40,5 +42,7 @@ __all__ = [
     "normalize",
     "normalized_dot_product_attention",
     "resolve_normalizer",
+    "simclr_loss",
     "sparsemax",
+    "supcon_loss",
 ]
