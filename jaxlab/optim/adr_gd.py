@@ -341,7 +341,7 @@ def adr_gd(
             z = h_true @ w + b
             if normalize:  # column norms of W_1 diag(a_1) ... W_l (gates stop-gradient)
                 z = z / jax.lax.stop_gradient(_safe_norm(prod, axis=0))
-            prod = prod @ jnp.diag(jax.lax.stop_gradient(gate)) if normalize else prod
+            prod = prod * jax.lax.stop_gradient(gate)[None, :] if normalize else prod
             # R_l: worst-unit hinge on gate/sign disagreement.
             penalty = penalty + jnp.max(jax.nn.relu(z * jax.nn.relu(sigma - 0.5)))
             penalty = penalty + jnp.max(jax.nn.relu(-z * jax.nn.relu(0.5 - sigma)))
