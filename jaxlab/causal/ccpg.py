@@ -165,6 +165,7 @@ def ccpg(
       a :class:`Partition`; ``.to_dag()`` when the parts are singletons.
 
     Example:
+      >>> import numpy as np
       >>> from jaxlab.causal import ccpg, d_separation_oracle
       >>> adj = np.zeros((3, 3), int); adj[0, 2] = adj[1, 2] = 1    # 0 → 2 ← 1
       >>> g = ccpg(range(3), d_separation_oracle(adj))

@@ -81,9 +81,9 @@ def partial_correlation(corr: ArrayLike, idx: ArrayLike) -> jax.Array:
 
     Example:
       >>> from jaxlab.causal import partial_correlation
-      >>> c = jnp.array([[1.0, 0.5, 0.5], [0.5, 1.0, 0.25], [0.5, 0.25, 1.0]])
-      >>> float(partial_correlation(c, jnp.array([1, 2, 0])))  # (0.25 - 0.25) / 0.75
-      0.0
+      >>> c = jnp.array([[1.0, 0.5, 0.3], [0.5, 1.0, 0.4], [0.3, 0.4, 1.0]])
+      >>> round(float(partial_correlation(c, jnp.array([0, 1, 2]))), 3)  # (.5-.12)/√(.91·.84)
+      0.435
     """
     corr = jnp.asarray(corr)
     idx = jnp.asarray(idx)

@@ -121,7 +121,7 @@ def sample_linear_gaussian(
     noise = jax.random.normal(key, (num_samples, n))
     x = jnp.linalg.solve((jnp.eye(n) - w).T, noise.T).T  # X (I − W) = E
     if standardize:
-        x = (x - x.mean(0)) / x.std(0)
+        x = (x - x.mean(0, keepdims=True)) / x.std(0, keepdims=True)
     return x
 
 
