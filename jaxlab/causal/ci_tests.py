@@ -18,7 +18,6 @@ Python; only the numerics of the Fisher-z test are JAX kernels
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Hashable, Iterable
 from typing import Protocol
 
@@ -122,7 +121,7 @@ def fisher_z_pvalue(corr: ArrayLike, idx: ArrayLike, num_samples: int) -> jax.Ar
     return 2.0 * jax.scipy.special.ndtr(-stat)
 
 
-@functools.partial(jax.jit, static_argnums=2)
+@jax.jit
 def _batched_pvalues(corr: jax.Array, idx: jax.Array, num_samples: int) -> jax.Array:
     return jax.vmap(fisher_z_pvalue, in_axes=(None, 0, None))(corr, idx, num_samples)
 
