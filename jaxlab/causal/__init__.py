@@ -16,6 +16,21 @@ from jaxlab.causal.ci_tests import (
     fisher_z_test,
     partial_correlation,
 )
+from jaxlab.causal.policy import (
+    METRICS,
+    cell_table,
+    fill_cells,
+    identified_cells,
+    mu0_bounds_iv,
+    mu0_bounds_msm,
+    mu0_bounds_none,
+    outcome_bounds_iv,
+    regret,
+    regret_interval,
+    simulate_policy_data,
+    unobserved_cell_bounds,
+    unobserved_cell_bounds_dr,
+)
 from jaxlab.causal.scm import (
     all_edges_in_vstructures,
     dag_edges,
@@ -28,6 +43,19 @@ from jaxlab.causal.scm import (
 )
 
 __all__ = [
+    "METRICS",
+    "cell_table",
+    "fill_cells",
+    "identified_cells",
+    "mu0_bounds_iv",
+    "mu0_bounds_msm",
+    "mu0_bounds_none",
+    "outcome_bounds_iv",
+    "regret",
+    "regret_interval",
+    "simulate_policy_data",
+    "unobserved_cell_bounds",
+    "unobserved_cell_bounds_dr",
     "CountingCITest",
     "DSeparationOracle",
     "FisherZTest",
