@@ -10,11 +10,11 @@ EXPERIMENT = Experiment(
             metric="ccpg_tests_growth_exponent",
             baseline="pc_tests_growth_exponent",
             higher_is_better=False,
-            setting="log-log slope of distinct oracle tests over n ∈ {6..14} (PC cost limit); "
+            setting="log-log slope of distinct oracle tests over n ∈ {6..12} (PC cost limit); "
             "paper: O(n^5) bound, no measured count",
         ),
         Claim(
-            name="CCPG needs fewer CI tests than PC on the 14-node star",
+            name="CCPG needs fewer CI tests than PC on the 12-node star",
             metric="ccpg_tests_star_pcmax",
             baseline="pc_tests_star_pcmax",
             higher_is_better=False,
@@ -25,7 +25,7 @@ EXPERIMENT = Experiment(
             metric="ccpg_oracle_recovery",
             paper=1.0,
             tolerance=0.0,
-            setting="random DAGs with every edge in a v-structure, n ≤ 30 in quick; "
+            setting="random DAGs with every edge in a v-structure, n ≤ 20 in quick; "
             "paper: Theorem (reduces to the DAG when identifiable)",
         ),
         Claim(

@@ -25,15 +25,15 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.cpu_budget_s = {"smoke": 15, "quick": 120, "paper": 3600}[preset]
     c.alpha = 1e-3
     # (a) oracle: CI-test counts on the star; exact recovery on random identifiable DAGs.
-    c.star_ns = (6, 8, 10, 12, 14)  # both methods (PC's cost limits the range)
-    c.star_ns_ccpg = (5, 10, 20, 30, 50)  # CCPG alone
-    c.random_ns = (5, 10, 20, 30)
+    c.star_ns = (6, 8, 10, 12)  # both methods (PC's cost limits the range)
+    c.star_ns_ccpg = (5, 10, 20, 50)  # CCPG alone
+    c.random_ns = (5, 10, 20)
     c.random_graphs_per_n = 5
     c.pc_random_max_n = 20
     # (b) samples needed on the n_sample_nodes-node star.
     c.n_sample_nodes = 10
     c.n_step = 100
-    c.n_max = 5000
+    c.n_max = 3000
     # (c) runtime.
     c.runtime_nodes = 12
     c.runtime_samples = 100_000
@@ -50,8 +50,9 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.runtime_samples = 2000
     if preset == "paper":
         c.star_ns = (6, 8, 10, 12, 14, 16, 18, 20)
+        c.n_max = 5000
         c.star_ns_ccpg = (5, 10, 20, 50, 100)
-        c.random_ns = (5, 10, 20, 50)
+        c.random_ns = (5, 10, 20, 30, 50)
         c.random_graphs_per_n = 10
         c.pc_random_max_n = 50
         c.runtime_nodes = 20
