@@ -13,6 +13,7 @@ from jaxlab.rl.envs import (
     layout_array,
     make_point_maze,
     rooms_layout,
+    shortest_path_direction,
 )
 from jaxlab.rl.ppo import ActorCritic, PPOBatch, gae, policy_distribution, ppo_loss, ppo_update
 
@@ -30,4 +31,5 @@ __all__ = [
     "ppo_loss",
     "ppo_update",
     "rooms_layout",
+    "shortest_path_direction",
 ]

@@ -46,6 +46,7 @@ __all__ = [
     "layout_array",
     "make_point_maze",
     "rooms_layout",
+    "shortest_path_direction",
 ]
 
 
@@ -343,3 +344,33 @@ def make_point_maze(
         goal_radius=goal_radius,
         max_steps=max_steps,
     )
+
+
+def shortest_path_direction(
+    env: PointMaze, dist: ArrayLike, pos: ArrayLike, goal: ArrayLike
+) -> jax.Array:
+    """Unit direction ``[2]`` a shortest-path expert takes from ``pos`` toward ``goal``.
+
+    The expert heads for the centre of the free 4-neighbour cell with the smallest BFS
+    distance to the goal's cell (``dist`` from :func:`cell_distances`), or straight to the
+    goal when both are in the same cell. Used to script passive (state-only) demonstrations.
+
+    Args:
+      env: the maze.
+      dist: ``[R, C, R, C]`` cell distances of ``env.walls``.
+      pos, goal: ``[2]`` (x, y).
+
+    Returns:
+      ``[2]`` unit vector (zero at the goal).
+    """
+    pos, goal, dist = jnp.asarray(pos), jnp.asarray(goal), jnp.asarray(dist)
+    cell = jnp.floor(pos[::-1]).astype(jnp.int32)  # (row, col)
+    gcell = jnp.floor(goal[::-1]).astype(jnp.int32)
+    nbrs = cell + jnp.array([[0, 1], [1, 0], [0, -1], [-1, 0]], jnp.int32)
+    d = dist[nbrs[:, 0], nbrs[:, 1], gcell[0], gcell[1]]
+    d = jnp.where(d < 0, jnp.iinfo(jnp.int32).max, d)
+    best = nbrs[jnp.argmin(d)]
+    same = jnp.all(cell == gcell)
+    target = jnp.where(same, goal, best[::-1].astype(jnp.float32) + 0.5)
+    v = target - pos
+    return v / jnp.maximum(jnp.linalg.norm(v), 1e-6)

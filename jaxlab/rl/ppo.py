@@ -123,11 +123,12 @@ def ppo_loss(
     vf_coef: float = 0.5,
     ent_coef: float = 0.01,
     guide_coef: float = 0.0,
+    bc: tuple[jax.Array, jax.Array, jax.Array] | None = None,
 ) -> tuple[jax.Array, dict[str, jax.Array]]:
     """Clipped PPO loss (Schulman et al. 2017, Eq. 7) plus value, entropy and guidance terms.
 
     ``L = −E[min(ρ A, clip(ρ, 1−ε, 1+ε) A)] + c_v E[(V − R)²] − c_e E[H(π)]
-    + c_g E[w · CE(p_guide, π)]`` with ``ρ = π(a|s) / π_old(a|s)`` (``batch.log_probs`` is
+    + c_g E[w · CE(p_guide, π)]`` (discrete policies only) with ``ρ = π(a|s) / π_old(a|s)`` (``batch.log_probs`` is
     ``log π_old``), advantages normalised per batch.
 
     Args:
@@ -135,6 +136,8 @@ def ppo_loss(
       apply_fn: ``apply_fn(params, obs) -> (policy params, value)``.
       batch: a :class:`PPOBatch` with ``n`` transitions.
       clip_eps, vf_coef, ent_coef, guide_coef: ``ε``, ``c_v``, ``c_e``, ``c_g``.
+      bc: optional extra behaviour-cloning batch ``(obs [m, d], probs [m, K], weight [m])``
+        (e.g. passive states labelled by an inverse model), added with ``c_g``.
 
     Returns:
       ``(loss, metrics)``.
@@ -166,12 +169,21 @@ def ppo_loss(
     loss = pg_loss + vf_coef * v_loss - ent_coef * entropy
     metrics = {"pg_loss": pg_loss, "v_loss": v_loss, "entropy": entropy}
     if guide_coef:
-        logp_all = jax.nn.log_softmax(pi_params, axis=-1)
-        ce = -jnp.sum(batch.guide_probs * logp_all, axis=-1)
-        guide = jnp.sum(batch.guide_weight * ce) / jnp.maximum(batch.guide_weight.sum(), 1.0)
+        if isinstance(pi_params, tuple):
+            raise ValueError("guidance (guide_coef > 0) needs a discrete policy")
+        guide = _weighted_ce(pi_params, batch.guide_probs, batch.guide_weight)
+        if bc is not None:
+            bc_logits, _ = apply_fn(params, bc[0])
+            guide = guide + _weighted_ce(bc_logits, bc[1], bc[2])
         loss = loss + guide_coef * guide
         metrics["guide_loss"] = guide
     return loss, metrics
+
+
+def _weighted_ce(logits: jax.Array, probs: jax.Array, weight: jax.Array) -> jax.Array:
+    """``Σ_i w_i CE(p_i, softmax(logits_i)) / max(Σ_i w_i, 1)``."""
+    ce = -jnp.sum(probs * jax.nn.log_softmax(logits, axis=-1), axis=-1)
+    return jnp.sum(weight * ce) / jnp.maximum(weight.sum(), 1.0)
 
 
 def ppo_update(
@@ -181,6 +193,7 @@ def ppo_update(
     *,
     num_epochs: int = 4,
     num_minibatches: int = 4,
+    bc: tuple[jax.Array, jax.Array, jax.Array] | None = None,
     **loss_kwargs: Any,
 ) -> tuple[TrainState, dict[str, jax.Array]]:
     """One PPO update: ``num_epochs`` passes over shuffled minibatches of ``batch``.
@@ -191,6 +204,7 @@ def ppo_update(
         ``num_minibatches``.
       key: PRNG key for the shuffles.
       num_epochs, num_minibatches: as in PPO.
+      bc: optional behaviour-cloning batch, added to every minibatch's loss.
       **loss_kwargs: passed to :func:`ppo_loss`.
 
     Returns:
@@ -200,7 +214,7 @@ def ppo_update(
     if n % num_minibatches:
         raise ValueError(f"batch size {n} is not divisible by num_minibatches={num_minibatches}")
     grad_fn = jax.value_and_grad(
-        lambda p, mb: ppo_loss(p, state.apply_fn, mb, **loss_kwargs), has_aux=True
+        lambda p, mb: ppo_loss(p, state.apply_fn, mb, bc=bc, **loss_kwargs), has_aux=True
     )
 
     def minibatch_step(st, mb):

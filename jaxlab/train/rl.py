@@ -44,7 +44,6 @@ class PPOConfig:
     vf_coef: float = 0.5
     ent_coef: float = 0.01
     guide_coef: float = 0.0
-    bc_steps: int = 0
     hidden: tuple[int, ...] = (64, 64)
 
 
@@ -62,7 +61,8 @@ class Transitions(NamedTuple):
 class Guide(NamedTuple):
     """Hooks for planner guidance (all pure; ``gstate`` is any pytree).
 
-    init(key) -> gstate
+    init(key, guide_args) -> gstate       guide_args: what ``train`` was given
+                                          (pre-trained models, data, per-arm switches)
     targets(gstate, obs [N, d]) -> (probs [N, K], weight [N])
     update(gstate, transitions, key) -> (gstate, metrics dict)
     extra_bc(gstate, key) -> (obs [B, d], probs [B, K], weight [B])   (or None)
@@ -76,7 +76,7 @@ class Guide(NamedTuple):
 
 def _no_guide(num_actions: int) -> Guide:
     return Guide(
-        init=lambda key: (),
+        init=lambda key, args: (),
         targets=lambda g, obs: (
             jnp.zeros(obs.shape[:-1] + (max(num_actions, 1),)),
             jnp.zeros(obs.shape[:-1]),
@@ -94,7 +94,7 @@ class Runner(NamedTuple):
 
 
 def make_ppo_train(env: Any, config: PPOConfig, guide: Guide | None = None) -> Callable:
-    """Build ``train(key) -> (runner, metrics)`` for a discrete-action functional env.
+    """Build ``train(key, guide_args=None) -> (runner, metrics)`` for a discrete-action functional env.
 
     Args:
       env: an environment with ``reset(key)``, ``step(state, action, key)``, ``obs_dim``
@@ -103,7 +103,9 @@ def make_ppo_train(env: Any, config: PPOConfig, guide: Guide | None = None) -> C
       guide: optional :class:`Guide` (planner guidance, IDM labelling, ...).
 
     Returns:
-      A pure function of a PRNG key; its ``metrics`` have a leading ``num_updates`` axis:
+      A pure function of a PRNG key (and the guide's arguments: data, pre-trained
+      parameters and switches are arguments, not constants, so one compiled program
+      serves every arm and seed under ``vmap``); its ``metrics`` have a leading ``num_updates`` axis:
       ``success_rate`` (finished episodes that reached the goal in that rollout),
       ``env_steps`` and the loss terms.
     """
@@ -113,14 +115,6 @@ def make_ppo_train(env: Any, config: PPOConfig, guide: Guide | None = None) -> C
     tx = optax.chain(optax.clip_by_global_norm(c.max_grad_norm), optax.adam(c.lr, eps=1e-5))
     reset_v = jax.vmap(env.reset)
     step_v = jax.vmap(env.step)
-
-    def bc_step(ts: TrainState, obs, probs, weight):
-        def loss(p):
-            logits, _ = ts.apply_fn(p, obs)
-            ce = -jnp.sum(probs * jax.nn.log_softmax(logits, -1), -1)
-            return jnp.sum(weight * ce) / jnp.maximum(weight.sum(), 1.0)
-
-        return ts.apply_gradients(grads=jax.grad(loss)(ts.params))
 
     def rollout_step(runner: Runner, _):
         ts, env_state, obs, gstate, key = runner
@@ -154,14 +148,13 @@ def make_ppo_train(env: Any, config: PPOConfig, guide: Guide | None = None) -> C
             flat(tr.obs), flat(tr.actions), flat(log_probs), flat(adv), flat(ret),
             flat(gprobs), flat(gweight),
         )
+        bc = None if guide.extra_bc is None else guide.extra_bc(gstate, k_bc)
         ts, metrics = ppo_update(
             ts, batch, k_upd, num_epochs=c.num_epochs, num_minibatches=c.num_minibatches,
-            clip_eps=c.clip_eps, vf_coef=c.vf_coef, ent_coef=c.ent_coef, guide_coef=c.guide_coef,
+            bc=bc, clip_eps=c.clip_eps, vf_coef=c.vf_coef, ent_coef=c.ent_coef,
+            guide_coef=c.guide_coef,
         )
         gstate, gmetrics = guide.update(gstate, tr, k_guide)
-        if guide.extra_bc is not None and c.bc_steps:
-            for k in jax.random.split(k_bc, c.bc_steps):
-                ts = bc_step(ts, *guide.extra_bc(gstate, k))
         done = tr.dones.astype(jnp.float32)
         metrics = dict(
             metrics,
@@ -171,12 +164,12 @@ def make_ppo_train(env: Any, config: PPOConfig, guide: Guide | None = None) -> C
         )
         return Runner(ts, env_state, obs, gstate, key), metrics
 
-    def train(key: jax.Array):
+    def train(key: jax.Array, guide_args: Any = None):
         k_net, k_env, k_guide, key = jax.random.split(key, 4)
         params = net.init(k_net, jnp.zeros((1, env.obs_dim)))
         ts = TrainState.create(apply_fn=net.apply, params=params, tx=tx)
         env_state, obs = reset_v(jax.random.split(k_env, c.num_envs))
-        runner = Runner(ts, env_state, obs, guide.init(k_guide), key)
+        runner = Runner(ts, env_state, obs, guide.init(k_guide, guide_args), key)
         runner, metrics = jax.lax.scan(update_step, runner, None, length=c.num_updates)
         steps = (jnp.arange(c.num_updates) + 1) * c.num_envs * c.num_steps
         return runner, dict(metrics, env_steps=steps)
