@@ -40,8 +40,8 @@ def weight_net(params: WeightNetParams, losses: ArrayLike) -> jax.Array:
       (3,)
     """
     x = jnp.asarray(losses)[:, None]
-    h = jax.nn.relu(x @ params.w1 + params.b1)
-    return jax.nn.sigmoid(h @ params.w2 + params.b2)[:, 0]
+    h = jax.nn.relu(x @ params.w1 + params.b1[None, :])
+    return jax.nn.sigmoid(h @ params.w2 + params.b2[None, :])[:, 0]
 
 
 def mw_net_meta_loss(vparams: WeightNetParams, params: Any, loss_fn: LossFn,

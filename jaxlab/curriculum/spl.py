@@ -98,7 +98,7 @@ def spl_weights(losses: ArrayLike, rate: float, weighting: str = "hard",
     if not 0.0 < rate <= 1.0:
         raise ValueError(f"rate must be in (0, 1], got {rate}")
     n = losses.shape[0]
-    k = math.ceil(rate * n)
+    k = max(1, math.ceil(rate * n - 1e-9))  # tolerate float error in the pacing
     order = jnp.argsort(losses, stable=True)
     threshold = losses[order[k - 1]]
     if weighting == "hard":
