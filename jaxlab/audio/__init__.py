@@ -8,6 +8,14 @@ from jaxlab.audio.features import (
     power_spectrogram,
     short_time_features,
 )
+from jaxlab.audio.instructions import (
+    FAMILIES,
+    QUESTIONS,
+    Instruction,
+    WordTokenizer,
+    encode_example,
+    make_instructions,
+)
 from jaxlab.audio.metrics import (
     encode_key,
     key_weighted_score,
@@ -29,15 +37,21 @@ from jaxlab.audio.render import (
 
 __all__ = [
     "DRUM_PATTERNS",
+    "FAMILIES",
     "INSTRUMENTS",
     "KEYS",
     "MODES",
     "PITCH_CLASSES",
+    "QUESTIONS",
     "ClipMetadata",
     "FeatureConfig",
+    "Instruction",
+    "WordTokenizer",
     "audio_features",
+    "encode_example",
     "encode_key",
     "key_weighted_score",
+    "make_instructions",
     "num_frames",
     "parse_key",
     "parse_tempo",

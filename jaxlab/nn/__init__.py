@@ -8,19 +8,23 @@ from jaxlab.nn.attention import (
 )
 from jaxlab.nn.layers import NORMALIZERS, MultiMax, multimax_decay_mask, normalize
 from jaxlab.nn.multimax import MultiMaxParams, init_multimax_params, multimax, multimax_modulate
+from jaxlab.nn.multimodal import AudioLM, answer_loss, generate, splice_audio
 from jaxlab.nn.sparse import entmax15, sparsemax
 from jaxlab.nn.transformer import TransformerBlock, TransformerLM, ViT
 
 __all__ = [
     "NORMALIZERS",
+    "AudioLM",
     "MultiHeadAttention",
     "MultiMax",
     "MultiMaxParams",
     "TransformerBlock",
     "TransformerLM",
     "ViT",
+    "answer_loss",
     "attention_weights",
     "entmax15",
+    "generate",
     "init_multimax_params",
     "make_attention_fn",
     "multimax",
@@ -29,4 +33,5 @@ __all__ = [
     "normalize",
     "normalized_dot_product_attention",
     "sparsemax",
+    "splice_audio",
 ]
