@@ -13,14 +13,15 @@ cost analysis in docs/multimax.md).
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import re
-import time
 
 import jax
 import jax.numpy as jnp
 
 from jaxlab.nn import entmax15, init_multimax_params, multimax, multimax_modulate, sparsemax
+from jaxlab.train.timing import time_interleaved
 
 SHAPES = ((8, 8, 256, 256), (32, 4, 64, 64))
 
@@ -68,13 +69,10 @@ def measure(shape, repeats: int, hlo_dir: str | None) -> dict[str, float]:
             with open(path, "w") as f:
                 f.write(text)
             print(f"  {name:45s} {hlo_counts(text)}  -> {path}")
-    times: dict[str, list[float]] = {name: [] for name in compiled}
-    for _ in range(repeats):
-        for name, fn in compiled.items():
-            start = time.perf_counter()
-            jax.block_until_ready(fn(x, params))
-            times[name].append(time.perf_counter() - start)
-    return {name: sorted(t)[len(t) // 2] for name, t in times.items()}
+    # Warmed up above (compiled and run once): time the variants round-robin.
+    return time_interleaved(
+        {name: functools.partial(fn, x, params) for name, fn in compiled.items()},
+        repeats=repeats, warmup=0)
 
 
 def main(argv=None) -> None:
