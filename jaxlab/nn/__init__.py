@@ -18,11 +18,13 @@ from jaxlab.nn.layers import (
     resolve_normalizer,
 )
 from jaxlab.nn.multimax import MultiMaxParams, init_multimax_params, multimax, multimax_modulate
+from jaxlab.nn.multimodal import AudioLM, answer_loss, generate, splice_audio
 from jaxlab.nn.sparse import entmax15, sparsemax
 from jaxlab.nn.transformer import TransformerBlock, TransformerLM, ViT
 
 __all__ = [
     "NORMALIZERS",
+    "AudioLM",
     "MultiHeadAttention",
     "MultiMax",
     "MultiMaxParams",
@@ -30,9 +32,11 @@ __all__ = [
     "TransformerBlock",
     "TransformerLM",
     "ViT",
+    "answer_loss",
     "attention_weights",
     "entmax15",
     "heat_treatment_schedule",
+    "generate",
     "init_multimax_params",
     "make_attention_fn",
     "multimax",
@@ -45,4 +49,5 @@ __all__ = [
     "simclr_loss",
     "sparsemax",
     "supcon_loss",
+    "splice_audio",
 ]
