@@ -53,7 +53,8 @@ class Paper:
     @property
     def citation(self) -> str:
         """``Authors. Title. Venue`` — the one format the report prints."""
-        return f"{self.authors}. {self.title}. {self.venue}"
+        title = self.title if self.title[-1:] in "?!." else f"{self.title}."
+        return f"{self.authors}. {title} {self.venue}"
 
 
 @dataclasses.dataclass(frozen=True)
