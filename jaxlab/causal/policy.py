@@ -228,7 +228,7 @@ def mu0_bounds_msm(mu1: ArrayLike, lam: float) -> tuple[jax.Array, jax.Array]:
       mu1: ``[N]`` μ₁(x) = P(Y = 1 | x, D = 1).
       lam: Λ ≥ 1 (Λ = 1: no unobserved confounding, μ₀ = μ₁).
     """
-    if lam < 1.0:
+    if isinstance(lam, int | float) and lam < 1.0:
         raise ValueError(f"lam (Λ) must be ≥ 1, got {lam}")
     mu1 = jnp.asarray(mu1)
     _check_probability("mu1", mu1)
@@ -347,7 +347,7 @@ def unobserved_cell_bounds_dr(
     Returns:
       ``([2], [2])`` lower and upper bounds indexed by t.
     """
-    if lam < 1.0:
+    if isinstance(lam, int | float) and lam < 1.0:
         raise ValueError(f"lam (Λ) must be ≥ 1, got {lam}")
     t, d, y = (jnp.asarray(a, dtype=jnp.float32) for a in (t, d, y))
     e = jnp.clip(jnp.asarray(e), 1e-3, 1.0)
@@ -426,11 +426,12 @@ def simulate_policy_data(
     """
     if setting not in ("msm", "iv"):
         raise ValueError(f"setting must be 'msm' or 'iv', got {setting!r}")
-    if lam < 1.0:
+    if isinstance(lam, int | float) and lam < 1.0:
         raise ValueError(f"lam (Λ) must be ≥ 1, got {lam}")
     if num_z < 2:
         raise ValueError(f"num_z must be ≥ 2, got {num_z}")
-    return _simulate(key, num_samples, setting, jnp.float32(lam), jnp.float32(beta_zd), num_z)
+    lam, beta_zd = jnp.asarray(lam, jnp.float32), jnp.asarray(beta_zd, jnp.float32)
+    return _simulate(key, num_samples, setting, lam, beta_zd, num_z)
 
 
 @functools.partial(jax.jit, static_argnums=(1, 2, 5))
