@@ -77,7 +77,7 @@ def ci_throughput(num_vars: int, num_samples: int, per_size: int, repeats: int) 
 def end_to_end(n: int, num_samples: int, repeats: int) -> None:
     adj = star_dag(n)
     w = random_weights(jax.random.key(0), adj)
-    x = np.asarray(sample_linear_gaussian(jax.random.key(1), w, num_samples), np.float64)
+    x = np.asarray(sample_linear_gaussian(jax.random.key(2), w, num_samples), np.float64)
 
     def run_ccpg():
         return ccpg(range(n), fisher_z_test(x))
