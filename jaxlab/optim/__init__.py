@@ -1,5 +1,14 @@
-"""jaxlab.optim: optimisers as optax-style transformations (μ²-SGD, worker momentum)."""
+"""jaxlab.optim: optimizers as optax-style transformations (μ²-SGD, worker momentum) and
+input optimisation of ReLU networks (ADR-GD)."""
 
+from jaxlab.optim.adr_gd import (
+    ADRGDResult,
+    adr_gd,
+    projected_gradient_ascent,
+    random_relu_mlp,
+    reference_random_relu_mlp,
+    relu_mlp,
+)
 from jaxlab.optim.momentum import WorkerMomentumState, worker_momentum
 from jaxlab.optim.mu2sgd import (
     AnyTimeState,
@@ -11,12 +20,18 @@ from jaxlab.optim.mu2sgd import (
 )
 
 __all__ = [
+    "ADRGDResult",
     "AnyTimeState",
     "Mu2SGDState",
     "StormState",
     "WorkerMomentumState",
+    "adr_gd",
     "anytime_averaging",
     "mu2sgd",
+    "projected_gradient_ascent",
+    "random_relu_mlp",
+    "reference_random_relu_mlp",
+    "relu_mlp",
     "storm",
     "worker_momentum",
 ]

@@ -1,0 +1,89 @@
+"""CKA, the affine-coupling proxy, the loss barrier and weight matching."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jaxlab.ood import affine_coupling_r2, linear_cka, loss_barrier, weight_match_mlp
+
+
+def _np_cka(x, y):
+    x, y = x - x.mean(0), y - y.mean(0)
+    return np.linalg.norm(y.T @ x) ** 2 / (np.linalg.norm(x.T @ x) * np.linalg.norm(y.T @ y))
+
+
+def test_linear_cka_matches_numpy_and_invariances():
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(60, 5)), rng.normal(size=(60, 7))
+    np.testing.assert_allclose(linear_cka(x, y), _np_cka(x, y), rtol=1e-5)
+    q, _ = np.linalg.qr(rng.normal(size=(5, 5)))
+    np.testing.assert_allclose(linear_cka(x, 2.0 * x @ q + 3.0), 1.0, rtol=1e-5)
+
+
+def test_affine_coupling_proxy():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(200, 6))
+    a = rng.normal(size=(6, 6))
+    assert float(affine_coupling_r2(x, x @ a + 1.0)) > 0.999
+    assert float(affine_coupling_r2(x, rng.normal(size=(200, 6)))) < 0.1
+    # Nonlinear (ReLU) coupling explains less than affine coupling.
+    assert float(affine_coupling_r2(x, np.maximum(x @ a, 0))) < 0.95
+
+
+def test_loss_barrier_closed_form():
+    # L(w) = (w² − 1)²: minima at ±1, L(0) = 1 in the middle of the line.
+    res = loss_barrier(lambda p: (p["w"] ** 2 - 1) ** 2, {"w": jnp.array(-1.0)},
+                       {"w": jnp.array(1.0)}, num_points=11)
+    np.testing.assert_allclose(res.barrier, 1.0, rtol=1e-6)
+    ts = np.linspace(0, 1, 11)
+    np.testing.assert_allclose(res.losses, ((2 * ts - 1) ** 2 - 1) ** 2, atol=1e-6)
+    # A convex loss has no barrier.
+    flat = loss_barrier(lambda p: jnp.sum(p[0] ** 2), [jnp.ones(3)], [-jnp.ones(3)])
+    assert float(flat.barrier) <= 1e-6
+
+
+def test_loss_barrier_bad_inputs():
+    with pytest.raises(ValueError, match="structure"):
+        loss_barrier(lambda p: 0.0, {"a": 1.0}, {"b": 1.0})
+    with pytest.raises(ValueError, match="shape"):
+        loss_barrier(lambda p: 0.0, {"a": jnp.ones(2)}, {"a": jnp.ones(3)})
+    with pytest.raises(ValueError, match="num_points"):
+        loss_barrier(lambda p: 0.0, {"a": 1.0}, {"a": 1.0}, num_points=1)
+
+
+def test_weight_matching_recovers_a_permuted_copy():
+    rng = np.random.default_rng(2)
+    sizes = [4, 8, 6, 1]
+    a = [(rng.normal(size=(i, o)), rng.normal(size=o))
+         for i, o in zip(sizes[:-1], sizes[1:], strict=True)]
+    p1, p2 = rng.permutation(8), rng.permutation(6)
+    b = [(a[0][0][:, p1], a[0][1][p1]), (a[1][0][p1][:, p2], a[1][1][p2]),
+         (a[2][0][p2], a[2][1])]
+    aligned = weight_match_mlp(a, b)
+    for (wa, ba), (wb, bb) in zip(a, aligned, strict=True):
+        np.testing.assert_allclose(wa, wb)
+        np.testing.assert_allclose(ba, bb)
+    # B's function is unchanged by its permutation.
+    x = rng.normal(size=(3, 4))
+
+    def f(p):
+        h = x
+        for w, bias in p[:-1]:
+            h = np.maximum(h @ w + bias, 0)
+        return h @ p[-1][0] + p[-1][1]
+
+    np.testing.assert_allclose(f(aligned), f(b))
+    with pytest.raises(ValueError, match="same layer shapes"):
+        weight_match_mlp(a, a[:2])
+
+
+def test_cka_jit_and_errors():
+    x = jax.random.normal(jax.random.key(0), (20, 3))
+    np.testing.assert_allclose(jax.jit(linear_cka)(x, x), 1.0, rtol=1e-5)
+    with pytest.raises(ValueError, match="same samples"):
+        linear_cka(x, x[:10])
+    with pytest.raises(ValueError, match="NaN"):
+        linear_cka(x.at[0, 0].set(jnp.nan), x)
+    with pytest.raises(ValueError, match="at least 4"):
+        affine_coupling_r2(x[:3], x[:3])
