@@ -19,6 +19,7 @@ from jaxlab.causal.ci_tests import (
 from jaxlab.causal.policy import (
     METRICS,
     cell_table,
+    check_instrument_strata,
     fill_cells,
     identified_cells,
     mu0_bounds_iv,
@@ -45,6 +46,7 @@ from jaxlab.causal.scm import (
 __all__ = [
     "METRICS",
     "cell_table",
+    "check_instrument_strata",
     "fill_cells",
     "identified_cells",
     "mu0_bounds_iv",

@@ -36,6 +36,7 @@ References:
 
 from __future__ import annotations
 
+import functools
 from typing import Literal
 
 import jax
@@ -183,6 +184,12 @@ def regret_interval(
         raise ValueError(f"metric must be one of {METRICS}, got {metric!r}")
     if lower.shape != (2,) or upper.shape != (2,):
         raise ValueError(f"lower and upper must be [2], got {lower.shape}, {upper.shape}")
+    u = jnp.eye(2) if utility is None else jnp.asarray(utility, dtype=jnp.float32)
+    return _regret_interval(jnp.asarray(v1), jnp.asarray(p_t_d0), lower, upper, u, metric, kind)
+
+
+@functools.partial(jax.jit, static_argnames=("metric", "kind"))
+def _regret_interval(v1, p_t_d0, lower, upper, utility, metric, kind):
     corners_a = jnp.array([0, 0, 1, 1])
     corners_b = jnp.array([0, 1, 0, 1])
     a = jnp.where(corners_a == 0, lower[0], upper[0])
@@ -221,7 +228,7 @@ def mu0_bounds_msm(mu1: ArrayLike, lam: float) -> tuple[jax.Array, jax.Array]:
       mu1: ``[N]`` μ₁(x) = P(Y = 1 | x, D = 1).
       lam: Λ ≥ 1 (Λ = 1: no unobserved confounding, μ₀ = μ₁).
     """
-    if lam < 1.0:
+    if isinstance(lam, int | float) and lam < 1.0:
         raise ValueError(f"lam (Λ) must be ≥ 1, got {lam}")
     mu1 = jnp.asarray(mu1)
     _check_probability("mu1", mu1)
@@ -269,6 +276,34 @@ def mu0_bounds_iv(
             jnp.clip((hi_y - e * mu1) / denom, 0.0, 1.0))
 
 
+def check_instrument_strata(z: ArrayLike, d: ArrayLike, num_z: int) -> None:
+    """Raises ``ValueError`` when a level of the instrument has no unit, or no unit with D = 1.
+
+    μ₁(x, z) and e(x, z) are undefined on such a stratum, so the instrument bounds are too.
+
+    Args:
+      z: ``[N]`` instrument levels in ``0 … num_z − 1``.
+      d: ``[N]`` decisions.
+      num_z: the number of levels.
+    """
+    import numpy as np
+
+    z, d = np.asarray(z), np.asarray(d)
+    if z.shape != d.shape or z.ndim != 1:
+        raise ValueError(f"z and d must both be [N], got {z.shape}, {d.shape}")
+    if z.size and (z.min() < 0 or z.max() >= num_z):
+        raise ValueError(f"z must lie in 0..{num_z - 1}, got range [{z.min()}, {z.max()}]")
+    counts = np.bincount(z, minlength=num_z)
+    treated = np.bincount(z, weights=d, minlength=num_z)
+    empty = np.flatnonzero(counts == 0).tolist()
+    unlabeled = np.flatnonzero((counts > 0) & (treated == 0)).tolist()
+    if empty or unlabeled:
+        raise ValueError(
+            f"instrument strata without data: levels {empty} are empty, levels {unlabeled} "
+            "have no unit with D = 1"
+        )
+
+
 def unobserved_cell_bounds(
     t: ArrayLike, e: ArrayLike, mu0_lower: ArrayLike, mu0_upper: ArrayLike
 ) -> tuple[jax.Array, jax.Array]:
@@ -286,7 +321,9 @@ def unobserved_cell_bounds(
     e = jnp.asarray(e)
     _check_probability("e", e)
     w = jnp.stack([1.0 - t, t])  # [2, N]
-    return (w * (1 - e) * mu0_lower).mean(axis=1), (w * (1 - e) * mu0_upper).mean(axis=1)
+    lo = (w * ((1 - e) * jnp.asarray(mu0_lower))[None, :]).mean(axis=1)
+    hi = (w * ((1 - e) * jnp.asarray(mu0_upper))[None, :]).mean(axis=1)
+    return lo, hi
 
 
 def unobserved_cell_bounds_dr(
@@ -310,7 +347,7 @@ def unobserved_cell_bounds_dr(
     Returns:
       ``([2], [2])`` lower and upper bounds indexed by t.
     """
-    if lam < 1.0:
+    if isinstance(lam, int | float) and lam < 1.0:
         raise ValueError(f"lam (Λ) must be ≥ 1, got {lam}")
     t, d, y = (jnp.asarray(a, dtype=jnp.float32) for a in (t, d, y))
     e = jnp.clip(jnp.asarray(e), 1e-3, 1.0)
@@ -319,7 +356,7 @@ def unobserved_cell_bounds_dr(
     resid = d * (1.0 - e) / e * (y - mu1)
 
     def theta(h, dh):
-        return (w * ((1.0 - d) * h + dh * resid)).mean(axis=1)
+        return (w * ((1.0 - d) * h + dh * resid)[None, :]).mean(axis=1)
 
     up = theta(jnp.minimum(lam * mu1, 1.0), jnp.where(lam * mu1 < 1.0, lam, 0.0))
     lo = theta(mu1 / lam, jnp.full_like(mu1, 1.0 / lam))
@@ -337,9 +374,9 @@ def identified_cells(
     t = jnp.asarray(t, dtype=jnp.float32)
     e, mu1 = jnp.asarray(e), jnp.asarray(mu1)
     w = jnp.stack([1.0 - t, t])
-    v11 = (w * e * mu1).mean(axis=1)
-    v01 = (w * e * (1.0 - mu1)).mean(axis=1)
-    return jnp.stack([v01, v11]), (w * (1.0 - e)).mean(axis=1)
+    v11 = (w * (e * mu1)[None, :]).mean(axis=1)
+    v01 = (w * (e * (1.0 - mu1))[None, :]).mean(axis=1)
+    return jnp.stack([v01, v11]), (w * (1.0 - e)[None, :]).mean(axis=1)
 
 
 # ----------------------------------------------------------------------------------------
@@ -389,10 +426,16 @@ def simulate_policy_data(
     """
     if setting not in ("msm", "iv"):
         raise ValueError(f"setting must be 'msm' or 'iv', got {setting!r}")
-    if lam < 1.0:
+    if isinstance(lam, int | float) and lam < 1.0:
         raise ValueError(f"lam (Λ) must be ≥ 1, got {lam}")
     if num_z < 2:
         raise ValueError(f"num_z must be ≥ 2, got {num_z}")
+    lam, beta_zd = jnp.asarray(lam, jnp.float32), jnp.asarray(beta_zd, jnp.float32)
+    return _simulate(key, num_samples, setting, lam, beta_zd, num_z)
+
+
+@functools.partial(jax.jit, static_argnums=(1, 2, 5))
+def _simulate(key, num_samples, setting, lam, beta_zd, num_z):
     kx, ku, kt, kz, kd, ky, kw = jax.random.split(key, 7)
     x = jax.random.normal(kx, (num_samples, 3))
     u = jax.random.normal(ku, (num_samples,))

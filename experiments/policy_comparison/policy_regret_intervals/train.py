@@ -1,0 +1,202 @@
+"""Replications of the synthetic policy-comparison study, vmapped over seeds."""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import ml_collections
+import numpy as np
+
+from jaxlab.causal import policy as P
+
+# ---------------------------------------------------------------------------------------
+# Nuisances: logistic regression by Newton's method, cross-fitted (vmap over folds)
+# ---------------------------------------------------------------------------------------
+
+
+def _features(x, z, num_z):
+    onehot = jax.nn.one_hot(z, num_z)[:, 1:]
+    return jnp.concatenate([jnp.ones((x.shape[0], 1)), x, onehot], axis=1)
+
+
+def _fit_logistic(feats, target, weight, steps, ridge):
+    p = feats.shape[1]
+
+    def newton(_, beta):
+        prob = jax.nn.sigmoid(feats @ beta)
+        grad = feats.T @ (weight * (prob - target)) + ridge * beta
+        hess = (feats * (weight * prob * (1 - prob))[:, None]).T @ feats + ridge * jnp.eye(p)
+        return beta - jnp.linalg.solve(hess, grad)
+
+    return jax.lax.fori_loop(0, steps, newton, jnp.zeros(p))
+
+
+def _cross_fit(key, x, z, d, y, num_z, folds, steps, ridge):
+    """Cross-fitted ê(x, z), μ̂₁(x, z) at each unit's level and at every level ``[|Z|, N]``."""
+    n = x.shape[0]
+    fold = jax.random.permutation(key, n) % folds
+    feats = _features(x, z, num_z)
+    df, yf = d.astype(jnp.float32), y.astype(jnp.float32)
+
+    def fit(k):
+        train = (fold != k).astype(jnp.float32)
+        return (_fit_logistic(feats, df, train, steps, ridge),
+                _fit_logistic(feats, yf, train * df, steps, ridge))
+
+    beta_e, beta_m = jax.vmap(fit)(jnp.arange(folds))  # [K, p]
+    own_e, own_m = beta_e[fold], beta_m[fold]  # each unit's held-out model
+
+    def predict(zz):
+        f = _features(x, jnp.full_like(z, zz), num_z)
+        return (jax.nn.sigmoid(jnp.sum(f * own_e, axis=1)),
+                jax.nn.sigmoid(jnp.sum(f * own_m, axis=1)))
+
+    e_z, mu1_z = jax.vmap(predict)(jnp.arange(num_z))
+    take = jnp.arange(n)
+    return e_z[z, take], mu1_z[z, take], e_z, mu1_z
+
+
+# ---------------------------------------------------------------------------------------
+# One replication: intervals for every metric and estimator
+# ---------------------------------------------------------------------------------------
+
+
+def _intervals(v1, p0, lo, hi):
+    out = {}
+    for m in P.METRICS:
+        out[m] = (P.regret_interval(v1, p0, lo, hi, m, "delta"),
+                  P.regret_interval(v1, p0, lo, hi, m, "standard"))
+    return out
+
+
+@functools.partial(jax.jit, static_argnums=(1, 2, 5, 6, 7))
+def _replications(keys, num_samples, setting, lam, beta, num_z, folds, steps, ridge=1e-3):
+    def one(key):
+        k_data, k_fold = jax.random.split(key)
+        dat = P.simulate_policy_data(k_data, num_samples, setting, lam, beta, num_z)
+        t, d, y = dat["t"], dat["d"], dat["y"]
+        truth = {m: P.regret(dat["v_true"], m) for m in P.METRICS}
+        res = {}
+        # oracle nuisances and oracle identified cells
+        v1, p0 = P.identified_cells(t, dat["e"], dat["mu1"])
+        if setting == "msm":
+            lo, hi = P.mu0_bounds_msm(dat["mu1"], lam)
+        else:
+            lo, hi = P.mu0_bounds_iv(dat["mu1_z"], dat["e_z"], dat["mu1"], dat["e"])
+        res["oracle"] = _intervals(v1, p0, *P.unobserved_cell_bounds(t, dat["e"], lo, hi))
+        # estimated nuisances; identified cells from counts
+        e_hat, mu1_hat, e_z, mu1_z = _cross_fit(k_fold, dat["x"], dat["z"], d, y, num_z,
+                                                folds, steps, ridge)
+        v_emp = P.cell_table(y, t, d)
+        v1_emp = v_emp[:, :, 1]
+        p0_emp = v_emp[:, :, 0].sum(axis=0)
+        if setting == "msm":
+            lo, hi = P.mu0_bounds_msm(mu1_hat, lam)
+            res["plugin"] = _intervals(v1_emp, p0_emp,
+                                       *P.unobserved_cell_bounds(t, e_hat, lo, hi))
+            res["dr"] = _intervals(
+                v1_emp, p0_emp, *P.unobserved_cell_bounds_dr(t, d, y, e_hat, mu1_hat, lam))
+        else:
+            lo, hi = P.mu0_bounds_iv(mu1_z, e_z, mu1_hat, e_hat)
+            res["plugin"] = _intervals(v1_emp, p0_emp,
+                                       *P.unobserved_cell_bounds(t, e_hat, lo, hi))
+        return res, truth
+
+    return jax.vmap(one)(keys)
+
+
+# ---------------------------------------------------------------------------------------
+# The study
+# ---------------------------------------------------------------------------------------
+
+
+def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
+    del workdir
+    keys = jax.random.split(jax.random.key(config.seed), config.num_seeds)
+    rows = []  # (setting, n, lam, beta, estimator, metric, arrays)
+
+    def run(setting, n, lam, beta):
+        res, truth = _replications(keys, n, setting, jnp.float32(lam), jnp.float32(beta),
+                                   config.num_z, config.folds, config.newton_steps,
+                                   config.ridge)
+        for est, per_metric in res.items():
+            for m, (delta, std) in per_metric.items():
+                rows.append(dict(setting=setting, n=n, lam=lam, beta=beta, est=est, metric=m,
+                                 delta=np.asarray(delta), std=np.asarray(std),
+                                 truth=np.asarray(truth[m])))
+
+    # pre-flight: the instrument strata of one replication are populated
+    probe = P.simulate_policy_data(keys[0], config.iv_samples, "iv", 1.0,
+                                   config.iv_strengths[0], config.num_z)
+    P.check_instrument_strata(np.asarray(probe["z"]), np.asarray(probe["d"]), config.num_z)
+
+    for n in config.sample_sizes:
+        for lam in config.lambdas:
+            run("msm", n, lam, 0.0)
+    for beta in config.iv_strengths:
+        run("iv", config.iv_samples, 1.0, beta)
+
+    def width(r, kind):
+        a = r[kind]
+        return a[:, 1] - a[:, 0]
+
+    def covers(r, kind):
+        a = r[kind]
+        return (a[:, 0] - 1e-6 <= r["truth"]) & (r["truth"] <= a[:, 1] + 1e-6)
+
+    def excludes_zero(r, kind):
+        a = r[kind]
+        return (a[:, 0] > 0) | (a[:, 1] < 0)
+
+    def mean_width(pred, kind="delta"):
+        sel = [width(r, kind) for r in rows if pred(r)]
+        return np.mean(np.stack(sel), axis=0).tolist()  # per replication, over metrics
+
+    out: dict = {}
+    not_wider = np.concatenate([width(r, "delta") <= width(r, "std") + 1e-6 for r in rows])
+    out["frac_delta_not_wider"] = float(not_wider.mean())
+    ref = lambda r, lam: (r["setting"] == "msm" and r["n"] == config.reference_n  # noqa: E731
+                          and r["lam"] == lam and r["est"] == "oracle")
+    out["width_delta"] = mean_width(lambda r: ref(r, max(config.lambdas)), "delta")
+    out["width_standard"] = mean_width(lambda r: ref(r, max(config.lambdas)), "std")
+    for lam in config.lambdas:
+        key = "width_delta_lambda_" + f"{lam:g}".replace(".", "p")
+        out[key] = mean_width(lambda r, lam=lam: ref(r, lam), "delta")
+    out["width_delta_lambda_1p4"] = out.get("width_delta_lambda_1p4",
+                                            mean_width(lambda r: ref(r, 1.4), "delta"))
+    out["width_delta_lambda_2"] = mean_width(lambda r: ref(r, 2.0), "delta")
+    iv = lambda r, b: r["setting"] == "iv" and r["beta"] == b and r["est"] == "oracle"  # noqa
+    out["width_delta_iv_weak"] = mean_width(lambda r: iv(r, min(config.iv_strengths)))
+    out["width_delta_iv_strong"] = mean_width(lambda r: iv(r, max(config.iv_strengths)))
+    out["width_standard_iv_strong"] = mean_width(lambda r: iv(r, max(config.iv_strengths)),
+                                                 "std")
+    oracle = [r for r in rows if r["est"] == "oracle"]
+    out["oracle_coverage_delta"] = float(np.concatenate([covers(r, "delta") for r in oracle])
+                                         .mean())
+    out["oracle_coverage_standard"] = float(np.concatenate([covers(r, "std") for r in oracle])
+                                            .mean())
+    for est in ("plugin", "dr"):
+        sel = [r for r in rows if r["est"] == est and r["setting"] == "msm"
+               and r["n"] == config.coverage_n and r["lam"] > 1.0]
+        per_rep = np.mean(np.stack([covers(r, "delta") for r in sel]), axis=0)
+        out[f"{est}_coverage_delta"] = per_rep.tolist()
+        for n in config.sample_sizes:
+            sel = [r for r in rows if r["est"] == est and r["setting"] == "msm" and r["n"] == n
+                   and r["lam"] > 1.0]
+            out[f"{est}_coverage_delta_n{n}"] = float(
+                np.concatenate([covers(r, "delta") for r in sel]).mean())
+    only_d = np.concatenate([excludes_zero(r, "delta") & ~excludes_zero(r, "std")
+                             for r in rows])
+    only_s = np.concatenate([excludes_zero(r, "std") & ~excludes_zero(r, "delta")
+                             for r in rows])
+    out["frac_only_delta_excludes_zero"] = only_d.astype(float).tolist()
+    out["frac_only_standard_excludes_zero"] = only_s.astype(float).tolist()
+    out["count_only_delta_excludes_zero"] = float(only_d.sum())
+    out["num_cases"] = float(only_d.size)
+    for m in P.METRICS:
+        sel = [r for r in rows if r["metric"] == m]
+        out[f"count_only_delta_excludes_zero_{m}"] = float(sum(
+            (excludes_zero(r, "delta") & ~excludes_zero(r, "std")).sum() for r in sel))
+    return out
