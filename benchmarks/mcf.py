@@ -25,15 +25,7 @@ from jaxlab.chem.conformers import embed_conformers
 from jaxlab.chem.training import PositionScale, init_state, make_optimizer, make_train_step
 from jaxlab.data.qm9 import load_split, pad_molecules, qm9_builder
 from jaxlab.diffusion import cosine_beta_schedule
-
-
-def _time(fn, repeats: int) -> float:
-    """Seconds per call of ``fn`` (which blocks), after one warm-up call."""
-    fn()
-    start = time.perf_counter()
-    for _ in range(repeats):
-        fn()
-    return (time.perf_counter() - start) / repeats
+from jaxlab.train.timing import time_call
 
 
 def bench_model(size: str, arrays: dict, batch: int, train_repeats: int, sample_batch: int):
@@ -50,14 +42,14 @@ def bench_model(size: str, arrays: dict, batch: int, train_repeats: int, sample_
         holder["state"], metrics = step(holder["state"], batch_arrays, jax.random.key(1))
         jax.block_until_ready(metrics["loss"])
 
-    train_s = _time(train_once, train_repeats)
+    train_s = time_call(train_once, repeats=train_repeats)
     coords = arrays["atom_coords"][:sample_batch]
     mask = arrays["mask"][:sample_batch]
     sample = jax.jit(
         lambda p, k: mcf_sample(model.apply, p, schedule, coords, mask, k, num_steps=50, eta=1.0)
     )
     params = holder["state"].params
-    sample_s = _time(lambda: jax.block_until_ready(sample(params, jax.random.key(2))), 1)
+    sample_s = time_call(lambda: sample(params, jax.random.key(2)), repeats=1)
     return 1.0 / train_s, len(mask) / sample_s
 
 
@@ -81,7 +73,7 @@ def main(argv: list[str] | None = None) -> None:
     batch, sample_batch = (16, 16) if args.quick else (64, 64)
     repeats = {"tiny": 3 if args.quick else 20, "S": 3}
     arrays = pad_molecules((test * (batch // len(test) + 1))[: max(batch, sample_batch)])
-    arrays["positions"] = scale.normalise(arrays["positions"], arrays["mask"])
+    arrays["positions"] = scale.normalize(arrays["positions"], arrays["mask"])
     sizes = ("tiny",) if args.quick else ("tiny", "S")
     etkdg = bench_etkdg(test, 2 if args.quick else 10)
     print(

@@ -83,8 +83,11 @@ class MCFDenoiser(nn.Module):
 
     Example:
       >>> model = MCFDenoiser(SIZES["tiny"])
-      >>> params = model.init(key, coords, x_t, t, mask)
-      >>> eps = model.apply(params, coords, x_t, t, mask)   # [B, N, 3]
+      >>> coords, x_t = jnp.ones((2, 5, 8)), jnp.zeros((2, 5, 3))  # B = 2, N = 5, C = 8
+      >>> t, mask = jnp.array([1, 500]), jnp.ones((2, 5))
+      >>> params = jax.jit(model.init)(jax.random.key(0), coords, x_t, t, mask)
+      >>> jax.jit(model.apply)(params, coords, x_t, t, mask).shape
+      (2, 5, 3)
 
     References:
       Wang et al., "Swallowing the Bitter Pill: Simplified Scalable Conformer Generation",
@@ -106,7 +109,7 @@ class MCFDenoiser(nn.Module):
 
         Args:
           atom_coords: ``[B, N, C]`` eigenfunctions ‖ atom features.
-          x_t: ``[B, N, 3]`` noisy (normalised) positions.
+          x_t: ``[B, N, 3]`` noisy (normalized) positions.
           t: ``[B]`` integer diffusion steps (or a scalar, broadcast over the batch).
           mask: ``[B, N]``, 1 for real atoms.
 
@@ -150,8 +153,8 @@ class MCFDenoiser(nn.Module):
         return out.astype(jnp.float32) * mask[..., None].astype(jnp.float32)
 
 
-def centre_positions(x: jax.Array, mask: jax.Array) -> jax.Array:
-    """Subtracts the centre of mass of the real atoms: ``x [B, N, 3]``, ``mask [B, N]``.
+def center_positions(x: jax.Array, mask: jax.Array) -> jax.Array:
+    """Subtracts the center of mass of the real atoms: ``x [B, N, 3]``, ``mask [B, N]``.
 
     The MCF sampler applies it after every reverse step; padding stays 0.
     """
@@ -170,7 +173,7 @@ def mcf_loss(
         :class:`MCFDenoiser`'s ``apply``).
       params: model parameters.
       schedule: the noise schedule.
-      batch: ``{"atom_coords": [B, N, C], "positions": [B, N, 3] (normalised, centred),
+      batch: ``{"atom_coords": [B, N, C], "positions": [B, N, 3] (normalized, centered),
         "mask": [B, N]}``.
       rng: PRNG key.
 
@@ -198,20 +201,20 @@ def mcf_sample(
     num_steps: int | None = 50,
     eta: float = 1.0,
 ) -> jax.Array:
-    """Samples normalised conformers: ``[B, N, 3]``, centred, zero on padding.
+    """Samples normalized conformers: ``[B, N, 3]``, centered, zero on padding.
 
-    Starts from centred Gaussian noise; predicts x̂₀, clips it to [−1, 1], re-centres the
-    centre of mass after every step. ``num_steps=None`` runs the T-step ancestral sampler
+    Starts from centered Gaussian noise; predicts x̂₀, clips it to [−1, 1], re-centers the
+    center of mass after every step. ``num_steps=None`` runs the T-step ancestral sampler
     (the paper's test protocol); an integer runs DDIM with that many steps and ``eta``
     (the paper's validation protocol is 50 steps, η = 1).
     """
     init_rng, sample_rng = jax.random.split(rng)
-    x_T = centre_positions(jax.random.normal(init_rng, mask.shape + (3,)), mask)
+    x_T = center_positions(jax.random.normal(init_rng, mask.shape + (3,)), mask)
 
     def eps_fn(x_t, t):
         return apply_fn(params, atom_coords, x_t, t, mask)
 
-    project = lambda x: centre_positions(x, mask)
+    project = lambda x: center_positions(x, mask)
     if num_steps is None:
         return ancestral_sample(
             eps_fn, schedule, x_T, sample_rng, mask=mask, clip_x0=1.0, project=project

@@ -17,7 +17,7 @@ def kabsch_rmsd(
 
     RMSD = min_{R ∈ SO(3), t} √( Σᵢ wᵢ ‖R aᵢ + t − bᵢ‖² / Σᵢ wᵢ )
 
-    With centred points a', b' and H = Σ wᵢ a'ᵢ b'ᵢᵀ = U S Vᵀ, the optimum is
+    With centered points a', b' and H = Σ wᵢ a'ᵢ b'ᵢᵀ = U S Vᵀ, the optimum is
     R = V diag(1, 1, d) Uᵀ with d = sign det(V Uᵀ) (no reflections).
 
     Atom order is taken as given (no symmetry matching); use :func:`best_rmsd` for that.
@@ -31,7 +31,11 @@ def kabsch_rmsd(
       A scalar RMSD in the units of the inputs.
 
     Example:
-      >>> kabsch_rmsd(x, x @ rotation.T + 1.0)  # ≈ 0
+      >>> x = jax.random.normal(jax.random.key(0), (5, 3))
+      >>> c, s = np.cos(0.3), np.sin(0.3)
+      >>> rotation = jnp.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+      >>> bool(kabsch_rmsd(x, x @ rotation.T + 1.0) < 1e-5)  # a rigid motion: RMSD ≈ 0
+      True
 
     References:
       Kabsch, "A solution for the best rotation to relate two sets of vectors",

@@ -1,4 +1,4 @@
-"""Graph-spectral coordinates: generalised Laplacian eigenfunctions (MCF's atom "positions")."""
+"""Graph-spectral coordinates: generalized Laplacian eigenfunctions (MCF's atom "positions")."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ def laplacian_eigenfunctions(
 ) -> jax.Array:
     """The first ``k`` non-trivial eigenfunctions of the graph Laplacian, MCF-style.
 
-    Solves the generalised eigenproblem
+    Solves the generalized eigenproblem
 
         L v = λ D v,   L = D − A,  D = diag(A 1)                          (MCF, Sec. 3.2)
 
@@ -25,7 +25,7 @@ def laplacian_eigenfunctions(
     repeated eigenvalues are whatever ``eigh`` returns for the symmetric form.
 
     Padding: with ``mask``, only the real nodes form the graph (N = Σ mask); padded nodes
-    get eigenvalue 3 (above the normalised spectrum [0, 2]) so they sort last, and their
+    get eigenvalue 3 (above the normalized spectrum [0, 2]) so they sort last, and their
     rows and the columns beyond N − 1 are zero. One compiled shape then serves every
     molecule, and the function can be ``vmap``-ed over a padded batch.
 

@@ -1,4 +1,4 @@
-"""MCF training pieces: position normalisation, the train state with EMA, the train step.
+"""MCF training pieces: position normalization, the train state with EMA, the train step.
 
 Everything here is a pure function of arrays; the loop that calls the step (checkpoints,
 logging) is :func:`jaxlab.train.fit`.
@@ -15,38 +15,38 @@ import numpy as np
 import optax
 from flax import struct
 
-from jaxlab.chem.mcf import MCFDenoiser, centre_positions, mcf_loss
+from jaxlab.chem.mcf import MCFDenoiser, center_positions, mcf_loss
 from jaxlab.diffusion import Schedule
 
 
 class PositionScale(NamedTuple):
-    """Per-axis min–max normalisation of centred positions (constants of the train split).
+    """Per-axis min–max normalization of centered positions (constants of the train split).
 
-    x̃ = centre(2 (x − x_min) / (x_max − x_min) − 1): per-axis scaling to [−1, 1], then
-    the centre of mass is moved to 0 (the offset disappears in the centring).
+    x̃ = center(2 (x − x_min) / (x_max − x_min) − 1): per-axis scaling to [−1, 1], then
+    the center of mass is moved to 0 (the offset disappears in the centering).
     """
 
     minimum: np.ndarray  # [3], float
     maximum: np.ndarray  # [3], float
 
-    def normalise(self, positions: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """``positions [B, N, 3]`` in Å, ``mask [B, N]`` → normalised and centred."""
+    def normalize(self, positions: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """``positions [B, N, 3]`` in Å, ``mask [B, N]`` → normalized and centered."""
         mask = jnp.asarray(mask)
-        centred = centre_positions(jnp.asarray(positions, jnp.float32), mask)
-        axes = (1,) * (centred.ndim - 1) + (3,)
+        centered = center_positions(jnp.asarray(positions, jnp.float32), mask)
+        axes = (1,) * (centered.ndim - 1) + (3,)
         lo = jnp.reshape(jnp.asarray(self.minimum, jnp.float32), axes)
         span = jnp.reshape(jnp.asarray(self.maximum - self.minimum, jnp.float32), axes)
-        scaled = 2.0 * (centred - lo) / span - 1.0
-        return np.asarray(centre_positions(scaled, mask))
+        scaled = 2.0 * (centered - lo) / span - 1.0
+        return np.asarray(center_positions(scaled, mask))
 
-    def denormalise(self, positions: np.ndarray) -> np.ndarray:
-        """Normalised → Å (up to a translation, which RMSD ignores)."""
+    def denormalize(self, positions: np.ndarray) -> np.ndarray:
+        """Normalized → Å (up to a translation, which RMSD ignores)."""
         span = np.asarray(self.maximum) - np.asarray(self.minimum)
         return np.asarray(positions) * span / 2.0
 
 
 class MCFState(struct.PyTreeNode):
-    """Parameters, their exponential moving average, optimiser state and step."""
+    """Parameters, their exponential moving average, optimizer state and step."""
 
     step: jax.Array
     params: Any

@@ -9,7 +9,7 @@ build time (the classical baseline / alternative reference).
 Splits are by molecule, from a permutation with a fixed seed. Molecules the pipeline
 cannot use are not dropped silently: their QM9 index, SMILES and reason are recorded in
 the dataset metadata (``info.metadata["rejected"]``), together with the per-axis
-normalisation constants of the training split (``info.metadata["position_min"|"max"]``).
+normalization constants of the training split (``info.metadata["position_min"|"max"]``).
 
 Usage::
 
@@ -217,8 +217,8 @@ class QM9Conformers(tfds.core.GeneratorBasedBuilder):
             else:
                 etkdg = np.zeros((0, mol.GetNumAtoms(), 3), np.float32)
             if split == "train":
-                centred = example["positions"] - example["positions"].mean(0, keepdims=True)
-                lo, hi = np.minimum(lo, centred.min(0)), np.maximum(hi, centred.max(0))
+                centered = example["positions"] - example["positions"].mean(0, keepdims=True)
+                lo, hi = np.minimum(lo, centered.min(0)), np.maximum(hi, centered.max(0))
             example["etkdg_positions"] = etkdg.reshape(-1, 3)
             yield int(index), {"index": index, **example}
         if split == "train":

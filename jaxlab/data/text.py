@@ -49,7 +49,7 @@ def load_plays(plays: tuple[str, ...]) -> str:
       plays: play names from ``PLAYS``.
 
     Returns:
-      The text, with Windows line endings normalised.
+      The text, with Windows line endings normalized.
     """
     unknown = sorted(set(plays) - set(PLAYS))
     if unknown or not plays:

@@ -31,9 +31,12 @@ def q_sample(schedule: Schedule, x0: PyTree, t: jax.typing.ArrayLike, noise: PyT
       x_t, with the structure of ``x0``.
 
     Example:
+      >>> from jaxlab.diffusion import cosine_beta_schedule
       >>> s = cosine_beta_schedule(1000)
       >>> x0 = jnp.ones((4, 9, 3)); eps = jnp.zeros_like(x0)
       >>> xt = q_sample(s, x0, jnp.array([0, 10, 100, 999]), eps)
+      >>> xt[:, 0, 0]  # √ᾱ_t · x0 with ε = 0: from ≈ 1 down to ≈ 0
+      Array([9.99...e-01, 9.99...e-01, 9.85...e-01, 4.9...e-05], dtype=float32)
 
     References:
       Ho, Jain & Abbeel, "Denoising Diffusion Probabilistic Models", NeurIPS 2020.

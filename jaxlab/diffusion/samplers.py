@@ -6,7 +6,7 @@ Both samplers share one interface:
   same step for every example; ``B`` is the leading axis of the leaves of ``x_t``);
 * ``clip_x0``: optional bound c; the predicted x̂₀ is clipped to [−c, c] at every step;
 * ``project``: optional hook applied to the state after every step (and to x_T), e.g.
-  MCF's re-centring of the centre of mass;
+  MCF's re-centering of the center of mass;
 * ``mask``: optional ``[B, ...]`` prefix of the leaves' shape; padding stays exactly 0.
 
 They are pure functions of their arguments: deterministic given ``rng``, ``jit``-able (the
@@ -91,7 +91,13 @@ def ancestral_sample(
       x₀, a pytree like ``x_T``.
 
     Example:
-      >>> x = ancestral_sample(model, cosine_beta_schedule(1000), x_T, key, clip_x0=1.0)
+      >>> from jaxlab.diffusion import cosine_beta_schedule
+      >>> eps_fn = lambda x, t: jnp.zeros_like(x)  # a stand-in for a trained model
+      >>> x_T = jax.random.normal(jax.random.key(0), (2, 3))
+      >>> x = ancestral_sample(eps_fn, cosine_beta_schedule(100), x_T, jax.random.key(1),
+      ...                      clip_x0=1.0)
+      >>> x.shape, bool(jnp.all(jnp.abs(x) <= 1.0))
+      ((2, 3), True)
 
     References:
       Ho, Jain & Abbeel, "Denoising Diffusion Probabilistic Models", NeurIPS 2020.
@@ -163,7 +169,13 @@ def ddim_sample(
       x₀, a pytree like ``x_T``.
 
     Example:
-      >>> x = ddim_sample(model, cosine_beta_schedule(1000), x_T, key, num_steps=50, eta=1.0)
+      >>> from jaxlab.diffusion import cosine_beta_schedule
+      >>> eps_fn = lambda x, t: jnp.zeros_like(x)  # a stand-in for a trained model
+      >>> x_T = jax.random.normal(jax.random.key(0), (2, 3))
+      >>> x = ddim_sample(eps_fn, cosine_beta_schedule(100), x_T, jax.random.key(1),
+      ...                 num_steps=10, eta=1.0)
+      >>> x.shape
+      (2, 3)
 
     References:
       Song, Meng & Ermon, "Denoising Diffusion Implicit Models", ICLR 2021.

@@ -98,7 +98,7 @@ def pgd_structure_attack(
 ) -> jax.Array:
     """PGD topology attack on a relaxed adjacency (Xu et al. 2019), fixed edge budget.
 
-    Maximises ``loss_fn(A')`` over ``A' = A + (1 − 2A) ⊙ S`` with ``S`` symmetric,
+    Maximizes ``loss_fn(A')`` over ``A' = A + (1 − 2A) ⊙ S`` with ``S`` symmetric,
     ``S_ij ∈ [0, 1]`` and ``Σ_{i<j} S_ij ≤ B = ⌊rate·|E|⌋``: projected gradient ascent with
     step ``lr/√t`` (Xu et al., Eq. (9)–(10)), then ``num_samples`` Bernoulli(S) draws
     (rescaled to the budget when they exceed it) and the draw with the largest loss.

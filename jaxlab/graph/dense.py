@@ -11,6 +11,19 @@ import jax
 import jax.numpy as jnp
 
 
+def row_normalize(x: jax.Array) -> jax.Array:
+    """Divides each row of ``[n, d]`` features by its sum (zero-sum rows stay unchanged).
+
+    As the GADC and Pro-GNN reference code's feature preprocessing.
+
+    Example:
+      >>> row_normalize(jnp.array([[1.0, 3.0], [0.0, 0.0]])).tolist()
+      [[0.25, 0.75], [0.0, 0.0]]
+    """
+    s = jnp.sum(x, axis=-1, keepdims=True)
+    return x * jnp.where(s != 0, 1.0 / jnp.where(s != 0, s, 1.0), 0.0)
+
+
 def dense_gcn_normalize(adj: jax.Array) -> jax.Array:
     """``D̃^{-1/2}(A + I)D̃^{-1/2}`` for a dense symmetric ``[n, n]`` adjacency (degree ≥ 1)."""
     a = adj + jnp.eye(adj.shape[0], dtype=adj.dtype)

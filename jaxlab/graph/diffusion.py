@@ -1,7 +1,7 @@
-"""Graph diffusion kernels: GCN normalisation, PPR/heat GDC and GADC (options I–IV).
+"""Graph diffusion kernels: GCN normalization, PPR/heat GDC and GADC (options I–IV).
 
 All kernels take the raw graph (both directions of each undirected edge, unit or given
-weights) and normalise internally. The node count is ``x.shape[0]``; the kernels are pure
+weights) and normalize internally. The node count is ``x.shape[0]``; the kernels are pure
 and work under ``jit``, ``vmap`` (over feature matrices, λ or ε) and ``grad``.
 
 References:
@@ -55,7 +55,7 @@ def gcn_normalize(
     add_self_loops: bool = True,
     degree: Degree = "in",
 ) -> jraph.GraphsTuple:
-    """GCN normalisation Â = D̃^{-1/2}(A + I)D̃^{-1/2}, returned as edge weights.
+    """GCN normalization Â = D̃^{-1/2}(A + I)D̃^{-1/2}, returned as edge weights.
 
     With ``M`` the propagation matrix of ``graph`` (``M[r, s] = w`` per edge s -> r),
     the result propagates with ``D^{-1/2}(M + I)D^{-1/2}``. ``degree`` picks ``D``:
@@ -68,15 +68,18 @@ def gcn_normalize(
     Args:
       graph: raw graph with ``[E]`` edge weights in ``graph.edges``.
       num_nodes: ``n``, a static int (kernels pass ``x.shape[0]``).
-      add_self_loops: add ``I`` before normalising (the renormalisation trick of Kipf & Welling).
+      add_self_loops: add ``I`` before normalizing (the renormalization trick of Kipf & Welling).
       degree: ``"in"`` or ``"out"``, see above.
 
     Returns:
       A graph with ``E + n`` edges (``E`` without self-loops) carrying Â's entries.
 
     Example:
-      >>> g = from_edges([0, 1], [1, 0], num_nodes=2)
-      >>> a_hat = gcn_normalize(g, 2)
+      >>> from jaxlab.graph.graphs import from_edges
+      >>> g = from_edges([0, 1], [1, 0], num_nodes=2)  # one undirected edge
+      >>> a_hat = gcn_normalize(g, 2)  # 2 edges + 2 self-loops, every degree 2
+      >>> a_hat.edges
+      Array([0.5, 0.5, 0.5, 0.5], dtype=float32)
     """
     if degree not in ("in", "out"):
         raise ValueError(f"degree must be 'in' or 'out', got {degree!r}")
@@ -130,7 +133,7 @@ def ppr_diffusion(
 ) -> jax.Array:
     """Personalised-PageRank (GDC/APPNP) diffusion, truncated after ``K`` terms.
 
-    ``S x = α Σ_{k=0..K} ((1 − α) Â)^k x`` with Â the GCN-normalised adjacency.
+    ``S x = α Σ_{k=0..K} ((1 − α) Â)^k x`` with Â the GCN-normalized adjacency.
 
     Args:
       graph: raw graph (no self-loops needed; they are added).
@@ -143,7 +146,11 @@ def ppr_diffusion(
       ``[n, d]`` diffused features.
 
     Example:
-      >>> y = ppr_diffusion(g, x, alpha=0.1, num_terms=10)
+      >>> from jaxlab.graph.graphs import from_edges
+      >>> g = from_edges([0, 1], [1, 0], num_nodes=2)
+      >>> ppr_diffusion(g, jnp.array([[1.0], [0.0]]), alpha=0.1, num_terms=10)
+      Array([[0.393...],
+             [0.293...]], dtype=float32)
 
     References:
       Gasteiger et al., "Predict then Propagate" (ICLR 2019); "Diffusion Improves Graph
@@ -204,7 +211,7 @@ def edge_cosine(graph: jraph.GraphsTuple, features: jax.Array) -> jax.Array:
 
     Edges of weight 0 (padding) get 0.
     """
-    # Normalise the n rows first, then one gathered dot product per edge (a zero row
+    # Normalize the n rows first, then one gathered dot product per edge (a zero row
     # stays zero, so its cosines are 0).
     norms = jnp.linalg.norm(features, axis=-1, keepdims=True)
     positive = norms > 0
@@ -249,7 +256,7 @@ def adversarial_transition(
     """
     n = phi_features.shape[0]
     if phi == "limit":
-        # Option IV: T = cos-on-edges + I, the ε → ∞ limit of −Φ/ε (no re-normalisation).
+        # Option IV: T = cos-on-edges + I, the ε → ∞ limit of −Φ/ε (no re-normalization).
         cos = edge_cosine(graph, phi_features)
         apply_cos = make_propagate(graph.senders, graph.receivers, cos, n)
         return lambda v: apply_cos(v) + v
@@ -288,7 +295,7 @@ def gadc(
     * ``"gram"`` (II): Φ = XXᵀ/‖XXᵀ‖_F over all pairs, applied as X(Xᵀv)/‖XᵀX‖_F;
     * ``"edge_inner"`` (III): Φ_ij = x_i·x_j on edges, divided by the ℓ2 norm of those values;
     * ``"limit"`` (IV): T = cos-on-edges + I (the ε → ∞ limit rescaled by −1/ε; ``eps``
-      unused, no normalisation).
+      unused, no normalization).
 
     With ``eps = 0`` this is :func:`ppr_diffusion` with ``α = 1/(λ+1)``.
 
@@ -300,7 +307,7 @@ def gadc(
       phi: which Φ (see above).
       eps: ``ε``, the adversary's budget.
       phi_features: ``[n, d']`` features Φ is computed from; ``x`` when omitted (the
-        reference code computes Φ on raw features and diffuses row-normalised ones).
+        reference code computes Φ on raw features and diffuses row-normalized ones).
       degree: degree convention of :func:`gcn_normalize` (``"out"`` reproduces the
         reference's directed form).
 
@@ -308,7 +315,11 @@ def gadc(
       ``[n, d]`` diffused features ``F``.
 
     Example:
-      >>> f = gadc(g, x, lam=1.0, num_terms=16, phi="cosine", eps=1.0)
+      >>> from jaxlab.graph.graphs import from_edges
+      >>> g = from_edges([0, 1], [1, 0], num_nodes=2)
+      >>> f = gadc(g, jnp.eye(2), lam=1.0, num_terms=16, phi="cosine", eps=1.0)
+      >>> [[round(v, 3) for v in row] for row in f.tolist()]
+      [[0.75, 0.25], [0.25, 0.75]]
 
     References:
       Liu, Chen, Fu, Lin, Zitnik, Wu. "Graph Adversarial Diffusion Convolution". ICML 2024.

@@ -1,4 +1,18 @@
-"""Dot-product attention with a pluggable normaliser (softmax, MultiMax, sparsemax, entmax).
+"""Dot-product attention with a pluggable normaliser and an explicit score scale.
+
+The normaliser is a callable ``fn(scores, where=None) -> weights`` over the last (key) axis,
+or one of the names of ``jaxlab.nn.layers.NORMALIZERS`` ("softmax", "multimax",
+"sparsemax", "entmax15", "norm_softmax", "norm_softmax_std"), which
+``jaxlab.nn.layers.resolve_normalizer`` maps to callables.
+
+Score scale: the scores are ``scale · q·kᵀ (+ bias)``. ``scale=None`` means the default
+1/√d_h (computed as a division by √d_h, bit-identical to before). NormSoftmax wants the
+UNscaled logits and γ = 1/scale; its registry entry undoes the scale and sets γ, so with
+the default scale it is ``norm_softmax(q·kᵀ, γ=√d_h)`` as in the reference code.
+The scale can change at every call: ``MultiHeadAttention`` (and ``ViT``/``TransformerLM``)
+take a call-time ``scale`` (a Python float or a traced scalar) that overrides the
+``scale`` attribute, so heat treatment passes ``heat_treatment_schedule(...)(step)`` on
+each training step without re-creating the module or recompiling.
 
 ``MultiHeadAttention`` is a drop-in for ``flax.linen.MultiHeadDotProductAttention``: same
 call signature for the common arguments, the same parameter names and shapes
@@ -18,19 +32,20 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from jaxlab.nn.layers import MultiMax, check_normalizer, normalize
+from jaxlab.nn.layers import MultiMax, Normalizer, check_normalizer, resolve_normalizer
 from jaxlab.nn.multimax import MultiMaxParams
 
 
 def attention_weights(
     query: ArrayLike,
     key: ArrayLike,
-    normalizer: str = "softmax",
+    normalizer: str | Normalizer = "softmax",
     multimax_params: MultiMaxParams | None = None,
     mask: ArrayLike | None = None,
     bias: ArrayLike | None = None,
+    scale: ArrayLike | None = None,
 ) -> jax.Array:
-    """Attention weights normalise(q·kᵀ/√d + bias) over the keys.
+    """Attention weights normalise(scale · q·kᵀ + bias) over the keys (scale = 1/√d default).
 
     For MultiMax the scores are modulated before the mask is applied (the paper's order:
     scores → σ → mask → softmax).
@@ -38,10 +53,11 @@ def attention_weights(
     Args:
       query: ``[batch..., q_len, heads, depth]``.
       key: ``[batch..., kv_len, heads, depth]``.
-      normalizer: ``"softmax"``, ``"multimax"``, ``"sparsemax"`` or ``"entmax15"``.
+      normalizer: a callable ``fn(scores, where=None)`` or a name of ``NORMALIZERS``.
       multimax_params: the layer's ``MultiMaxParams`` (only for ``"multimax"``).
       mask: boolean, broadcastable to ``[batch..., heads, q_len, kv_len]``; False hides a key.
       bias: additive, broadcastable to the same shape.
+      scale: score scale (scalar, may be traced); ``None`` is 1/√depth.
 
     Returns:
       Weights ``[batch..., heads, q_len, kv_len]``.
@@ -54,11 +70,23 @@ def attention_weights(
         )
     if query.shape[-2:] != key.shape[-2:] or query.shape[:-3] != key.shape[:-3]:
         raise ValueError(f"query {query.shape} and key {key.shape} disagree on batch/heads/depth")
-    scores = jnp.einsum("...qhd,...khd->...hqk", query, key) / jnp.sqrt(query.shape[-1])
+    fn = resolve_normalizer(
+        normalizer,
+        scale=query.shape[-1] ** -0.5 if scale is None else scale,
+        multimax_params=multimax_params,
+    )
+    logits = jnp.einsum("...qhd,...khd->...hqk", query, key)
+    if scale is None:
+        scores = logits / jnp.sqrt(query.shape[-1])
+    else:
+        scale = jnp.asarray(scale)
+        if scale.ndim != 0:
+            raise ValueError(f"scale must be a scalar, got shape {scale.shape}")
+        scores = logits * scale.astype(logits.dtype)
     if bias is not None:
         scores = scores + jnp.broadcast_to(jnp.asarray(bias, scores.dtype), scores.shape)
     where = None if mask is None else jnp.broadcast_to(jnp.asarray(mask, bool), scores.shape)
-    return normalize(scores, normalizer, multimax_params, axis=-1, where=where)
+    return fn(scores, where=where)
 
 
 def normalized_dot_product_attention(
@@ -75,8 +103,9 @@ def normalized_dot_product_attention(
     precision: Any = None,
     module: nn.Module | None = None,
     *,
-    normalizer: str = "softmax",
+    normalizer: str | Normalizer = "softmax",
     multimax_params: MultiMaxParams | None = None,
+    scale: ArrayLike | None = None,
 ) -> jax.Array:
     """``flax.linen.dot_product_attention`` with a pluggable normaliser.
 
@@ -88,14 +117,15 @@ def normalized_dot_product_attention(
         precision: as in ``flax.linen.dot_product_attention``.
       module: if given, the weights are sown into its ``intermediates`` collection
         under ``attention_weights``.
-      normalizer: ``"softmax"``, ``"multimax"``, ``"sparsemax"`` or ``"entmax15"``.
+      normalizer: a callable ``fn(scores, where=None)`` or a name of ``NORMALIZERS``.
       multimax_params: the layer's ``MultiMaxParams`` (only for ``"multimax"``).
+      scale: score scale (scalar, may be traced); ``None`` is 1/√depth.
 
     Returns:
       ``[batch..., q_len, heads, v_depth]``.
     """
     del dtype, precision  # computed in the inputs' dtype at default precision
-    weights = attention_weights(query, key, normalizer, multimax_params, mask, bias)
+    weights = attention_weights(query, key, normalizer, multimax_params, mask, bias, scale)
     if module is not None:
         module.sow("intermediates", "attention_weights", weights)
     if not deterministic and dropout_rate > 0.0:
@@ -111,9 +141,14 @@ def normalized_dot_product_attention(
 
 
 def make_attention_fn(
-    normalizer: str, multimax_params: MultiMaxParams | None = None
+    normalizer: str | Normalizer,
+    multimax_params: MultiMaxParams | None = None,
+    scale: float | None = None,
 ) -> Callable[..., jax.Array]:
     """An ``attention_fn`` for ``flax.linen.MultiHeadDotProductAttention``.
+
+    ``normalizer`` is a name or a callable ``fn(scores, where=None)``; ``scale`` a fixed
+    score scale (``None``: 1/√depth).
 
     Example:
       >>> attn = nn.MultiHeadDotProductAttention(
@@ -121,7 +156,10 @@ def make_attention_fn(
     """
     check_normalizer(normalizer)
     return functools.partial(
-        normalized_dot_product_attention, normalizer=normalizer, multimax_params=multimax_params
+        normalized_dot_product_attention,
+        normalizer=normalizer,
+        multimax_params=multimax_params,
+        scale=scale,
     )
 
 
@@ -156,7 +194,8 @@ class MultiHeadAttention(nn.Module):
     num_heads: int
     qkv_features: int | None = None
     out_features: int | None = None
-    normalizer: str = "softmax"
+    normalizer: str | Normalizer = "softmax"
+    scale: float | None = None
     multimax_order: int = 2
     dropout_rate: float = 0.0
     broadcast_dropout: bool = True
@@ -176,12 +215,14 @@ class MultiHeadAttention(nn.Module):
         deterministic: bool | None = None,
         dropout_rng: jax.Array | None = None,
         sow_weights: bool = False,
+        scale: ArrayLike | None = None,
     ) -> jax.Array:
         """Attends from ``inputs_q`` ``[batch..., q_len, features]`` to ``inputs_k``/``inputs_v``.
 
         ``inputs_k`` defaults to ``inputs_q`` and ``inputs_v`` to ``inputs_k``; ``mask`` is
-        boolean ``[batch..., heads or 1, q_len, kv_len]``. Returns
-        ``[batch..., q_len, out_features]``.
+        boolean ``[batch..., heads or 1, q_len, kv_len]``; ``scale`` (a scalar, may be
+        traced, e.g. a heat-treatment schedule's value) overrides the ``scale`` attribute.
+        Returns ``[batch..., q_len, out_features]``.
         """
         check_normalizer(self.normalizer)
         inputs_q = jnp.asarray(inputs_q)
@@ -226,6 +267,7 @@ class MultiHeadAttention(nn.Module):
             module=self if sow_weights else None,
             normalizer=self.normalizer,
             multimax_params=multimax_params,
+            scale=self.scale if scale is None else scale,
         )
         return nn.DenseGeneral(
             features=features,

@@ -14,7 +14,7 @@ class SmallCNN(nn.Module):
     """conv(5×5) → ReLU → max-pool(2) blocks, then a linear classifier.
 
     The layout of the MNIST model of Dahan & Levy's reference code, without batch
-    normalisation (per-worker batch statistics would make the simulated workers stateful).
+    normalization (per-worker batch statistics would make the simulated workers stateful).
 
     Attributes:
       num_classes: number of output logits.

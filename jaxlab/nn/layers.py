@@ -1,7 +1,13 @@
-"""Flax Linen wrappers: the ``MultiMax`` module, normaliser selection, weight-decay mask."""
+"""Flax Linen wrappers: the ``MultiMax`` module, the normaliser registry, weight-decay mask.
+
+A normaliser is a callable ``fn(scores, where=None) -> weights`` normalising the last axis
+of already-scaled attention scores (``where`` False hides an entry). ``resolve_normalizer``
+is the ONE place that maps the convenience names to such callables.
+"""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -10,18 +16,85 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
+from jaxlab.nn.eureka import norm_softmax
 from jaxlab.nn.multimax import MultiMaxParams, multimax, multimax_modulate
 from jaxlab.nn.sparse import entmax15, sparsemax
 
-NORMALIZERS = ("softmax", "multimax", "sparsemax", "entmax15")
+NORMALIZERS = ("softmax", "multimax", "sparsemax", "entmax15", "norm_softmax", "norm_softmax_std")
 MULTIMAX_PARAM_PREFIX = "multimax_"
 
+Normalizer = Callable[..., jax.Array]
+"""``fn(scores: [..., n], where: [..., n] bool | None = None) -> weights [..., n]``."""
 
-def check_normalizer(normalizer: str, allowed: tuple[str, ...] = NORMALIZERS) -> str:
-    """Returns ``normalizer`` or raises a ValueError listing the allowed names."""
+
+def check_normalizer(
+    normalizer: str | Normalizer, allowed: tuple[str, ...] = NORMALIZERS
+) -> str | Normalizer:
+    """Returns ``normalizer`` (a callable, or a name in ``allowed``) or raises a ValueError."""
+    if callable(normalizer) and allowed is NORMALIZERS:
+        return normalizer
     if normalizer not in allowed:
-        raise ValueError(f"normalizer must be one of {allowed}, got {normalizer!r}")
+        raise ValueError(f"normalizer must be a callable or one of {allowed}, got {normalizer!r}")
     return normalizer
+
+
+def _masked(fn: Callable[..., jax.Array]) -> Normalizer:
+    # Masked scores become the dtype's lowest value, as Flax does for softmax attention.
+    def normalizer(scores: jax.Array, where: jax.Array | None = None) -> jax.Array:
+        scores = jnp.asarray(scores)
+        if where is not None:
+            mask = jnp.broadcast_to(jnp.asarray(where, bool), scores.shape)
+            scores = jnp.where(mask, scores, jnp.finfo(scores.dtype).min)
+        return fn(scores, axis=-1)
+
+    return normalizer
+
+
+def resolve_normalizer(
+    normalizer: str | Normalizer,
+    *,
+    scale: ArrayLike | None = None,
+    multimax_params: MultiMaxParams | None = None,
+) -> Normalizer:
+    """The normaliser callable for a name (the registry), or ``normalizer`` itself.
+
+    Names: ``"softmax"``, ``"sparsemax"``, ``"entmax15"`` (masked scores set to the dtype's
+    lowest value first; a fully masked row is uniform, as Flax's softmax), ``"multimax"``
+    (needs ``multimax_params``; σ applied before the mask, a fully masked row is zeros) and
+    ``"norm_softmax"`` / ``"norm_softmax_std"`` (``norm_softmax`` with the variance / the
+    standard deviation as spread). NormSoftmax wants the UNscaled logits a = q·kᵀ and
+    γ = 1/scale: its entry divides the scaled scores by ``scale`` (the attention's score
+    scale, 1/√d_h by default, so γ = √d_h) — the reference code's "undo scaling". Under heat
+    treatment ``scale`` is the scheduled value and γ follows it, as in the reference code.
+
+    Args:
+      normalizer: a name above or a callable ``fn(scores, where=None)``.
+      scale: the factor the scores were multiplied by (needed by the NormSoftmax names).
+      multimax_params: the layer's ``MultiMaxParams`` (needed by ``"multimax"``).
+
+    Returns:
+      ``fn(scores, where=None) -> weights`` normalising the last axis.
+    """
+    check_normalizer(normalizer)
+    if callable(normalizer):
+        return normalizer
+    if normalizer == "multimax":
+        if multimax_params is None:
+            raise ValueError("normalizer 'multimax' needs multimax_params")
+        return functools.partial(multimax, params=multimax_params, axis=-1)
+    if normalizer in ("norm_softmax", "norm_softmax_std"):
+        if scale is None:
+            raise ValueError(f"normalizer {normalizer!r} needs the score scale")
+        spread = "variance" if normalizer == "norm_softmax" else "std"
+
+        def normed(scores: jax.Array, where: jax.Array | None = None) -> jax.Array:
+            scores = jnp.asarray(scores)
+            s = jnp.asarray(scale, scores.dtype)
+            return norm_softmax(scores / s, 1.0 / s, spread=spread, where=where)
+
+        return normed
+    return _masked({"softmax": jax.nn.softmax, "sparsemax": sparsemax,
+                    "entmax15": entmax15}[normalizer])
 
 
 def _timm_trunc_normal(std: float) -> Callable[..., jax.Array]:
@@ -77,39 +150,40 @@ class MultiMax(nn.Module):
 
 def normalize(
     scores: ArrayLike,
-    normalizer: str,
+    normalizer: str | Normalizer,
     multimax_params: MultiMaxParams | None = None,
     axis: int = -1,
     where: ArrayLike | None = None,
+    scale: ArrayLike | None = None,
 ) -> jax.Array:
-    """Normalises ``scores`` along ``axis`` with the named normaliser.
+    """Normalises ``scores`` along ``axis`` with a named or callable normaliser.
 
     Masked entries (``where`` False) get probability 0. For MultiMax the mask is applied
-    after σ (``multimax(..., where=...)``); for the others masked scores are replaced by the
-    dtype's lowest value first, as Flax does for softmax attention. A fully masked row is
-    all zeros under MultiMax and uniform under the others (Flax's softmax behaviour).
+    after σ (``multimax(..., where=...)``); for softmax/sparsemax/entmax15 masked scores are
+    replaced by the dtype's lowest value first, as Flax does for softmax attention. A fully
+    masked row is all zeros under MultiMax and NormSoftmax and uniform under the others.
 
     Args:
       scores: ``[..., n, ...]``.
-      normalizer: one of ``"softmax"``, ``"multimax"``, ``"sparsemax"``, ``"entmax15"``.
+      normalizer: a name of ``NORMALIZERS`` or a callable ``fn(scores, where=None)``
+        normalising the last axis (see ``resolve_normalizer``).
       multimax_params: required for ``"multimax"``.
       axis: the axis to normalise over.
       where: optional boolean mask broadcastable to ``scores``.
+      scale: the factor already applied to ``scores`` (required by the NormSoftmax names).
 
     Returns:
       Probabilities of ``scores``' shape.
     """
-    check_normalizer(normalizer)
+    fn = resolve_normalizer(normalizer, scale=scale, multimax_params=multimax_params)
     scores = jnp.asarray(scores)
-    if normalizer == "multimax":
-        if multimax_params is None:
-            raise ValueError("normalizer 'multimax' needs multimax_params")
-        return multimax(scores, multimax_params, axis=axis, where=where)
     if where is not None:
-        mask = jnp.broadcast_to(jnp.asarray(where, bool), scores.shape)
-        scores = jnp.where(mask, scores, jnp.finfo(scores.dtype).min)
-    fn = {"softmax": jax.nn.softmax, "sparsemax": sparsemax, "entmax15": entmax15}[normalizer]
-    return fn(scores, axis=axis)
+        where = jnp.broadcast_to(jnp.asarray(where, bool), scores.shape)
+    if axis in (-1, scores.ndim - 1):
+        return fn(scores, where=where)
+    moved = jnp.moveaxis(scores, axis, -1)
+    moved_where = None if where is None else jnp.moveaxis(where, axis, -1)
+    return jnp.moveaxis(fn(moved, where=moved_where), -1, axis)
 
 
 def multimax_decay_mask(params: Any) -> Any:

@@ -51,7 +51,7 @@ def init_multimax_params(
 
     Every scalar is drawn from a normal with standard deviation ``std`` truncated to
     [−2, 2] (timm's ``trunc_normal_(std=0.02)``, whose bounds are absolute), so σ ≈ identity
-    and MultiMax ≈ softmax at initialisation.
+    and MultiMax ≈ softmax at initialization.
 
     Args:
       key: a PRNG key.
@@ -122,7 +122,7 @@ def multimax_modulate(x: ArrayLike, params: MultiMaxParams) -> jax.Array:
     Example:
       >>> p = MultiMaxParams(*jnp.array([[-1.0], [1.0], [1.0], [0.5]]))
       >>> multimax_modulate(jnp.array([-2.0, 0.0, 3.0]), p)
-      Array([-1. ,  0. ,  4. ], dtype=float32)
+      Array([-1.,  0.,  4.], dtype=float32)
 
     References:
       Zhou, Fritz, Keuper. MultiMax: Sparse and Multi-Modal Attention Learning. ICML 2024.
@@ -135,7 +135,7 @@ def multimax_modulate(x: ArrayLike, params: MultiMaxParams) -> jax.Array:
     return _modulate(x, params)
 
 
-def _normalise_axis(axis: int, ndim: int) -> int:
+def _normalize_axis(axis: int, ndim: int) -> int:
     if not -ndim <= axis < ndim:
         raise ValueError(f"axis {axis} is out of range for x with {ndim} dimensions")
     return axis % ndim
@@ -160,9 +160,9 @@ def multimax(
     for order 2) so σ never overflows; any finite input gives a finite output.
 
     Args:
-      x: scores ``[..., n, ...]``, normalised along ``axis``.
+      x: scores ``[..., n, ...]``, normalized along ``axis``.
       params: ``MultiMaxParams``, fields of shape ``[order]``.
-      axis: the axis to normalise over.
+      axis: the axis to normalize over.
       where: optional boolean mask broadcastable to ``x``'s shape; False removes an entry.
 
     Returns:
@@ -182,7 +182,7 @@ def multimax(
         raise ValueError("x must have at least one dimension, got a scalar")
     if x.shape[axis if -x.ndim <= axis < x.ndim else 0] == 0:
         raise ValueError(f"x must be non-empty along axis {axis}, got shape {x.shape}")
-    axis = _normalise_axis(axis, x.ndim)
+    axis = _normalize_axis(axis, x.ndim)
     out_dtype = x.dtype if jnp.issubdtype(x.dtype, jnp.floating) else jnp.float32
     compute_dtype = jnp.promote_types(out_dtype, jnp.float32)
     x = x.astype(compute_dtype)

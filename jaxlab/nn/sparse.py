@@ -1,4 +1,4 @@
-"""Sparse normalisers that MultiMax is compared against: sparsemax and entmax-1.5.
+"""Sparse normalizers that MultiMax is compared against: sparsemax and entmax-1.5.
 
 Both are exact sort-based algorithms with hand-written JVPs (the derivative of the
 thresholding is piecewise linear in the scores; differentiating through ``sort`` and
@@ -39,8 +39,8 @@ def sparsemax(x: ArrayLike, axis: int = -1) -> jax.Array:
     result sums to 1 (Martins & Astudillo 2016, Eq. (2)–(4)).
 
     Args:
-      x: scores ``[..., n, ...]``, normalised along ``axis``.
-      axis: the axis to normalise over.
+      x: scores ``[..., n, ...]``, normalized along ``axis``.
+      axis: the axis to normalize over.
 
     Returns:
       Sparse probabilities, same shape and floating dtype as ``x``.
@@ -91,8 +91,8 @@ def entmax15(x: ArrayLike, axis: int = -1) -> jax.Array:
     2019, Eq. (10) with α = 1.5; sort-based algorithm of their Algorithm 2).
 
     Args:
-      x: scores ``[..., n, ...]``, normalised along ``axis``.
-      axis: the axis to normalise over.
+      x: scores ``[..., n, ...]``, normalized along ``axis``.
+      axis: the axis to normalize over.
 
     Returns:
       Sparse probabilities, same shape and floating dtype as ``x``.

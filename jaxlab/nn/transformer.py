@@ -14,7 +14,7 @@ import jax.numpy as jnp
 from jax.typing import ArrayLike
 
 from jaxlab.nn.attention import MultiHeadAttention
-from jaxlab.nn.layers import MultiMax, check_normalizer
+from jaxlab.nn.layers import MultiMax, Normalizer, check_normalizer
 
 OUTPUT_NORMALIZERS = ("softmax", "multimax")
 
@@ -25,20 +25,25 @@ class TransformerBlock(nn.Module):
     Attributes:
       num_heads: attention heads.
       mlp_dim: hidden width of the MLP.
-      normalizer: the attention normaliser.
+      normalizer: the attention normaliser (a name or a callable, see ``MultiHeadAttention``).
     """
 
     num_heads: int
     mlp_dim: int
-    normalizer: str = "softmax"
+    normalizer: str | Normalizer = "softmax"
 
     @nn.compact
-    def __call__(self, x: jax.Array, mask: jax.Array | None = None) -> jax.Array:
-        """``x: [batch, length, dim]`` → same shape; ``mask: [batch or 1, 1, length, length]``."""
+    def __call__(
+        self, x: jax.Array, mask: jax.Array | None = None, scale: ArrayLike | None = None
+    ) -> jax.Array:
+        """``x: [batch, length, dim]`` → same shape; ``mask: [batch or 1, 1, length, length]``.
+
+        ``scale``: the attention score scale (``None``: 1/√d_h).
+        """
         y = nn.LayerNorm(name="ln_attention")(x)
         x = x + MultiHeadAttention(
             num_heads=self.num_heads, normalizer=self.normalizer, name="attention"
-        )(y, mask=mask, sow_weights=True)
+        )(y, mask=mask, sow_weights=True, scale=scale)
         y = nn.LayerNorm(name="ln_mlp")(x)
         y = nn.Dense(self.mlp_dim, name="mlp_in")(y)
         y = nn.Dense(x.shape[-1], name="mlp_out")(nn.gelu(y))
@@ -61,8 +66,13 @@ class ViT(nn.Module):
       depth: number of blocks.
       num_heads: attention heads.
       mlp_dim: MLP hidden width.
-      attention_normalizer: ``"softmax"``, ``"multimax"``, ``"sparsemax"``, ``"entmax15"``.
+      attention_normalizer: a name of ``NORMALIZERS`` (``"softmax"``, ``"multimax"``,
+        ``"sparsemax"``, ``"entmax15"``, ``"norm_softmax"``, ``"norm_softmax_std"``) or a
+        callable ``fn(scores, where=None)``.
       output_normalizer: ``"softmax"`` or ``"multimax"``.
+
+    The call-time ``attention_scale`` sets every layer's attention score scale (default
+    1/√d_h); heat treatment passes its schedule's value at the current step.
     """
 
     num_classes: int
@@ -71,14 +81,15 @@ class ViT(nn.Module):
     depth: int = 2
     num_heads: int = 4
     mlp_dim: int = 128
-    attention_normalizer: str = "softmax"
+    attention_normalizer: str | Normalizer = "softmax"
     output_normalizer: str = "softmax"
 
     @nn.compact
-    def __call__(self, images: ArrayLike) -> jax.Array:
+    def __call__(self, images: ArrayLike, attention_scale: ArrayLike | None = None) -> jax.Array:
         """``images: [batch, height, width, channels]`` → logits ``[batch, num_classes]``.
 
-        Attention weights are sown into ``intermediates``.
+        Attention weights are sown into ``intermediates``; ``attention_scale`` is the score
+        scale of every layer (``None``: 1/√d_h).
         """
         check_normalizer(self.output_normalizer, OUTPUT_NORMALIZERS)
         images = jnp.asarray(images)
@@ -96,7 +107,7 @@ class ViT(nn.Module):
         for i in range(self.depth):
             x = TransformerBlock(
                 self.num_heads, self.mlp_dim, self.attention_normalizer, name=f"block_{i}"
-            )(x)
+            )(x, scale=attention_scale)
         x = nn.LayerNorm(name="ln_final")(x).mean(axis=1)
         return _output(nn.Dense(self.num_classes, name="head")(x), self.output_normalizer)
 
@@ -108,8 +119,10 @@ class TransformerLM(nn.Module):
       vocab_size: number of tokens.
       max_len: longest sequence (learned position embeddings).
       dim, depth, num_heads, mlp_dim: sizes as in ``ViT``.
-      attention_normalizer: ``"softmax"``, ``"multimax"``, ``"sparsemax"``, ``"entmax15"``.
+      attention_normalizer: a name of ``NORMALIZERS`` or a callable ``fn(scores, where=None)``.
       output_normalizer: ``"softmax"`` or ``"multimax"``.
+
+    The call-time ``attention_scale`` sets every layer's attention score scale, as in ``ViT``.
     """
 
     vocab_size: int
@@ -118,11 +131,11 @@ class TransformerLM(nn.Module):
     depth: int = 2
     num_heads: int = 4
     mlp_dim: int = 256
-    attention_normalizer: str = "softmax"
+    attention_normalizer: str | Normalizer = "softmax"
     output_normalizer: str = "softmax"
 
     @nn.compact
-    def __call__(self, tokens: ArrayLike) -> jax.Array:
+    def __call__(self, tokens: ArrayLike, attention_scale: ArrayLike | None = None) -> jax.Array:
         """``tokens: int [batch, length]`` → next-token logits ``[batch, length, vocab_size]``."""
         check_normalizer(self.output_normalizer, OUTPUT_NORMALIZERS)
         tokens = jnp.asarray(tokens)
@@ -139,6 +152,6 @@ class TransformerLM(nn.Module):
         for i in range(self.depth):
             x = TransformerBlock(
                 self.num_heads, self.mlp_dim, self.attention_normalizer, name=f"block_{i}"
-            )(x, mask)
+            )(x, mask, attention_scale)
         x = nn.LayerNorm(name="ln_final")(x)
         return _output(nn.Dense(self.vocab_size, name="head")(x), self.output_normalizer)

@@ -1,4 +1,4 @@
-"""jaxlab.optim: optimisers as optax-style transformations (μ²-SGD, worker momentum) and
+"""jaxlab.optim: optimizers as optax-style transformations (μ²-SGD, worker momentum) and
 input optimisation of ReLU networks (ADR-GD)."""
 
 from jaxlab.optim.adr_gd import (

@@ -38,7 +38,7 @@ def base_config(preset: str) -> ml_collections.ConfigDict:
     config.seed = 0
     config.num_seeds = 1
     config.batch_seeds = False
-    config.cpu_budget_s = 60
+    config.cpu_budget_s = 60.0
     config.data_dir = ""
     return config
 

@@ -21,6 +21,7 @@ def claim_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
         experiment = record["experiment"]
         for claim in experiment.claims:
             row: dict[str, Any] = {
+                "paper_id": experiment.paper.id if experiment.paper else "",
                 "experiment": experiment.name,
                 "claim": claim.name,
                 "metric": claim.metric,
@@ -35,6 +36,8 @@ def claim_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "baseline_std": None,
                 "unit": claim.unit,
                 "error": record["error"],
+                "wall_s": _finite(record.get("seconds")),
+                "budget_s": _finite(record.get("budget")),
             }
             if record["error"] is None:
                 try:
@@ -61,6 +64,10 @@ def claim_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
                     )
             rows.append(row)
     return rows
+
+
+def _finite(value: float | None) -> float | None:
+    return None if value is None or not np.isfinite(value) else round(float(value), 1)
 
 
 def _fmt(mean: float | None, std: float | None, unit: str = "") -> str:
@@ -96,16 +103,84 @@ def _plot(rows: list[dict[str, Any]], path: Path) -> None:
     plt.close(fig)
 
 
+def _claim_table(rows: list[dict[str, Any]]) -> list[str]:
+    lines = [
+        "| experiment | claim | paper | ours (mean ± std, n) | baseline (same run) "
+        "| setting | verdict |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        paper_num = "—" if row["paper"] is None else f"{row['paper']:.4g}{row['unit']}"
+        ours = _fmt(row["ours_mean"], row["ours_std"], row["unit"])
+        if row["num_seeds"]:
+            ours += f" (n={row['num_seeds']})"
+        base = "—"
+        if row["baseline"]:
+            base = f"`{row['baseline']}` " + _fmt(
+                row["baseline_mean"], row["baseline_std"], row["unit"]
+            )
+        verdict = row["verdict"]
+        if verdict == verdict_lib.FAILED:
+            verdict = f"failed: {row['error']}"
+        lines.append(
+            f"| {row['experiment']} | {row['claim']} (`{row['metric']}`) | {paper_num} | {ours} "
+            f"| {base} | {row['setting']} | {verdict} |"
+        )
+    return lines
+
+
+def _seconds(value: float | None) -> str:
+    return "—" if value is None or not np.isfinite(value) else f"{value:.0f} s"
+
+
+def _paper_page(paper, records, rows, out: Path, preset: str) -> list[str]:
+    lines = [f"# {paper.citation}" if paper else "# (no paper)", ""]
+    if paper:
+        if paper.summary:
+            lines += [f"Claim: {paper.summary}.", ""]
+        if paper.code:
+            lines += [f"Reference code: {paper.code}", ""]
+    lines += [f"Preset `{preset}`; regenerate with `jaxlab reproduce --preset {preset} "
+              f"--paper {paper.id if paper else ''}`.", ""]
+    names = [r["experiment"].name for r in records]
+    lines += _claim_table([r for r in rows if r["experiment"] in names]) + [""]
+    for record in records:
+        name = record["experiment"].name
+        plotted = [r for r in rows if r["experiment"] == name and r["ours_mean"] is not None]
+        if plotted:
+            _plot(plotted, out / "plots" / f"{name}.png")
+            lines.append(f"![{name}](plots/{name}.png)")
+        figures = sorted((out / "workdirs" / name).glob("seed*/*.png"))
+        lines += [f"![{f.stem}]({f.relative_to(out).as_posix()})" for f in figures[:4]]
+        lines += ["", f"`{name}`: {_seconds(record.get('seconds'))} "
+                  f"(declared CPU budget {_seconds(record.get('budget'))}).", ""]
+    return lines
+
+
+def summary_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
+    """Number of claims per verdict word."""
+    words = (verdict_lib.SUPPORTS, verdict_lib.CONTRADICTS, verdict_lib.INCONCLUSIVE,
+             verdict_lib.FAILED)
+    return {w: sum(r["verdict"] == w for r in rows) for w in words}
+
+
 def write_report(
     records: list[dict[str, Any]], out: str | os.PathLike, preset: str, wall_seconds: float
 ) -> list[dict[str, Any]]:
-    """Writes ``REPORT.md``, ``results.json`` and ``plots/*.png`` under ``out``."""
+    """Writes ``REPORT.md``, one ``<paper_id>.md`` per paper, ``results.json`` (every claim)
+    and ``results/<experiment>.json`` (one file per experiment, for ``jaxlab report``), and
+    ``plots/*.png`` under ``out``."""
     import jax
 
     out = Path(out)
     (out / "plots").mkdir(parents=True, exist_ok=True)
+    (out / "results").mkdir(parents=True, exist_ok=True)
     rows = claim_rows(records)
     (out / "results.json").write_text(json.dumps(rows, indent=1) + "\n")
+    for record in records:
+        name = record["experiment"].name
+        mine = [r for r in rows if r["experiment"] == name]
+        (out / "results" / f"{name}.json").write_text(json.dumps(mine, indent=1) + "\n")
 
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
@@ -125,44 +200,31 @@ def write_report(
         lines.append("No experiment is registered yet.")
     by_paper: dict[str, list[dict[str, Any]]] = {}
     for record in records:
-        by_paper.setdefault(record["experiment"].paper, []).append(record)
-    for paper, paper_records in by_paper.items():
-        lines += [f"## {paper}", ""]
-        lines += [
-            "| experiment | claim | paper | ours (mean ± std, n) | baseline (same run) "
-            "| setting | verdict |",
-            "|---|---|---|---|---|---|---|",
-        ]
-        for record in paper_records:
-            name = record["experiment"].name
-            for row in (r for r in rows if r["experiment"] == name):
-                paper_num = "—" if row["paper"] is None else f"{row['paper']:.4g}{row['unit']}"
-                ours = _fmt(row["ours_mean"], row["ours_std"], row["unit"])
-                if row["num_seeds"]:
-                    ours += f" (n={row['num_seeds']})"
-                base = "—"
-                if row["baseline"]:
-                    base = f"`{row['baseline']}` " + _fmt(
-                        row["baseline_mean"], row["baseline_std"], row["unit"]
-                    )
-                verdict = row["verdict"]
-                if verdict == verdict_lib.FAILED:
-                    verdict = f"failed: {row['error']}"
-                lines.append(
-                    f"| {name} | {row['claim']} (`{row['metric']}`) | {paper_num} | {ours} "
-                    f"| {base} | {row['setting']} | {verdict} |"
-                )
-        lines.append("")
-        for record in paper_records:
-            name = record["experiment"].name
-            plotted = [r for r in rows if r["experiment"] == name and r["ours_mean"] is not None]
-            if plotted:
-                _plot(plotted, out / "plots" / f"{name}.png")
-                lines.append(f"![{name}](plots/{name}.png)")
-            figures = sorted((out / "workdirs" / name).glob("seed_*/*.png"))
-            lines += [f"![{f.stem}]({f.relative_to(out).as_posix()})" for f in figures[:4]]
-            seconds = record.get("seconds", float("nan"))
-            budget = record.get("budget", float("nan"))
-            lines += ["", f"`{name}`: {seconds:.0f} s (declared CPU budget {budget:.0f} s).", ""]
+        paper = record["experiment"].paper
+        by_paper.setdefault(paper.id if paper else "", []).append(record)
+    if by_paper:
+        lines += ["| paper | experiments | supports | contradicts | inconclusive | failed "
+                  "| wall time | declared budget |", "|---|---|---|---|---|---|---|---|"]
+    for paper_id, paper_records in by_paper.items():
+        paper = paper_records[0]["experiment"].paper
+        names = {r["experiment"].name for r in paper_records}
+        paper_rows = [r for r in rows if r["experiment"] in names]
+        page = f"{paper_id or 'unassigned'}.md"
+        (out / page).write_text(
+            "\n".join(_paper_page(paper, paper_records, rows, out, preset)) + "\n"
+        )
+        counts = summary_counts(paper_rows)
+        wall = sum(r.get("seconds", 0.0) for r in paper_records)
+        budget = sum(r.get("budget", 0.0) for r in paper_records)
+        title = paper.title if paper else "(no paper)"
+        lines.append(
+            f"| [{title}]({page}) | {len(paper_records)} | {counts['supports']} "
+            f"| {counts['contradicts']} | {counts['inconclusive']} | {counts['failed']} "
+            f"| {_seconds(wall)} | {_seconds(budget)} |"
+        )
+    lines.append("")
+    for record in records:
+        if record["error"]:
+            lines.append(f"- `{record['experiment'].name}` failed: {record['error']}")
     (out / "REPORT.md").write_text("\n".join(lines) + "\n")
     return rows

@@ -1,15 +1,19 @@
-"""The experiment registry: what an experiment declares and how it is found.
+"""The registry: papers, their experiments and the claims each experiment checks.
 
-An experiment is a package ``experiments/<name>/`` with three pieces::
+Experiments live in the ``jaxlab_experiments`` package (the repository's ``experiments/``
+folder, installed under that name), grouped by paper::
 
-    config.py     get_config(preset="quick") -> ml_collections.ConfigDict
-    train.py      train_and_evaluate(config, workdir) -> dict[str, float | list[float]]
-    __init__.py   EXPERIMENT = Experiment(name, paper, claims=(Claim(...), ...))
+    experiments/<paper_id>/__init__.py         PAPER = Paper(id, title, authors, code, ...)
+    experiments/<paper_id>/<name>/__init__.py  EXPERIMENT = Experiment(name, claims=(...))
+    experiments/<paper_id>/<name>/config.py    get_config(preset) -> ml_collections.ConfigDict
+    experiments/<paper_id>/<name>/train.py     train_and_evaluate(config, workdir) -> dict
 
-Every config carries ``seed`` (int), ``num_seeds`` (int, the runner's seed loop) and
-``cpu_budget_s`` (the expected wall time of the preset on a 2-core CPU). A value in the
-returned dict is either one number or a list of numbers (runs batched inside one call,
-e.g. ``vmap`` over runs); the report pools them over the runner's seeds.
+Grouping by folder (rather than a paper field on a flat registry) declares each paper
+exactly once, keeps a paper's experiments side by side, and makes ``--paper ID`` a folder.
+Every config starts from ``jaxlab.report.base_config`` (``preset``, ``seed``,
+``num_seeds``, ``batch_seeds``, ``cpu_budget_s``, ``data_dir``). A value in the returned
+dict is one number or a list of numbers (runs batched inside one call, e.g. ``vmap`` over
+seeds); the report pools them over the runner's seeds.
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ from typing import Any
 
 import ml_collections
 
-REQUIRED_CONFIG_KEYS = ("seed", "num_seeds", "cpu_budget_s")
+EXPERIMENTS_PACKAGE = "jaxlab_experiments"
+REQUIRED_CONFIG_KEYS = ("preset", "seed", "num_seeds", "batch_seeds", "cpu_budget_s")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,7 +53,8 @@ class Paper:
     @property
     def citation(self) -> str:
         """``Authors. Title. Venue`` — the one format the report prints."""
-        return f"{self.authors}. {self.title}. {self.venue}"
+        title = self.title if self.title[-1:] in "?!." else f"{self.title}."
+        return f"{self.authors}. {title} {self.venue}"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,6 +73,9 @@ class Claim:
         within ``tolerance``".
       tolerance: absolute tolerance for claims without a baseline.
       unit: printed after numbers ("%", "Å", "").
+      paired: the metric and its baseline are measured on the same seeds/splits in the same
+        order (e.g. ε = 0 and ε = 1 on each split), so the verdict tests the per-sample
+        differences (a paired test) instead of two independent means.
     """
 
     name: str
@@ -77,22 +86,36 @@ class Claim:
     baseline: str | None = None
     tolerance: float | None = None
     unit: str = ""
+    paired: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
 class Experiment:
-    """A registered experiment: its name, the paper it reproduces and its claims."""
+    """A registered experiment: its name, its claims and (filled in by ``discover``) its paper.
+
+    Attributes:
+      name: unique identifier (``jaxlab run NAME``).
+      claims: the paper's claims this experiment checks.
+      requires: offline data it reads, checked before ``reproduce`` starts
+        (names of ``jaxlab.data.prerequisites.CHECKS``).
+      paper: the ``Paper`` of the folder it sits in.
+      module: its import path.
+    """
 
     name: str
-    paper: str
     claims: tuple[Claim, ...]
+    requires: tuple[str, ...] = ()
+    paper: Paper | None = None
     module: str = ""
 
     def get_config(self, preset: str = "quick") -> ml_collections.ConfigDict:
         config = importlib.import_module(f"{self.module}.config").get_config(preset)
         missing = [k for k in REQUIRED_CONFIG_KEYS if k not in config]
         if missing:
-            raise ValueError(f"experiment {self.name!r}: config lacks keys {missing}")
+            raise ValueError(
+                f"experiment {self.name!r}: config lacks keys {missing}; start it from "
+                "jaxlab.report.base_config(preset)"
+            )
         return config
 
     @property
@@ -100,26 +123,51 @@ class Experiment:
         return importlib.import_module(f"{self.module}.train").train_and_evaluate
 
 
-def discover(package: str = "experiments") -> dict[str, Experiment]:
-    """Finds every ``EXPERIMENT`` under ``package``; returns them by name, sorted."""
+def _subpackages(module) -> list[str]:
+    return sorted(i.name for i in pkgutil.iter_modules(module.__path__) if i.ispkg)
+
+
+PaperEntry = tuple[Paper, dict[str, Experiment]]
+
+
+def discover_papers(package: str = EXPERIMENTS_PACKAGE) -> dict[str, PaperEntry]:
+    """Every paper folder under ``package``: id → (its ``Paper``, its experiments by name)."""
     try:
         root = importlib.import_module(package)
     except ModuleNotFoundError:
         return {}
+    found: dict[str, PaperEntry] = {}
+    for folder in _subpackages(root):
+        module = importlib.import_module(f"{package}.{folder}")
+        paper = getattr(module, "PAPER", None)
+        if paper is None:
+            continue
+        if paper.id != folder:
+            raise ValueError(f"{package}.{folder}: PAPER.id is {paper.id!r}, not the folder name")
+        experiments = {}
+        for sub in _subpackages(module):
+            module_name = f"{package}.{folder}.{sub}"
+            experiment = getattr(importlib.import_module(module_name), "EXPERIMENT", None)
+            if experiment is not None:
+                experiments[experiment.name] = dataclasses.replace(
+                    experiment, paper=paper, module=module_name
+                )
+        found[paper.id] = (paper, experiments)
+    return found
+
+
+def discover(package: str = EXPERIMENTS_PACKAGE) -> dict[str, Experiment]:
+    """Every ``EXPERIMENT`` under ``package``, by name, sorted; duplicate names are errors."""
     found: dict[str, Experiment] = {}
-    for info in pkgutil.iter_modules(root.__path__):
-        if not info.ispkg:
-            continue
-        module_name = f"{package}.{info.name}"
-        module = importlib.import_module(module_name)
-        experiment = getattr(module, "EXPERIMENT", None)
-        if experiment is None:
-            continue
-        found[experiment.name] = dataclasses.replace(experiment, module=module_name)
+    for _, experiments in discover_papers(package).values():
+        for name, experiment in experiments.items():
+            if name in found:
+                raise ValueError(f"experiment name {name!r} is registered twice")
+            found[name] = experiment
     return dict(sorted(found.items()))
 
 
-def get_experiment(name: str, package: str = "experiments") -> Experiment:
+def get_experiment(name: str, package: str = EXPERIMENTS_PACKAGE) -> Experiment:
     """Returns the experiment ``name``; an unknown name lists the valid ones."""
     experiments = discover(package)
     if name not in experiments:

@@ -13,6 +13,7 @@ from typing import Any
 import ml_collections
 import numpy as np
 
+from jaxlab.data import prerequisites
 from jaxlab.report import configs
 from jaxlab.report.registry import Experiment
 
@@ -45,27 +46,45 @@ def run_experiment(
     preset: str = "quick",
     overrides: Iterable[str] = (),
 ) -> tuple[list[dict[str, Any]], float]:
-    """Runs every seed of ``experiment``; returns (per-seed results, wall seconds).
+    """Runs every seed of ``experiment``; returns (per-call results, wall seconds).
 
-    Each seed runs in ``<workdir>/seed_<seed>``; a finished seed leaves ``result.json``
-    there and is not run again for the same config (a killed ``reproduce`` resumes).
+    With ``batch_seeds=False`` each seed runs in ``<workdir>/seed_<seed>``; with
+    ``batch_seeds=True`` one call runs them all in ``<workdir>/seeds_<first>-<last>``. A
+    finished call leaves ``result.json`` there and is not run again for the same config (a
+    killed ``reproduce`` resumes).
     """
     config = configs.apply_overrides(experiment.get_config(preset), overrides)
+    if config.num_seeds < 1:
+        raise ValueError(f"num_seeds must be >= 1, got {config.num_seeds}")
+    if config.batch_seeds:
+        last = config.seed + config.num_seeds - 1
+        calls = [(f"seeds_{config.seed}-{last}", config)]
+    else:
+        calls = [(f"seed_{c.seed}", c) for c in seed_configs(config)]
     results, start = [], time.perf_counter()
-    for seeded in seed_configs(config):
-        run_dir = Path(workdir) / f"seed_{seeded.seed}"
+    for folder, call_config in calls:
+        run_dir = Path(workdir) / folder
         run_dir.mkdir(parents=True, exist_ok=True)
         cache = run_dir / "result.json"
-        config_json = json.loads(seeded.to_json_best_effort())
+        config_json = json.loads(call_config.to_json_best_effort())
         if cache.exists():
             saved = json.loads(cache.read_text())
             if saved.get("config") == config_json:
                 results.append(saved["result"])
                 continue
-        result = _jsonable(experiment.train_and_evaluate(seeded, str(run_dir)))
+        result = _jsonable(experiment.train_and_evaluate(call_config, str(run_dir)))
         cache.write_text(json.dumps({"config": config_json, "result": result}, indent=1))
         results.append(result)
     return results, time.perf_counter() - start
+
+
+def check_prerequisites(experiments: Sequence[Experiment]) -> list[str]:
+    """One line per experiment whose offline data is missing (empty when all is there)."""
+    problems = []
+    for experiment in experiments:
+        for remedy in prerequisites.missing(experiment.requires):
+            problems.append(f"{experiment.name}: {remedy}")
+    return problems
 
 
 def run_all(

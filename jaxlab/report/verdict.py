@@ -32,14 +32,24 @@ def verdict(claim: Claim, ours: np.ndarray, baseline: np.ndarray | None) -> str:
 
     With a baseline: the signed improvement of the mean (in the claim's direction) against
     twice its standard error — beyond it ``supports``/``contradicts``, else
-    ``inconclusive``. Without one: ``supports`` when our mean is within ``tolerance`` of
+    ``inconclusive``. For a ``paired`` claim the standard error is that of the per-sample
+    differences (ours[i] − baseline[i]), which removes the split-to-split variance both
+    share. Without one: ``supports`` when our mean is within ``tolerance`` of
     the paper's number, ``contradicts`` when it is further than tolerance plus twice the
     standard error, else ``inconclusive``.
     """
     sign = 1.0 if claim.higher_is_better else -1.0
     if claim.baseline is not None and baseline is not None:
         gain = sign * (ours.mean() - baseline.mean())
-        noise = 2.0 * math.hypot(_stderr(ours), _stderr(baseline))
+        if claim.paired:
+            if ours.shape != baseline.shape:
+                raise ValueError(
+                    f"paired claim {claim.name!r}: {len(ours)} samples vs {len(baseline)} "
+                    "baseline samples; a paired test needs one baseline per sample"
+                )
+            noise = 2.0 * _stderr(ours - baseline)
+        else:
+            noise = 2.0 * math.hypot(_stderr(ours), _stderr(baseline))
         if gain > noise:
             return SUPPORTS
         if gain < -noise:

@@ -4,7 +4,7 @@
 with a generic comparison sort, which is slow on CPU (≈1 s at m = 17, d = 1e6). For the small
 ``m`` of Byzantine-robust training a fixed comparator network is much faster: it is a
 straight-line program of ``jnp.minimum`` / ``jnp.maximum`` over whole rows, which XLA fuses
-into one vectorised loop over the coordinates, and it is differentiable (sub-gradients of
+into one vectorized loop over the coordinates, and it is differentiable (sub-gradients of
 min / max) and ``vmap``-able like any elementwise code.
 
 The network is Batcher's odd–even merge sort for the next power of two, with comparators that

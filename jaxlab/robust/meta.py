@@ -41,6 +41,7 @@ def nnm(x: PyTree, num_byzantine: int, base: Aggregator) -> PyTree:
       ``[...]``: ``base`` of the mixed vectors.
 
     Example:
+      >>> from jaxlab.robust import coordinate_median
       >>> nnm(jnp.array([[0.0], [1.0], [2.0], [9.0]]), 1, coordinate_median)
       Array([1.], dtype=float32)
 
@@ -84,6 +85,7 @@ def bucketing(x: PyTree, bucket_size: int, base: Aggregator, key: jax.Array) -> 
       ``[...]``: ``base`` of the bucket means.
 
     Example:
+      >>> from jaxlab.robust import mean
       >>> bucketing(jnp.arange(4.0)[:, None], 2, mean, jax.random.key(0))
       Array([1.5], dtype=float32)
 
@@ -131,6 +133,7 @@ def ctma(x: PyTree, num_byzantine: int, base: Aggregator) -> PyTree:
       ``[...]``: the mean of the ``m − f`` vectors nearest to ``base(x)``.
 
     Example:
+      >>> from jaxlab.robust import coordinate_median
       >>> ctma(jnp.array([[0.0], [1.0], [2.0], [9.0]]), 1, coordinate_median)
       Array([1.], dtype=float32)
 

@@ -10,10 +10,11 @@ One step (Dahan & Levy 2024, Algorithm 2 with a generic worker estimator):
    depend on the layout);
 2. the last ``f`` workers are Byzantine: their rows are replaced by ``attack(honest, own)``
    (label flip instead changes their labels in step 1);
-3. the server aggregates the ``m`` rows and takes its optimiser step (SGD for worker
+3. the server aggregates the ``m`` rows and takes its optimizer step (SGD for worker
    momentum, AnyTime averaging for μ²-SGD).
 
-Pure functions of arrays: no harness imports.
+Pure functions of arrays: the step is a kernel; whole runs (a ``scan_run`` of steps, batched
+over seeds × grid points) are in :mod:`jaxlab.train.byzantine`.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ class ByzantineState(NamedTuple):
       params: the query point x_t (the model's weights).
       prev_params: x_{t−1}, where STORM re-evaluates the new minibatch (x_0 = x_1).
       worker_state: every worker's estimator state, stacked on a leading ``[m]`` axis.
-      server_state: the server optimiser's state.
+      server_state: the server optimizer's state.
     """
 
     params: Params
@@ -141,7 +142,7 @@ def byzantine_step(
       key: PRNG key for the aggregator (bucketing).
       loss_fn: ``loss_fn(params, images [B, ...], labels [B]) -> scalar``.
       estimator: per-worker estimator (``worker_momentum`` or ``storm``).
-      server: server optimiser applied to the aggregate (params are passed to it).
+      server: server optimizer applied to the aggregate (params are passed to it).
       aggregate: ``aggregate(rows [m, d], key) -> [d]``.
       attack: ``attack(honest [m−f, d], own [f, d]) -> [f, d]``.
       num_byzantine: ``f``; the last ``f`` workers are Byzantine.
@@ -192,113 +193,3 @@ def byzantine_step(
         "grad_norm": jnp.linalg.norm(aggregated),
     }
     return ByzantineState(params, state.params, worker_state, server_state), metrics
-
-
-class RunSpec(NamedTuple):
-    """What one batch of simulated runs shares (everything static under ``jit``).
-
-    Attributes:
-      init_params: ``key -> params``.
-      loss_fn: ``(params, images [B, ...], labels [B]) -> scalar``.
-      predict_fn: ``(params, images [n, ...]) -> logits [n, C]``.
-      estimator: per-worker estimator (``worker_momentum`` or ``storm``).
-      make_server: ``learning_rate -> server optimiser``.
-      aggregators: the candidate ``(rows [m, d], key) -> [d]`` rules; a run picks one by
-        index (under ``vmap`` every candidate is evaluated and one selected: cheap next to
-        the workers' gradients, and one compilation covers a whole grid).
-      attacks: the candidate attacks; a run picks one by index.
-      attack_flips_labels: per attack, whether it is the label-flip data attack.
-      num_workers: ``m``.
-      num_byzantine: ``f``.
-      batch_size: per-worker minibatch size ``B``.
-      num_steps: training steps.
-      num_classes: ``C``.
-      two_point: the estimator needs the previous query point (STORM).
-    """
-
-    init_params: Callable[[jax.Array], Params]
-    loss_fn: Callable[[Params, jax.Array, jax.Array], jax.Array]
-    predict_fn: Callable[[Params, jax.Array], jax.Array]
-    estimator: optax.GradientTransformationExtraArgs
-    make_server: Callable[[jax.Array], optax.GradientTransformation]
-    aggregators: tuple[Callable[[jax.Array, jax.Array], jax.Array], ...]
-    attacks: tuple[Callable[[Any, Any], Any], ...]
-    attack_flips_labels: tuple[bool, ...]
-    num_workers: int
-    num_byzantine: int
-    batch_size: int
-    num_steps: int
-    num_classes: int
-    two_point: bool
-
-
-def simulate_run(
-    spec: RunSpec,
-    key: jax.Array,
-    aggregator_index: jax.Array,
-    attack_index: jax.Array,
-    learning_rate: jax.Array,
-    train: tuple[jax.Array, jax.Array],
-    test: tuple[jax.Array, jax.Array],
-    mesh: Mesh | None = None,
-) -> dict[str, jax.Array]:
-    """Trains one model from scratch and returns its test accuracy and loss curve.
-
-    Each step every worker samples ``B`` training examples uniformly (i.i.d. data across
-    workers). ``key``, the indices and ``learning_rate`` may be traced, so a batch of
-    runs is one ``jax.vmap`` of this function (one compilation).
-
-    Args:
-      spec: the shared :class:`RunSpec`.
-      key: PRNG key of the run (init, sampling, bucketing).
-      aggregator_index: index into ``spec.aggregators``.
-      attack_index: index into ``spec.attacks``.
-      learning_rate: the server's learning rate.
-      train: ``(images [n, ...], labels [n])``.
-      test: ``(images [n_test, ...], labels [n_test])``.
-      mesh: optional mesh with a ``workers`` axis.
-
-    Returns:
-      ``{"accuracy": scalar test accuracy, "loss": [num_steps] honest train loss}``.
-    """
-    train_images, train_labels = train
-    init_key, data_key = jax.random.split(key)
-    params = spec.init_params(init_key)
-    server = spec.make_server(learning_rate)
-    state = init_state(params, spec.estimator, server, spec.num_workers)
-    flips = jnp.asarray(spec.attack_flips_labels)[attack_index]
-
-    def attack(honest, own):
-        return jax.lax.switch(attack_index, spec.attacks, honest, own)
-
-    def aggregate(rows, key):
-        return jax.lax.switch(aggregator_index, spec.aggregators, rows, key)
-
-    def body(state, step):
-        step_key = jax.random.fold_in(data_key, step)
-        sample_key, agg_key = jax.random.split(step_key)
-        idx = jax.random.randint(
-            sample_key, (spec.num_workers, spec.batch_size), 0, train_labels.shape[0]
-        )
-        return byzantine_step(
-            state,
-            train_images[idx],
-            train_labels[idx],
-            agg_key,
-            loss_fn=spec.loss_fn,
-            estimator=spec.estimator,
-            server=server,
-            aggregate=aggregate,
-            attack=attack,
-            num_byzantine=spec.num_byzantine,
-            num_classes=spec.num_classes,
-            flip_labels=flips,
-            two_point=spec.two_point,
-            mesh=mesh,
-        )
-
-    state, metrics = jax.lax.scan(body, state, jnp.arange(spec.num_steps))
-    test_images, test_labels = test
-    logits = spec.predict_fn(state.params, test_images)
-    accuracy = jnp.mean(jnp.argmax(logits, axis=-1) == test_labels)
-    return {"accuracy": accuracy, "loss": metrics["loss"]}

@@ -39,7 +39,7 @@ def scan_run(
 
     Args:
       step: pure function ``(carry, x) -> (carry, metrics)``.
-      carry: the initial state (a pytree of arrays: parameters, optimiser state, rng, ...).
+      carry: the initial state (a pytree of arrays: parameters, optimizer state, rng, ...).
       xs: per-step inputs with a leading step axis (a pytree), or ``None``; with ``None``
         the step receives its index ``t`` (an int32 scalar) as ``x``, so it can fold it
         into an rng (``jax.random.fold_in(key, t)``) or index a data array.
@@ -109,7 +109,7 @@ def batch_runs(
         inside one program, ``batch_size`` at a time), ``"loop"`` (a Python loop over one
         jitted run, results stacked) or ``"auto"`` (``"map"`` on CPU, ``"vmap"`` on
         accelerators).
-      batch_size: for ``"map"``: runs vectorised together per iteration.
+      batch_size: for ``"map"``: runs vectorized together per iteration.
 
     Returns:
       A function with ``run``'s positional arguments whose outputs gain a leading run axis.

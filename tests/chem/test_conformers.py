@@ -52,9 +52,9 @@ def test_position_scale_roundtrip():
     scale = PositionScale(np.array([-2.0, -4.0, -1.0]), np.array([2.0, 4.0, 3.0]))
     x = np.random.default_rng(0).normal(size=(2, 5, 3)).astype(np.float32)
     mask = np.array([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]], np.float32)
-    y = scale.normalise(x, mask)
+    y = scale.normalize(x, mask)
     np.testing.assert_allclose((y * mask[..., None]).sum(1), 0, atol=1e-5)
-    back = scale.denormalise(y)
+    back = scale.denormalize(y)
     for b in range(2):
         n = int(mask[b].sum())
         centred = x[b, :n] - x[b, :n].mean(0)

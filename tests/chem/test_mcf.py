@@ -5,7 +5,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxlab.chem import SIZES, MCFDenoiser, centre_positions, mcf_loss, mcf_sample
+from jaxlab.chem import SIZES, MCFDenoiser, center_positions, mcf_loss, mcf_sample
 from jaxlab.diffusion import cosine_beta_schedule
 
 B, N, C = 2, 7, 75
@@ -46,7 +46,7 @@ def test_permutation_equivariance(setup):
 def test_loss_grad_and_sampling(setup):
     model, params, coords, x, mask = setup
     sched = cosine_beta_schedule(100)
-    batch = {"atom_coords": coords, "positions": centre_positions(x, mask), "mask": mask}
+    batch = {"atom_coords": coords, "positions": center_positions(x, mask), "mask": mask}
     loss, grads = jax.jit(jax.value_and_grad(
         lambda p: mcf_loss(model.apply, p, sched, batch, jax.random.key(1))))(params)
     assert np.isfinite(float(loss))

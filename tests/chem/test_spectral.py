@@ -9,7 +9,7 @@ from jaxlab.chem import featurize, laplacian_eigenfunctions
 
 
 @pytest.mark.parametrize("smiles", ["CCO", "c1ccccc1", "CC(C)(C)O", "O=C1CC1"])
-def test_generalised_eigenproblem(smiles):
+def test_generalized_eigenproblem(smiles):
     a = featurize(smiles).adjacency.astype(np.float64)
     n = a.shape[0]
     d = np.diag(a.sum(1))

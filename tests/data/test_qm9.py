@@ -36,7 +36,7 @@ def test_examples_match_qm9pack(builder):
             assert float(kabsch_rmsd(conf, ex["positions"])) < 2.0
 
 
-def test_metadata_normalisation_constants(builder):
+def test_metadata_normalization_constants(builder):
     train = qm9.load_split(builder, "train")
     centred = np.concatenate([ex["positions"] - ex["positions"].mean(0) for ex in train])
     meta = builder.info.metadata

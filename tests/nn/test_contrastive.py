@@ -1,53 +1,91 @@
-"""SupCon and SimCLR (NT-Xent) against numpy loops of the papers' equations."""
+"""SimCLR and SupCon losses against numpy loops, optax.ntxent, gradients and bad inputs."""
 
+import doctest
+
+import flax.linen as nn
 import jax
 import jax.numpy as jnp
 import numpy as np
+import optax
 import pytest
+from jax.test_util import check_grads
 
+import jaxlab.nn.contrastive as contrastive
 from jaxlab.nn.contrastive import simclr_loss, supcon_loss
 
 
-def _np_supcon(z, labels, tau):
+def np_supcon(z, labels, tau):
+    """Eq. (2) of Khosla et al. as explicit loops over anchors and positives."""
     z = z / np.linalg.norm(z, axis=1, keepdims=True)
-    n, total, anchors = len(z), 0.0, 0
-    for i in range(n):
-        pos = [p for p in range(n) if p != i and labels[p] == labels[i]]
+    b = len(z)
+    losses = []
+    for i in range(b):
+        others = [a for a in range(b) if a != i]
+        pos = [p for p in others if labels[p] == labels[i]]
         if not pos:
             continue
-        denom = sum(np.exp(z[i] @ z[a] / tau) for a in range(n) if a != i)
-        total += -np.mean([np.log(np.exp(z[i] @ z[p] / tau) / denom) for p in pos])
-        anchors += 1
-    return total / anchors
+        denom = np.log(sum(np.exp(z[i] @ z[a] / tau) for a in others))
+        losses.append(-np.mean([z[i] @ z[p] / tau - denom for p in pos]))
+    return np.mean(losses) if losses else 0.0
 
 
-def test_supcon_matches_numpy_loop():
+def np_simclr(z1, z2, tau):
+    b = len(z1)
+    return np_supcon(np.concatenate([z1, z2]), np.concatenate([np.arange(b)] * 2), tau)
+
+
+@pytest.mark.parametrize("tau", [0.1, 0.5])
+def test_simclr_matches_numpy_and_optax(tau):
     rng = np.random.default_rng(0)
-    z, labels = rng.normal(size=(12, 5)), np.array([0, 1, 2, 0, 1, 3, 0, 1, 2, 4, 4, 2])
-    np.testing.assert_allclose(supcon_loss(z, labels, 0.2), _np_supcon(z, labels, 0.2),
-                               rtol=1e-5)
+    z1, z2 = rng.normal(size=(6, 5)), rng.normal(size=(6, 5))
+    ours = simclr_loss(z1, z2, tau)
+    np.testing.assert_allclose(ours, np_simclr(z1, z2, tau), rtol=1e-5)
+    labels = jnp.concatenate([jnp.arange(6)] * 2)
+    ref = optax.ntxent(jnp.concatenate([z1, z2]).astype(jnp.float32), labels, tau)
+    np.testing.assert_allclose(ours, ref, rtol=1e-4)
 
 
-def test_simclr_is_nt_xent():
+def test_supcon_matches_numpy_with_singletons():
     rng = np.random.default_rng(1)
-    z1, z2 = rng.normal(size=(6, 4)), rng.normal(size=(6, 4))
-    z = np.concatenate([z1, z2])
-    z = z / np.linalg.norm(z, axis=1, keepdims=True)
-    sims = np.exp(z @ z.T / 0.5)
-    losses = []
-    for i in range(12):
-        j = (i + 6) % 12
-        losses.append(-np.log(sims[i, j] / (sims[i].sum() - sims[i, i])))
-    np.testing.assert_allclose(simclr_loss(z1, z2, 0.5), np.mean(losses), rtol=1e-5)
+    z = rng.normal(size=(9, 4))
+    labels = np.array([0, 0, 0, 1, 1, 2, 3, 3, 3])  # label 2 has no positive
+    np.testing.assert_allclose(supcon_loss(z, labels, 0.2), np_supcon(z, labels, 0.2), rtol=1e-5)
 
 
-def test_grad_jit_and_errors():
-    z = jax.random.normal(jax.random.key(0), (8, 3))
-    g = jax.jit(jax.grad(lambda z: supcon_loss(z, jnp.arange(8) % 2)))(z)
-    assert np.all(np.isfinite(g))
-    with pytest.raises(ValueError, match="same shape"):
-        simclr_loss(z, z[:4])
+def test_supcon_no_positive_is_zero_and_small_temperature_finite():
+    z = jax.random.normal(jax.random.key(0), (5, 3))
+    assert float(supcon_loss(z, jnp.arange(5), 0.1)) == 0.0
+    assert np.isfinite(float(simclr_loss(z, -z, 1e-3)))
+
+
+def test_jit_vmap_grad():
+    z1 = jax.random.normal(jax.random.key(0), (3, 4, 5))
+    z2 = jax.random.normal(jax.random.key(1), (3, 4, 5))
+    batched = jax.vmap(simclr_loss, in_axes=(0, 0, None))(z1, z2, 0.5)
+    loop = jnp.stack([simclr_loss(a, b, 0.5) for a, b in zip(z1, z2, strict=True)])
+    np.testing.assert_allclose(jax.jit(jax.vmap(simclr_loss, (0, 0, None)))(z1, z2, 0.5), loop,
+                               rtol=1e-5)
+    np.testing.assert_allclose(batched, loop, rtol=1e-5)
+    labels = jnp.array([0, 0, 1, 1])
+    check_grads(lambda z: supcon_loss(z, labels, 0.5), (z1[0],), order=1, modes=["rev"],
+                atol=1e-2, rtol=1e-2)
+    check_grads(lambda a: simclr_loss(a, z2[0], 0.5), (z1[0],), order=1, modes=["rev"],
+                atol=1e-2, rtol=1e-2)
+
+
+def test_bad_inputs():
+    z = jnp.ones((4, 3))
+    with pytest.raises(ValueError, match="z2"):
+        simclr_loss(z, jnp.ones((5, 3)))
+    with pytest.raises(ValueError, match="z1"):
+        simclr_loss(jnp.ones(3), jnp.ones(3))
     with pytest.raises(ValueError, match="labels"):
-        supcon_loss(z, jnp.arange(3))
-    with pytest.raises(ValueError, match="n >= 2"):
-        supcon_loss(z[:1], jnp.arange(1))
+        supcon_loss(z, jnp.zeros(3, int))
+    with pytest.raises(ValueError, match="temperature"):
+        supcon_loss(z, jnp.zeros(4, int), temperature=0.0)
+
+
+def test_doctests():
+    globs = {"jax": jax, "jnp": jnp, "np": np, "nn": nn, "optax": optax}
+    result = doctest.testmod(contrastive, extraglobs=globs)
+    assert result.failed == 0 and result.attempted > 0

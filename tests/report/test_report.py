@@ -10,12 +10,35 @@ from jaxlab.report.registry import Claim
 FAKE = "tests.report.fake_experiments"
 
 
-def test_discover_and_unknown_names():
+def test_discover_papers_and_unknown_names():
+    papers = registry.discover_papers(FAKE)
+    assert list(papers) == ["toy_paper"]  # a folder without PAPER is not a paper
+    paper, experiments = papers["toy_paper"]
+    assert paper.citation == "A. Author. Toy paper. ICML 2024"
     found = registry.discover(FAKE)
-    assert list(found) == ["broken_exp", "toy_exp"]
-    assert found["toy_exp"].module == f"{FAKE}.toy_exp"
-    with pytest.raises(KeyError, match="valid experiments: broken_exp, toy_exp"):
+    assert list(found) == ["batched_exp", "broken_exp", "toy_exp"]
+    assert found["toy_exp"].module == f"{FAKE}.toy_paper.toy_exp"
+    assert found["toy_exp"].paper is paper
+    with pytest.raises(KeyError, match="valid experiments: batched_exp, broken_exp, toy_exp"):
         registry.get_experiment("nope", FAKE)
+
+
+def test_base_config_presets():
+    for preset in configs.PRESETS:
+        config = configs.base_config(preset)
+        assert config.preset == preset and config.num_seeds == 1 and not config.batch_seeds
+    with pytest.raises(ValueError, match="preset must be one of"):
+        configs.base_config("fast")
+
+
+def test_batched_seeds_run_once_and_pool(tmp_path):
+    experiment = registry.get_experiment("batched_exp", FAKE)
+    results, _ = runner.run_experiment(experiment, tmp_path)
+    assert len(results) == 1 and len(results[0]["m"]) == 4
+    assert (tmp_path / "seeds_0-3" / "calls.txt").read_text() == "x"
+    runner.run_experiment(experiment, tmp_path)  # cached
+    assert (tmp_path / "seeds_0-3" / "calls.txt").read_text() == "x"
+    np.testing.assert_allclose(verdict.pool(results, "m"), [2.0, 2.01, 2.02, 2.03])
 
 
 def test_overrides_types_and_unknown_keys():
@@ -47,6 +70,19 @@ def test_verdicts():
     assert verdict.verdict(Claim("x", metric="m"), ours, None) == "inconclusive"
 
 
+def test_paired_verdict_removes_shared_split_variance():
+    # Each split shifts both arms alike; ε=1 is 0.5 better on every split.
+    split = np.array([60.0, 75.0, 68.0, 80.0, 71.0])
+    base, ours = split, split + 0.5
+    unpaired = Claim("x", metric="m", baseline="b")
+    paired = Claim("x", metric="m", baseline="b", paired=True)
+    assert verdict.verdict(unpaired, ours, base) == "inconclusive"
+    assert verdict.verdict(paired, ours, base) == "supports"
+    assert verdict.verdict(paired, base, ours) == "contradicts"
+    with pytest.raises(ValueError, match="one baseline per sample"):
+        verdict.verdict(paired, ours, base[:3])
+
+
 def test_runner_seeds_resume_and_overrides(tmp_path):
     experiment = registry.get_experiment("toy_exp", FAKE)
     results, _ = runner.run_experiment(experiment, tmp_path, overrides=["lr=0.5"])
@@ -67,6 +103,9 @@ def test_reproduce_report_and_results_json(tmp_path):
     keys = {"experiment", "claim", "metric", "paper", "ours_mean", "ours_std", "num_seeds",
             "setting", "verdict"}
     assert all(keys <= set(r) for r in saved)
+    assert {r["paper_id"] for r in saved} == {"toy_paper"}
+    assert json.loads((tmp_path / "results" / "toy_exp.json").read_text()) == [
+        r for r in saved if r["experiment"] == "toy_exp"]
     broken = [r for r in saved if r["experiment"] == "broken_exp"]
     assert broken[0]["verdict"] == "failed" and "boom" in broken[0]["error"]
     beats, matches, pooled = [r for r in saved if r["experiment"] == "toy_exp"]
@@ -76,6 +115,11 @@ def test_reproduce_report_and_results_json(tmp_path):
     assert matches["verdict"] == "contradicts"  # 2.01 is not within 0.5 of 1.0
     assert pooled["num_seeds"] == 6
     report = (tmp_path / "REPORT.md").read_text()
-    assert "A. Author. Toy paper" in report and "failed: RuntimeError: boom" in report
     assert "Wall time: **0.2 min**" in report
+    # summary: paper, experiments, supports, contradicts, inconclusive, failed
+    assert "| [Toy paper](toy_paper.md) | 3 | 3 | 1 | 0 | 1 |" in report
+    assert "`broken_exp` failed: RuntimeError: boom" in report
+    page = (tmp_path / "toy_paper.md").read_text()
+    assert page.startswith("# A. Author. Toy paper. ICML 2024")
+    assert "failed: RuntimeError: boom" in page and "declared CPU budget 1 s" in page
     assert (tmp_path / "plots" / "toy_exp.png").stat().st_size > 1000

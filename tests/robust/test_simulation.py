@@ -11,7 +11,8 @@ import pytest
 from jax.sharding import AxisType
 
 from jaxlab import optim, robust
-from jaxlab.robust import attacks, recipes, simulation
+from jaxlab.robust import attacks, simulation
+from jaxlab.train import byzantine
 
 M, F, B, D, C = 17, 8, 3, 5, 3
 
@@ -93,7 +94,7 @@ def test_vmap_and_shard_map_paths_agree(optimizer):
     assert jax.device_count() == 8
     mesh = jax.make_mesh((8,), ("workers",), axis_types=(AxisType.Auto,))
     params, x, y = problem(2)
-    estimator, make_server, two_point = recipes.worker_and_server(optimizer)
+    estimator, make_server, two_point = byzantine.worker_and_server(optimizer)
     server = make_server(0.1)
     aggregate = lambda rows, key: robust.ctma(  # noqa: E731
         rows, F, functools.partial(robust.trimmed_mean, num_byzantine=F)

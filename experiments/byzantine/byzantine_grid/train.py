@@ -1,0 +1,159 @@
+"""byzantine_grid: train every (cell, attack, seed) lane of the grid, one program per optimiser."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+import matplotlib
+
+matplotlib.use("Agg")
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
+import ml_collections  # noqa: E402
+import numpy as np  # noqa: E402
+import tqdm  # noqa: E402
+
+from jaxlab.data.images import load_images  # noqa: E402
+from jaxlab.robust.compose import make_aggregator  # noqa: E402
+from jaxlab.train import byzantine  # noqa: E402
+from jaxlab.train.timing import time_call  # noqa: E402
+
+ROBUST_BASES = ("cwmed", "cwtm", "gm", "krum")
+
+
+def _parse_cells(cells) -> list[tuple[str, str]]:
+    return [tuple(cell.split("+")) for cell in cells]
+
+
+def _model_dim(spec) -> int:
+    params = spec.init_params(jax.random.key(0))
+    return sum(int(np.size(leaf)) for leaf in jax.tree_util.tree_leaves(params))
+
+
+def _aggregator_seconds(aggregate, num_workers: int, dim: int, repeats: int) -> float:
+    """Median seconds of one jitted ``aggregate(rows [m, dim], key)`` call."""
+    rows = jax.random.normal(jax.random.key(0), (num_workers, dim), jnp.float32)
+    key = jax.random.key(1)
+    fn = jax.jit(aggregate)
+    return time_call(lambda: fn(rows, key), repeats=repeats)
+
+
+def _plot(acc: dict[str, np.ndarray], cells, attacks, path: str) -> None:
+    fig, axes = plt.subplots(1, len(acc), figsize=(5 * len(acc), 0.4 * len(cells) + 1.5))
+    for ax, (opt, values) in zip(np.atleast_1d(axes), acc.items(), strict=True):
+        mean = values.mean(axis=-1)
+        ax.imshow(mean, vmin=0, vmax=100, cmap="viridis")
+        ax.set_xticks(range(len(attacks)), attacks)
+        ax.set_yticks(range(len(cells)), cells)
+        for (i, j), v in np.ndenumerate(mean):
+            ax.text(j, i, f"{v:.0f}", ha="center", va="center", color="w", fontsize=7)
+        ax.set_title(f"test accuracy (%), {opt}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
+    os.makedirs(workdir, exist_ok=True)
+    data_dir = config.data_dir or None
+    train = load_images(config.dataset, "train", data_dir)
+    test = load_images(config.dataset, "test", data_dir)
+    cells = _parse_cells(config.cells)
+    cell_names = list(config.cells)
+    attacks = list(config.attacks)
+    num_seeds = config.num_seeds
+    seeds = [config.seed * 1000 + s for s in range(num_seeds)]
+
+    # ------------------------------------------------------------------ training
+    lanes = [(c, a, s) for c in range(len(cells)) for a in range(len(attacks)) for s in seeds]
+    acc: dict[str, np.ndarray] = {}
+    loss: dict[str, np.ndarray] = {}
+    spec = None
+    for opt in tqdm.tqdm(config.optimizers, desc="byzantine_grid optimisers"):
+        spec = byzantine.make_run_spec(
+            optimizer=opt,
+            cells=cells,
+            attack_names=attacks,
+            image_shape=train[0].shape[1:],
+            **{key: config[key] for key in byzantine.SPEC_KEYS},
+        )
+        out = byzantine.run_batch(
+            spec,
+            seeds=[s for _, _, s in lanes],
+            aggregator_indices=[c for c, _, _ in lanes],
+            attack_indices=[a for _, a, _ in lanes],
+            learning_rates=[config.learning_rate] * len(lanes),
+            train=train,
+            test=test,
+        )
+        acc[opt] = 100.0 * out["accuracy"].reshape(len(cells), len(attacks), num_seeds)
+        loss[opt] = out["loss"][:, -10:].mean(axis=1).reshape(len(cells), len(attacks), -1)
+
+    # ------------------------------------------------------------------ timing
+    dim = _model_dim(spec)
+    agg_ms = {
+        name: 1e3
+        * _aggregator_seconds(
+            make_aggregator(b, m, config.num_workers, config.num_byzantine),
+            config.num_workers,
+            dim,
+            config.timing_repeats,
+        )
+        for name, (b, m) in zip(cell_names, cells, strict=True)
+    }
+
+    # ------------------------------------------------------------------ metrics
+    results: dict[str, float | list[float]] = {"model_dim": float(dim)}
+    for opt, values in acc.items():
+        for ci, cell in enumerate(cell_names):
+            for ai, attack in enumerate(attacks):
+                results[f"acc/{cell}/{attack}/{opt}"] = values[ci, ai].tolist()
+    for cell, ms in agg_ms.items():
+        results[f"agg_ms/{cell}"] = ms
+    attacked = [i for i, a in enumerate(attacks) if a != "none"]
+
+    def cell_acc(opt: str, cell: str) -> np.ndarray:
+        """``[S]`` accuracy of ``cell`` averaged over the attacks (not 'none')."""
+        return acc[opt][cell_names.index(cell)][attacked].mean(axis=0)
+
+    paired = [b for b in ROBUST_BASES if f"{b}+plain" in cell_names and f"{b}+ctma" in cell_names]
+    per_combo = {}
+    for opt in acc:
+        for meta in ("plain", "ctma"):
+            per_combo[(meta, opt)] = np.mean([cell_acc(opt, f"{b}+{meta}") for b in paired], 0)
+            results[f"acc_{meta}_{opt}"] = per_combo[(meta, opt)].tolist()
+        robust_cells = [i for i, c in enumerate(cell_names) if not c.startswith("mean+")]
+        worst = acc[opt][robust_cells][:, attacked].min(axis=1).mean(axis=0)
+        results[f"worst_attack_acc_{opt}"] = worst.tolist()
+    for meta in ("plain", "ctma"):
+        results[f"acc_{meta}"] = np.mean([per_combo[(meta, o)] for o in acc], 0).tolist()
+    if "cwtm+nnm" in cell_names and "cwtm+ctma" in cell_names:
+        diff = np.mean([cell_acc(o, "cwtm+ctma") - cell_acc(o, "cwtm+nnm") for o in acc], 0)
+        results["acc_ctma_minus_nnm"] = diff.tolist()
+    for meta in ("plain", "ctma", "nnm"):  # cost at a realistic model size d = timing_dim
+        rule = make_aggregator("cwtm", meta, config.num_workers, config.num_byzantine)
+        seconds = _aggregator_seconds(
+            rule, config.num_workers, config.timing_dim, config.timing_repeats
+        )
+        results[f"agg_ms_{'base' if meta == 'plain' else meta}"] = 1e3 * seconds
+    if set(acc) == {"momentum", "mu2sgd"}:
+        others = [per_combo[k] for k in per_combo if k != ("ctma", "mu2sgd")]
+        results["acc_best_other_combination"] = np.max(others, axis=0).tolist()
+
+    # ------------------------------------------------------------------ artefacts
+    _plot(acc, cell_names, attacks, os.path.join(workdir, "byzantine_grid_accuracy.png"))
+    with open(os.path.join(workdir, "byzantine_grid.json"), "w") as fh:
+        json.dump(
+            {
+                "time": time.strftime("%Y-%m-%dT%H:%M:%S"),
+                "config": config.to_dict(),
+                "results": results,
+                "final_train_loss": {k: v.tolist() for k, v in loss.items()},
+            },
+            fh,
+            indent=1,
+        )
+    return results

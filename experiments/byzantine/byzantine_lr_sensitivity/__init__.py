@@ -1,0 +1,26 @@
+"""byzantine_lr_sensitivity: μ²-SGD vs momentum across learning rates (Dahan & Levy 2024)."""
+
+from jaxlab.report import Claim, Experiment
+
+_SETTING = "digits + tiny CNN, CWTM+CTMA, ALIE, 150 steps (paper: MNIST)"
+
+EXPERIMENT = Experiment(
+    name="byzantine_lr_sensitivity",
+    claims=(
+        Claim(
+            name="μ²-SGD is less sensitive to the learning rate (max − min accuracy over lrs)",
+            metric="acc_range_mu2sgd",
+            baseline="acc_range_momentum",
+            higher_is_better=False,
+            setting=_SETTING,
+            unit=" pts",
+        ),
+        Claim(
+            name="μ²-SGD's accuracy averaged over the learning-rate sweep beats momentum's",
+            metric="mean_acc_mu2sgd",
+            baseline="mean_acc_momentum",
+            setting=_SETTING,
+            unit="%",
+        ),
+    ),
+)

@@ -1,0 +1,70 @@
+"""byzantine_lr_sensitivity: every (learning rate, attack, seed) lane, one program per optimiser."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import ml_collections  # noqa: E402
+import tqdm  # noqa: E402
+
+from jaxlab.data.images import load_images  # noqa: E402
+from jaxlab.train import byzantine  # noqa: E402
+
+
+def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
+    os.makedirs(workdir, exist_ok=True)
+    data_dir = config.data_dir or None
+    train = load_images(config.dataset, "train", data_dir)
+    test = load_images(config.dataset, "test", data_dir)
+    lrs = list(config.learning_rates)
+    attacks = list(config.attacks)
+    seeds = [config.seed * 1000 + s for s in range(config.num_seeds)]
+    lanes = [(lr, a, s) for lr in lrs for a in range(len(attacks)) for s in seeds]
+    base, meta = config.cell.split("+")
+
+    acc = {}
+    for opt in tqdm.tqdm(config.optimizers, desc="byzantine_lr_sensitivity optimisers"):
+        spec = byzantine.make_run_spec(
+            optimizer=opt,
+            cells=[(base, meta)],
+            attack_names=attacks,
+            image_shape=train[0].shape[1:],
+            **{key: config[key] for key in byzantine.SPEC_KEYS},
+        )
+        out = byzantine.run_batch(
+            spec,
+            seeds=[s for _, _, s in lanes],
+            aggregator_indices=[0] * len(lanes),
+            attack_indices=[a for _, a, _ in lanes],
+            learning_rates=[lr for lr, _, _ in lanes],
+            train=train,
+            test=test,
+        )
+        # [lr, attack, seed] in %
+        acc[opt] = 100.0 * out["accuracy"].reshape(len(lrs), len(attacks), len(seeds))
+
+    results: dict[str, float | list[float]] = {}
+    fig, ax = plt.subplots(figsize=(5, 3.5))
+    for opt, values in acc.items():
+        per_lr = values.mean(axis=1)  # [lr, seed], averaged over attacks
+        for i, lr in enumerate(lrs):
+            results[f"acc/{opt}/lr={lr:g}"] = per_lr[i].tolist()
+        results[f"acc_range_{opt}"] = (per_lr.max(axis=0) - per_lr.min(axis=0)).tolist()
+        results[f"mean_acc_{opt}"] = per_lr.mean(axis=0).tolist()
+        ax.errorbar(lrs, per_lr.mean(1), yerr=per_lr.std(1), marker="o", label=opt, capsize=3)
+    ax.set_xscale("log")
+    ax.set_xlabel("learning rate")
+    ax.set_ylabel("test accuracy (%)")
+    ax.set_title(f"{config.cell}, attacks {'/'.join(attacks)}")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(os.path.join(workdir, "byzantine_lr_sensitivity.png"), dpi=120)
+    plt.close(fig)
+    with open(os.path.join(workdir, "byzantine_lr_sensitivity.json"), "w") as fh:
+        json.dump({"config": config.to_dict(), "results": results}, fh, indent=1)
+    return results

@@ -1,0 +1,40 @@
+"""DPO learning dynamics in the paper's own theoretical setting (Im & Li, ICML 2024).
+
+Frozen synthetic prompt embeddings g(x) ∈ ℝ^64 from K = 4 behaviours whose "Yes"- and
+"No"-preferred prompts differ by ±δ_k along orthonormal directions u_k (δ = 0.5, 1, 2, 4),
+plus a shared offset and Laplace noise; a trainable two-token unembedding W (π_ref = the
+initial W) trained by SGD on the DPO loss (β = 0.1), and by cross-entropy on the preferred
+answer (SFT) as the second baseline. Equal and unequal mixtures; then misalignment: the
+DPO-aligned head trained on flipped preferences against a fresh head.
+
+Command: ``jaxlab run dpo_dynamics --preset quick`` (quick: ≈ 20 s on 2 CPU cores, 10 seeds
+batched with vmap; smoke: ≈ 5 s). The paper reports orderings, not table values (no
+headline number); its model and definitions were recalled from the abstract (unverified).
+"""
+
+import ml_collections
+
+from jaxlab.report import base_config
+
+
+def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
+    c = base_config(preset)
+    c.num_seeds = {"smoke": 2, "quick": 10, "paper": 50}[preset]
+    c.batch_seeds = True
+    c.cpu_budget_s = {"smoke": 15, "quick": 60, "paper": 600}[preset]
+    c.dim = 64
+    c.deltas = (0.5, 1.0, 2.0, 4.0)
+    c.unequal_weights = (0.4, 0.3, 0.2, 0.1)  # most data on the least distinguishable
+    c.offset_norm = 1.0
+    c.noise_scale = 0.15  # Laplace scale b per coordinate
+    c.beta = 0.1
+    c.learning_rate = 2.0
+    c.batch_size = 64
+    c.num_steps = {"smoke": 60, "quick": 2000, "paper": 8000}[preset]
+    c.early_steps = {"smoke": 5, "quick": 10, "paper": 10}[preset]  # linear-growth window
+    c.misalign_steps = {"smoke": 60, "quick": 500, "paper": 2000}[preset]
+    c.eval_size = {"smoke": 256, "quick": 1024, "paper": 8192}[preset]
+    c.init_std = 0.01
+    c.accuracy_level = 0.9  # steps to 90 % preference accuracy per behaviour
+    c.misalign_level = 0.5  # flipped preferences "win": the policy prefers them on half
+    return c

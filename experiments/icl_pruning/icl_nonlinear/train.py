@@ -1,0 +1,165 @@
+"""Trains the one-layer nonlinear transformer on pattern tasks; ICL error, OOD, pruning."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import ml_collections
+import numpy as np
+
+from jaxlab.theory import (
+    icl_attention,
+    icl_forward,
+    icl_hinge_loss,
+    init_icl_params,
+    magnitude_prune,
+    make_icl_patterns,
+    sample_icl_prompt,
+    weighted_vote,
+)
+from jaxlab.train import batch_runs, scan_run
+
+TRAIN_PAIRS = ((0, 1), (1, 2), (2, 3), (3, 0), (0, 2), (1, 3))  # every IDR pattern covered
+
+
+def _tag(value: float) -> str:
+    return f"{value:g}".replace(".", "p")
+
+
+def _prompts(key, pos, neg, irrelevant, alpha, length, num, config):
+    """``num`` prompts cycling over the tasks ``pos[t] → +1, neg[t] → −1``."""
+    keys = jax.random.split(key, num)
+    task = jnp.arange(num) % pos.shape[0]
+    return jax.vmap(
+        lambda k, t: sample_icl_prompt(k, pos[t], neg[t], irrelevant, alpha, length,
+                                       config.kappa, config.noise)
+    )(keys, task)
+
+
+def _error(score_fn, prompts) -> jax.Array:
+    scores = jax.vmap(score_fn)(prompts.demos, prompts.query)
+    return jnp.mean(jnp.sign(scores) != prompts.label)
+
+
+def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
+    del workdir  # about a minute: nothing to resume
+    train_pairs = np.asarray(TRAIN_PAIRS)
+    test_pairs = train_pairs[:, ::-1]  # the reversed pairs: unseen, labels flipped
+    train_alphas = jnp.asarray(config.train_alphas, jnp.float32)
+    alphas = jnp.asarray(config.alphas, jnp.float32)
+    rates = jnp.asarray(config.prune_rates, jnp.float32)
+    n_tok = config.dim + 1
+
+    def one_seed(key):
+        k_pat, k_rot, k_init, k_train, k_mass, k_eval, k_prune = jax.random.split(key, 7)
+        mu, nu = make_icl_patterns(k_pat, config.dim, config.num_relevant,
+                                   config.num_irrelevant)
+        # OOD: relevant patterns from combinations of the IDR ones, rotated IDI patterns.
+        mu_ood = jnp.stack([mu[0] + mu[1], mu[2] + mu[3]]) / jnp.sqrt(2.0)
+        rot, _ = jnp.linalg.qr(jax.random.normal(k_rot, (nu.shape[0], nu.shape[0])))
+        nu_ood = rot @ nu
+        pos_tr, neg_tr = mu[train_pairs[:, 0]], mu[train_pairs[:, 1]]
+        params0 = init_icl_params(k_init, n_tok, config.num_neurons,
+                                  init_scale=config.init_scale)
+        mass_set = _prompts(k_mass, pos_tr, neg_tr, nu, 0.5, config.train_length,
+                            config.mass_prompts, config)
+
+        def attention_mass(params):
+            w = jax.vmap(lambda d, q: icl_attention(params, d, q))(mass_set.demos,
+                                                                   mass_set.query)
+            return jnp.mean(jnp.sum(w * mass_set.same, axis=-1))
+
+        def step(params, t):
+            k = jax.random.fold_in(k_train, t)
+            k_a, k_p = jax.random.split(k)
+            alpha = train_alphas[jax.random.randint(k_a, (), 0, train_alphas.shape[0])]
+            batch = _prompts(k_p, pos_tr, neg_tr, nu, alpha, config.train_length,
+                             config.batch_size, config)
+
+            def loss_fn(p):
+                losses = jax.vmap(icl_hinge_loss, (None, 0, 0, 0))(
+                    p, batch.demos, batch.query, batch.label)
+                return jnp.mean(losses)
+
+            loss, grads = jax.value_and_grad(loss_fn)(params)
+            params = jax.tree.map(lambda p, g: p - config.learning_rate * g, params, grads)
+            return params, {"loss": loss, "mass": attention_mass(params)}
+
+        params, history = scan_run(step, params0, length=config.num_steps)
+        problem = {"mu": mu, "nu": nu, "mu_ood": mu_ood, "nu_ood": nu_ood,
+                   "k_eval": k_eval, "k_prune": k_prune}
+        return params0, params, history, attention_mass(params0), problem
+
+    keys = jax.random.split(jax.random.key(config.seed), config.num_seeds)
+    params0, params, history, mass_init, problem = batch_runs(
+        one_seed, in_axes=0, method="vmap")(keys)
+
+    def split_errors(length):
+        # One compiled program per prompt length: vmapped over seeds and α.
+        @jax.jit
+        def run(p, pos, neg, irrelevant, key):
+            def at(alpha):
+                prompts = _prompts(key, pos, neg, irrelevant, alpha, length,
+                                   config.eval_prompts, config)
+                return (_error(lambda d, q: icl_forward(p, d, q), prompts),
+                        _error(weighted_vote, prompts))
+            return jax.vmap(at)(alphas)
+        return jax.vmap(run)
+
+    def task_vectors(split):
+        mu = problem["mu"]
+        if split == "unseen":
+            return (mu[:, test_pairs[:, 0]], mu[:, test_pairs[:, 1]], problem["nu"],
+                    jax.vmap(lambda k: jax.random.fold_in(k, 0))(problem["k_eval"]))
+        ood = problem["mu_ood"]
+        return (ood[:, jnp.array([0, 1])], ood[:, jnp.array([1, 0])], problem["nu_ood"],
+                jax.vmap(lambda k: jax.random.fold_in(k, 1))(problem["k_eval"]))
+
+    evals = {}
+    for length in config.lengths:
+        fn = split_errors(length)
+        for split in ("unseen", "ood"):
+            vecs = task_vectors(split)
+            evals[("trained", split, length)] = jax.device_get(fn(params, *vecs))
+            evals[("untrained", split, length)] = jax.device_get(fn(params0, *vecs))
+
+    @jax.jit
+    @jax.vmap
+    def prune_all(p, mu, nu, k_prune):
+        prune_set = _prompts(k_prune, mu[test_pairs[:, 0]], mu[test_pairs[:, 1]], nu,
+                             config.prune_alpha, config.prune_length, config.eval_prompts,
+                             config)
+
+        def pruned_error(rate, order):
+            q = magnitude_prune(p, rate, order, key=jax.random.fold_in(k_prune, 1))
+            return _error(lambda d, x: icl_forward(q, d, x), prune_set)
+
+        return {order: jax.vmap(lambda r, o=order: pruned_error(r, o))(rates)
+                for order in ("smallest", "random", "largest")}
+
+    pruned = jax.device_get(prune_all(params, problem["mu"], problem["nu"],
+                                      problem["k_prune"]))
+    history = jax.device_get(history)
+    results: dict[str, list[float]] = {}
+    for split in ("unseen", "ood"):
+        for length in config.lengths:
+            model_err, vote_err = evals[("trained", split, length)]
+            untrained_err, _ = evals[("untrained", split, length)]
+            for j, alpha in enumerate(config.alphas):
+                tag = f"l{length}_a{_tag(alpha)}"
+                results[f"error_{split}_{tag}"] = np.asarray(model_err)[:, j].tolist()
+                results[f"vote_error_{split}_{tag}"] = np.asarray(vote_err)[:, j].tolist()
+                results[f"untrained_error_{split}_{tag}"] = (
+                    np.asarray(untrained_err)[:, j].tolist())
+    for order in ("smallest", "random", "largest"):
+        errs = np.asarray(pruned[order])  # [seeds, R]
+        for i, rate in enumerate(config.prune_rates):
+            results[f"prune_error_{order}_r{_tag(rate)}"] = errs[:, i].tolist()
+    mass = np.asarray(history["mass"])  # [seeds, T]
+    results["attention_mass_init"] = np.asarray(mass_init).tolist()
+    results["attention_mass_final"] = mass[:, -1].tolist()
+    results["train_loss_final"] = np.asarray(history["loss"])[:, -10:].mean(-1).tolist()
+    norms = np.sort(np.asarray(jnp.linalg.norm(params.w_o, axis=-1)), axis=-1)
+    results["neuron_norm_top_quarter_share"] = (
+        norms[:, -norms.shape[1] // 4:].sum(-1) / norms.sum(-1)).tolist()
+    return results

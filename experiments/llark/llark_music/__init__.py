@@ -1,0 +1,39 @@
+"""A faithful miniature of LLark: key and tempo questions about rendered music, held-out tracks."""
+
+from jaxlab.report import Claim, Experiment
+
+_SETTING = ("rendered clips with exact labels, log-mel/chroma/onset features at 10 fps, 2-layer "
+            "width-128 LM from scratch, template instructions; paper: Jukebox-5B + Llama-2-7B, "
+            "zero-shot on GiantSteps/GTZAN/MusicNet (not comparable)")
+
+EXPERIMENT = Experiment(
+    name="llark_music",
+    claims=(
+        Claim(
+            name="a linear audio projector lets the LM name the key far above the text-only LM",
+            metric="key_score_full", baseline="key_score_text", paired=True,
+            setting="weighted key score on held-out tracks and held-out phrasings; " + _SETTING,
+        ),
+        Claim(
+            name="a linear audio projector lets the LM state the tempo above the text-only LM",
+            metric="tempo_acc2_full", baseline="tempo_acc2_text", paired=True, unit="",
+            setting="tempo Acc2 (4 %, ×2/×½/×3/×⅓) on held-out tracks and phrasings; " + _SETTING,
+        ),
+        Claim(
+            name="the LM's key score is close to the specialist probe on the frozen features",
+            metric="key_score_gap_to_probe", paper=0.0, tolerance=0.1, higher_is_better=False,
+            setting="logistic-regression probe on time-pooled features minus the full model's "
+            "weighted key score; " + _SETTING,
+        ),
+        Claim(
+            name="captions mention the right key (vs the text-only LM)",
+            metric="caption_key_score_full", baseline="caption_key_score_text", paired=True,
+            setting="key parsed from generated captions, weighted score; " + _SETTING,
+        ),
+        Claim(
+            name="a projector alone, LM frozen after text training, beats the text-only LM",
+            metric="key_score_projector", baseline="key_score_text", paired=True,
+            setting="ablation (LLark trains both); weighted key score; " + _SETTING,
+        ),
+    ),
+)

@@ -1,0 +1,270 @@
+"""Renders the data, trains the four arms (3 seeds batched with vmap) and scores their answers."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+
+import jax
+import jax.numpy as jnp
+import ml_collections
+import numpy as np
+import optax
+from sklearn.linear_model import LogisticRegression
+from sklearn.preprocessing import StandardScaler
+
+from jaxlab.audio import (
+    FeatureConfig,
+    WordTokenizer,
+    audio_features,
+    encode_example,
+    key_weighted_score,
+    make_instructions,
+    num_frames,
+    parse_key,
+    parse_tempo,
+    render_clip,
+    sample_metadata,
+    tempo_accuracy,
+)
+from jaxlab.audio.instructions import AUDIO
+from jaxlab.nn import AudioLM, answer_loss, generate
+from jaxlab.train import batch_runs, scan_run
+
+FEATURES = FeatureConfig()
+
+
+def make_clips(config: ml_collections.ConfigDict, workdir: str):
+    """Metadata of train + test clips and their frozen features (cached in ``workdir``)."""
+    rng = np.random.default_rng(config.data_seed)
+    total = config.num_train_clips + config.num_test_clips
+    metas = [sample_metadata(rng, tuple(config.duration_range)) for _ in range(total)]
+    max_samples = int(round(max(config.duration_range) * config.sample_rate))
+    frames = num_frames(max_samples, FEATURES)
+    tag = hashlib.sha1(json.dumps([config.data_seed, total, list(config.duration_range),
+                                   config.sample_rate, FEATURES._asdict()]).encode()).hexdigest()
+    path = os.path.join(workdir, f"llark_features_{tag[:12]}.npz")
+    if os.path.exists(path):
+        cached = np.load(path)
+        return metas, cached["features"], cached["valid"]
+    extract = jax.jit(audio_features)
+    features = np.zeros((total, frames, FEATURES.num_features), np.float32)
+    valid = np.zeros((total, frames), bool)
+    chunk = 16
+    for start in range(0, total, chunk):
+        clips = [render_clip(m, config.sample_rate) for m in metas[start:start + chunk]]
+        audio = np.zeros((len(clips), max_samples), np.float32)
+        for i, clip in enumerate(clips):
+            audio[i, :len(clip)] = clip
+            valid[start + i, :num_frames(len(clip), FEATURES)] = True
+        features[start:start + len(clips)] = np.asarray(extract(audio))
+    os.makedirs(workdir, exist_ok=True)
+    np.savez(path, features=features, valid=valid)
+    return metas, features, valid
+
+
+def standardize(features, valid, num_train):
+    """z-scores with train statistics over valid frames; padding set to 0; a validity channel."""
+    train = features[:num_train][valid[:num_train]]
+    mean, std = train.mean(0), train.std(0) + 1e-6
+    z = (features - mean) / std * valid[..., None]
+    return np.concatenate([z, valid[..., None].astype(np.float32)], axis=-1).astype(np.float32)
+
+
+def encode_split(tokenizer, instructions, num_audio, length):
+    rows = [encode_example(tokenizer, i.question, i.answer, num_audio, length)
+            for i in instructions]
+    prompts = [encode_example(tokenizer, i.question, None, num_audio, length)[0]
+               for i in instructions]
+    return {"tokens": np.stack([r[0] for r in rows]), "mask": np.stack([r[1] for r in rows]),
+            "prompt": np.stack(prompts), "prompt_length": np.array([r[2] for r in rows]),
+            "clip": np.array([i.clip for i in instructions])}
+
+
+def make_run(model: AudioLM, config: ml_collections.ConfigDict, num_steps: int):
+    """One training run: ``run(key, params, gate, trainable, data) -> (params, losses)``.
+
+    ``gate`` (0 or 1) multiplies the audio features (0: the text-only arm sees the same
+    constant at every placeholder); ``trainable`` (a 0/1 pytree like ``params``) zeroes the
+    updates of frozen parameters (the projector-only arm).
+    """
+    schedule = optax.warmup_cosine_decay_schedule(
+        0.0, config.learning_rate, max(1, int(config.warmup_fraction * num_steps)), num_steps)
+    optimizer = optax.chain(optax.clip_by_global_norm(1.0),
+                            optax.adamw(schedule, weight_decay=config.weight_decay))
+
+    def run(key, params, gate, trainable, data):
+        def loss_fn(p, batch):
+            audio = data["audio"][batch["clip"]] * gate
+            logits = model.apply(p, batch["tokens"], audio)
+            return answer_loss(logits, batch["tokens"], batch["mask"])
+
+        def step(carry, t):
+            p, opt_state = carry
+            idx = jax.random.choice(jax.random.fold_in(key, t), data["tokens"].shape[0],
+                                    (config.batch_size,), replace=False)
+            batch = {k: data[k][idx] for k in ("tokens", "mask", "clip")}
+            loss, grads = jax.value_and_grad(loss_fn)(p, batch)
+            updates, opt_state = optimizer.update(grads, opt_state, p)
+            updates = jax.tree.map(lambda u, m: u * m, updates, trainable)
+            return (optax.apply_updates(p, updates), opt_state), loss
+
+        (params, _), losses = scan_run(step, (params, optimizer.init(params)), length=num_steps)
+        return params, losses
+
+    return run
+
+
+def make_generate(model: AudioLM):
+    """Jitted greedy completion of a batch of prompts (one compile per batch shape)."""
+    return jax.jit(lambda p, prompt, length, a: generate(p, model, prompt, length, a,
+                                                         jax.random.key(0)))
+
+
+def answers(gen, params, split, audio, gate, batch_size, tokenizer) -> list[str]:
+    """Greedy answers (text) of every prompt of ``split``; the last batch is padded."""
+    texts = []
+    n = len(split["prompt"])
+    for start in range(0, n, batch_size):
+        idx = np.minimum(np.arange(start, start + batch_size), n - 1)
+        out = np.asarray(gen(params, split["prompt"][idx], split["prompt_length"][idx],
+                             audio[split["clip"][idx]] * gate))
+        for row, i in zip(out, idx[: min(batch_size, n - start)], strict=False):
+            texts.append(tokenizer.decode(row[split["prompt_length"][i]:]))
+    return texts
+
+
+def score(texts, instructions, metas) -> dict[str, float]:
+    """Metrics per task from generated answers (answers that do not parse count as wrong).
+
+    key / caption / mood: weighted key score of the key named in the answer; tempo /
+    caption / slow_dance: tempo Acc1 and Acc2 of the BPM named; time_signature /
+    instrument: exact answer; slow_dance: the yes/no verdict; mood: bright vs dark.
+    """
+    by_task: dict[str, list] = {}
+    for text, ins in zip(texts, instructions, strict=True):
+        by_task.setdefault(ins.task, []).append((text, metas[ins.clip], ins.answer))
+    out = {}
+    for task, rows in by_task.items():
+        said, clips, refs = zip(*rows, strict=True)
+        if task in ("key", "caption", "mood"):
+            out[f"{task}_key_score"] = float(key_weighted_score(
+                [m.key for m in clips], [parse_key(t) for t in said]).mean())
+        if task in ("tempo", "caption", "slow_dance"):
+            acc1, acc2 = tempo_accuracy(np.array([m.tempo_bpm for m in clips]),
+                                        np.array([parse_tempo(t) for t in said]))
+            out[f"{task}_tempo_acc1"] = float(acc1.mean())
+            out[f"{task}_tempo_acc2"] = float(acc2.mean())
+        if task in ("time_signature", "instrument"):
+            out[f"{task}_accuracy"] = float(np.mean([t == r for t, r in zip(said, refs,
+                                                                            strict=True)]))
+        if task in ("slow_dance", "mood"):
+            n_words = 1 if task == "slow_dance" else 3
+            out[f"{task}_accuracy"] = float(np.mean(
+                [t.replace(":", " ").split()[:n_words] == r.replace(":", " ").split()[:n_words]
+                 for t, r in zip(said, refs, strict=True)]))
+    return out
+
+
+def probe(features, valid, metas, num_train, seed) -> dict[str, float]:
+    """Logistic-regression probe on time-pooled frozen features (mean and std over frames)."""
+    count = valid.sum(1, keepdims=True)[..., None]
+    mask = valid[..., None]
+    mean = (features * mask).sum(1) / count[:, 0]
+    std = np.sqrt((((features - mean[:, None]) ** 2) * mask).sum(1) / count[:, 0])
+    x = StandardScaler().fit(np.concatenate([mean, std], 1)[:num_train]).transform(
+        np.concatenate([mean, std], 1))
+    out = {}
+    test = metas[num_train:]
+    for name, labels in (("key", [m.key for m in metas]),
+                         ("tempo", [int(m.tempo_bpm) for m in metas])):
+        clf = LogisticRegression(max_iter=2000, C=1.0, random_state=seed)
+        clf.fit(x[:num_train], labels[:num_train])
+        pred = clf.predict(x[num_train:])
+        if name == "key":
+            out["key_score"] = float(key_weighted_score([m.key for m in test], list(pred)).mean())
+        else:
+            acc1, acc2 = tempo_accuracy(np.array([m.tempo_bpm for m in test]),
+                                        pred.astype(np.float32))
+            out["tempo_acc1"], out["tempo_acc2"] = float(acc1.mean()), float(acc2.mean())
+    return out
+
+
+def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[str, list[float]]:
+    metas, raw, valid = make_clips(config, workdir)
+    n_train = config.num_train_clips
+    audio = standardize(raw, valid, n_train)
+    frames = audio.shape[1]
+    rng = np.random.default_rng(config.data_seed + 1)
+    train_ins = make_instructions(metas[:n_train], config.tasks, config.held_out_phrasings,
+                                  "train", rng)
+    test_clips = metas[n_train:]
+    test_ins = [dataclass_shift(i, n_train) for i in make_instructions(
+        test_clips, config.tasks, config.held_out_phrasings, "test", rng)]
+    seen_ins = [dataclass_shift(i, n_train) for i in make_instructions(
+        test_clips, ("key", "tempo"), config.held_out_phrasings, "train", rng)]
+    tokenizer = WordTokenizer.fit([i.question + " " + i.answer for i in train_ins])
+    lengths = [len(tokenizer.encode(i.question + " " + i.answer)) for i in train_ins + test_ins]
+    length = frames + 5 + max(lengths) + 2
+    model = AudioLM(vocab_size=len(tokenizer), audio_token_id=tokenizer.id(AUDIO),
+                    max_len=length, dim=config.dim, depth=config.depth,
+                    num_heads=config.num_heads, mlp_dim=config.mlp_dim)
+    train = encode_split(tokenizer, train_ins, frames, length)
+    data = {"audio": jnp.asarray(audio), "tokens": jnp.asarray(train["tokens"]),
+            "mask": jnp.asarray(train["mask"]), "clip": jnp.asarray(train["clip"])}
+
+    seeds = [config.seed + s for s in range(config.num_seeds)]
+    keys = jnp.stack([jax.random.key(s) for s in seeds])
+    init = jax.vmap(lambda k: model.init(k, train["tokens"][:1], audio[:1]))(keys)
+    everything = jax.tree.map(lambda x: jnp.ones((), x.dtype), init)
+    projector_only = {"params": {
+        name: jax.tree.map(lambda x, on=float(name == "projector"): jnp.full((), on, x.dtype), v)
+        for name, v in init["params"].items()}}
+    train_lm = batch_runs(make_run(model, config, config.num_steps), in_axes=(0, 0, None, None,
+                                                                              None))
+    text_keys = jax.vmap(lambda k: jax.random.fold_in(k, 1))(keys)
+    arms = {}
+    arms["full"], _ = train_lm(keys, init, 1.0, everything, data)
+    arms["text"], _ = train_lm(text_keys, init, 0.0, everything, data)
+    # the same compiled program: LM frozen by the update mask, projector trained (ablation)
+    arms["projector"], _ = train_lm(keys, arms["text"], 1.0, projector_only, data)
+    gates = {"full": 1.0, "text": 0.0, "projector": 1.0}
+
+    test = encode_split(tokenizer, test_ins, frames, length)
+    seen = encode_split(tokenizer, seen_ins, frames, length)
+    gen = make_generate(model)
+    results: dict[str, list[float]] = {}
+    examples = {}
+    for arm, params in arms.items():
+        for s in range(len(seeds)):
+            p = jax.tree.map(lambda x, s=s: x[s], params)
+            texts = answers(gen, p, test, audio, gates[arm], config.eval_batch_size, tokenizer)
+            metrics = score(texts, test_ins, metas)
+            seen_metrics = score(answers(gen, p, seen, audio, gates[arm],
+                                         config.eval_batch_size, tokenizer), seen_ins, metas)
+            metrics.update({f"{k}_seen_phrasing": v for k, v in seen_metrics.items()})
+            for name, value in metrics.items():
+                results.setdefault(f"{_rename(name)}_{arm}", []).append(value)
+            if s == 0:
+                examples[arm] = [(i.question, t, i.answer) for i, t in
+                                 list(zip(test_ins, texts, strict=True))[:len(config.tasks)]]
+    probe_metrics = probe(raw, valid, metas, n_train, config.seed)
+    for name, value in probe_metrics.items():
+        results[f"{name}_probe"] = [value] * len(seeds)
+    results["key_score_gap_to_probe"] = [
+        p - f for p, f in zip(results["key_score_probe"], results["key_score_full"], strict=True)]
+    with open(os.path.join(workdir, "llark_examples.json"), "w") as f:
+        json.dump(examples, f, indent=1)
+    return results
+
+
+def _rename(name: str) -> str:
+    """``key_key_score`` → ``key_score``; ``tempo_tempo_acc1`` → ``tempo_acc1``."""
+    return name.replace("key_key_", "key_").replace("tempo_tempo_", "tempo_")
+
+
+def dataclass_shift(ins, offset):
+    """The instruction with its clip index moved by ``offset`` (test clips follow train)."""
+    return dataclasses.replace(ins, clip=ins.clip + offset)

@@ -1,0 +1,165 @@
+"""Fixes for softmax-induced plateaus in multi-step tasks: NormSoftmax and heat treatment.
+
+Hoffmann et al. (2024) show that a ViT trained on a two-step task plateaus because the
+softmax Jacobian passes tiny gradients to W_Q and W_K when attention is near-uniform or
+collapsed. Two remedies act on the attention temperature:
+
+* ``norm_softmax``: normalise the logits of each query by their spread before the softmax,
+  capped by γ (the attention layer passes γ = √d_h, the reference code's choice).
+* ``heat_treatment_schedule``: anneal the attention scale (the factor multiplying q·kᵀ) on a
+  half-cosine from a large initial value down to the default 1/√d_h, constant afterwards.
+  The schedule is an optax schedule; pass its value at the current step as the attention
+  layer's call-time ``scale`` (see ``MultiHeadAttention``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import jax
+import jax.numpy as jnp
+import optax
+from jax.typing import ArrayLike
+
+SPREADS = ("variance", "std")
+
+
+def norm_softmax(
+    logits: ArrayLike,
+    gamma: ArrayLike,
+    axis: int = -1,
+    spread: str = "variance",
+    where: ArrayLike | None = None,
+) -> jax.Array:
+    """NormSoftmax: softmax of the logits divided by min(γ, spread of the logits).
+
+    ``norm_softmax(a) = softmax(a / min(γ, s(a)))`` along ``axis`` (Hoffmann et al., 2024,
+    Sec. 5, after Jiang et al.'s NormSoftmax), where ``a = logits`` are the UNscaled
+    attention logits q·kᵀ and s(a) is, per row,
+
+    * ``spread="variance"``: the population variance mean((a − mean a)²) — the default of
+      the reference code (its ``norm_softmax``);
+    * ``spread="std"``: the unbiased standard deviation (``torch.std``; the reference
+      code's ``norm_softmax_std`` and the paper's text).
+
+    Large spreads (collapsed attention) are divided down; small spreads (near-uniform
+    attention) are divided by the spread rather than by γ, which sharpens them. Hand-written:
+    no maintained JAX library ships it.
+
+    Edge cases: a constant row (s = 0, or any spread below √tiny of the dtype, ≈ 1e-19 in
+    float32) gives the uniform distribution with finite gradients (the row's max is
+    subtracted first and the divisor set to 1); ±1e4 logits are fine.
+    Entries with ``where`` False get weight 0 and are excluded from the spread; a fully
+    masked row is all zeros. Non-finite unmasked logits give NaN rows (not checked, so the
+    kernel stays free under ``jit``).
+
+    Args:
+      logits: ``[..., n, ...]`` unscaled logits a.
+      gamma: positive scalar γ (√d_h in the attention layer); may be a traced value.
+      axis: the axis to normalise over.
+      spread: ``"variance"`` or ``"std"``.
+      where: optional boolean mask broadcastable to ``logits``; False hides an entry.
+
+    Returns:
+      Probabilities of ``logits``' shape.
+
+    Example:
+      >>> from jaxlab.nn import norm_softmax
+      >>> w = norm_softmax(jnp.array([[0.0, 1.0, 2.0], [3.0, 3.0, 3.0]]), gamma=8.0)
+      >>> [round(float(v), 3) for v in w[0]], [round(float(v), 3) for v in w[1]]
+      ([0.039, 0.175, 0.786], [0.333, 0.333, 0.333])
+
+    References:
+      Hoffmann, Schrodi, Bratulić, Behrmann, Fischer, Brox, "Eureka-Moments in
+      Transformers: Multi-Step Tasks Reveal Softmax Induced Optimization Problems",
+      ICML 2024.
+    """
+    if spread not in SPREADS:
+        raise ValueError(f"spread must be one of {SPREADS}, got {spread!r}")
+    a = jnp.asarray(logits)
+    if not jnp.issubdtype(a.dtype, jnp.floating):
+        a = a.astype(jnp.float32)
+    if a.ndim == 0:
+        raise ValueError(f"logits must have at least one axis, got shape {a.shape}")
+    if not -a.ndim <= axis < a.ndim:
+        raise ValueError(f"axis {axis} out of range for logits of shape {a.shape}")
+    gamma_arr = jnp.asarray(gamma)
+    if gamma_arr.ndim != 0:
+        raise ValueError(f"gamma must be a scalar, got shape {gamma_arr.shape}")
+    if not isinstance(gamma_arr, jax.core.Tracer) and not float(gamma_arr) > 0:
+        raise ValueError(f"gamma must be positive, got {float(gamma_arr)}")
+    gamma_arr = gamma_arr.astype(a.dtype)
+    if where is None:
+        mask = None
+        count = jnp.asarray(a.shape[axis], a.dtype)
+        mean = jnp.mean(a, axis=axis, keepdims=True)
+        top = jnp.max(a, axis=axis, keepdims=True)
+    else:
+        mask = jnp.broadcast_to(jnp.asarray(where, bool), a.shape)
+        count = jnp.sum(mask, axis=axis, keepdims=True).astype(a.dtype)
+        a = jnp.where(mask, a, 0.0)
+        mean = jnp.sum(a, axis=axis, keepdims=True) / jnp.maximum(count, 1.0)
+        top = jnp.max(jnp.where(mask, a, -jnp.inf), axis=axis, keepdims=True)
+        top = jnp.where(jnp.isfinite(top), top, 0.0)
+    centered = a - mean
+    sq = centered * centered if mask is None else jnp.where(mask, centered * centered, 0.0)
+    ss = jnp.sum(sq, axis=axis, keepdims=True)
+    # Below `floor` the row is treated as constant (divisor 1, a − max a = 0: uniform) so
+    # that neither the value nor the gradient (∝ 1/divisor², 1/√ss) overflows.
+    floor = jnp.sqrt(jnp.finfo(a.dtype).tiny)
+    if spread == "variance":
+        s = ss / jnp.maximum(count, 1.0)
+        flat = s <= floor
+    else:
+        # Unbiased: torch.std's default; a single entry has spread 0 here (torch gives NaN).
+        var = ss / jnp.maximum(count - 1.0, 1.0)
+        flat = var <= floor * floor
+        s = jnp.sqrt(jnp.where(flat, 1.0, var))
+    divisor = jnp.where(flat, 1.0, jnp.minimum(gamma_arr, jnp.where(flat, 1.0, s)))
+    z = (a - jax.lax.stop_gradient(top)) / divisor
+    if mask is not None:
+        z = jnp.where(mask, z, -jnp.inf)
+    e = jnp.exp(z)
+    total = jnp.sum(e, axis=axis, keepdims=True)
+    return e / jnp.where(total > 0, total, 1.0)
+
+
+def heat_treatment_schedule(
+    init_scale: float, final_scale: float, transition_steps: int
+) -> Callable[[ArrayLike], jax.Array]:
+    """Heat treatment: the attention scale on a half-cosine from ``init_scale`` to ``final_scale``.
+
+    ``scale(t) = final + (init − final) · ½ (1 + cos(π · min(t, T) / T))`` with
+    T = ``transition_steps``, constant at ``final_scale`` afterwards (the reference code's
+    ``half_cosine`` temperature schedule, run over the first half of training from 3.0 to
+    0.125 = 1/√64). The value multiplies the attention logits q·kᵀ in place of 1/√d_h; pass
+    it as the call-time ``scale`` of ``MultiHeadAttention``/``ViT``. Built on
+    ``optax.cosine_decay_schedule``.
+
+    Args:
+      init_scale: positive scale at step 0.
+      final_scale: positive scale from step ``transition_steps`` on.
+      transition_steps: positive number of steps of the half-cosine.
+
+    Returns:
+      An optax schedule ``step -> scale``.
+
+    Example:
+      >>> from jaxlab.nn import heat_treatment_schedule
+      >>> sched = heat_treatment_schedule(3.0, 0.125, 100)
+      >>> [round(float(sched(t)), 4) for t in (0, 50, 100, 200)]
+      [3.0, 1.5625, 0.125, 0.125]
+
+    References:
+      Hoffmann et al., "Eureka-Moments in Transformers: Multi-Step Tasks Reveal Softmax
+      Induced Optimization Problems", ICML 2024.
+    """
+    if not init_scale > 0:
+        raise ValueError(f"init_scale must be positive, got {init_scale!r}")
+    if not final_scale > 0:
+        raise ValueError(f"final_scale must be positive, got {final_scale!r}")
+    if not (isinstance(transition_steps, int) and transition_steps > 0):
+        raise ValueError(f"transition_steps must be a positive int, got {transition_steps!r}")
+    return optax.cosine_decay_schedule(
+        init_value=init_scale, decay_steps=transition_steps, alpha=final_scale / init_scale
+    )

@@ -1,0 +1,109 @@
+"""The README's reproduction tables, generated from committed per-experiment results.
+
+``jaxlab reproduce`` writes ``reports/<preset>/results/<experiment>.json``; ``jaxlab report
+--from reports/<preset>`` copies those files into ``docs/results/<preset>/`` (committed, the
+last results the project stands by) and rewrites the block of ``README.md`` between
+``<!-- results:<preset>:start -->`` and ``<!-- results:<preset>:end -->`` from them. A test
+regenerates the block and fails when the README disagrees with the committed results, or
+when the committed results' claims disagree with the registry.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+from jaxlab.report import markdown, registry
+
+
+def markers(preset: str) -> tuple[str, str]:
+    return f"<!-- results:{preset}:start -->", f"<!-- results:{preset}:end -->"
+
+
+def load_results(results_dir: str | os.PathLike) -> dict[str, list[dict[str, Any]]]:
+    """experiment name → its claim rows, from ``<results_dir>/<experiment>.json``."""
+    results_dir = Path(results_dir)
+    if not results_dir.is_dir():
+        return {}
+    return {p.stem: json.loads(p.read_text()) for p in sorted(results_dir.glob("*.json"))}
+
+
+def copy_results(report_dir: str | os.PathLike, results_dir: str | os.PathLike) -> list[str]:
+    """Copies ``<report_dir>/results/*.json`` into ``results_dir``; returns the names."""
+    source = Path(report_dir) / "results"
+    if not source.is_dir():
+        raise FileNotFoundError(f"no per-experiment results in {source}; run reproduce first")
+    Path(results_dir).mkdir(parents=True, exist_ok=True)
+    names = []
+    for path in sorted(source.glob("*.json")):
+        shutil.copyfile(path, Path(results_dir) / path.name)
+        names.append(path.stem)
+    return names
+
+
+def _cell(mean, std, unit: str, n: int | None = None) -> str:
+    if mean is None:
+        return "—"
+    text = f"{mean:.4g}" + (f" ± {std:.2g}" if std else "") + unit
+    return text + (f" (n={n})" if n else "")
+
+
+def results_block(results: dict[str, list[dict[str, Any]]], preset: str = "quick") -> str:
+    """The markdown block: per paper, one row per claim (ours, the paper's, the verdict)."""
+    lines = []
+    for paper_id, (paper, experiments) in registry.discover_papers().items():
+        del paper_id
+        lines += [f"#### {paper.title} ({paper.authors})", ""]
+        lines += ["| experiment | claim | paper | ours | baseline (same run) | verdict |",
+                  "|---|---|---|---|---|---|"]
+        for name in experiments:
+            if name not in results:
+                lines.append(f"| {name} | (not run at `{preset}` yet) | | | | |")
+                continue
+            for row in results[name]:
+                paper_num = "—" if row["paper"] is None else f"{row['paper']:.4g}{row['unit']}"
+                base = "—"
+                if row["baseline"]:
+                    base = _cell(row["baseline_mean"], row["baseline_std"], row["unit"])
+                lines.append(
+                    f"| {name} | {row['claim']} | {paper_num} "
+                    f"| {_cell(row['ours_mean'], row['ours_std'], row['unit'], row['num_seeds'])} "
+                    f"| {base} | {row['verdict']} |"
+                )
+        lines.append("")
+    rows = [r for experiment_rows in results.values() for r in experiment_rows]
+    counts = markdown.summary_counts(rows)
+    lines.append(
+        f"{len(rows)} claims: {counts['supports']} supports, {counts['contradicts']} "
+        f"contradicts, {counts['inconclusive']} inconclusive, {counts['failed']} failed."
+    )
+    return "\n".join(lines)
+
+
+def replace_block(text: str, block: str, preset: str = "quick") -> str:
+    """``text`` with the marked block replaced; raises if the markers are missing."""
+    start, end = markers(preset)
+    if start not in text or end not in text:
+        raise ValueError(f"README has no {start} ... {end} markers")
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    return f"{head}{start}\n{block}\n{end}{tail}"
+
+
+def stale_claims(results: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """Committed results whose claim list differs from the registry's (or whose experiment
+    is gone): one line each."""
+    experiments = registry.discover()
+    problems = []
+    for name, rows in results.items():
+        if name not in experiments:
+            problems.append(f"{name}: committed results for an unregistered experiment")
+            continue
+        registered = [c.name for c in experiments[name].claims]
+        committed = [r["claim"] for r in rows]
+        if registered != committed:
+            problems.append(f"{name}: claims {committed} committed, {registered} registered")
+    return problems

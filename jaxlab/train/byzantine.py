@@ -1,0 +1,278 @@
+"""Byzantine-robust training runs: ``m`` simulated workers, a small CNN, batches of runs.
+
+Both ``byzantine_*`` experiments, the benchmark and the notebook build their runs here, so
+the code path is shared: :func:`make_run_spec` names the optimizer, aggregator and attacks;
+:func:`simulate_run` trains one model as a :func:`jaxlab.train.scan_run` of
+:func:`jaxlab.robust.simulation.byzantine_step` (the kernel); :func:`run_batch` trains a batch
+of runs (seeds × attacks × learning rates) with :func:`jaxlab.train.batch_runs`, the training
+and test arrays passed to the compiled program as arguments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+from jax.sharding import Mesh
+
+from jaxlab import optim
+from jaxlab.nn.cnn import SmallCNN, classifier_functions
+from jaxlab.robust import attacks as attacks_lib
+from jaxlab.robust import simulation
+from jaxlab.robust.compose import make_aggregator
+from jaxlab.train.runs import batch_runs, scan_run
+
+Params = Any
+
+class RunSpec(NamedTuple):
+    """What one batch of simulated runs shares (everything static under ``jit``).
+
+    Attributes:
+      init_params: ``key -> params``.
+      loss_fn: ``(params, images [B, ...], labels [B]) -> scalar``.
+      predict_fn: ``(params, images [n, ...]) -> logits [n, C]``.
+      estimator: per-worker estimator (``worker_momentum`` or ``storm``).
+      make_server: ``learning_rate -> server optimizer``.
+      aggregators: the candidate ``(rows [m, d], key) -> [d]`` rules; a run picks one by
+        index (under ``vmap`` every candidate is evaluated and one selected: cheap next to
+        the workers' gradients, and one compilation covers a whole grid).
+      attacks: the candidate attacks; a run picks one by index.
+      attack_flips_labels: per attack, whether it is the label-flip data attack.
+      num_workers: ``m``.
+      num_byzantine: ``f``.
+      batch_size: per-worker minibatch size ``B``.
+      num_steps: training steps.
+      num_classes: ``C``.
+      two_point: the estimator needs the previous query point (STORM).
+    """
+
+    init_params: Callable[[jax.Array], Params]
+    loss_fn: Callable[[Params, jax.Array, jax.Array], jax.Array]
+    predict_fn: Callable[[Params, jax.Array], jax.Array]
+    estimator: optax.GradientTransformationExtraArgs
+    make_server: Callable[[jax.Array], optax.GradientTransformation]
+    aggregators: tuple[Callable[[jax.Array, jax.Array], jax.Array], ...]
+    attacks: tuple[Callable[[Any, Any], Any], ...]
+    attack_flips_labels: tuple[bool, ...]
+    num_workers: int
+    num_byzantine: int
+    batch_size: int
+    num_steps: int
+    num_classes: int
+    two_point: bool
+
+
+def simulate_run(
+    spec: RunSpec,
+    key: jax.Array,
+    aggregator_index: jax.Array,
+    attack_index: jax.Array,
+    learning_rate: jax.Array,
+    train: tuple[jax.Array, jax.Array],
+    test: tuple[jax.Array, jax.Array],
+    mesh: Mesh | None = None,
+) -> dict[str, jax.Array]:
+    """Trains one model from scratch and returns its test accuracy and loss curve.
+
+    Each step every worker samples ``B`` training examples uniformly (i.i.d. data across
+    workers). The steps are one :func:`jaxlab.train.scan_run` of
+    :func:`jaxlab.robust.simulation.byzantine_step`. ``key``, the indices, ``learning_rate``
+    and the data may be traced, so a batch of runs is one ``batch_runs`` of this function
+    (one compilation; see :func:`run_batch`).
+
+    Args:
+      spec: the shared :class:`RunSpec`.
+      key: PRNG key of the run (init, sampling, bucketing).
+      aggregator_index: index into ``spec.aggregators``.
+      attack_index: index into ``spec.attacks``.
+      learning_rate: the server's learning rate.
+      train: ``(images [n, ...], labels [n])``.
+      test: ``(images [n_test, ...], labels [n_test])``.
+      mesh: optional mesh with a ``workers`` axis.
+
+    Returns:
+      ``{"accuracy": scalar test accuracy, "loss": [num_steps] honest train loss}``.
+    """
+    train_images, train_labels = (jnp.asarray(a) for a in train)
+    init_key, data_key = jax.random.split(key)
+    params = spec.init_params(init_key)
+    server = spec.make_server(learning_rate)
+    state = simulation.init_state(params, spec.estimator, server, spec.num_workers)
+    flips = jnp.asarray(spec.attack_flips_labels)[attack_index]
+
+    def attack(honest, own):
+        return jax.lax.switch(attack_index, spec.attacks, honest, own)
+
+    def aggregate(rows, key):
+        return jax.lax.switch(aggregator_index, spec.aggregators, rows, key)
+
+    def body(state, step):
+        step_key = jax.random.fold_in(data_key, step)
+        sample_key, agg_key = jax.random.split(step_key)
+        idx = jax.random.randint(
+            sample_key, (spec.num_workers, spec.batch_size), 0, train_labels.shape[0]
+        )
+        return simulation.byzantine_step(
+            state,
+            train_images[idx],
+            train_labels[idx],
+            agg_key,
+            loss_fn=spec.loss_fn,
+            estimator=spec.estimator,
+            server=server,
+            aggregate=aggregate,
+            attack=attack,
+            num_byzantine=spec.num_byzantine,
+            num_classes=spec.num_classes,
+            flip_labels=flips,
+            two_point=spec.two_point,
+            mesh=mesh,
+        )
+
+    state, metrics = scan_run(body, state, length=spec.num_steps)
+    test_images, test_labels = (jnp.asarray(a) for a in test)
+    logits = spec.predict_fn(state.params, test_images)
+    accuracy = jnp.mean(jnp.argmax(logits, axis=-1) == test_labels)
+    return {"accuracy": accuracy, "loss": metrics["loss"]}
+
+
+OPTIMIZERS = ("momentum", "mu2sgd")
+ATTACKS = ("none", "sf", "lf", "ipm", "alie")
+
+
+def worker_and_server(
+    optimizer: str,
+    *,
+    momentum_beta: float = 0.9,
+    clip_norm: float | None = 2.0,
+    beta_floor: float = 0.01,
+    gamma_floor: float = 0.01,
+):
+    """``(estimator, make_server(lr), two_point)`` for ``optimizer`` ∈ OPTIMIZERS.
+
+    momentum: workers send ``worker_momentum(β)``; the server clips and takes an SGD step.
+    mu2sgd: workers send their STORM estimate; the server clips and takes the AnyTime step
+    (reference variant: no α_t in the w-step, γ_t and β_t floored at 0.01).
+    """
+    clip = optax.clip_by_global_norm(clip_norm) if clip_norm else optax.identity()
+    if optimizer == "momentum":
+        return (
+            optim.worker_momentum(momentum_beta),
+            lambda lr: optax.chain(clip, optax.sgd(lr)),
+            False,
+        )
+    if optimizer == "mu2sgd":
+        return (
+            optim.storm(beta_floor),
+            lambda lr: optax.chain(clip, optim.anytime_averaging(lr, gamma_floor=gamma_floor)),
+            True,
+        )
+    raise ValueError(f"unknown optimizer {optimizer!r}; valid: {OPTIMIZERS}")
+
+
+#: The keyword arguments of :func:`make_run_spec` that experiment configs carry by name.
+SPEC_KEYS = (
+    "num_workers",
+    "num_byzantine",
+    "batch_size",
+    "num_steps",
+    "features",
+    "kernel_size",
+    "ipm_epsilon",
+    "clip_norm",
+    "momentum_beta",
+)
+
+
+def make_run_spec(
+    *,
+    optimizer: str,
+    cells: Sequence[tuple[str, str]],
+    attack_names: Sequence[str] = ATTACKS,
+    num_workers: int = 17,
+    num_byzantine: int = 8,
+    batch_size: int = 8,
+    num_steps: int = 200,
+    image_shape: Sequence[int] = (8, 8, 1),
+    num_classes: int = 10,
+    features: Sequence[int] = (16, 32),
+    kernel_size: int = 5,
+    ipm_epsilon: float = 0.5,
+    clip_norm: float | None = 2.0,
+    momentum_beta: float = 0.9,
+) -> RunSpec:
+    """The :class:`RunSpec` of a SmallCNN trained by ``m`` workers, ``f`` of them Byzantine.
+
+    ``cells`` are the ``(base, meta)`` aggregator pairs a run can pick by index (see
+    :func:`jaxlab.robust.compose.make_aggregator`); ``attack_names`` ⊆ ATTACKS likewise.
+    """
+    init_params, loss_fn, predict_fn = classifier_functions(
+        SmallCNN(num_classes, tuple(features), kernel_size), tuple(image_shape)
+    )
+    estimator, make_server, two_point = worker_and_server(
+        optimizer, momentum_beta=momentum_beta, clip_norm=clip_norm
+    )
+    return RunSpec(
+        init_params=init_params,
+        loss_fn=loss_fn,
+        predict_fn=predict_fn,
+        estimator=estimator,
+        make_server=make_server,
+        aggregators=tuple(
+            make_aggregator(base, meta, num_workers, num_byzantine) for base, meta in cells
+        ),
+        attacks=tuple(
+            attacks_lib.get_attack(a, num_workers, num_byzantine, ipm_epsilon) for a in attack_names
+        ),
+        attack_flips_labels=tuple(a == "lf" for a in attack_names),
+        num_workers=num_workers,
+        num_byzantine=num_byzantine,
+        batch_size=batch_size,
+        num_steps=num_steps,
+        num_classes=num_classes,
+        two_point=two_point,
+    )
+
+
+def run_batch(
+    spec: RunSpec,
+    seeds: Sequence[int],
+    aggregator_indices: Sequence[int],
+    attack_indices: Sequence[int],
+    learning_rates: Sequence[float],
+    train: tuple[np.ndarray, np.ndarray],
+    test: tuple[np.ndarray, np.ndarray],
+    mesh: Mesh | None = None,
+    method: str = "vmap",
+) -> dict[str, np.ndarray]:
+    """Trains ``len(seeds)`` runs (equal-length sequences) as one batched program.
+
+    The runs are :func:`simulate_run` batched by :func:`jaxlab.train.batch_runs` over
+    (seed, aggregator, attack, learning rate); ``train`` and ``test`` are shared arguments
+    of the compiled program, not constants baked into it.
+
+    Returns ``{"accuracy": [R], "loss": [R, num_steps]}`` as numpy arrays.
+    """
+    if not len(seeds) == len(aggregator_indices) == len(attack_indices) == len(learning_rates):
+        raise ValueError("seeds, indices and learning_rates need equal lengths")
+    train = tuple(jnp.asarray(a) for a in train)
+    test = tuple(jnp.asarray(a) for a in test)
+    runs = batch_runs(
+        lambda k, g, a, lr, tr, te: simulate_run(spec, k, g, a, lr, tr, te, mesh),
+        in_axes=(0, 0, 0, 0, None, None),
+        method=method,
+    )
+    keys = jax.vmap(jax.random.key)(jnp.asarray(seeds, jnp.uint32))
+    out = runs(
+        keys,
+        jnp.asarray(aggregator_indices),
+        jnp.asarray(attack_indices),
+        jnp.asarray(learning_rates, jnp.float32),
+        train,
+        test,
+    )
+    return jax.tree_util.tree_map(np.asarray, out)

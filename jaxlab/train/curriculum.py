@@ -1,0 +1,311 @@
+"""The one trainer of every curriculum (CurBench's protocol): epochs, hooks, best-val test.
+
+    trainer = CurriculumTrainer(curriculum, init_fn, apply_fn, batch_size=50, lr=1e-3)
+    result = trainer.run(data, seeds=[0, 1, 2], num_epochs=30)
+
+Per epoch, on the host, each seed's curriculum gets ``data_curriculum`` (with the current
+model's per-sample training losses when it asks for them) and ``model_curriculum``; the
+selected samples are shuffled and padded to whole batches, and the epoch's steps run as
+one jitted ``lax.scan`` whose step evaluates ``loss_curriculum`` on the per-sample loss.
+Every array keeps its shape from epoch to epoch — a smaller subset becomes padded,
+skipped steps (``lax.cond``) — so a run compiles its epoch once (``max_traces`` turns
+that into an assertion with ``chex.assert_max_traces``). Seeds are batched in one program
+(``lax.map`` by default, ``vmap`` on request). Each epoch validates every seed and keeps
+its best-validation parameters, which are tested at the end; wall times per epoch are
+recorded. With a ``workdir`` the run saves an orbax checkpoint (model, optimiser and
+curriculum states, best parameters, history) after every epoch and resumes from it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+import chex
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+
+from jaxlab.curriculum.base import Curriculum, CurriculumState, StepContext, check_weights
+from jaxlab.train.checkpoint import Checkpointer
+
+
+class CurriculumData(NamedTuple):
+    """A classification task for the curriculum trainer.
+
+    Attributes:
+      train_inputs: ``[N, ...]`` training inputs (after the imbalance transform).
+      train_labels: ``[N]`` or ``[S, N]`` training labels (per seed, e.g. noisy).
+      val_inputs, val_labels: the validation split (model selection).
+      test_inputs, test_labels: the test split.
+      num_classes: ``C``.
+    """
+
+    train_inputs: Any
+    train_labels: Any
+    val_inputs: Any
+    val_labels: Any
+    test_inputs: Any
+    test_labels: Any
+    num_classes: int
+
+
+class Carry(NamedTuple):
+    params: Any
+    opt_state: Any
+    curriculum: CurriculumState
+    key: jax.Array  # raw key data (uint32), checkpointable
+    step: jax.Array
+
+
+def per_sample_ce(logits: jax.Array, labels: jax.Array) -> jax.Array:
+    return optax.softmax_cross_entropy_with_integer_labels(logits, labels)
+
+
+@dataclasses.dataclass
+class CurriculumTrainer:
+    """Trains a classifier under one curriculum; the jitted programs are built once.
+
+    Attributes:
+      curriculum: the curriculum (its five hooks).
+      init_fn: ``key -> params``.
+      apply_fn: ``(params, inputs, model_args) -> logits``; ``model_args`` is the dict
+        from ``model_curriculum`` (e.g. ``{"sigma": ...}`` for CBS).
+      batch_size: training batch size (the meta batch has the same size).
+      lr: Adam's learning rate (also the look-ahead step of the meta-gradient methods).
+      seed_batching: ``"map"`` (``lax.map`` over seeds: skipped steps stay cheap) or
+        ``"vmap"``.
+      eval_batch_size: chunk size of evaluation passes.
+      max_traces: if set, the epoch program may be traced at most this often
+        (``chex.assert_max_traces``); a curriculum that changes shapes then fails loudly.
+    """
+
+    curriculum: Curriculum
+    init_fn: Callable[[jax.Array], Any]
+    apply_fn: Callable[[Any, jax.Array, dict], jax.Array]
+    batch_size: int = 50
+    lr: float = 1e-3
+    seed_batching: str = "map"
+    eval_batch_size: int = 1000
+    max_traces: int | None = None
+
+    def __post_init__(self):
+        if self.batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {self.batch_size}")
+        if self.seed_batching not in ("map", "vmap"):
+            raise ValueError(f"seed_batching must be 'map' or 'vmap', got {self.seed_batching!r}")
+        self.tx = optax.adam(self.lr)
+        def epoch(*args):
+            return self._epoch(*args)
+
+        if self.max_traces is not None:
+            # chex counts traces per (definition site, name): a per-trainer name makes the
+            # count this trainer's own.
+            epoch.__name__ = f"curriculum_epoch_{self.curriculum.name}_{id(self)}"
+            epoch = chex.assert_max_traces(epoch, n=self.max_traces)
+        self._epoch_jit = jax.jit(epoch)
+        self._losses_jit = jax.jit(self._losses)
+        self._accuracy_jit = jax.jit(self._accuracy)
+
+    # ---------------------------------------------------------------- jitted programs
+    def _batched(self, fn, *args):
+        """Runs ``fn`` per seed over the leading axis of every argument."""
+        if self.seed_batching == "vmap":
+            return jax.vmap(fn)(*args)
+        return jax.lax.map(lambda a: fn(*a), args)
+
+    def _step(self, data, model_args, labels, carry: Carry, xs):
+        idx, valid, meta_idx = xs
+        curriculum, tx, apply_fn = self.curriculum, self.tx, self.apply_fn
+
+        def loss_fn(p, inputs, y):
+            return per_sample_ce(apply_fn(p, inputs, model_args), y)
+
+        def do(carry: Carry) -> Carry:
+            x, y = jnp.take(data, idx, axis=0), jnp.take(labels, idx)
+            xm, ym = jnp.take(data, meta_idx, axis=0), jnp.take(labels, meta_idx)
+            key = jax.random.fold_in(jax.random.wrap_key_data(carry.key), carry.step)
+
+            def objective(p):
+                logits = apply_fn(p, x, model_args)
+                losses = per_sample_ce(logits, y)
+                ctx = StepContext(params=p, loss_fn=loss_fn, inputs=x, valid=valid,
+                                  meta_inputs=xm, meta_labels=ym, lr=self.lr,
+                                  step=carry.step, key=key)
+                return curriculum.loss_curriculum(losses, logits, y, idx, carry.curriculum,
+                                                  ctx)
+
+            (_, cstate), grads = jax.value_and_grad(objective, has_aux=True)(carry.params)
+            updates, opt_state = tx.update(grads, carry.opt_state, carry.params)
+            params = optax.apply_updates(carry.params, updates)
+            return Carry(params, opt_state, cstate, carry.key, carry.step + 1)
+
+        # A batch of padding only (a curriculum chose fewer samples) is skipped entirely.
+        return jax.lax.cond(jnp.any(valid), do, lambda c: c, carry), None
+
+    def _epoch(self, carry: Carry, plan, data, labels, model_args):
+        def one(c, p, y, m):
+            return jax.lax.scan(lambda cc, xs: self._step(data, m, y, cc, xs), c, p)[0]
+
+        return self._batched(one, carry, plan, labels, model_args)
+
+    def _chunked_logits(self, params, inputs, model_args):
+        n = inputs.shape[0]
+        size = min(self.eval_batch_size, n)
+        pad = (-n) % size
+        padded = jnp.concatenate([inputs, jnp.zeros((pad, *inputs.shape[1:]), inputs.dtype)])
+        chunks = padded.reshape(-1, size, *inputs.shape[1:])
+        logits = jax.lax.map(lambda x: self.apply_fn(params, x, model_args), chunks)
+        return logits.reshape(-1, logits.shape[-1])[:n]
+
+    def _losses(self, params, inputs, labels, model_args):
+        def one(p, y, m):
+            return per_sample_ce(self._chunked_logits(p, inputs, m), y)
+
+        return self._batched(one, params, labels, model_args)
+
+    def _accuracy(self, params, inputs, labels, model_args):
+        def one(p, m):
+            logits = self._chunked_logits(p, inputs, m)
+            return jnp.mean(jnp.argmax(logits, -1) == labels)
+
+        return self._batched(one, params, model_args)
+
+    # ---------------------------------------------------------------- host side
+    def _plan(self, weights: np.ndarray, rng: np.random.Generator, num_steps: int,
+              meta_idx: np.ndarray | None):
+        b = self.batch_size
+        chosen = rng.permutation(np.flatnonzero(weights > 0))
+        idx = np.zeros(num_steps * b, np.int32)
+        valid = np.zeros(num_steps * b, bool)
+        idx[: len(chosen)], valid[: len(chosen)] = chosen, True
+        if meta_idx is None or len(meta_idx) == 0:
+            meta = idx.copy()
+        else:
+            reps = -(-num_steps * b // len(meta_idx))
+            meta = np.concatenate([rng.permutation(meta_idx) for _ in range(reps)])
+            meta = meta[: num_steps * b].astype(np.int32)
+        shape = (num_steps, b)
+        return idx.reshape(shape), valid.reshape(shape), meta.reshape(shape)
+
+    def run(self, data: CurriculumData, seeds: Sequence[int], num_epochs: int,
+            workdir: str | None = None, progress: bool = False) -> dict[str, Any]:
+        """Trains one model per seed; returns per-seed results.
+
+        Returns:
+          ``{"test_acc": [S], "best_val_acc": [S], "val_acc": [E, S], "epoch_time_s": [E],
+          "wall_time_s": float}`` — ``test_acc`` is the test accuracy of each seed's
+          best-validation parameters; ``epoch_time_s`` the wall time of each epoch (all
+          seeds), the first including compilation.
+
+        Raises:
+          ValueError: bad shapes, a vision-only curriculum on non-image inputs, or a
+            curriculum returning invalid weights.
+        """
+        curriculum = self.curriculum
+        x = np.asarray(data.train_inputs)
+        n, s = x.shape[0], len(seeds)
+        if num_epochs < 1 or s < 1:
+            raise ValueError(f"need num_epochs >= 1 and seeds, got {num_epochs}, {seeds}")
+        if curriculum.vision_only and x.ndim != 4:
+            raise ValueError(f"curriculum {curriculum.name!r} is vision-only (CurBench): "
+                             f"inputs must be images [N, h, w, c], got shape {x.shape}")
+        labels = np.asarray(data.train_labels, np.int32)
+        labels = np.broadcast_to(labels, (s, n)) if labels.ndim == 1 else labels
+        if labels.shape != (s, n):
+            raise ValueError(f"train_labels must be [N] or [S, N] = {(s, n)}, got "
+                             f"{labels.shape}")
+        start_time = time.perf_counter()
+        keys = [jax.random.key(int(seed)) for seed in seeds]
+        rngs = [np.random.default_rng([int(seed), 1]) for seed in seeds]
+        # Meta split (LRE, MW-Net, DDS): a fixed fraction held out from training.
+        base_mask = np.ones((s, n), np.float32)
+        meta_sets: list[np.ndarray | None] = [None] * s
+        if curriculum.meta_fraction > 0:
+            m = max(1, int(n * curriculum.meta_fraction))
+            for i in range(s):
+                meta_sets[i] = np.sort(rngs[i].permutation(n)[:m])
+                base_mask[i, meta_sets[i]] = 0.0
+        params, cstates = [], []
+        for i, key in enumerate(keys):
+            k_model, k_cur, k_run = jax.random.split(key, 3)
+            params.append(self.init_fn(k_model))
+            c = curriculum.data_prepare(n, data.num_classes, k_cur)
+            cstates.append(curriculum.model_prepare(c, num_epochs))
+            keys[i] = k_run
+        stack = lambda xs: jax.tree.map(lambda *a: jnp.stack([jnp.asarray(v) for v in a]), *xs)
+        carry = Carry(stack(params), stack([self.tx.init(p) for p in params]), stack(cstates),
+                      jnp.stack([jax.random.key_data(k) for k in keys]), jnp.zeros(s, jnp.int32))
+        best_params = carry.params
+        best_val = np.full(s, -1.0)
+        val_hist = np.zeros((num_epochs, s))
+        epoch_times = np.zeros(num_epochs)
+        steps_per_epoch = -(-n // self.batch_size)
+        first = 0
+        checkpointer = None
+        if workdir is not None:
+            checkpointer = Checkpointer(workdir, keep=1)
+            target = {"carry": carry, "best": best_params, "best_val": best_val,
+                      "val": val_hist, "times": epoch_times}
+            restored = checkpointer.restore(target, jax.random.key(0))
+            if restored is not None:
+                saved, _, first = restored
+                carry, best_params = saved["carry"], saved["best"]
+                best_val, val_hist = np.asarray(saved["best_val"]), np.asarray(saved["val"])
+                epoch_times = np.asarray(saved["times"])
+        x_dev, labels_dev = jnp.asarray(x), jnp.asarray(labels)
+        val_x, val_y = jnp.asarray(data.val_inputs), jnp.asarray(data.val_labels, jnp.int32)
+        for epoch in range(first, num_epochs):
+            tick = time.perf_counter()
+            host = jax.device_get(carry.curriculum)
+            model_args = stack([curriculum.model_curriculum(
+                jax.tree.map(lambda a, i=i: a[i], host), epoch) for i in range(s)])
+            losses = None
+            if curriculum.needs_losses:
+                losses = np.asarray(self._losses_jit(carry.params, x_dev, labels_dev,
+                                                     model_args))
+            new_states, plans = [], []
+            for i in range(s):
+                state_i = jax.tree.map(lambda a, i=i: a[i], host)
+                state_i = curriculum.data_curriculum(
+                    state_i, epoch, None if losses is None else losses[i])
+                w = check_weights(np.asarray(state_i.weights) * base_mask[i], n,
+                                  f"{curriculum.name} weights")
+                new_states.append(state_i)
+                epoch_rng = np.random.default_rng([int(seeds[i]), 2, epoch])
+                plans.append(self._plan(w, epoch_rng, steps_per_epoch, meta_sets[i]))
+            carry = carry._replace(curriculum=stack(new_states))
+            plan = tuple(jnp.asarray(np.stack(p)) for p in zip(*plans, strict=True))
+            carry = self._epoch_jit(carry, plan, x_dev, labels_dev, model_args)
+            val = np.asarray(self._accuracy_jit(carry.params, val_x, val_y, model_args))
+            better = val > best_val
+            best_val = np.where(better, val, best_val)
+            sel = jnp.asarray(better)
+            best_params = jax.tree.map(
+                lambda new, old, sel=sel: jnp.where(
+                    sel.reshape((-1,) + (1,) * (new.ndim - 1)), new, old),
+                carry.params, best_params)
+            val_hist[epoch] = val
+            epoch_times[epoch] = time.perf_counter() - tick
+            if checkpointer is not None:
+                checkpointer.save(epoch + 1, {"carry": carry, "best": best_params,
+                                              "best_val": best_val, "val": val_hist,
+                                              "times": epoch_times}, jax.random.key(0))
+            if progress:
+                print(f"[{curriculum.name}] epoch {epoch + 1}/{num_epochs} "
+                      f"val {np.round(val, 4).tolist()} ({epoch_times[epoch]:.2f}s)")
+        if checkpointer is not None:
+            checkpointer.wait()
+            checkpointer.close()
+        final_args = stack([curriculum.model_curriculum(
+            jax.tree.map(lambda a, i=i: a[i], jax.device_get(carry.curriculum)), num_epochs)
+            for i in range(s)])
+        test = np.asarray(self._accuracy_jit(best_params, jnp.asarray(data.test_inputs),
+                                             jnp.asarray(data.test_labels, jnp.int32),
+                                             final_args))
+        return {"test_acc": test.tolist(), "best_val_acc": best_val.tolist(),
+                "val_acc": val_hist.tolist(), "epoch_time_s": epoch_times.tolist(),
+                "wall_time_s": time.perf_counter() - start_time}

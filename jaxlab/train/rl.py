@@ -1,0 +1,177 @@
+"""On-policy RL harness: a whole PPO run (rollouts + updates) as one jittable function.
+
+PureJaxRL-style: ``train = make_ppo_train(env, config, guide)`` returns ``train(key) ->
+(runner, metrics)``; the environment steps (``vmap`` over ``num_envs``), the rollouts
+(``lax.scan`` over ``num_steps``) and the PPO updates (``lax.scan`` over ``num_updates``)
+are one XLA program, so ``jax.jit(jax.vmap(train))(keys)`` runs several seeds at once.
+
+A :class:`Guide` plugs planner guidance into the loop without the harness knowing about
+planners: per rollout step it returns a behaviour-cloning target for the policy, after each
+rollout it trains its own models (an inverse dynamics model, ...) on the transitions, and it
+may supply an extra behaviour-cloning batch (e.g. passive data labelled by an IDM).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import optax
+from flax.training.train_state import TrainState
+
+from jaxlab.rl.ppo import ActorCritic, PPOBatch, gae, policy_distribution, ppo_update
+
+__all__ = ["Guide", "PPOConfig", "Transitions", "make_ppo_train"]
+
+
+@dataclasses.dataclass(frozen=True)
+class PPOConfig:
+    """PPO hyper-parameters (PureJaxRL defaults scaled down for small mazes)."""
+
+    num_envs: int = 16
+    num_steps: int = 32
+    num_updates: int = 50
+    num_epochs: int = 4
+    num_minibatches: int = 4
+    lr: float = 3e-4
+    max_grad_norm: float = 0.5
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip_eps: float = 0.2
+    vf_coef: float = 0.5
+    ent_coef: float = 0.01
+    guide_coef: float = 0.0
+    hidden: tuple[int, ...] = (64, 64)
+
+
+class Transitions(NamedTuple):
+    """One rollout, leaves ``[num_steps, num_envs, ...]``; ``next_obs`` is pre-reset."""
+
+    obs: jax.Array
+    next_obs: jax.Array
+    actions: jax.Array
+    rewards: jax.Array
+    dones: jax.Array
+    success: jax.Array
+
+
+class Guide(NamedTuple):
+    """Hooks for planner guidance (all pure; ``gstate`` is any pytree).
+
+    init(key, guide_args) -> gstate       guide_args: what ``train`` was given
+                                          (pre-trained models, data, per-arm switches)
+    targets(gstate, obs [N, d]) -> (probs [N, K], weight [N])
+    update(gstate, transitions, key) -> (gstate, metrics dict)
+    extra_bc(gstate, key) -> (obs [B, d], probs [B, K], weight [B])   (or None)
+    """
+
+    init: Callable
+    targets: Callable
+    update: Callable
+    extra_bc: Callable | None = None
+
+
+def _no_guide(num_actions: int) -> Guide:
+    return Guide(
+        init=lambda key, args: (),
+        targets=lambda g, obs: (
+            jnp.zeros(obs.shape[:-1] + (max(num_actions, 1),)),
+            jnp.zeros(obs.shape[:-1]),
+        ),
+        update=lambda g, tr, key: (g, {}),
+    )
+
+
+class Runner(NamedTuple):
+    train_state: TrainState
+    env_state: Any
+    obs: jax.Array
+    guide_state: Any
+    key: jax.Array
+
+
+def make_ppo_train(env: Any, config: PPOConfig, guide: Guide | None = None) -> Callable:
+    """Build ``train(key, guide_args=None) -> (runner, metrics)`` for a discrete-action functional env.
+
+    Args:
+      env: an environment with ``reset(key)``, ``step(state, action, key)``, ``obs_dim``
+        and ``num_actions`` (e.g. :class:`jaxlab.rl.PointMaze`).
+      config: a :class:`PPOConfig`.
+      guide: optional :class:`Guide` (planner guidance, IDM labelling, ...).
+
+    Returns:
+      A pure function of a PRNG key (and the guide's arguments: data, pre-trained
+      parameters and switches are arguments, not constants, so one compiled program
+      serves every arm and seed under ``vmap``); its ``metrics`` have a leading ``num_updates`` axis:
+      ``success_rate`` (finished episodes that reached the goal in that rollout),
+      ``env_steps`` and the loss terms.
+    """
+    c = config
+    guide = guide or _no_guide(env.num_actions)
+    net = ActorCritic(num_actions=env.num_actions, hidden=c.hidden)
+    tx = optax.chain(optax.clip_by_global_norm(c.max_grad_norm), optax.adam(c.lr, eps=1e-5))
+    reset_v = jax.vmap(env.reset)
+    step_v = jax.vmap(env.step)
+
+    def rollout_step(runner: Runner, _):
+        ts, env_state, obs, gstate, key = runner
+        key, k_act, k_env = jax.random.split(key, 3)
+        pi, value = ts.apply_fn(ts.params, obs)
+        dist = policy_distribution(pi)
+        action = dist.sample(seed=k_act)
+        log_prob = dist.log_prob(action)
+        gprobs, gweight = guide.targets(gstate, obs)
+        env_state, next_obs, reward, done, info = step_v(
+            env_state, action, jax.random.split(k_env, c.num_envs)
+        )
+        tr = Transitions(obs, info["obs"], action, reward, done, info["success"])
+        extra = (value, log_prob, gprobs, gweight)
+        return Runner(ts, env_state, next_obs, gstate, key), (tr, extra)
+
+    def update_step(runner: Runner, _):
+        runner, (tr, (values, log_probs, gprobs, gweight)) = jax.lax.scan(
+            rollout_step, runner, None, length=c.num_steps
+        )
+        ts, env_state, obs, gstate, key = runner
+        key, k_upd, k_guide, k_bc = jax.random.split(key, 4)
+        _, last_v = ts.apply_fn(ts.params, obs)
+        discounts = c.gamma * (1.0 - tr.dones.astype(jnp.float32))
+        all_v = jnp.concatenate([values, last_v[None]], 0)
+        adv, ret = jax.vmap(gae, in_axes=(1, 1, 1, None), out_axes=1)(
+            tr.rewards, discounts, all_v, c.gae_lambda
+        )
+        flat = lambda x: x.reshape((-1,) + x.shape[2:])  # noqa: E731
+        batch = PPOBatch(
+            flat(tr.obs), flat(tr.actions), flat(log_probs), flat(adv), flat(ret),
+            flat(gprobs), flat(gweight),
+        )
+        bc = None if guide.extra_bc is None else guide.extra_bc(gstate, k_bc)
+        ts, metrics = ppo_update(
+            ts, batch, k_upd, num_epochs=c.num_epochs, num_minibatches=c.num_minibatches,
+            bc=bc, clip_eps=c.clip_eps, vf_coef=c.vf_coef, ent_coef=c.ent_coef,
+            guide_coef=c.guide_coef,
+        )
+        gstate, gmetrics = guide.update(gstate, tr, k_guide)
+        done = tr.dones.astype(jnp.float32)
+        metrics = dict(
+            metrics,
+            **gmetrics,
+            success_rate=tr.success.astype(jnp.float32).sum() / jnp.maximum(done.sum(), 1.0),
+            episodes=done.sum(),
+        )
+        return Runner(ts, env_state, obs, gstate, key), metrics
+
+    def train(key: jax.Array, guide_args: Any = None):
+        k_net, k_env, k_guide, key = jax.random.split(key, 4)
+        params = net.init(k_net, jnp.zeros((1, env.obs_dim)))
+        ts = TrainState.create(apply_fn=net.apply, params=params, tx=tx)
+        env_state, obs = reset_v(jax.random.split(k_env, c.num_envs))
+        runner = Runner(ts, env_state, obs, guide.init(k_guide, guide_args), key)
+        runner, metrics = jax.lax.scan(update_step, runner, None, length=c.num_updates)
+        steps = (jnp.arange(c.num_updates) + 1) * c.num_envs * c.num_steps
+        return runner, dict(metrics, env_steps=steps)
+
+    return train

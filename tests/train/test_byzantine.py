@@ -1,0 +1,95 @@
+"""Byzantine runs (``jaxlab.train.byzantine``): a whole run against a Python loop of
+``byzantine_step``, and a batch of runs against its runs one by one."""
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+import pytest
+
+from jaxlab import robust
+from jaxlab.robust import attacks, simulation
+from jaxlab.train import byzantine
+
+M, F, B, D, C, N, STEPS = 7, 2, 3, 4, 3, 40, 5
+
+
+def linear_spec(optimizer="momentum"):
+    def init_params(key):
+        return {"w": 0.1 * jax.random.normal(key, (D, C)), "b": jnp.zeros(C)}
+
+    def predict(params, x):
+        return x @ params["w"] + params["b"][None, :]
+
+    def loss_fn(params, x, y):
+        return jnp.mean(optax.softmax_cross_entropy_with_integer_labels(predict(params, x), y))
+
+    estimator, make_server, two_point = byzantine.worker_and_server(optimizer)
+    return byzantine.RunSpec(
+        init_params=init_params, loss_fn=loss_fn, predict_fn=predict, estimator=estimator,
+        make_server=make_server,
+        aggregators=(lambda x, k: robust.mean(x),
+                     lambda x, k: robust.trimmed_mean(x, num_byzantine=F)),
+        attacks=(attacks.no_attack, attacks.label_flip,
+                 functools.partial(attacks.a_little_is_enough, num_workers=M, num_byzantine=F)),
+        attack_flips_labels=(False, True, False), num_workers=M, num_byzantine=F,
+        batch_size=B, num_steps=STEPS, num_classes=C, two_point=two_point)
+
+
+def data(seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(N, D)).astype(np.float32)
+    y = rng.integers(0, C, size=N).astype(np.int32)
+    return (x, y), (x[:10], y[:10])
+
+
+@pytest.mark.parametrize("optimizer", ["momentum", "mu2sgd"])
+def test_run_equals_a_python_loop_of_steps(optimizer):
+    spec = linear_spec(optimizer)
+    train, test = data()
+    key, agg, att, lr = jax.random.key(3), 1, 2, 0.2
+    out = jax.jit(lambda k: byzantine.simulate_run(spec, k, agg, att, lr, train, test))(key)
+    # The same run by hand: per-step sampling and one jitted step per iteration.
+    init_key, data_key = jax.random.split(key)
+    server = spec.make_server(lr)
+    state = simulation.init_state(spec.init_params(init_key), spec.estimator, server, M)
+    step = jax.jit(lambda s, xb, yb, k: simulation.byzantine_step(
+        s, xb, yb, k, loss_fn=spec.loss_fn, estimator=spec.estimator, server=server,
+        aggregate=spec.aggregators[agg], attack=spec.attacks[att], num_byzantine=F,
+        num_classes=C, two_point=spec.two_point))
+    losses = []
+    for t in range(STEPS):
+        sample_key, agg_key = jax.random.split(jax.random.fold_in(data_key, t))
+        idx = np.asarray(jax.random.randint(sample_key, (M, B), 0, N))
+        state, metrics = step(state, train[0][idx], train[1][idx], agg_key)
+        losses.append(float(metrics["loss"]))
+    np.testing.assert_allclose(out["loss"], losses, rtol=1e-5)
+    logits = np.asarray(spec.predict_fn(state.params, test[0]))
+    np.testing.assert_allclose(out["accuracy"], np.mean(logits.argmax(-1) == test[1]))
+
+
+@pytest.mark.parametrize("method", ["vmap", "map", "loop"])
+def test_batch_equals_runs_one_by_one(method):
+    spec = linear_spec()
+    train, test = data(1)
+    lanes = dict(seeds=[0, 1, 2], aggregator_indices=[0, 1, 1], attack_indices=[0, 1, 2],
+                 learning_rates=[0.1, 0.2, 0.3])
+    out = byzantine.run_batch(spec, train=train, test=test, method=method, **lanes)
+    assert out["accuracy"].shape == (3,) and out["loss"].shape == (3, STEPS)
+    one = jax.jit(lambda k, g, a, lr: byzantine.simulate_run(spec, k, g, a, lr, train, test))
+    for i in range(3):
+        ref = one(jax.random.key(lanes["seeds"][i]), lanes["aggregator_indices"][i],
+                  lanes["attack_indices"][i], jnp.float32(lanes["learning_rates"][i]))
+        np.testing.assert_allclose(out["loss"][i], ref["loss"], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(out["accuracy"][i], ref["accuracy"])
+
+
+def test_bad_inputs():
+    spec = linear_spec()
+    train, test = data()
+    with pytest.raises(ValueError, match="equal lengths"):
+        byzantine.run_batch(spec, [0, 1], [0], [0, 0], [0.1, 0.1], train, test)
+    with pytest.raises(ValueError, match="optimizer"):
+        byzantine.worker_and_server("adam")
