@@ -31,8 +31,9 @@ def auroc(scores_id: ArrayLike, scores_ood: ArrayLike) -> jax.Array:
         \mathrm{AUROC} = \frac{1}{n_{id} n_{ood}} \sum_{i, j}
             \big(\mathbb 1[s^{id}_i > s^{ood}_j] + \tfrac12 \mathbb 1[s^{id}_i = s^{ood}_j]\big)
 
-    computed as the Mann-Whitney U statistic from mid-ranks among the OOD scores (equal to the trapezoidal area of
-    scikit-learn's ``roc_auc_score``). All-equal scores give 0.5.
+    computed as the Mann-Whitney U statistic from each ID score's mid-rank among the OOD
+    scores (equal to the trapezoidal area of scikit-learn's ``roc_auc_score``). All-equal
+    scores give 0.5.
 
     Args:
       scores_id: ``[n_id]`` scores of in-distribution samples (higher = more ID).
