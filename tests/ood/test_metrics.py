@@ -78,3 +78,12 @@ def test_bad_inputs(fn):
 def test_bad_tpr():
     with pytest.raises(ValueError, match="tpr"):
         fpr_at_tpr(jnp.ones(3), jnp.ones(3), tpr=0.0)
+
+
+def test_large_inputs_do_not_overflow():
+    # n_id · n_ood = 10¹⁰ exceeds int32: the AUROC must stay exact to float32 precision.
+    rng = np.random.default_rng(5)
+    s_id, s_ood = rng.normal(0.5, 1, 100_000), rng.normal(0, 1, 100_000)
+    labels = np.r_[np.ones(len(s_id)), np.zeros(len(s_ood))]
+    np.testing.assert_allclose(auroc(s_id, s_ood), roc_auc_score(labels, np.r_[s_id, s_ood]),
+                               atol=1e-5)

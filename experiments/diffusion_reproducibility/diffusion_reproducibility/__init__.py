@@ -1,0 +1,33 @@
+"""RP between an MLP and a conv U-Net EDM denoiser vs training-set size, and against D*."""
+
+from jaxlab.report import Claim, Experiment
+
+_SETTING = ("scikit-learn digits (8x8) instead of CIFAR-10, two small EDM denoisers (MLP, "
+            "conv U-Net) instead of DDPM++, PCA proxy for SSCD with a calibrated threshold; "
+            "paper has no number at this scale")
+
+EXPERIMENT = Experiment(
+    name="diffusion_reproducibility",
+    paper="diffusion_reproducibility",
+    claims=(
+        Claim(name="memorization regime: RP(MLP, U-Net) at the smallest n is above chance",
+              metric="digits_rp_ab_small", baseline="digits_rp_floor_small", unit="",
+              setting=_SETTING),
+        Claim(name="generalization regime: RP(MLP, U-Net) at the largest n is above chance",
+              metric="digits_rp_ab_large", baseline="digits_rp_floor_large", unit="",
+              setting=_SETTING),
+        Claim(name="RP dips between the two regimes (digits)",
+              metric="digits_rp_ends", baseline="digits_rp_middle", unit="",
+              setting=_SETTING + "; ends = min(RP at smallest, largest n), middle = min between"),
+        Claim(name="RP dips between the two regimes (mixture of low-rank Gaussians)",
+              metric="molrg_rp_ends", baseline="molrg_rp_middle", unit="",
+              setting="mixture of 3 rank-4 Gaussians in R^64 (the paper's MoLRG setting, "
+              "smaller); no paper number"),
+        Claim(name="at small n the MLP reproduces the optimal denoiser's samples",
+              metric="digits_rp_mlp_dstar_small", baseline="digits_rp_floor_small", unit="",
+              setting=_SETTING),
+        Claim(name="at small n the U-Net reproduces the optimal denoiser's samples",
+              metric="digits_rp_unet_dstar_small", baseline="digits_rp_floor_small", unit="",
+              setting=_SETTING),
+    ),
+)

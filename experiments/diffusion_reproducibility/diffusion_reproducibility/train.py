@@ -1,0 +1,204 @@
+"""Train two EDM denoiser families per (seed, n), sample shared noises, score reproducibility."""
+
+from __future__ import annotations
+
+import os
+
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+import ml_collections
+import numpy as np
+import optax
+from sklearn.datasets import load_digits
+
+from jaxlab import diffusion
+from jaxlab.train import batch_runs, scan_run
+
+SIGMA_DATA = 0.5
+
+
+def _fourier(c_noise: jax.Array, num: int = 8) -> jax.Array:
+    freqs = 2.0 ** jnp.arange(num, dtype=c_noise.dtype)
+    angles = c_noise[:, None] * freqs[None, :]
+    return jnp.concatenate([jnp.sin(angles), jnp.cos(angles)], axis=-1)
+
+
+class MLPDenoiser(nn.Module):
+    """Raw network F(x_in, c_noise) as an MLP with the noise embedding added to every layer."""
+
+    width: int
+    depth: int
+
+    @nn.compact
+    def __call__(self, x, c_noise):
+        emb = nn.silu(nn.Dense(self.width)(_fourier(c_noise)))
+        h = nn.Dense(self.width)(x)
+        for _ in range(self.depth):
+            h = nn.silu(nn.Dense(self.width)(nn.silu(h) + emb))
+        return nn.Dense(x.shape[-1])(h)
+
+
+class UNetDenoiser(nn.Module):
+    """Raw network F(x_in, c_noise) as a two-level conv U-Net on the 8x8 image."""
+
+    channels: int
+
+    @nn.compact
+    def __call__(self, x, c_noise):
+        c = self.channels
+        b = x.shape[0]
+        img = x.reshape(b, 8, 8, 1)
+        emb = nn.silu(nn.Dense(4 * c)(_fourier(c_noise)))
+        h1 = nn.silu(nn.Conv(c, (3, 3))(img) + nn.Dense(c)(emb)[:, None, None, :])
+        h1 = nn.silu(nn.Conv(c, (3, 3))(h1))
+        h2 = nn.avg_pool(h1, (2, 2), strides=(2, 2))
+        h2 = nn.silu(nn.Conv(2 * c, (3, 3))(h2) + nn.Dense(2 * c)(emb)[:, None, None, :])
+        h2 = nn.silu(nn.Conv(2 * c, (3, 3))(h2))
+        up = jnp.repeat(jnp.repeat(h2, 2, axis=1), 2, axis=2)
+        h = nn.silu(nn.Conv(c, (3, 3))(jnp.concatenate([up, h1], axis=-1)))
+        return nn.Conv(1, (3, 3))(h).reshape(b, 64)
+
+
+def _load(name: str, config, rng: np.random.Generator) -> np.ndarray:
+    """[N, 64] items scaled so that their per-coordinate std is about σ_data."""
+    if name == "digits":
+        return (load_digits().data / 8.0 - 1.0).astype(np.float32)  # [-1, 1]
+    k, r, n = config.molrg_components, config.molrg_rank, max(config.n_values)
+    bases = [np.linalg.qr(rng.normal(size=(64, r)))[0] for _ in range(k)]
+    comp = rng.integers(0, k, size=n)
+    coef = rng.normal(size=(n, r)) * SIGMA_DATA * np.sqrt(64 / r)
+    return np.stack([bases[c] @ a for c, a in zip(comp, coef, strict=True)]).astype(np.float32)
+
+
+def _make_run(model: nn.Module, config):
+    tx = optax.adam(config.learning_rate)
+    sigmas = diffusion.edm_sigma_steps(config.heun_steps, config.sigma_min, config.sigma_max)
+
+    def denoiser(params):
+        return lambda x, s: diffusion.edm_denoise(
+            lambda u, c: model.apply(params, u, c), x, s, SIGMA_DATA)
+
+    def run(key, n, train_set, noise):
+        init_key, train_key = jax.random.split(key)
+        params = model.init(init_key, train_set[:2], jnp.zeros((2,)))
+        opt_state = tx.init(params)
+
+        def step(carry, t):
+            params, opt_state = carry
+            k_batch, k_loss = jax.random.split(jax.random.fold_in(train_key, t))
+            idx = jax.random.randint(k_batch, (config.batch_size,), 0, n)
+            loss, grads = jax.value_and_grad(
+                lambda p: diffusion.edm_loss(denoiser(p), train_set[idx], k_loss,
+                                             sigma_data=SIGMA_DATA))(params)
+            updates, opt_state = tx.update(grads, opt_state)
+            return (optax.apply_updates(params, updates), opt_state), loss
+
+        (params, _), losses = scan_run(step, (params, opt_state), length=config.num_steps)
+        return diffusion.edm_heun_sample(denoiser(params), noise, sigmas), losses[-1]
+
+    return batch_runs(run, in_axes=(0, 0, 0, 0), method="auto")
+
+
+def _dstar_samples(train: np.ndarray, noise: np.ndarray, config) -> np.ndarray:
+    sigmas = diffusion.edm_sigma_steps(config.heun_steps, config.sigma_min, config.sigma_max)
+    fn = jax.jit(lambda y, z: diffusion.edm_heun_sample(
+        lambda x, s: diffusion.optimal_denoiser(x, s, y), z, sigmas))
+    return np.asarray(fn(train, noise))
+
+
+def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
+    seeds = [config.seed + i for i in range(config.num_seeds)]
+    n_values = tuple(config.n_values)
+    results: dict[str, list[float]] = {}
+    curves = {}
+    for ds_index, name in enumerate(config.datasets):
+        rng = np.random.default_rng(config.seed + 1000 * ds_index)
+        pool = _load(name, config, rng)
+        n_values_ds = tuple(min(n, len(pool)) for n in n_values)
+        perms = np.stack([np.random.default_rng(s).permutation(len(pool)) for s in seeds])
+        train_sets = pool[perms]  # [S, N, 64]: seed s trains on its first n items
+        noise = np.stack([np.asarray(jax.random.normal(jax.random.key(s), (config.num_samples,
+                                                                           64))) for s in seeds])
+        # The grid of runs: (seed, n) flattened; the same noises for every n and family.
+        grid = [(i, n) for i in range(len(seeds)) for n in n_values_ds]
+        keys = jnp.stack([jax.random.fold_in(jax.random.key(seeds[i]), n) for i, n in grid])
+        ns = jnp.asarray([n for _, n in grid], jnp.int32)
+        sets = jnp.asarray(np.stack([train_sets[i] for i, _ in grid]))
+        zs = jnp.asarray(np.stack([noise[i] for i, _ in grid]))
+        samples = {}
+        for fam, model in (("mlp", MLPDenoiser(config.mlp_width, config.mlp_depth)),
+                           ("unet", UNetDenoiser(config.unet_channels))):
+            out, _ = _make_run(model, config)(keys, ns, sets, zs)
+            samples[fam] = np.asarray(out).reshape(len(seeds), len(n_values_ds), -1, 64)
+        dstar = np.stack([np.stack([_dstar_samples(train_sets[i, :n], noise[i], config)
+                                    for n in n_values_ds]) for i in range(len(seeds))])
+
+        proxy = diffusion.pca_proxy(pool, config.pca_components)
+        copies = pool + config.copy_noise * rng.normal(size=pool.shape).astype(np.float32)
+        tau = float(diffusion.calibrate_threshold(diffusion.pca_embed(proxy, pool),
+                                                  diffusion.pca_embed(proxy, copies)))
+        results[f"{name}_threshold"] = [tau] * len(seeds)
+
+        def emb(x, proxy=proxy):
+            return diffusion.pca_embed(proxy, x)
+
+        per = {k: np.zeros((len(seeds), len(n_values_ds))) for k in (
+            "rp_ab", "rp_floor", "rp_mlp_dstar", "rp_unet_dstar", "mem_mlp", "mem_unet",
+            "nn_ratio_mlp", "nn_ratio_unet", "nn_ratio_dstar")}
+        for i in range(len(seeds)):
+            for j, n in enumerate(n_values_ds):
+                ea, eb, ed = emb(samples["mlp"][i, j]), emb(samples["unet"][i, j]), emb(dstar[i, j])
+                train_n = train_sets[i, :n]
+                et = emb(train_n)
+                per["rp_ab"][i, j] = diffusion.reproducibility_score(ea, eb, tau)
+                per["rp_floor"][i, j] = diffusion.reproducibility_score(
+                    ea, jnp.roll(eb, 1, axis=0), tau)
+                per["rp_mlp_dstar"][i, j] = diffusion.reproducibility_score(ea, ed, tau)
+                per["rp_unet_dstar"][i, j] = diffusion.reproducibility_score(eb, ed, tau)
+                per["mem_mlp"][i, j] = diffusion.memorization_score(ea, et, tau)
+                per["mem_unet"][i, j] = diffusion.memorization_score(eb, et, tau)
+                for fam, x in (("mlp", samples["mlp"][i, j]), ("unet", samples["unet"][i, j]),
+                               ("dstar", dstar[i, j])):
+                    per[f"nn_ratio_{fam}"][i, j] = jnp.mean(
+                        diffusion.nearest_neighbor_ratio(x, train_n))
+        for key, values in per.items():
+            for j, n in enumerate(n_values):
+                results[f"{name}_{key}_n{n}"] = values[:, j].tolist()
+        rp = per["rp_ab"]
+        results[f"{name}_rp_ab_small"] = rp[:, 0].tolist()
+        results[f"{name}_rp_ab_large"] = rp[:, -1].tolist()
+        results[f"{name}_rp_floor_small"] = per["rp_floor"][:, 0].tolist()
+        results[f"{name}_rp_floor_large"] = per["rp_floor"][:, -1].tolist()
+        results[f"{name}_rp_ends"] = np.minimum(rp[:, 0], rp[:, -1]).tolist()
+        results[f"{name}_rp_middle"] = rp[:, 1:-1].min(axis=1).tolist()
+        results[f"{name}_rp_mlp_dstar_small"] = per["rp_mlp_dstar"][:, 0].tolist()
+        results[f"{name}_rp_unet_dstar_small"] = per["rp_unet_dstar"][:, 0].tolist()
+        curves[name] = {k: v.mean(axis=0) for k, v in per.items()}
+    _plot(curves, n_values, workdir)
+    return results
+
+
+def _plot(curves: dict, n_values, workdir: str) -> None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:  # plotting is optional
+        return
+    fig, axes = plt.subplots(1, len(curves), figsize=(5 * len(curves), 3.5), squeeze=False)
+    for ax, (name, c) in zip(axes[0], curves.items(), strict=True):
+        for key, label in (("rp_ab", "RP(MLP, U-Net)"), ("rp_mlp_dstar", "RP(MLP, D*)"),
+                           ("rp_unet_dstar", "RP(U-Net, D*)"), ("rp_floor", "chance floor"),
+                           ("mem_mlp", "memorization (MLP)")):
+            ax.plot(n_values, c[key], marker="o", label=label)
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("training-set size n")
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_title(name)
+    axes[0][0].legend(fontsize=7)
+    fig.tight_layout()
+    os.makedirs(workdir, exist_ok=True)
+    fig.savefig(os.path.join(workdir, "rp_vs_n.png"), dpi=100)
+    plt.close(fig)

@@ -1,0 +1,268 @@
+"""MC Ensemble vs naive Deep Ensemble vs a wider single model, OOD detection on digits.
+
+Every member is the same MLP encoder (features = its last hidden layer) with a linear CE head
+and a contrastive projection head. Per seed: 3 naive members (CE) and 3 MC members (CE,
+SupCon, SimCLR), all trained in one program vmapped over seeds × members (the task is an
+argument, so the three losses share one compiled step); then a linear probe on frozen
+features for every member. Scores: KNN on L2-normalised features, standardised per member on
+held-out ID data and averaged.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+
+import jax
+import jax.numpy as jnp
+import ml_collections
+import numpy as np
+import optax
+from sklearn.datasets import load_digits
+
+from jaxlab.data.builders import FASHION_MNIST_FILES, find_fashion_mnist
+from jaxlab.data.idx import read_idx
+from jaxlab.nn.contrastive import simclr_loss, supcon_loss
+from jaxlab.ood import (
+    affine_coupling_r2,
+    auroc,
+    ensemble_score,
+    fpr_at_tpr,
+    knn_score,
+    linear_cka,
+    loss_barrier,
+    weight_match_mlp,
+)
+from jaxlab.train import scan_run
+
+CE, SUPCON, SIMCLR = 0, 1, 2
+NAIVE_TASKS, MC_TASKS = (CE, CE, CE), (CE, SUPCON, SIMCLR)
+
+
+def _data(config):
+    x, y = load_digits(return_X_y=True)
+    x, y = (x / 16.0).astype(np.float32), y.astype(np.int32)
+    rng = np.random.default_rng(0)
+    ind = rng.permutation(np.flatnonzero(y < config.num_classes))
+    n = len(ind)
+    train, val, test = np.split(ind, [int(0.6 * n), int(0.7 * n)])
+    near = np.flatnonzero(y >= config.num_classes)
+    folder = find_fashion_mnist(config.data_dir or None)
+    fashion = read_idx(folder / FASHION_MNIST_FILES["test"][0]).astype(np.float32) / 255.0
+    fashion = fashion[rng.permutation(len(fashion))[: config.num_far]]
+    fashion = np.asarray(jax.image.resize(fashion, (len(fashion), 8, 8), "linear",
+                                          antialias=True)).reshape(len(fashion), 64)
+    noise = rng.uniform(0.0, 1.0, (config.num_far, 64)).astype(np.float32)
+    return {
+        "train": (x[train], y[train]), "val": x[val], "test": x[test], "near": x[near],
+        "test_labels": y[test],
+        "far": np.concatenate([fashion, noise]),
+    }
+
+
+def _init_member(key, widths, num_classes, proj_dim):
+    sizes = (64, *widths)
+    keys = jax.random.split(key, len(sizes) + 2)
+
+    def dense(k, n_in, n_out):
+        return (jax.random.normal(k, (n_in, n_out)) * jnp.sqrt(2.0 / n_in), jnp.zeros(n_out))
+
+    encoder = [dense(k, a, b) for k, a, b in zip(keys, sizes[:-1], sizes[1:], strict=False)]
+    head = dense(keys[-2], widths[-1], num_classes)
+    k1, k2 = jax.random.split(keys[-1])
+    proj = [dense(k1, widths[-1], widths[-1]), dense(k2, widths[-1], proj_dim)]
+    return {"encoder": encoder, "head": head, "proj": proj}
+
+
+def _features(encoder, x):
+    h = x
+    for w, b in encoder:
+        h = jax.nn.relu(h @ w + b)
+    return h
+
+
+def _augment(key, x, noise_std):
+    k_shift, k_noise = jax.random.split(key)
+    shifts = jax.random.randint(k_shift, (x.shape[0], 2), -1, 2)
+    imgs = x.reshape(-1, 8, 8)
+    imgs = jax.vmap(lambda im, s: jnp.roll(im, s, axis=(0, 1)))(imgs, shifts)
+    imgs = imgs + noise_std * jax.random.normal(k_noise, imgs.shape)
+    return jnp.clip(imgs, 0.0, 1.0).reshape(x.shape)
+
+
+def _train_member(key, task, x, y, config):
+    """One member's whole run (a lax.scan); ``task`` selects CE, SupCon or SimCLR."""
+    k_init, k_run = jax.random.split(key)
+    params = _init_member(k_init, tuple(config.hidden), config.num_classes, config.proj_dim)
+    opt = optax.adam(config.learning_rate)
+
+    def loss_fn(params, xb, yb, key):
+        k1, k2 = jax.random.split(key)
+        v1, v2 = _augment(k1, xb, config.noise_std), _augment(k2, xb, config.noise_std)
+        f1, f2 = _features(params["encoder"], v1), _features(params["encoder"], v2)
+        w, b = params["head"]
+        ce = optax.softmax_cross_entropy_with_integer_labels(f1 @ w + b, yb).mean()
+
+        def project(f):
+            (w1, b1), (w2, b2) = params["proj"]
+            return jax.nn.relu(f @ w1 + b1) @ w2 + b2
+
+        z1, z2 = project(f1), project(f2)
+        sup = supcon_loss(jnp.concatenate([z1, z2]), jnp.concatenate([yb, yb]),
+                          config.temperature)
+        sim = simclr_loss(z1, z2, config.temperature)
+        return jnp.where(task == CE, ce, jnp.where(task == SUPCON, sup, sim))
+
+    def step(carry, t):
+        params, state = carry
+        key = jax.random.fold_in(k_run, t)
+        idx = jax.random.randint(key, (config.batch_size,), 0, x.shape[0])
+        loss, grads = jax.value_and_grad(loss_fn)(params, x[idx], y[idx],
+                                                  jax.random.fold_in(key, 1))
+        updates, state = opt.update(grads, state)
+        return (optax.apply_updates(params, updates), state), loss
+
+    (params, _), _ = scan_run(step, (params, opt.init(params)), length=config.train_steps)
+    return params
+
+
+def _fit_probe(features, y, num_classes, steps):
+    """Linear probe on frozen features (full-batch Adam)."""
+    w0 = (jnp.zeros((features.shape[1], num_classes)), jnp.zeros(num_classes))
+    opt = optax.adam(1e-2)
+
+    def step(carry, _):
+        p, s = carry
+        loss, g = jax.value_and_grad(lambda p: optax.softmax_cross_entropy_with_integer_labels(
+            features @ p[0] + p[1], y).mean())(p)
+        u, s = opt.update(g, s)
+        return (optax.apply_updates(p, u), s), loss
+
+    (p, _), _ = scan_run(step, (w0, opt.init(w0)), length=steps)
+    return p
+
+
+def _ce_loss(mlp, x, y):
+    h = x
+    for w, b in mlp[:-1]:
+        h = jax.nn.relu(h @ w + b)
+    w, b = mlp[-1]
+    return optax.softmax_cross_entropy_with_integer_labels(h @ w + b, y).mean()
+
+
+def _ood_metrics(s_id, s_near, s_far):
+    return {
+        "fpr95_near": 100.0 * fpr_at_tpr(s_id, s_near),
+        "fpr95_far": 100.0 * fpr_at_tpr(s_id, s_far),
+        "auroc_near": 100.0 * auroc(s_id, s_near),
+        "auroc_far": 100.0 * auroc(s_id, s_far),
+    }
+
+
+def _evaluate(members, probes, wide, inputs, y_test, k, num_members):
+    """OOD metrics of the naive ensemble, MC Ensemble and the wide model, per seed."""
+    def knn_all(encoders):
+        feats = {s: jax.vmap(_features, in_axes=(0, None))(encoders, x) for s, x in inputs.items()}
+        scores = {s: jax.vmap(lambda f, b: knn_score(f, b, k))(feats[s], feats["train"])
+                  for s in ("val", "test", "near", "far")}
+        return feats, scores
+
+    feats, scores = knn_all(members["encoder"])
+    _, wide_scores = knn_all(wide["encoder"])
+    seeds = scores["val"].shape[0] // num_members
+    per_seed = {s: v.reshape(seeds, num_members, -1) for s, v in scores.items()}
+    out = {}
+    for name, rows in (("naive", slice(0, 3)), ("mc", slice(3, 6))):
+        ens = {s: jax.vmap(ensemble_score)(per_seed[s][:, rows], per_seed["val"][:, rows])
+               for s in ("test", "near", "far")}
+        for key, v in jax.vmap(_ood_metrics)(ens["test"], ens["near"], ens["far"]).items():
+            out[f"{name}_{key}"] = v
+    ens = {s: jax.vmap(ensemble_score)(wide_scores[s][:, None], wide_scores["val"][:, None])
+           for s in ("test", "near", "far")}
+    for key, v in jax.vmap(_ood_metrics)(ens["test"], ens["near"], ens["far"]).items():
+        out[f"wide_{key}"] = v
+    logits = jnp.einsum("mnd,mdc->mnc", feats["test"], probes[0]) + probes[1][:, None, :]
+    accuracy = 100.0 * jnp.mean(logits.argmax(-1) == y_test[None, :], axis=-1)
+    out["probe_accuracy"] = accuracy.reshape(seeds, num_members)
+    return out, feats["test"]
+
+
+@functools.partial(jax.jit, static_argnums=7)
+@functools.partial(jax.vmap, in_axes=(0, 0, 0, 0, 0, None, None, None))
+def _pair_program(mlp_a, mlp_b, mlp_b_aligned, f_a, f_b, x, y, num_points):
+    """Per member pair: coupling proxy, CKA, weight-matched and raw barriers."""
+    def loss(m):
+        return _ce_loss(m, x, y)
+
+    return jnp.stack([
+        affine_coupling_r2(f_a, f_b),
+        linear_cka(f_a, f_b),
+        loss_barrier(loss, mlp_a, mlp_b_aligned, num_points).barrier,
+        loss_barrier(loss, mlp_a, mlp_b, num_points).barrier,
+    ])
+
+
+def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
+    """Trains every seed's 6 members (+ the wide model) and evaluates OOD detection."""
+    del workdir
+    data = _data(config)
+    x_tr, y_tr = (jnp.asarray(a) for a in data["train"])
+    seeds = np.arange(config.seed, config.seed + config.num_seeds)
+    tasks = np.asarray(NAIVE_TASKS + MC_TASKS)  # members 0-2 naive, 3-5 MC
+    m = len(tasks)
+    member_keys = jnp.stack([jax.random.fold_in(jax.random.key(int(s)), j)
+                             for s in seeds for j in range(m)])
+    member_tasks = jnp.asarray(np.tile(tasks, len(seeds)))
+    train = jax.jit(jax.vmap(lambda k, t, x, y: _train_member(k, t, x, y, config),
+                             in_axes=(0, 0, None, None)))
+    members = train(member_keys, member_tasks, x_tr, y_tr)
+    wide_config = ml_collections.ConfigDict(config.to_dict())
+    wide_config.hidden = tuple(config.wide_factor * h for h in config.hidden)
+    wide_keys = jnp.stack([jax.random.fold_in(jax.random.key(int(s)), 99) for s in seeds])
+    wide = jax.jit(jax.vmap(lambda k, x, y: _train_member(k, CE, x, y, wide_config),
+                            in_axes=(0, None, None)))(wide_keys, x_tr, y_tr)
+    probes = jax.jit(jax.vmap(
+        lambda enc: _fit_probe(_features(enc, x_tr), y_tr, config.num_classes,
+                               config.probe_steps)))(members["encoder"])
+
+    inputs = {s: jnp.asarray(data[s][0] if s == "train" else data[s])
+              for s in ("train", "val", "test", "near", "far")}
+    evaluate = jax.jit(_evaluate, static_argnums=(5, 6))
+    metrics, test_feats = evaluate(members, probes, wide, inputs,
+                                   jnp.asarray(data["test_labels"]), config.knn_k, m)
+    results: dict[str, list[float]] = {
+        k: np.asarray(v).tolist() for k, v in metrics.items() if k != "probe_accuracy"}
+    accuracy = np.asarray(metrics["probe_accuracy"])
+    for name, j in (("ce", 3), ("supcon", 4), ("simclr", 5)):
+        results[f"{name}_probe_accuracy"] = accuracy[:, j].tolist()
+
+    # Member pairs: encoder + a linear head (the CE member's own, a probe for contrastive
+    # members) share one loss, CE on ID train; B is weight-matched to A on the host.
+    host = jax.device_get((members, probes, test_feats))
+    (members_h, probes_h, feats_h) = host
+
+    def mlp(j):
+        enc = [(w[j], b[j]) for w, b in members_h["encoder"]]
+        head = members_h["head"] if tasks[j % m] == CE else probes_h
+        return enc + [(head[0][j], head[1][j])]
+
+    pairs, groups = [], []
+    for i in range(len(seeds)):
+        for name, rows in (("naive", (0, 1, 2)), ("mc", (3, 4, 5))):
+            for a, b in itertools.combinations(rows, 2):
+                pairs.append((i * m + a, i * m + b))
+                groups.append((i, name))
+    stack = lambda trees: jax.tree.map(lambda *x: jnp.asarray(np.stack(x), jnp.float32), *trees)  # noqa: E731
+    mlps_a = stack([mlp(a) for a, _ in pairs])
+    mlps_b = stack([mlp(b) for _, b in pairs])
+    aligned = stack([weight_match_mlp(mlp(a), mlp(b)) for a, b in pairs])
+    f_a = jnp.asarray(np.stack([feats_h[a] for a, _ in pairs]))
+    f_b = jnp.asarray(np.stack([feats_h[b] for _, b in pairs]))
+    stats = np.asarray(_pair_program(mlps_a, mlps_b, aligned, f_a, f_b, x_tr, y_tr,
+                                     config.barrier_points))
+    for name in ("naive", "mc"):
+        for col, key in enumerate(("coupling", "cka", "barrier", "barrier_raw")):
+            results[f"{name}_{key}"] = [
+                float(np.mean([stats[p, col] for p, g in enumerate(groups) if g == (i, name)]))
+                for i in range(len(seeds))]
+    return results

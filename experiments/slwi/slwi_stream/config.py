@@ -1,0 +1,43 @@
+"""TENT, TENT + SLWI and TENT + mean reversion on a long corrupted Fashion-MNIST stream.
+
+Command: ``jaxlab run slwi_stream --preset quick``.
+CPU time on 2 cores: smoke ≈ 15 s, quick ≈ 1-2 min, paper ≈ 10 min.
+Paper numbers: only the runtime overhead (about 2.4 %, from a secondary summary of the paper,
+unverified); the paper's error tables are on ImageNet-C / D109 with ViTs.
+"""
+
+import ml_collections
+
+from jaxlab.report import base_config
+
+
+def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
+    c = base_config(preset)
+    c.num_seeds = 5  # stream seeds (order of corruptions, noise, images), batched with vmap
+    c.batch_seeds = True
+    c.cpu_budget_s = {"smoke": 15, "quick": 120, "paper": 600}[preset]
+    c.image_size = 14
+    c.channels = (16, 32)
+    c.train_steps = 400
+    c.train_batch = 128
+    c.batch_size = 64  # test-stream batch
+    c.batches_per_segment = 8
+    c.passes = 3
+    c.corruptions = ("noise", "blur", "contrast", "dropout", "shift")
+    c.tent_lr = 1e-3
+    c.slwi = ml_collections.ConfigDict(dict(a=0.99, q=0.01, b=0.9, zeta=2.0, alpha=2.0,
+                                            warmup=5))
+    c.pull = 0.9  # mean-reversion arm: θ ← pull·θ + (1 − pull)·θ₀ (= SLWI's b)
+    c.source_eval = 1000  # clean test images for the source error after the stream
+    if preset == "smoke":
+        c.train_steps = 20
+        c.batches_per_segment = 2
+        c.passes = 1
+        c.num_seeds = 2
+        c.source_eval = 128
+    if preset == "paper":
+        c.image_size = 28
+        c.train_steps = 2000
+        c.batches_per_segment = 30
+        c.passes = 10
+    return c
