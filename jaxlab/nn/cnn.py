@@ -49,6 +49,12 @@ class SmallMLP(nn.Module):
       hidden: widths of the hidden layers (``()`` is a linear softmax classifier).
 
     Input ``[batch, h, w, c]`` float images, output ``[batch, num_classes]`` logits.
+
+    Example:
+      >>> from jaxlab.nn.cnn import SmallMLP
+      >>> params = SmallMLP(10, (64,)).init(jax.random.key(0), jnp.zeros((2, 8, 8, 1)))
+      >>> sum(leaf.size for leaf in jax.tree_util.tree_leaves(params))
+      4810
     """
 
     num_classes: int = 10
