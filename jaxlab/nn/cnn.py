@@ -1,4 +1,4 @@
-"""A small convolutional classifier for 8×8 / 28×28 grey-scale images."""
+"""Small classifiers (a CNN and an MLP) for 8×8 / 28×28 grey-scale images."""
 
 from __future__ import annotations
 
@@ -37,6 +37,37 @@ class SmallCNN(nn.Module):
             x = nn.Conv(width, (self.kernel_size, self.kernel_size), padding="SAME")(x)
             x = nn.max_pool(nn.relu(x), window_shape=(2, 2), strides=(2, 2), padding="SAME")
         return nn.Dense(self.num_classes)(x.reshape(x.shape[0], -1))
+
+
+class SmallMLP(nn.Module):
+    """Flatten → (Dense → ReLU)* → Dense: a multilayer perceptron on raw pixels.
+
+    With ``hidden=(64,)`` on 8×8 digits it has d = 64·64 + 64 + 64·10 + 10 = 4810 parameters.
+
+    Attributes:
+      num_classes: number of output logits.
+      hidden: widths of the hidden layers (``()`` is a linear softmax classifier).
+
+    Input ``[batch, h, w, c]`` float images, output ``[batch, num_classes]`` logits.
+
+    Example:
+      >>> from jaxlab.nn.cnn import SmallMLP
+      >>> params = SmallMLP(10, (64,)).init(jax.random.key(0), jnp.zeros((2, 8, 8, 1)))
+      >>> sum(leaf.size for leaf in jax.tree_util.tree_leaves(params))
+      4810
+    """
+
+    num_classes: int = 10
+    hidden: Sequence[int] = (64,)
+
+    @nn.compact
+    def __call__(self, images: jax.Array) -> jax.Array:
+        if images.ndim != 4:
+            raise ValueError(f"images must be [batch, h, w, c], got shape {images.shape}")
+        x = images.reshape(images.shape[0], -1)
+        for width in self.hidden:
+            x = nn.relu(nn.Dense(width)(x))
+        return nn.Dense(self.num_classes)(x)
 
 
 def classifier_functions(model: nn.Module, image_shape: Sequence[int]):

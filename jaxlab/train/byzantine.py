@@ -1,4 +1,4 @@
-"""Byzantine-robust training runs: ``m`` simulated workers, a small CNN, batches of runs.
+"""Byzantine-robust training runs: ``m`` simulated workers, a small CNN or MLP, batches of runs.
 
 Both ``byzantine_*`` experiments, the benchmark and the notebook build their runs here, so
 the code path is shared: :func:`make_run_spec` names the optimizer, aggregator and attacks;
@@ -10,6 +10,7 @@ and test arrays passed to the compiled program as arguments.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -20,7 +21,7 @@ import optax
 from jax.sharding import Mesh
 
 from jaxlab import optim
-from jaxlab.nn.cnn import SmallCNN, classifier_functions
+from jaxlab.nn.cnn import SmallCNN, SmallMLP, classifier_functions
 from jaxlab.robust import attacks as attacks_lib
 from jaxlab.robust import simulation
 from jaxlab.robust.compose import make_aggregator
@@ -142,6 +143,7 @@ def simulate_run(
 
 OPTIMIZERS = ("momentum", "mu2sgd")
 ATTACKS = ("none", "sf", "lf", "ipm", "alie")
+MODELS = ("cnn", "mlp")
 
 
 def worker_and_server(
@@ -176,6 +178,8 @@ def worker_and_server(
 
 #: The keyword arguments of :func:`make_run_spec` that experiment configs carry by name.
 SPEC_KEYS = (
+    "model",
+    "hidden",
     "num_workers",
     "num_byzantine",
     "batch_size",
@@ -199,20 +203,29 @@ def make_run_spec(
     num_steps: int = 200,
     image_shape: Sequence[int] = (8, 8, 1),
     num_classes: int = 10,
+    model: str = "cnn",
+    hidden: Sequence[int] = (64,),
     features: Sequence[int] = (16, 32),
     kernel_size: int = 5,
     ipm_epsilon: float = 0.5,
     clip_norm: float | None = 2.0,
     momentum_beta: float = 0.9,
 ) -> RunSpec:
-    """The :class:`RunSpec` of a SmallCNN trained by ``m`` workers, ``f`` of them Byzantine.
+    """The :class:`RunSpec` of a classifier trained by ``m`` workers, ``f`` of them Byzantine.
 
-    ``cells`` are the ``(base, meta)`` aggregator pairs a run can pick by index (see
-    :func:`jaxlab.robust.compose.make_aggregator`); ``attack_names`` ⊆ ATTACKS likewise.
+    ``model`` ∈ MODELS picks a :class:`~jaxlab.nn.cnn.SmallCNN` (``features``,
+    ``kernel_size``) or a :class:`~jaxlab.nn.cnn.SmallMLP` (``hidden``); the other model's
+    arguments are ignored. ``cells`` are the ``(base, meta)`` aggregator pairs a run can pick
+    by index (see :func:`jaxlab.robust.compose.make_aggregator`); ``attack_names`` ⊆ ATTACKS
+    likewise.
     """
-    init_params, loss_fn, predict_fn = classifier_functions(
-        SmallCNN(num_classes, tuple(features), kernel_size), tuple(image_shape)
-    )
+    if model == "cnn":
+        net = SmallCNN(num_classes, tuple(features), kernel_size)
+    elif model == "mlp":
+        net = SmallMLP(num_classes, tuple(hidden))
+    else:
+        raise ValueError(f"unknown model {model!r}; valid: {MODELS}")
+    init_params, loss_fn, predict_fn = classifier_functions(net, tuple(image_shape))
     estimator, make_server, two_point = worker_and_server(
         optimizer, momentum_beta=momentum_beta, clip_norm=clip_norm
     )
@@ -238,10 +251,20 @@ def make_run_spec(
     )
 
 
+@functools.lru_cache(maxsize=8)
+def _batched_runs(spec: RunSpec, mesh: Mesh | None, method: str, shared_aggregator: bool):
+    """The jitted batch of :func:`simulate_run`, cached so that repeated calls reuse it."""
+    return batch_runs(
+        lambda k, g, a, lr, tr, te: simulate_run(spec, k, g, a, lr, tr, te, mesh),
+        in_axes=(0, None if shared_aggregator else 0, 0, 0, None, None),
+        method=method,
+    )
+
+
 def run_batch(
     spec: RunSpec,
     seeds: Sequence[int],
-    aggregator_indices: Sequence[int],
+    aggregator_indices: Sequence[int] | int,
     attack_indices: Sequence[int],
     learning_rates: Sequence[float],
     train: tuple[np.ndarray, np.ndarray],
@@ -255,21 +278,25 @@ def run_batch(
     (seed, aggregator, attack, learning rate); ``train`` and ``test`` are shared arguments
     of the compiled program, not constants baked into it.
 
+    ``aggregator_indices`` may be one ``int`` shared by every run: the aggregator is then
+    an unbatched (traced) argument, so only that rule runs (under ``vmap`` a per-run index
+    evaluates every candidate rule and selects one), and one compiled program, cached per
+    ``spec``, serves every index — a grid over aggregators is a loop of such calls.
+
     Returns ``{"accuracy": [R], "loss": [R, num_steps]}`` as numpy arrays.
     """
-    if not len(seeds) == len(aggregator_indices) == len(attack_indices) == len(learning_rates):
+    shared = isinstance(aggregator_indices, (int, np.integer))
+    if not shared and len(aggregator_indices) != len(seeds):
+        raise ValueError("seeds, indices and learning_rates need equal lengths")
+    if not len(seeds) == len(attack_indices) == len(learning_rates):
         raise ValueError("seeds, indices and learning_rates need equal lengths")
     train = tuple(jnp.asarray(a) for a in train)
     test = tuple(jnp.asarray(a) for a in test)
-    runs = batch_runs(
-        lambda k, g, a, lr, tr, te: simulate_run(spec, k, g, a, lr, tr, te, mesh),
-        in_axes=(0, 0, 0, 0, None, None),
-        method=method,
-    )
+    runs = _batched_runs(spec, mesh, method, shared)
     keys = jax.vmap(jax.random.key)(jnp.asarray(seeds, jnp.uint32))
     out = runs(
         keys,
-        jnp.asarray(aggregator_indices),
+        jnp.asarray(aggregator_indices, jnp.int32),
         jnp.asarray(attack_indices),
         jnp.asarray(learning_rates, jnp.float32),
         train,

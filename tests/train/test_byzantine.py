@@ -86,6 +86,17 @@ def test_batch_equals_runs_one_by_one(method):
         np.testing.assert_allclose(out["accuracy"][i], ref["accuracy"])
 
 
+def test_shared_aggregator_index_equals_per_run_indices():
+    spec = linear_spec()
+    train, test = data(2)
+    lanes = dict(seeds=[0, 1], attack_indices=[0, 2], learning_rates=[0.1, 0.3])
+    shared = byzantine.run_batch(spec, aggregator_indices=1, train=train, test=test, **lanes)
+    per_run = byzantine.run_batch(spec, aggregator_indices=[1, 1], train=train, test=test,
+                                  **lanes)
+    np.testing.assert_allclose(shared["loss"], per_run["loss"], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(shared["accuracy"], per_run["accuracy"])
+
+
 def test_bad_inputs():
     spec = linear_spec()
     train, test = data()

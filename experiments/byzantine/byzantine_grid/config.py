@@ -8,14 +8,21 @@ accuracy and aggregation time per step.
 
 Command: ``jaxlab run byzantine_grid`` (``--preset paper`` for Fashion-MNIST and the full grid).
 
-Expected CPU time (2 cores): quick ≈ 6 min (one compilation per optimiser covers the whole
-grid: every run is a ``vmap`` lane); paper ≈ several hours.
+Expected CPU time (2 cores): quick ≈ 8 min (one compilation per optimiser, ≈ 45 s, covers
+the whole grid: each cell is one call of it, ≈ 15–20 s under load, with attacks × seeds as
+its ``vmap`` lanes); paper ≈ several hours.
 
-Quick preset: scikit-learn digits (8×8), a tiny CNN (4/8 channels, 3×3), 100 steps, 3 seeds,
-and the 11 cells {mean} ∪ {CWMed, CWTM, GM, Krum} × {plain, CTMA} ∪ CWTM × {NNM, bucketing}:
-every aggregator, every attack and both optimisers. Paper's numbers (MNIST, CWTM): CTMA and
-NNM within ≈1 point of each other under every attack, μ²-SGD ≥ momentum, e.g. ALIE with
-CWTM+CTMA ≈ 97–98 % test accuracy.
+Quick preset: scikit-learn digits (8×8, 1437 train / 360 test), an MLP 64 → 64 → 10 (ReLU;
+d = 4810 parameters, the size the aggregators work on), 200 steps, 16 examples per worker
+per step, server learning rate 0.3, 3 seeds, and the 11 cells {mean} ∪ {CWMed, CWTM, GM,
+Krum} × {plain, CTMA} ∪ CWTM × {NNM, bucketing}: every aggregator, every attack and both
+optimisers. Without attack (mean, momentum, one seed) it reaches 95 % test accuracy (see
+docs/byzantine.md). The paper preset keeps the reference's CNN (16/32 channels, 5×5),
+batch 4 per worker and learning rate 0.1.
+
+Paper's numbers: Tables 1–2 of the paper (MNIST / CIFAR-10, per aggregator × attack) were
+not available offline when this preset was written, so no per-cell number is quoted; the
+claims carry the paper's qualitative statements (CTMA ≈ NNM, μ²-SGD ≥ momentum).
 """
 
 import ml_collections
@@ -46,25 +53,30 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c = base_config(preset)
     c.num_seeds = 3
     c.batch_seeds = True  # seeds are vmap lanes inside one call
-    c.cpu_budget_s = 360 if preset != "paper" else 6 * 3600
+    c.cpu_budget_s = 480 if preset != "paper" else 6 * 3600
     c.dataset = "digits" if preset != "paper" else "fashion_mnist"
     c.num_workers = 17
     c.num_byzantine = 8
-    c.batch_size = 4  # per worker (reference: 4)
-    c.num_steps = 100 if preset != "paper" else 3000
-    c.learning_rate = 0.1  # reference default
+    # Model: "mlp" (quick: d = 4810) or "cnn" (the reference's MNIST layout, paper preset).
+    c.model = "mlp" if preset != "paper" else "cnn"
+    c.hidden = (64,)  # MLP hidden widths
+    c.batch_size = 16 if preset != "paper" else 4  # per worker (reference: 4)
+    c.num_steps = 200 if preset != "paper" else 3000
+    c.learning_rate = 0.3 if preset != "paper" else 0.1  # reference default 0.1
     c.momentum_beta = 0.9
     c.clip_norm = 2.0
     c.ipm_epsilon = 0.5  # reference CLI default
-    c.features = (4, 8) if preset != "paper" else (16, 32)
-    c.kernel_size = 3 if preset != "paper" else 5
+    c.features = (16, 32)  # CNN channels (model = "cnn")
+    c.kernel_size = 5
     c.cells = QUICK_CELLS if preset != "paper" else ALL_CELLS
     c.attacks = ("none", "sf", "lf", "ipm", "alie")
     c.optimizers = ("momentum", "mu2sgd")
     c.timing_repeats = 20
-    c.timing_dim = 100_000  # d of the CTMA-vs-NNM cost claim (the quick CNN has d ≈ 700)
+    c.timing_dim = 100_000  # d of the CTMA-vs-NNM cost claim (the quick MLP has d = 4810)
     if preset == "smoke":  # seconds: the quick code path at toy sizes
         c.num_steps = 2
+        c.hidden = (8,)
+        c.batch_size = 4
         c.cells = ("cwtm+plain", "cwtm+ctma", "cwtm+nnm")
         c.attacks = ("none", "lf")
         c.num_seeds = 2

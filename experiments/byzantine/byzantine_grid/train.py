@@ -68,7 +68,9 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     seeds = [config.seed * 1000 + s for s in range(num_seeds)]
 
     # ------------------------------------------------------------------ training
-    lanes = [(c, a, s) for c in range(len(cells)) for a in range(len(attacks)) for s in seeds]
+    # One compiled program per optimiser; each cell is one call of it (the aggregator index
+    # is shared by the call's lanes, so only that rule runs), lanes = attacks × seeds.
+    lanes = [(a, s) for a in range(len(attacks)) for s in seeds]
     acc: dict[str, np.ndarray] = {}
     loss: dict[str, np.ndarray] = {}
     spec = None
@@ -80,17 +82,22 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
             image_shape=train[0].shape[1:],
             **{key: config[key] for key in byzantine.SPEC_KEYS},
         )
-        out = byzantine.run_batch(
-            spec,
-            seeds=[s for _, _, s in lanes],
-            aggregator_indices=[c for c, _, _ in lanes],
-            attack_indices=[a for _, a, _ in lanes],
-            learning_rates=[config.learning_rate] * len(lanes),
-            train=train,
-            test=test,
-        )
-        acc[opt] = 100.0 * out["accuracy"].reshape(len(cells), len(attacks), num_seeds)
-        loss[opt] = out["loss"][:, -10:].mean(axis=1).reshape(len(cells), len(attacks), -1)
+        outs = [
+            byzantine.run_batch(
+                spec,
+                seeds=[s for _, s in lanes],
+                aggregator_indices=c,
+                attack_indices=[a for a, _ in lanes],
+                learning_rates=[config.learning_rate] * len(lanes),
+                train=train,
+                test=test,
+            )
+            for c in range(len(cells))
+        ]
+        accuracy = np.stack([o["accuracy"] for o in outs])
+        acc[opt] = 100.0 * accuracy.reshape(len(cells), len(attacks), num_seeds)
+        final = np.stack([o["loss"][:, -10:].mean(axis=1) for o in outs])
+        loss[opt] = final.reshape(len(cells), len(attacks), -1)
 
     # ------------------------------------------------------------------ timing
     dim = _model_dim(spec)

@@ -2,7 +2,7 @@
 
 from jaxlab.report import Claim, Experiment
 
-_SETTING = "digits + tiny CNN, CWTM+CTMA, ALIE, 150 steps (paper: MNIST)"
+_SETTING = "digits + MLP (d = 4810), CWTM+CTMA, ALIE, 200 steps (paper: MNIST figure)"
 
 EXPERIMENT = Experiment(
     name="byzantine_lr_sensitivity",

@@ -39,7 +39,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         out = byzantine.run_batch(
             spec,
             seeds=[s for _, _, s in lanes],
-            aggregator_indices=[0] * len(lanes),
+            aggregator_indices=0,
             attack_indices=[a for _, a, _ in lanes],
             learning_rates=[lr for lr, _, _ in lanes],
             train=train,
