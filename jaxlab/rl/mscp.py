@@ -212,7 +212,7 @@ def ensemble_disagreement(logits: ArrayLike) -> tuple[jax.Array, jax.Array]:
     logp = jax.nn.log_softmax(logits, -1)
     p = jnp.exp(logp)
     p_bar = p.mean(0)
-    u = jnp.mean(jnp.sum(p * (logp - jnp.log(p_bar + 1e-12)), -1))
+    u = jnp.mean(jnp.sum(p * (logp - jnp.log(p_bar + 1e-12)[None]), -1))
     return p_bar, u
 
 
