@@ -15,6 +15,7 @@ EXPERIMENT = Experiment(
             metric="auc_fast_slow",
             baseline="auc_scratch",
             unit="",
+            paired=True,
             setting="four rooms, passive data covering 3 of 4 rooms; " + _SETTING,
         ),
         Claim(
@@ -22,6 +23,7 @@ EXPERIMENT = Experiment(
             metric="auc_fast",
             baseline="auc_scratch",
             unit="",
+            paired=True,
             setting="four rooms; " + _SETTING,
         ),
         Claim(
@@ -29,6 +31,7 @@ EXPERIMENT = Experiment(
             metric="auc_fast_slow",
             baseline="auc_idm_bc",
             unit="",
+            paired=True,
             setting="four rooms; BC on IDM-labelled passive pairs as an auxiliary loss; "
             + _SETTING,
         ),
@@ -37,6 +40,7 @@ EXPERIMENT = Experiment(
             metric="auc_long_fast_slow",
             baseline="auc_long_fast",
             unit="",
+            paired=True,
             setting="nine rooms, goal four rooms away; " + _SETTING,
         ),
         Claim(
@@ -44,6 +48,7 @@ EXPERIMENT = Experiment(
             metric="auc_fast_slow",
             baseline="auc_fast_slow_nopess",
             unit="",
+            paired=True,
             setting="four rooms, passive data covering 3 of 4 rooms; " + _SETTING,
         ),
         Claim(
@@ -51,6 +56,7 @@ EXPERIMENT = Experiment(
             metric="gain_identifiable",
             baseline="gain_nonidentifiable",
             unit="",
+            paired=True,
             setting="gain = AUC(fast+slow) − AUC(scratch); action-independent Gaussian "
             "displacement added to every step; " + _SETTING,
         ),
