@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer steps (about a minute)")
     args = parser.parse_args(argv)
-    steps = 50 if args.quick else 200
+    steps = 200 if args.quick else 1000
     env = make_point_maze("four_rooms")
 
     def make_jax(n):
@@ -114,7 +114,8 @@ def main(argv: list[str] | None = None) -> None:
             return jax.lax.scan(body, states, jax.random.split(key, steps))
 
         states, _ = jax.vmap(env.reset)(jax.random.split(jax.random.key(0), n))
-        return lambda: rollout(states, jax.random.key(1))
+        key = jax.random.key(1)
+        return lambda: rollout(states, key)
 
     print(f"four-rooms point maze, {steps} steps per call, random actions, auto-reset")
     print(f"{'envs':>6} {'jaxlab steps/s':>15} {'numpy steps/s':>14} {'ratio':>7} "
@@ -136,7 +137,8 @@ def main(argv: list[str] | None = None) -> None:
 
     cfg = PPOConfig(num_envs=16, num_steps=32, num_updates=5 if args.quick else 20)
     train = jax.jit(make_ppo_train(env, cfg))
-    t = time_interleaved({"ppo": lambda: train(jax.random.key(0))[1]}, repeats=3)
+    key = jax.random.key(0)
+    t = time_interleaved({"ppo": lambda: train(key)[1]}, repeats=3)
     total = cfg.num_envs * cfg.num_steps * cfg.num_updates
     print(f"PPO (16 envs × 32 steps, 4 epochs × 4 minibatches per update): "
           f"{total / t['ppo']:.0f} env steps/s, {cfg.num_updates / t['ppo']:.1f} updates/s")
