@@ -60,7 +60,7 @@ def rooms_layout(rooms_per_side: int, room: int = 3) -> str:
       >>> print(rooms_layout(2, room=1))
       #####
       #...#
-      ##.##
+      #.#.#
       #...#
       #####
     """
