@@ -60,7 +60,7 @@ def rooms_layout(rooms_per_side: int, room: int = 3) -> str:
       >>> print(rooms_layout(2, room=1))
       #####
       #...#
-      ##.##
+      #.#.#
       #...#
       #####
     """
@@ -366,7 +366,7 @@ def shortest_path_direction(
     pos, goal, dist = jnp.asarray(pos), jnp.asarray(goal), jnp.asarray(dist)
     cell = jnp.floor(pos[::-1]).astype(jnp.int32)  # (row, col)
     gcell = jnp.floor(goal[::-1]).astype(jnp.int32)
-    nbrs = cell + jnp.array([[0, 1], [1, 0], [0, -1], [-1, 0]], jnp.int32)
+    nbrs = cell[None] + jnp.array([[0, 1], [1, 0], [0, -1], [-1, 0]], jnp.int32)
     d = dist[nbrs[:, 0], nbrs[:, 1], gcell[0], gcell[1]]
     d = jnp.where(d < 0, jnp.iinfo(jnp.int32).max, d)
     best = nbrs[jnp.argmin(d)]

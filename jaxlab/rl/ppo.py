@@ -128,8 +128,8 @@ def ppo_loss(
     """Clipped PPO loss (Schulman et al. 2017, Eq. 7) plus value, entropy and guidance terms.
 
     ``L = −E[min(ρ A, clip(ρ, 1−ε, 1+ε) A)] + c_v E[(V − R)²] − c_e E[H(π)]
-    + c_g E[w · CE(p_guide, π)]`` (discrete policies only) with ``ρ = π(a|s) / π_old(a|s)`` (``batch.log_probs`` is
-    ``log π_old``), advantages normalised per batch.
+    + c_g E[w · CE(p_guide, π)]`` (discrete policies only) with ``ρ = π(a|s) / π_old(a|s)``
+    (``batch.log_probs`` is ``log π_old``), advantages normalised per batch.
 
     Args:
       params: actor-critic parameters.

@@ -94,7 +94,7 @@ class Runner(NamedTuple):
 
 
 def make_ppo_train(env: Any, config: PPOConfig, guide: Guide | None = None) -> Callable:
-    """Build ``train(key, guide_args=None) -> (runner, metrics)`` for a discrete-action functional env.
+    """Build ``train(key, guide_args=None) -> (runner, metrics)`` for a discrete-action env.
 
     Args:
       env: an environment with ``reset(key)``, ``step(state, action, key)``, ``obs_dim``
@@ -105,7 +105,8 @@ def make_ppo_train(env: Any, config: PPOConfig, guide: Guide | None = None) -> C
     Returns:
       A pure function of a PRNG key (and the guide's arguments: data, pre-trained
       parameters and switches are arguments, not constants, so one compiled program
-      serves every arm and seed under ``vmap``); its ``metrics`` have a leading ``num_updates`` axis:
+      serves every arm and seed under ``vmap``); its ``metrics`` have a leading
+      ``num_updates`` axis:
       ``success_rate`` (finished episodes that reached the goal in that rollout),
       ``env_steps`` and the loss terms.
     """

@@ -51,7 +51,8 @@ def test_ppo_loss_matches_hand_computation():
     adv = jnp.array([1.0, -1.0, 2.0, 0.5, -0.3, 0.0])
     ret = jnp.ones(6)
     b = PPOBatch(obs, acts, old, adv, ret, jnp.zeros((6, 3)), jnp.zeros(6))
-    loss, m = ppo_loss(p, net.apply, b, clip_eps=0.2, vf_coef=0.5, ent_coef=0.01)
+    loss, m = jax.jit(lambda q: ppo_loss(q, net.apply, b, clip_eps=0.2, vf_coef=0.5,
+                                         ent_coef=0.01))(p)
     lp = np.asarray(jax.nn.log_softmax(logits))
     ratio = np.exp(lp[np.arange(6), np.asarray(acts)] - np.asarray(old))
     a = np.asarray(adv)
@@ -60,7 +61,7 @@ def test_ppo_loss_matches_hand_computation():
     ent = -np.mean(np.sum(np.exp(lp) * lp, -1))
     want = pg + 0.5 * np.mean((np.asarray(v) - 1.0) ** 2) - 0.01 * ent
     np.testing.assert_allclose(loss, want, rtol=1e-5)
-    g = jax.grad(lambda q: ppo_loss(q, net.apply, b)[0])(p)
+    g = jax.jit(jax.grad(lambda q: ppo_loss(q, net.apply, b)[0]))(p)
     assert all(bool(jnp.all(jnp.isfinite(x))) for x in jax.tree.leaves(g))
 
 
