@@ -14,6 +14,7 @@ collapsed. Two remedies act on the attention temperature:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import jax
@@ -44,7 +45,9 @@ def norm_softmax(
 
     Large spreads (collapsed attention) are divided down; small spreads (near-uniform
     attention) are divided by the spread rather than by γ, which sharpens them. Hand-written:
-    no maintained JAX library ships it.
+    no maintained JAX library ships it. The VJP is written in closed form (softmax
+    cotangent plus the spread's derivative), which XLA fuses far better than autodiff of
+    the forward pass; reverse mode only (``jax.grad``/``jax.vjp``; ``jvp`` raises).
 
     Edge cases: a constant row (s = 0, or any spread below √tiny of the dtype, ≈ 1e-19 in
     float32) gives the uniform distribution with finite gradients (the row's max is
@@ -89,39 +92,87 @@ def norm_softmax(
     if not isinstance(gamma_arr, jax.core.Tracer) and not float(gamma_arr) > 0:
         raise ValueError(f"gamma must be positive, got {float(gamma_arr)}")
     gamma_arr = gamma_arr.astype(a.dtype)
-    if where is None:
-        mask = None
-        count = jnp.asarray(a.shape[axis], a.dtype)
-        mean = jnp.mean(a, axis=axis, keepdims=True)
-        top = jnp.max(a, axis=axis, keepdims=True)
+    mask = None if where is None else jnp.broadcast_to(jnp.asarray(where, bool), a.shape)
+    axis = axis % a.ndim
+    if axis != a.ndim - 1:
+        moved_mask = None if mask is None else jnp.moveaxis(mask, axis, -1)
+        out = _norm_softmax_last(jnp.moveaxis(a, axis, -1), gamma_arr, moved_mask, spread)
+        return jnp.moveaxis(out, -1, axis)
+    return _norm_softmax_last(a, gamma_arr, mask, spread)
+
+
+def _stats(a, gamma, mask, spread):
+    """Per-row divisor D = min(γ, s) and its pieces; the last axis is normalised."""
+    if mask is None:
+        count = jnp.asarray(a.shape[-1], a.dtype)
+        mean = jnp.mean(a, axis=-1, keepdims=True)
+        top = jnp.max(a, axis=-1, keepdims=True)
     else:
-        mask = jnp.broadcast_to(jnp.asarray(where, bool), a.shape)
-        count = jnp.sum(mask, axis=axis, keepdims=True).astype(a.dtype)
+        count = jnp.sum(mask, axis=-1, keepdims=True).astype(a.dtype)
         a = jnp.where(mask, a, 0.0)
-        mean = jnp.sum(a, axis=axis, keepdims=True) / jnp.maximum(count, 1.0)
-        top = jnp.max(jnp.where(mask, a, -jnp.inf), axis=axis, keepdims=True)
+        mean = jnp.sum(a, axis=-1, keepdims=True) / jnp.maximum(count, 1.0)
+        top = jnp.max(jnp.where(mask, a, -jnp.inf), axis=-1, keepdims=True)
         top = jnp.where(jnp.isfinite(top), top, 0.0)
     centered = a - mean
     sq = centered * centered if mask is None else jnp.where(mask, centered * centered, 0.0)
-    ss = jnp.sum(sq, axis=axis, keepdims=True)
+    ss = jnp.sum(sq, axis=-1, keepdims=True)
     # Below `floor` the row is treated as constant (divisor 1, a − max a = 0: uniform) so
-    # that neither the value nor the gradient (∝ 1/divisor², 1/√ss) overflows.
+    # that neither the value nor the gradient (∝ 1/D², 1/√ss) overflows.
     floor = jnp.sqrt(jnp.finfo(a.dtype).tiny)
     if spread == "variance":
         s = ss / jnp.maximum(count, 1.0)
         flat = s <= floor
+        # ∂s/∂a_j = 2 (a_j − ā) / n
+        ds_scale = 2.0 / jnp.maximum(count, 1.0)
     else:
         # Unbiased: torch.std's default; a single entry has spread 0 here (torch gives NaN).
         var = ss / jnp.maximum(count - 1.0, 1.0)
         flat = var <= floor * floor
         s = jnp.sqrt(jnp.where(flat, 1.0, var))
-    divisor = jnp.where(flat, 1.0, jnp.minimum(gamma_arr, jnp.where(flat, 1.0, s)))
-    z = (a - jax.lax.stop_gradient(top)) / divisor
+        # ∂s/∂a_j = (a_j − ā) / ((n − 1) s)
+        ds_scale = 1.0 / (jnp.maximum(count - 1.0, 1.0) * s)
+    uses_s = jnp.logical_and(~flat, s < gamma)
+    divisor = jnp.where(flat, 1.0, jnp.minimum(gamma, jnp.where(flat, 1.0, s)))
+    return a, top, centered, divisor, uses_s, ds_scale
+
+
+def _forward(a, gamma, mask, spread):
+    a, top, centered, divisor, uses_s, ds_scale = _stats(a, gamma, mask, spread)
+    z = (a - top) / divisor
     if mask is not None:
         z = jnp.where(mask, z, -jnp.inf)
     e = jnp.exp(z)
-    total = jnp.sum(e, axis=axis, keepdims=True)
-    return e / jnp.where(total > 0, total, 1.0)
+    total = jnp.sum(e, axis=-1, keepdims=True)
+    p = e / jnp.where(total > 0, total, 1.0)
+    return p, (p, z, centered, divisor, uses_s, ds_scale)
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(3,))
+def _norm_softmax_last(a, gamma, mask, spread):
+    return _forward(a, gamma, mask, spread)[0]
+
+
+def _norm_softmax_fwd(a, gamma, mask, spread):
+    p, res = _forward(a, gamma, mask, spread)
+    return p, (res, mask)
+
+
+def _norm_softmax_bwd(spread, residuals, g):
+    (p, z, centered, divisor, uses_s, ds_scale), mask = residuals
+    del spread
+    # Softmax cotangent u = ∂L/∂z = p ⊙ (g − Σ p g); Σ u = 0, so the max shift drops out.
+    u = p * (g - jnp.sum(p * g, axis=-1, keepdims=True))
+    zu = jnp.where(jnp.isfinite(z), z, 0.0) * u
+    # z = (a − top)/D: ∂L/∂D = −Σ u z / D; D = s where s < γ (else γ, else 1 when flat).
+    dl_dd = -jnp.sum(zu, axis=-1, keepdims=True) / divisor
+    grad_a = u / divisor + jnp.where(uses_s, dl_dd * ds_scale, 0.0) * centered
+    if mask is not None:
+        grad_a = jnp.where(mask, grad_a, 0.0)
+    grad_gamma = jnp.sum(jnp.where(uses_s, 0.0, dl_dd))  # D = γ where γ ≤ s
+    return grad_a, grad_gamma.astype(divisor.dtype), None
+
+
+_norm_softmax_last.defvjp(_norm_softmax_fwd, _norm_softmax_bwd)
 
 
 def heat_treatment_schedule(

@@ -194,3 +194,18 @@ def test_vit_heat_treatment_scale_is_traced_without_recompiling():
     assert not np.allclose(outs[0], outs[1])
     np.testing.assert_allclose(
         outs[1], model.apply(variables, images, attention_scale=0.125), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("spread", ["variance", "std"])
+def test_gradients_with_mask_and_gamma(spread):
+    # Rows of small and large spread, so γ is the divisor in some rows and s in others.
+    a = RNG.normal(size=(3, 6)) * np.array([[0.3], [2.0], [6.0]])
+    mask = np.ones((3, 6), bool)
+    mask[0, :2] = False
+    mask[2, 4:] = False
+    with jax.enable_x64():
+        check_grads(lambda x, g: norm_softmax(x, g, spread=spread, where=mask),
+                    (jnp.asarray(a), jnp.asarray(1.5)), order=1, modes=("rev",), eps=1e-5)
+        g = jax.grad(lambda x: norm_softmax(x, 1.5, spread=spread, where=mask)[:, 0].sum())(
+            jnp.asarray(a))
+        assert (np.asarray(g)[~mask] == 0).all()

@@ -132,7 +132,9 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
 
         def pruned_error(rate, order):
             q = magnitude_prune(p, rate, order, key=jax.random.fold_in(k_prune, 1))
-            return _error(lambda d, x: icl_forward(q, d, x), prune_set)
+            losses = jax.vmap(icl_hinge_loss, (None, 0, 0, 0))(
+                q, prune_set.demos, prune_set.query, prune_set.label)
+            return _error(lambda d, x: icl_forward(q, d, x), prune_set), jnp.mean(losses)
 
         return {order: jax.vmap(lambda r, o=order: pruned_error(r, o))(rates)
                 for order in ("smallest", "random", "largest")}
@@ -152,9 +154,10 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
                 results[f"untrained_error_{split}_{tag}"] = (
                     np.asarray(untrained_err)[:, j].tolist())
     for order in ("smallest", "random", "largest"):
-        errs = np.asarray(pruned[order])  # [seeds, R]
+        errs, losses = (np.asarray(a) for a in pruned[order])  # [seeds, R] each
         for i, rate in enumerate(config.prune_rates):
             results[f"prune_error_{order}_r{_tag(rate)}"] = errs[:, i].tolist()
+            results[f"prune_hinge_{order}_r{_tag(rate)}"] = losses[:, i].tolist()
     mass = np.asarray(history["mass"])  # [seeds, T]
     results["attention_mass_init"] = np.asarray(mass_init).tolist()
     results["attention_mass_final"] = mass[:, -1].tolist()

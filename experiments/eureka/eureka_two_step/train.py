@@ -1,0 +1,132 @@
+"""Trains the ViT arms and the CNN on the two-step task; share solved, jump step, ‖∂L/∂W_Q,K‖."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import ml_collections
+import numpy as np
+import optax
+from tqdm import tqdm
+
+from jaxlab.data.paths import resolve_data_dir
+from jaxlab.data.two_step import load_two_step_sources, two_step_batch
+from jaxlab.nn import ViT, heat_treatment_schedule
+from jaxlab.nn.cnn import SmallCNN
+from jaxlab.train import batch_runs, scan_run
+
+NORMALIZER = {"softmax": "softmax", "heat": "softmax", "norm_softmax": "norm_softmax",
+              "norm_softmax_std": "norm_softmax_std"}
+
+
+def _model(arm: str, config: ml_collections.ConfigDict):
+    if arm == "cnn":
+        return SmallCNN(num_classes=10)
+    return ViT(num_classes=10, patch_size=config.patch_size, dim=config.dim,
+               depth=config.depth, num_heads=config.num_heads, mlp_dim=config.mlp_dim,
+               attention_normalizer=NORMALIZER[arm])
+
+
+def _qk_grad_norms(grads) -> tuple[jax.Array, jax.Array]:
+    """‖∂L/∂W_Q‖, ‖∂L/∂W_K‖ over all layers (Frobenius norm of the stacked kernels)."""
+    q = k = jnp.zeros(())
+    for name, block in grads.items():
+        if name.startswith("block_"):
+            q = q + jnp.sum(block["attention"]["query"]["kernel"] ** 2)
+            k = k + jnp.sum(block["attention"]["key"]["kernel"] ** 2)
+    return jnp.sqrt(q), jnp.sqrt(k)
+
+
+def _run_arm(arm, config, train_src, eval_images, eval_labels, keys):
+    model = _model(arm, config)
+    d_head = config.dim // config.num_heads
+    heat = heat_treatment_schedule(config.ht_init_scale, d_head**-0.5,
+                                   max(config.num_steps // 2, 1))
+    tx = optax.adamw(
+        optax.warmup_cosine_decay_schedule(0.0, config.learning_rate, config.warmup_steps,
+                                           config.num_steps),
+        weight_decay=config.weight_decay,
+    )
+    image_shape = (1, 2 * config.tile, 2 * config.tile, 3)
+
+    def apply(params, images, t):
+        if arm == "heat":
+            return model.apply({"params": params}, images, attention_scale=heat(t))
+        return model.apply({"params": params}, images)
+
+    def run(key, src, ev_images, ev_labels):
+        k_init, k_data = jax.random.split(key)
+        params = model.init(k_init, jnp.zeros(image_shape))["params"]
+
+        def step(carry, t):
+            params, opt_state = carry
+            images, labels, _ = two_step_batch(jax.random.fold_in(k_data, t), src,
+                                               config.batch_size, config.color_noise,
+                                               config.indicator_noise)
+
+            def loss_fn(p):
+                logits = apply(p, images, t)
+                loss = optax.softmax_cross_entropy_with_integer_labels(logits, labels).mean()
+                return loss, jnp.mean(jnp.argmax(logits, -1) == labels)
+
+            (loss, acc), grads = jax.value_and_grad(loss_fn, has_aux=True)(params)
+            updates, opt_state = tx.update(grads, opt_state, params)
+            params = optax.apply_updates(params, updates)
+            gq, gk = _qk_grad_norms(grads)
+            return (params, opt_state), {"loss": loss, "accuracy": acc, "grad_q": gq,
+                                         "grad_k": gk}
+
+        (params, _), history = scan_run(step, (params, tx.init(params)),
+                                        length=config.num_steps)
+        logits = apply(params, ev_images, config.num_steps)
+        return history, jnp.mean(jnp.argmax(logits, -1) == ev_labels)
+
+    return jax.device_get(
+        batch_runs(run, in_axes=(0, None, None, None), method="vmap")(
+            keys, train_src, eval_images, eval_labels)
+    )
+
+
+def _smooth(x: np.ndarray, width: int) -> np.ndarray:
+    kernel = np.ones(width) / width
+    return np.stack([np.convolve(row, kernel, mode="valid") for row in x])
+
+
+def _first_step(curves: np.ndarray, level: float, offset: int) -> np.ndarray:
+    hit = curves >= level
+    return np.where(hit.any(-1), np.argmax(hit, -1) + offset, curves.shape[-1] + offset)
+
+
+def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
+    del workdir  # runs vmapped per arm; minutes: no checkpoints
+    data_dir = resolve_data_dir(config.data_dir or None)
+    train_src = load_two_step_sources("train", config.tile, data_dir)
+    test_src = load_two_step_sources("test", config.tile, data_dir)
+    eval_images, eval_labels, _ = two_step_batch(
+        jax.random.key(10_000 + config.seed), test_src, config.eval_size,
+        config.color_noise, config.indicator_noise)
+    keys = jax.random.split(jax.random.key(config.seed), config.num_seeds)
+    histories, finals = {}, {}
+    for arm in tqdm(config.arms, desc="eureka arms"):
+        histories[arm], finals[arm] = _run_arm(arm, config, train_src, eval_images,
+                                               eval_labels, keys)
+    results: dict[str, list[float]] = {}
+    width = config.smooth
+    base_final = float(np.mean(finals["softmax"])) if "softmax" in finals else 1.0
+    for arm in config.arms:
+        curves = _smooth(np.asarray(histories[arm]["accuracy"]), width)
+        final = np.asarray(finals[arm])
+        results[f"final_accuracy_{arm}"] = final.tolist()
+        results[f"solved_{arm}"] = (final >= config.solved_accuracy).astype(float).tolist()
+        results[f"jump_step_{arm}"] = _first_step(curves, config.solved_accuracy,
+                                                  width).astype(float).tolist()
+        results[f"steps_to_95pct_softmax_{arm}"] = _first_step(
+            curves, 0.95 * base_final, width).astype(float).tolist()
+        gq = np.asarray(histories[arm]["grad_q"])
+        gk = np.asarray(histories[arm]["grad_k"])
+        early = max(config.num_steps // 10, 1)
+        results[f"grad_q_early_{arm}"] = gq[:, :early].mean(-1).tolist()
+        results[f"grad_k_early_{arm}"] = gk[:, :early].mean(-1).tolist()
+        results[f"accuracy_curve_{arm}"] = curves.mean(0)[:: max(len(curves[0]) // 20, 1)]
+        results[f"accuracy_curve_{arm}"] = results[f"accuracy_curve_{arm}"].tolist()
+    return results

@@ -1,0 +1,115 @@
+"""The two-step task of Hoffmann et al. (ICML 2024, "Eureka-Moments"), built offline.
+
+A 2×2 grid of tiles: indicators top-left and bottom-right (digits 1 or 2, each tinted a
+random colour), targets top-right and bottom-left (Fashion-MNIST, white). The label is the
+class of the top-right target when the two indicators show the same digit, else that of the
+bottom-left target. Only the label is supervised; which target to read is latent. A model
+that ignores the indicators and reads one target is right ≈ ½·(its target accuracy) +
+½·(chance the two targets share a class) of the time — the plateau of the paper.
+
+MNIST is not available offline, so the indicators are scikit-learn's 8×8 digits {1, 2}
+upsampled to the tile size, the targets Fashion-MNIST downsampled to it (the spec's small
+setting). ``two_step_batch`` is a pure jax function of a key, so a training loop samples a
+fresh batch per step inside ``jit``; the same key gives the same batch.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxlab.data.images import load_images
+
+
+class TwoStepSources(NamedTuple):
+    """Tiles the task is assembled from (float32 in [0, 1]).
+
+    Attributes:
+      indicators: ``[n_i, t, t]`` digits 1 and 2.
+      indicator_labels: int ``[n_i]`` in {0, 1} (digit 1 → 0, digit 2 → 1).
+      targets: ``[n_t, t, t]`` Fashion-MNIST images.
+      target_labels: int ``[n_t]`` in 0..9.
+    """
+
+    indicators: jax.Array
+    indicator_labels: jax.Array
+    targets: jax.Array
+    target_labels: jax.Array
+
+
+def load_two_step_sources(
+    split: str, tile: int = 14, data_dir: str | os.PathLike | None = None
+) -> TwoStepSources:
+    """Digits {1, 2} (scikit-learn) and Fashion-MNIST resized to ``tile × tile``.
+
+    Args:
+      split: ``"train"`` (digits train split, Fashion-MNIST test images 0..7999) or
+        ``"test"`` (digits test split, Fashion-MNIST test images 8000..9999).
+      tile: side of a tile.
+      data_dir: offline data folder (Fashion-MNIST; see ``jaxlab.data.paths``).
+
+    Returns:
+      ``TwoStepSources``.
+    """
+    if split not in ("train", "test"):
+        raise ValueError(f"split must be 'train' or 'test', got {split!r}")
+    digits, digit_labels = load_images("digits", split, data_dir)
+    keep = np.isin(digit_labels, (1, 2))
+    ind = jax.image.resize(jnp.asarray(digits[keep, :, :, 0]), (int(keep.sum()), tile, tile),
+                           "bilinear")
+    # Targets from Fashion-MNIST's 10k test images only (loading and resizing the 60k
+    # training images costs minutes on a busy CPU): the first 8k train, the last 2k test.
+    fashion, fashion_labels = load_images("fashion_mnist", "test", data_dir)
+    part = slice(0, 8000) if split == "train" else slice(8000, None)
+    fashion, fashion_labels = fashion[part], fashion_labels[part]
+    tgt = jax.image.resize(jnp.asarray(fashion[:, :, :, 0]), (len(fashion), tile, tile),
+                           "linear", antialias=True)
+    return TwoStepSources(
+        jnp.clip(ind, 0.0, 1.0),
+        jnp.asarray(digit_labels[keep] - 1, jnp.int32),
+        jnp.clip(tgt, 0.0, 1.0),
+        jnp.asarray(fashion_labels, jnp.int32),
+    )
+
+
+def two_step_batch(
+    key: jax.Array,
+    sources: TwoStepSources,
+    batch_size: int,
+    color_noise: float = 0.05,
+    indicator_noise: float = 0.0,
+) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """Samples a batch of two-step images.
+
+    Args:
+      key: a PRNG key (deterministic: the same key gives the same batch).
+      sources: ``TwoStepSources``.
+      batch_size: number of images b.
+      color_noise: std of the per-pixel N(0, σ²) colour noise on every tile (paper: 0.05).
+      indicator_noise: extra per-pixel Gaussian noise on the indicators only — the harder
+        variant (the indicator digits become harder to read, lengthening the plateau).
+
+    Returns:
+      ``(images [b, 2t, 2t, 3], labels int [b], same int [b])``; ``same`` is 1 when the two
+      indicators agree (the top-right target is the answer).
+    """
+    ind, ind_lab, tgt, tgt_lab = sources
+    k_i, k_t, k_c, k_n, k_in = jax.random.split(key, 5)
+    i_idx = jax.random.randint(k_i, (batch_size, 2), 0, ind.shape[0])
+    t_idx = jax.random.randint(k_t, (batch_size, 2), 0, tgt.shape[0])
+    colors = jax.random.uniform(k_c, (batch_size, 2, 1, 1, 3))
+    indicators = ind[i_idx][..., None] * colors  # [b, 2, t, t, 3] tinted
+    indicators = indicators + indicator_noise * jax.random.normal(k_in, indicators.shape)
+    targets = jnp.broadcast_to(tgt[t_idx][..., None], indicators.shape)  # white
+    noise = color_noise * jax.random.normal(k_n, (batch_size, 4) + indicators.shape[2:])
+    top = jnp.concatenate([indicators[:, 0] + noise[:, 0], targets[:, 0] + noise[:, 1]], axis=2)
+    bottom = jnp.concatenate([targets[:, 1] + noise[:, 2], indicators[:, 1] + noise[:, 3]],
+                             axis=2)
+    images = jnp.concatenate([top, bottom], axis=1)
+    same = (ind_lab[i_idx[:, 0]] == ind_lab[i_idx[:, 1]]).astype(jnp.int32)
+    labels = jnp.where(same == 1, tgt_lab[t_idx[:, 0]], tgt_lab[t_idx[:, 1]])
+    return images, labels, same
