@@ -42,6 +42,8 @@ class CurriculumData(NamedTuple):
       val_inputs, val_labels: the validation split (model selection).
       test_inputs, test_labels: the test split.
       num_classes: ``C``.
+      teacher_losses: ``[N]`` or ``[S, N]`` per-sample losses of a teacher (TTCL), or
+        ``None``.
     """
 
     train_inputs: Any
@@ -51,6 +53,7 @@ class CurriculumData(NamedTuple):
     test_inputs: Any
     test_labels: Any
     num_classes: int
+    teacher_losses: Any = None
 
 
 class Carry(NamedTuple):
@@ -131,7 +134,9 @@ class CurriculumTrainer:
             def objective(p):
                 logits = apply_fn(p, x, model_args)
                 losses = per_sample_ce(logits, y)
-                ctx = StepContext(params=p, loss_fn=loss_fn, inputs=x, valid=valid,
+                ctx = StepContext(params=p, loss_fn=loss_fn,
+                                  apply_fn=lambda q, z: apply_fn(q, z, model_args),
+                                  inputs=x, valid=valid,
                                   meta_inputs=xm, meta_labels=ym, lr=self.lr,
                                   step=carry.step, key=key)
                 return curriculum.loss_curriculum(losses, logits, y, idx, carry.curriculum,
@@ -242,7 +247,7 @@ class CurriculumTrainer:
             k_model, k_cur, k_run = jax.random.split(key, 3)
             params.append(self.init_fn(k_model))
             c = curriculum.data_prepare(n, data.num_classes, k_cur)
-            cstates.append(curriculum.model_prepare(c, num_epochs))
+            cstates.append(curriculum.model_prepare(c, params[-1], num_epochs))
             keys[i] = k_run
         stack = lambda xs: jax.tree.map(lambda *a: jnp.stack([jnp.asarray(v) for v in a]), *xs)
         carry = Carry(stack(params), stack([self.tx.init(p) for p in params]), stack(cstates),
@@ -275,6 +280,11 @@ class CurriculumTrainer:
             losses = None
             if curriculum.needs_losses:
                 losses = self._losses(carry.params, x, labels, model_args)
+            elif curriculum.uses_teacher:
+                if data.teacher_losses is None:
+                    raise ValueError(f"curriculum {curriculum.name!r} needs the task's "
+                                     "teacher_losses")
+                losses = np.broadcast_to(np.asarray(data.teacher_losses, np.float32), (s, n))
             new_states, plans = [], []
             for i in range(s):
                 state_i = jax.tree.map(lambda a, i=i: a[i], host)
