@@ -202,7 +202,7 @@ class CurriculumTrainer:
 
     def run(self, data: CurriculumData, seeds: Sequence[int], num_epochs: int,
             workdir: str | None = None, progress: bool = False,
-            stop_after: int | None = None) -> dict[str, Any]:
+            stop_after: int | None = None, return_params: bool = False) -> dict[str, Any]:
         """Trains one model per seed; returns per-seed results.
 
         With ``workdir`` the run checkpoints every epoch and resumes from the last one;
@@ -212,7 +212,8 @@ class CurriculumTrainer:
           ``{"test_acc": [S], "best_val_acc": [S], "val_acc": [E, S], "epoch_time_s": [E],
           "wall_time_s": float}`` — ``test_acc`` is the test accuracy of each seed's
           best-validation parameters; ``epoch_time_s`` the wall time of each epoch (all
-          seeds), the first including compilation.
+          seeds), the first including compilation. With ``return_params`` also
+          ``"params"``: the best-validation parameters stacked over seeds.
 
         Raises:
           ValueError: bad shapes, a vision-only curriculum on non-image inputs, or a
@@ -322,9 +323,18 @@ class CurriculumTrainer:
             jax.tree.map(lambda a, i=i: a[i], jax.device_get(carry.curriculum)), num_epochs)
             for i in range(s)])
         test = self._accuracy(best_params, data.test_inputs, data.test_labels, final_args)
-        return {"test_acc": test.tolist(), "best_val_acc": best_val.tolist(),
-                "val_acc": val_hist.tolist(), "epoch_time_s": epoch_times.tolist(),
-                "wall_time_s": time.perf_counter() - start_time}
+        result = {"test_acc": test.tolist(), "best_val_acc": best_val.tolist(),
+                  "val_acc": val_hist.tolist(), "epoch_time_s": epoch_times.tolist(),
+                  "wall_time_s": time.perf_counter() - start_time}
+        if return_params:
+            result["params"] = best_params
+        return result
+
+    def logits(self, params, inputs, model_args: dict | None = None) -> np.ndarray:
+        """``[S, n, C]`` logits of seed-stacked ``params`` on ``inputs [n, ...]``."""
+        s = jax.tree.leaves(params)[0].shape[0]
+        args = jax.tree.map(lambda a: jnp.stack([jnp.asarray(a)] * s), model_args or {})
+        return self._logits(params, np.asarray(inputs), args)
 
 
 def _epoch_time(result: dict) -> float:

@@ -38,19 +38,39 @@ def load_splits(config) -> dict[str, np.ndarray]:
     xt, yt = load_images("fashion_mnist", "test", data_dir)
     order = np.random.default_rng(2024).permutation(len(x))
     tr, va = order[: config.num_train], order[config.num_train: config.num_train + config.num_val]
+    # TTCL's teacher learns on a disjoint clean split.
+    held = order[config.num_train + config.num_val:][: config.num_teacher]
     te = np.random.default_rng(2025).permutation(len(xt))[: config.num_test]
     size = config.image_size
     return {"x": _pool(x[tr], size), "y": y[tr], "val_x": _pool(x[va], size), "val_y": y[va],
-            "test_x": _pool(xt[te], size), "test_y": yt[te]}
+            "test_x": _pool(xt[te], size), "test_y": yt[te],
+            "teacher_x": _pool(x[held], size), "teacher_y": y[held]}
 
 
 def make_curriculum(name: str, config) -> cl.Curriculum:
-    """The curriculum ``name`` with this run's hyper-parameters (epochs scaled)."""
-    grow = max(1, round(config.grow_fraction * config.num_epochs))
+    """The curriculum ``name`` with the reference's hyper-parameters, epochs scaled from
+    its 200-epoch schedules to ``config.num_epochs``."""
+    e = config.num_epochs
+    grow = max(1, round(config.grow_fraction * e))
+    pacing = {"start_rate": config.spl_start_rate, "grow_epochs": grow}
     kwargs = {
-        "spl": {"start_rate": config.spl_start_rate, "grow_epochs": grow},
+        "spl": pacing,
+        "ttcl": pacing,
+        "cbs": {"grow_interval": max(1, round(5 / 200 * e))},
+        "dihcl": {"warm_epochs": max(1, round(50 / 200 * e))},
+        "screener_net": {"lr": config.learning_rate},
+        "dds": {"lr": config.learning_rate},
     }.get(name, {})
     return cl.get_curriculum(name, **kwargs)
+
+
+def teacher_losses(trainer: CurriculumTrainer, params, data: CurriculumData) -> np.ndarray:
+    """A fixed teacher's per-sample losses on a setting's (possibly noisy) labels."""
+    logits = trainer.logits(params, data.train_inputs)[0]
+    z = logits - logits.max(-1, keepdims=True)
+    logp = z - np.log(np.exp(z).sum(-1, keepdims=True))
+    labels = np.asarray(data.train_labels)
+    return -logp[np.arange(logp.shape[0]), labels]  # [N] or [S, N]
 
 
 def setting_data(splits, setting: str, config, seeds) -> CurriculumData:
@@ -81,6 +101,17 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     def apply_fn(params, x, model_args):
         return model.apply({"params": params}, x, model_args.get("sigma"))
 
+    teacher = None
+    if "ttcl" in config.methods:
+        teacher_trainer = CurriculumTrainer(cl.baseline(), init_fn, apply_fn,
+                                            batch_size=config.batch_size,
+                                            lr=config.learning_rate)
+        teacher_data = CurriculumData(splits["teacher_x"], splits["teacher_y"],
+                                      splits["val_x"], splits["val_y"], splits["val_x"],
+                                      splits["val_y"], NUM_CLASSES)
+        teacher = teacher_trainer.run(teacher_data, [config.seed + 10_000], config.num_epochs,
+                                      return_params=True)["params"]
+
     runs_dir = Path(workdir) / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
     runs: dict[str, dict[str, dict]] = {s: {} for s in config.settings}
@@ -96,8 +127,11 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
                     make_curriculum(method, config), init_fn, apply_fn,
                     batch_size=config.batch_size, lr=config.learning_rate,
                     seed_batching=config.seed_batching)
-            result = trainer.run(setting_data(splits, setting, config, seeds), seeds,
-                                 config.num_epochs)
+            data = setting_data(splits, setting, config, seeds)
+            if method == "ttcl":
+                data = data._replace(teacher_losses=teacher_losses(teacher_trainer, teacher,
+                                                                   data))
+            result = trainer.run(data, seeds, config.num_epochs)
             path.write_text(json.dumps(result))
             runs[setting][method] = result
             print(f"{setting:>9} {method:>15}: test "
