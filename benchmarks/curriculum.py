@@ -22,6 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxlab import curriculum as cl
+from jaxlab.curriculum.mw_net import init_weight_net
 from jaxlab.nn.lenet import LeNet
 from jaxlab.train import ratios, time_interleaved
 from jaxlab.train.curriculum import CurriculumData, CurriculumTrainer
@@ -60,7 +61,7 @@ def mw_net_step_times(repeats: int) -> dict[str, float] | None:
     y, ym = rng.integers(0, 10, (2, 100))
     w1, w2 = (rng.normal(size=(784, 256)) * 0.05).astype(np.float32), (
         rng.normal(size=(256, 10)) * 0.05).astype(np.float32)
-    v = cl.mw_net.init_weight_net(jax.random.key(0))
+    v = init_weight_net(jax.random.key(0))
 
     def loss_fn(p, a, b):
         logits = jax.nn.relu(a @ p["w1"]) @ p["w2"]

@@ -50,8 +50,8 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     if preset == "smoke":
         c.num_seeds = 2
         c.methods = ("baseline", "lre")
-        c.num_train, c.num_val, c.num_test, c.num_teacher = 200, 100, 200, 100
-        c.num_epochs = 2
+        c.num_train, c.num_val, c.num_test, c.num_teacher = 100, 50, 100, 50
+        c.num_epochs = 1
     elif preset == "paper":
         c.num_seeds = 5
         c.num_train, c.num_val, c.num_test, c.num_teacher = 10000, 2000, 10000, 5000
