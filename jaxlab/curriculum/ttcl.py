@@ -19,7 +19,7 @@ def ttcl(start_rate: float = 0.2, grow_epochs: int = 15, grow_fn: str = "linear"
 
     Example:
       >>> from jaxlab.curriculum import ttcl
-      >>> c = ttcl(start_rate=0.5, grow_epochs=2)
+      >>> c = ttcl(start_rate=0.25, grow_epochs=4)
       >>> s = c.data_prepare(4, 2, jax.random.key(0))
       >>> c.data_curriculum(s, 0, np.array([0.3, 0.1, 0.9, 0.5])).weights.tolist()
       [1.0, 1.0, 0.0, 0.0]
