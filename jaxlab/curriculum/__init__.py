@@ -15,21 +15,33 @@ from jaxlab.curriculum.base import (
     masked_mean,
     weighted_loss,
 )
+from jaxlab.curriculum.cbs import cbs, cbs_sigma
 from jaxlab.curriculum.dcl import data_parameter_loss, dcl
+from jaxlab.curriculum.dds import dds, dds_reward
+from jaxlab.curriculum.dihcl import dih_update, dihcl
 from jaxlab.curriculum.lre import lre, lre_weights
 from jaxlab.curriculum.meta import lookahead_meta_loss, lookahead_params
 from jaxlab.curriculum.mw_net import mw_net, mw_net_meta_loss, weight_net
+from jaxlab.curriculum.screener_net import screener_loss, screener_net
 from jaxlab.curriculum.spl import pacing, spl, spl_weights
 from jaxlab.curriculum.superloss import lambertw, superloss, superloss_sigma
 from jaxlab.curriculum.transforms import imbalance, noisy_labels
+from jaxlab.curriculum.ttcl import ttcl
 
+# The curricula implemented so far (CurBench lists 15; LGL, C2F, MCL, Adaptive CL and
+# EfficientTrain are not yet here).
 METHODS = {
     "baseline": baseline,
     "spl": spl,
-    "superloss": superloss,
-    "dcl": dcl,
+    "ttcl": ttcl,
+    "dihcl": dihcl,
+    "cbs": cbs,
+    "screener_net": screener_net,
     "lre": lre,
     "mw_net": mw_net,
+    "dcl": dcl,
+    "dds": dds,
+    "superloss": superloss,
 }
 
 
@@ -46,9 +58,15 @@ __all__ = [
     "CurriculumState",
     "StepContext",
     "baseline",
+    "cbs",
+    "cbs_sigma",
     "check_weights",
     "data_parameter_loss",
     "dcl",
+    "dds",
+    "dds_reward",
+    "dih_update",
+    "dihcl",
     "get_curriculum",
     "imbalance",
     "lambertw",
@@ -61,10 +79,13 @@ __all__ = [
     "mw_net_meta_loss",
     "noisy_labels",
     "pacing",
+    "screener_loss",
+    "screener_net",
     "spl",
     "spl_weights",
     "superloss",
     "superloss_sigma",
+    "ttcl",
     "weight_net",
     "weighted_loss",
 ]

@@ -6,12 +6,14 @@ calls at fixed points:
 1. ``data_prepare(num_samples, num_classes, key) -> CurriculumState`` — once, before
    training: the curriculum's state (per-sample weights, learnable curriculum parameters,
    running statistics), all arrays of static shape.
-2. ``model_prepare(state, num_epochs) -> CurriculumState`` — once, when the trainer knows
-   the run length.
+2. ``model_prepare(state, params, num_epochs) -> CurriculumState`` — once, with the
+   model's initial parameters and the run length (ScreenerNet and DDS copy the model
+   into their scoring network here).
 3. ``data_curriculum(state, epoch, losses) -> CurriculumState`` — once per epoch, on the
    host: sets ``state.weights`` (``[N]``, ``0`` leaves a sample out of this epoch, other
    values reweight it). ``losses`` is the current model's per-sample training loss
-   ``[N]`` when ``needs_losses`` is set (SPL ranks by it), else ``None``.
+   ``[N]`` when ``needs_losses`` is set (SPL ranks by it), a teacher's when
+   ``uses_teacher`` is set (TTCL), else ``None``.
 4. ``model_curriculum(state, epoch) -> dict`` — once per epoch: arguments of the model for
    this epoch (CBS's smoothing width); ``{}`` for most methods.
 5. ``loss_curriculum(losses, logits, labels, indices, state, ctx) -> (loss, state)`` —
@@ -67,6 +69,8 @@ class StepContext(NamedTuple):
     Attributes:
       params: the model parameters before this step (a pytree).
       loss_fn: ``(params, inputs, labels) -> [b]`` per-sample losses of the model.
+      apply_fn: ``(params, inputs) -> [b, C]`` the model's logits (scoring networks that
+        copy the model use it).
       inputs: ``[b, ...]`` the batch's inputs.
       valid: ``[b]`` boolean, ``False`` at padding positions of the last batch.
       meta_inputs: ``[m, ...]`` a batch of the held-out meta set (meta-gradient methods),
@@ -79,6 +83,7 @@ class StepContext(NamedTuple):
 
     params: Any
     loss_fn: Callable[[Any, jax.Array, jax.Array], jax.Array]
+    apply_fn: Callable[[Any, jax.Array], jax.Array]
     inputs: jax.Array
     valid: jax.Array
     meta_inputs: jax.Array
@@ -117,8 +122,8 @@ def _data_prepare(num_samples: int, num_classes: int, key: jax.Array) -> Curricu
     return CurriculumState(weights=np.ones(num_samples, np.float32))
 
 
-def _model_prepare(state: CurriculumState, num_epochs: int) -> CurriculumState:
-    del num_epochs
+def _model_prepare(state: CurriculumState, params: Any, num_epochs: int) -> CurriculumState:
+    del params, num_epochs
     return state
 
 
@@ -148,6 +153,8 @@ class Curriculum:
       data_prepare, model_prepare, data_curriculum, model_curriculum, loss_curriculum:
         the hooks (see the module docstring for their signatures).
       needs_losses: ``data_curriculum`` wants the model's per-sample training losses.
+      uses_teacher: ``data_curriculum`` wants a teacher's per-sample losses (the task's
+        ``teacher_losses``).
       meta_fraction: fraction of the training set held out as the meta set (LRE,
         MW-Net, DDS: 0.1 in the reference); ``0`` for none.
       vision_only: the paper applies the method to images only (CBS, LGL, C2F,
@@ -168,6 +175,7 @@ class Curriculum:
     model_curriculum: Callable[..., dict] = _model_curriculum
     loss_curriculum: Callable[..., tuple[jax.Array, CurriculumState]] = weighted_loss
     needs_losses: bool = False
+    uses_teacher: bool = False
     meta_fraction: float = 0.0
     vision_only: bool = False
 

@@ -32,7 +32,7 @@ def data_parameter_loss(logits: ArrayLike, labels: ArrayLike, log_sigma: ArrayLi
     Example:
       >>> from jaxlab.curriculum import data_parameter_loss
       >>> z = jnp.array([[2.0, 0.0]])
-      >>> float(data_parameter_loss(z, jnp.array([0]), jnp.zeros(1))) < 0.2
+      >>> float(data_parameter_loss(z, jnp.array([0]), jnp.zeros(1))[0]) < 0.2
       True
 
     References:

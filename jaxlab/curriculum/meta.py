@@ -35,7 +35,7 @@ def lookahead_params(params: Any, loss_fn: LossFn, inputs: ArrayLike, labels: Ar
     Example:
       >>> from jaxlab.curriculum.meta import lookahead_params
       >>> f = lambda p, x, y: (p * x - y) ** 2
-      >>> float(lookahead_params(1.0, f, jnp.ones(2), jnp.zeros(2), jnp.ones(2), 0.1))
+      >>> round(float(lookahead_params(1.0, f, jnp.ones(2), jnp.zeros(2), jnp.ones(2), 0.1)), 4)
       0.6
     """
     grads = jax.grad(lambda p: jnp.sum(weights * loss_fn(p, inputs, labels)))(params)

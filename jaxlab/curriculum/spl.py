@@ -41,7 +41,7 @@ def pacing(epoch: int, start_rate: float, grow_epochs: int, kind: str = "linear"
 
     Example:
       >>> from jaxlab.curriculum.spl import pacing
-      >>> pacing(5, 0.2, 10), pacing(20, 0.2, 10)
+      >>> round(pacing(5, 0.2, 10), 4), pacing(20, 0.2, 10)
       (0.6, 1.0)
     """
     if not 0.0 < start_rate <= 1.0:
@@ -127,7 +127,7 @@ def spl(start_rate: float = 0.2, grow_epochs: int = 15, grow_fn: str = "linear",
 
     Example:
       >>> from jaxlab.curriculum import spl
-      >>> c = spl(start_rate=0.5, grow_epochs=2)
+      >>> c = spl(start_rate=0.25, grow_epochs=4)
       >>> s = c.data_prepare(4, 2, jax.random.key(0))
       >>> c.data_curriculum(s, 0, np.array([0.3, 0.1, 0.9, 0.5])).weights.tolist()
       [1.0, 1.0, 0.0, 0.0]

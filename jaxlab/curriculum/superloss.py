@@ -29,7 +29,7 @@ def lambertw(x: ArrayLike, iterations: int = 8) -> jax.Array:
 
     Example:
       >>> from jaxlab.curriculum.superloss import lambertw
-      >>> round(float(lambertw(math.e)), 5)
+      >>> round(float(lambertw(np.e)), 5)
       1.0
     """
     x = jnp.asarray(x)

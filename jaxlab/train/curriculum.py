@@ -42,6 +42,8 @@ class CurriculumData(NamedTuple):
       val_inputs, val_labels: the validation split (model selection).
       test_inputs, test_labels: the test split.
       num_classes: ``C``.
+      teacher_losses: ``[N]`` or ``[S, N]`` per-sample losses of a teacher (TTCL), or
+        ``None``.
     """
 
     train_inputs: Any
@@ -51,6 +53,7 @@ class CurriculumData(NamedTuple):
     test_inputs: Any
     test_labels: Any
     num_classes: int
+    teacher_losses: Any = None
 
 
 class Carry(NamedTuple):
@@ -89,7 +92,7 @@ class CurriculumTrainer:
     batch_size: int = 50
     lr: float = 1e-3
     seed_batching: str = "map"
-    eval_batch_size: int = 1000
+    eval_batch_size: int = 500
     max_traces: int | None = None
 
     def __post_init__(self):
@@ -107,8 +110,7 @@ class CurriculumTrainer:
             epoch.__name__ = f"curriculum_epoch_{self.curriculum.name}_{id(self)}"
             epoch = chex.assert_max_traces(epoch, n=self.max_traces)
         self._epoch_jit = jax.jit(epoch)
-        self._losses_jit = jax.jit(self._losses)
-        self._accuracy_jit = jax.jit(self._accuracy)
+        self._logits_jit = jax.jit(self._logits_chunk)
 
     # ---------------------------------------------------------------- jitted programs
     def _batched(self, fn, *args):
@@ -132,7 +134,9 @@ class CurriculumTrainer:
             def objective(p):
                 logits = apply_fn(p, x, model_args)
                 losses = per_sample_ce(logits, y)
-                ctx = StepContext(params=p, loss_fn=loss_fn, inputs=x, valid=valid,
+                ctx = StepContext(params=p, loss_fn=loss_fn,
+                                  apply_fn=lambda q, z: apply_fn(q, z, model_args),
+                                  inputs=x, valid=valid,
                                   meta_inputs=xm, meta_labels=ym, lr=self.lr,
                                   step=carry.step, key=key)
                 return curriculum.loss_curriculum(losses, logits, y, idx, carry.curriculum,
@@ -152,27 +156,32 @@ class CurriculumTrainer:
 
         return self._batched(one, carry, plan, labels, model_args)
 
-    def _chunked_logits(self, params, inputs, model_args):
-        n = inputs.shape[0]
-        size = min(self.eval_batch_size, n)
-        pad = (-n) % size
-        padded = jnp.concatenate([inputs, jnp.zeros((pad, *inputs.shape[1:]), inputs.dtype)])
-        chunks = padded.reshape(-1, size, *inputs.shape[1:])
-        logits = jax.lax.map(lambda x: self.apply_fn(params, x, model_args), chunks)
-        return logits.reshape(-1, logits.shape[-1])[:n]
+    def _logits_chunk(self, params, inputs, model_args):
+        """Logits of one fixed-size chunk ``[e, ...]`` for every seed: ``[S, e, C]``."""
+        return self._batched(lambda p, m: self.apply_fn(p, inputs, m), params, model_args)
 
-    def _losses(self, params, inputs, labels, model_args):
-        def one(p, y, m):
-            return per_sample_ce(self._chunked_logits(p, inputs, m), y)
+    def _logits(self, params, inputs: np.ndarray, model_args) -> np.ndarray:
+        """``[S, n, C]`` logits in chunks of ``eval_batch_size`` (one compiled program for
+        every split and setting: the last chunk is padded)."""
+        n, size = inputs.shape[0], self.eval_batch_size
+        out = []
+        for start in range(0, n, size):
+            chunk = inputs[start:start + size]
+            pad = size - chunk.shape[0]
+            if pad:
+                chunk = np.concatenate([chunk, np.zeros((pad, *chunk.shape[1:]), chunk.dtype)])
+            out.append(np.asarray(self._logits_jit(params, chunk, model_args))[:, :size - pad])
+        return np.concatenate(out, axis=1)
 
-        return self._batched(one, params, labels, model_args)
+    def _losses(self, params, inputs, labels: np.ndarray, model_args) -> np.ndarray:
+        logits = self._logits(params, inputs, model_args)
+        z = logits - logits.max(-1, keepdims=True)
+        logp = z - np.log(np.exp(z).sum(-1, keepdims=True))
+        return -np.take_along_axis(logp, labels[..., None].astype(np.int64), -1)[..., 0]
 
-    def _accuracy(self, params, inputs, labels, model_args):
-        def one(p, m):
-            logits = self._chunked_logits(p, inputs, m)
-            return jnp.mean(jnp.argmax(logits, -1) == labels)
-
-        return self._batched(one, params, model_args)
+    def _accuracy(self, params, inputs, labels, model_args) -> np.ndarray:
+        logits = self._logits(params, np.asarray(inputs), model_args)
+        return np.mean(logits.argmax(-1) == np.asarray(labels)[None], axis=1)
 
     # ---------------------------------------------------------------- host side
     def _plan(self, weights: np.ndarray, rng: np.random.Generator, num_steps: int,
@@ -192,14 +201,19 @@ class CurriculumTrainer:
         return idx.reshape(shape), valid.reshape(shape), meta.reshape(shape)
 
     def run(self, data: CurriculumData, seeds: Sequence[int], num_epochs: int,
-            workdir: str | None = None, progress: bool = False) -> dict[str, Any]:
+            workdir: str | None = None, progress: bool = False,
+            stop_after: int | None = None, return_params: bool = False) -> dict[str, Any]:
         """Trains one model per seed; returns per-seed results.
+
+        With ``workdir`` the run checkpoints every epoch and resumes from the last one;
+        ``stop_after`` ends this call after that many epochs (an interrupted run).
 
         Returns:
           ``{"test_acc": [S], "best_val_acc": [S], "val_acc": [E, S], "epoch_time_s": [E],
           "wall_time_s": float}`` — ``test_acc`` is the test accuracy of each seed's
           best-validation parameters; ``epoch_time_s`` the wall time of each epoch (all
-          seeds), the first including compilation.
+          seeds), the first including compilation. With ``return_params`` also
+          ``"params"``: the best-validation parameters stacked over seeds.
 
         Raises:
           ValueError: bad shapes, a vision-only curriculum on non-image inputs, or a
@@ -234,7 +248,7 @@ class CurriculumTrainer:
             k_model, k_cur, k_run = jax.random.split(key, 3)
             params.append(self.init_fn(k_model))
             c = curriculum.data_prepare(n, data.num_classes, k_cur)
-            cstates.append(curriculum.model_prepare(c, num_epochs))
+            cstates.append(curriculum.model_prepare(c, params[-1], num_epochs))
             keys[i] = k_run
         stack = lambda xs: jax.tree.map(lambda *a: jnp.stack([jnp.asarray(v) for v in a]), *xs)
         carry = Carry(stack(params), stack([self.tx.init(p) for p in params]), stack(cstates),
@@ -254,19 +268,24 @@ class CurriculumTrainer:
             if restored is not None:
                 saved, _, first = restored
                 carry, best_params = saved["carry"], saved["best"]
-                best_val, val_hist = np.asarray(saved["best_val"]), np.asarray(saved["val"])
-                epoch_times = np.asarray(saved["times"])
+                best_val, val_hist = np.array(saved["best_val"]), np.array(saved["val"])
+                epoch_times = np.array(saved["times"])
         x_dev, labels_dev = jnp.asarray(x), jnp.asarray(labels)
-        val_x, val_y = jnp.asarray(data.val_inputs), jnp.asarray(data.val_labels, jnp.int32)
-        for epoch in range(first, num_epochs):
+        val_x, val_y = np.asarray(data.val_inputs), np.asarray(data.val_labels)
+        last = num_epochs if stop_after is None else min(stop_after, num_epochs)
+        for epoch in range(first, last):
             tick = time.perf_counter()
             host = jax.device_get(carry.curriculum)
             model_args = stack([curriculum.model_curriculum(
                 jax.tree.map(lambda a, i=i: a[i], host), epoch) for i in range(s)])
             losses = None
             if curriculum.needs_losses:
-                losses = np.asarray(self._losses_jit(carry.params, x_dev, labels_dev,
-                                                     model_args))
+                losses = self._losses(carry.params, x, labels, model_args)
+            elif curriculum.uses_teacher:
+                if data.teacher_losses is None:
+                    raise ValueError(f"curriculum {curriculum.name!r} needs the task's "
+                                     "teacher_losses")
+                losses = np.broadcast_to(np.asarray(data.teacher_losses, np.float32), (s, n))
             new_states, plans = [], []
             for i in range(s):
                 state_i = jax.tree.map(lambda a, i=i: a[i], host)
@@ -280,7 +299,7 @@ class CurriculumTrainer:
             carry = carry._replace(curriculum=stack(new_states))
             plan = tuple(jnp.asarray(np.stack(p)) for p in zip(*plans, strict=True))
             carry = self._epoch_jit(carry, plan, x_dev, labels_dev, model_args)
-            val = np.asarray(self._accuracy_jit(carry.params, val_x, val_y, model_args))
+            val = self._accuracy(carry.params, val_x, val_y, model_args)
             better = val > best_val
             best_val = np.where(better, val, best_val)
             sel = jnp.asarray(better)
@@ -303,9 +322,63 @@ class CurriculumTrainer:
         final_args = stack([curriculum.model_curriculum(
             jax.tree.map(lambda a, i=i: a[i], jax.device_get(carry.curriculum)), num_epochs)
             for i in range(s)])
-        test = np.asarray(self._accuracy_jit(best_params, jnp.asarray(data.test_inputs),
-                                             jnp.asarray(data.test_labels, jnp.int32),
-                                             final_args))
-        return {"test_acc": test.tolist(), "best_val_acc": best_val.tolist(),
-                "val_acc": val_hist.tolist(), "epoch_time_s": epoch_times.tolist(),
-                "wall_time_s": time.perf_counter() - start_time}
+        test = self._accuracy(best_params, data.test_inputs, data.test_labels, final_args)
+        result = {"test_acc": test.tolist(), "best_val_acc": best_val.tolist(),
+                  "val_acc": val_hist.tolist(), "epoch_time_s": epoch_times.tolist(),
+                  "wall_time_s": time.perf_counter() - start_time}
+        if return_params:
+            result["params"] = best_params
+        return result
+
+    def logits(self, params, inputs, model_args: dict | None = None) -> np.ndarray:
+        """``[S, n, C]`` logits of seed-stacked ``params`` on ``inputs [n, ...]``."""
+        s = jax.tree.leaves(params)[0].shape[0]
+        args = jax.tree.map(lambda a: jnp.stack([jnp.asarray(a)] * s), model_args or {})
+        return self._logits(params, np.asarray(inputs), args)
+
+
+def _epoch_time(result: dict) -> float:
+    times = np.asarray(result["epoch_time_s"])
+    return float(np.median(times[1:] if len(times) > 1 else times))  # the first compiles
+
+
+def summarize_runs(runs: dict[str, dict[str, dict]], baseline: str = "baseline",
+                   meta_methods: Sequence[str] = ()) -> tuple[dict[str, Any], str]:
+    """CurBench's tables from ``runs[setting][method]`` (results of ``run``).
+
+    Returns ``(metrics, markdown)``. Metrics (accuracies in %): ``{setting}_{method}_test_acc``
+    (per seed), ``{setting}_{method}_time_ratio`` (median epoch time after the first over
+    the baseline's), ``{setting}_best_cl_test_acc`` (per seed, the curriculum with the best
+    mean validation accuracy — chosen without looking at the test set),
+    ``{setting}_gain`` (that minus the baseline, per seed) and ``meta_cost_ratio`` (the time
+    ratios of ``meta_methods`` over all settings).
+    """
+    metrics: dict[str, Any] = {}
+    lines = []
+    meta_ratios = []
+    for setting, by_method in runs.items():
+        if baseline not in by_method:
+            raise ValueError(f"setting {setting!r} has no {baseline!r} run")
+        base_time = _epoch_time(by_method[baseline])
+        curricula = [m for m in by_method if m != baseline]
+        best = max(curricula, key=lambda m: np.mean(by_method[m]["best_val_acc"]),
+                   default=baseline)
+        lines += [f"\n### {setting}\n", "| method | test acc (%) | val acc (%) | time × baseline |",
+                  "|---|---|---|---|"]
+        for method, result in by_method.items():
+            acc = 100 * np.asarray(result["test_acc"])
+            ratio = _epoch_time(result) / base_time
+            metrics[f"{setting}_{method}_test_acc"] = acc.tolist()
+            metrics[f"{setting}_{method}_time_ratio"] = ratio
+            if method in meta_methods:
+                meta_ratios.append(ratio)
+            mark = " (best by val)" if method == best else ""
+            lines.append(f"| {method}{mark} | {acc.mean():.2f} ± {acc.std():.2f} | "
+                         f"{100 * np.mean(result['best_val_acc']):.2f} | {ratio:.2f} |")
+        best_acc = 100 * np.asarray(by_method[best]["test_acc"])
+        metrics[f"{setting}_best_cl_test_acc"] = best_acc.tolist()
+        metrics[f"{setting}_gain"] = (
+            best_acc - 100 * np.asarray(by_method[baseline]["test_acc"])).tolist()
+    if meta_methods:
+        metrics["meta_cost_ratio"] = meta_ratios or [float("nan")]
+    return metrics, "\n".join(lines) + "\n"

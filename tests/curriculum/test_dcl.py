@@ -34,7 +34,7 @@ def test_data_parameter_update_is_sparse_momentum_sgd():
     state = c.data_prepare(5, 3, jax.random.key(0))
     logits = jnp.array([[2.0, 0.0, -1.0], [0.0, 1.0, 0.5]])
     labels, idx = jnp.array([0, 2]), jnp.array([1, 3])
-    ctx = StepContext(None, None, None, jnp.ones(2, bool), None, None, 1e-3, jnp.int32(0),
+    ctx = StepContext(None, None, None, None, jnp.ones(2, bool), None, None, 1e-3, jnp.int32(0),
                       jax.random.key(0))
     loss, new = jax.jit(lambda s: c.loss_curriculum(None, logits, labels, idx, s, ctx))(state)
     np.testing.assert_allclose(loss, np_ce(np.asarray(logits), np.asarray(labels)).mean(),
@@ -54,7 +54,7 @@ def test_data_parameter_update_is_sparse_momentum_sgd():
 def test_clamped_and_bad_init():
     c = dcl(lr_data_param=1e4)
     state = c.data_prepare(2, 2, jax.random.key(0))
-    ctx = StepContext(None, None, None, jnp.ones(2, bool), None, None, 1e-3, jnp.int32(0),
+    ctx = StepContext(None, None, None, None, jnp.ones(2, bool), None, None, 1e-3, jnp.int32(0),
                       jax.random.key(0))
     _, new = c.loss_curriculum(None, jnp.array([[5.0, -5.0], [5.0, -5.0]]), jnp.array([1, 1]),
                                jnp.array([0, 1]), state, ctx)

@@ -1,0 +1,69 @@
+"""ScreenerNet: a network trained alongside the model predicts each sample's weight."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import optax
+from jax.typing import ArrayLike
+
+from jaxlab.curriculum.base import Curriculum, CurriculumState, masked_mean
+from jaxlab.curriculum.scorer import init_scorer, scorer_weights
+
+
+def screener_loss(weights: ArrayLike, losses: ArrayLike, margin: float) -> jax.Array:
+    """ScreenerNet's per-sample objective ``(1 − w)² ℓ + w² max(M − ℓ, 0)`` (Eq. (1)).
+
+    Hard samples (large ``ℓ``) are pushed to ``w → 1``, easy ones (``ℓ < M``) to ``w → 0``.
+
+    Example:
+      >>> from jaxlab.curriculum.screener_net import screener_loss
+      >>> screener_loss(jnp.array([0.5]), jnp.array([2.0]), 1.0).tolist()
+      [0.5]
+
+    References:
+      Kim, Choi, ScreenerNet: Learning Self-Paced Curriculum for Deep Neural Networks,
+      arXiv:1801.00904, 2018.
+    """
+    w, loss = jnp.asarray(weights), jnp.asarray(losses)
+    return (1.0 - w) ** 2 * loss + w**2 * jax.nn.relu(margin - loss)
+
+
+def screener_net(margin: float = 1.0, lr: float = 1e-3) -> Curriculum:
+    """ScreenerNet as a curriculum: the scorer (a copy of the model + a sigmoid unit) takes
+    an Adam step on :func:`screener_loss`, the model trains on ``mean_i w_i ℓ_i``.
+
+    Example:
+      >>> from jaxlab.curriculum import screener_net
+      >>> screener_net().name
+      'screener_net'
+    """
+    tx = optax.adam(lr)
+
+    def data_prepare(num_samples, num_classes, key):
+        return CurriculumState(weights=jnp.ones(num_samples, jnp.float32),
+                               extra={"key": jax.random.key_data(key),
+                                      "classes": jnp.zeros(num_classes)})
+
+    def model_prepare(state, params, num_epochs):
+        del num_epochs
+        key = jax.random.wrap_key_data(state.extra["key"])
+        scorer = init_scorer(params, state.extra["classes"].shape[0], key)
+        return state._replace(params=scorer, opt_state=tx.init(scorer))
+
+    def loss_curriculum(losses, logits, labels, indices, state, ctx):
+        del logits, labels, indices
+        fixed = jax.lax.stop_gradient(losses)
+
+        def objective(scorer):
+            w = scorer_weights(scorer, ctx.apply_fn, ctx.inputs)
+            return masked_mean(screener_loss(w, fixed, margin), ctx.valid), w
+
+        (_, w), g = jax.value_and_grad(objective, has_aux=True)(state.params)
+        updates, opt_state = tx.update(g, state.opt_state, state.params)
+        scorer = optax.apply_updates(state.params, updates)
+        loss = masked_mean(jax.lax.stop_gradient(w) * losses, ctx.valid)
+        return loss, state._replace(params=scorer, opt_state=opt_state)
+
+    return Curriculum(name="screener_net", data_prepare=data_prepare,
+                      model_prepare=model_prepare, loss_curriculum=loss_curriculum)

@@ -1,0 +1,90 @@
+"""The curriculum trainer: one compile per run, bad curricula rejected, resumable."""
+
+import dataclasses
+
+import flax.linen as nn
+import numpy as np
+import pytest
+
+from jaxlab import curriculum as cl
+from jaxlab.train.curriculum import CurriculumData, CurriculumTrainer
+
+N, D, C = 120, 4, 3
+
+
+class _Mlp(nn.Module):
+    @nn.compact
+    def __call__(self, x):
+        return nn.Dense(C)(nn.tanh(nn.Dense(8)(x)))
+
+
+_MODEL = _Mlp()
+
+
+def _init(key):
+    return _MODEL.init(key, np.zeros((1, D), np.float32))["params"]
+
+
+def _apply(params, x, model_args):
+    del model_args
+    return _MODEL.apply({"params": params}, x)
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(N + 40, D)).astype(np.float32)
+    y = (x[:, 0] > 0).astype(np.int32) + (x[:, 1] > 1).astype(np.int32)
+    return CurriculumData(x[:N], y[:N], x[N:N + 20], y[N:N + 20], x[N + 20:], y[N + 20:], C)
+
+
+def test_spl_changes_subsets_without_recompiling(data):
+    trainer = CurriculumTrainer(cl.spl(start_rate=0.2, grow_epochs=3), _init, _apply,
+                                batch_size=16, lr=1e-2, max_traces=1)
+    result = trainer.run(data, seeds=[0, 1], num_epochs=4)
+    assert np.shape(result["test_acc"]) == (2,)
+    assert np.shape(result["val_acc"]) == (4, 2)
+    # The test accuracy belongs to the best-validation parameters: both within [0, 1].
+    assert all(0.0 <= a <= 1.0 for a in result["test_acc"])
+
+
+def test_baseline_learns_and_map_equals_vmap(data):
+    results = [CurriculumTrainer(cl.baseline(), _init, _apply, batch_size=16, lr=3e-2,
+                                 seed_batching=m).run(data, seeds=[0, 1], num_epochs=3)
+               for m in ("map", "vmap")]
+    np.testing.assert_allclose(results[0]["val_acc"], results[1]["val_acc"], atol=0.051)
+    assert max(results[0]["best_val_acc"]) > 0.6
+
+
+@pytest.mark.parametrize("weights,match", [(np.ones(N - 1), "shape"), (-np.ones(N), ">= 0"),
+                                           (np.zeros(N), "no sample")])
+def test_bad_curriculum_weights_are_errors(data, weights, match):
+    bad = dataclasses.replace(
+        cl.baseline(), name="bad",
+        data_curriculum=lambda state, epoch, losses: state._replace(weights=weights))
+    with pytest.raises(ValueError, match=match):
+        CurriculumTrainer(bad, _init, _apply, batch_size=16).run(data, seeds=[0], num_epochs=1)
+
+
+def test_vision_only_curriculum_refuses_vectors(data):
+    vision = dataclasses.replace(cl.baseline(), name="cbs_like", vision_only=True)
+    with pytest.raises(ValueError, match="vision-only"):
+        CurriculumTrainer(vision, _init, _apply).run(data, seeds=[0], num_epochs=1)
+
+
+def test_resume_from_workdir_matches_uninterrupted(data, tmp_path):
+    make = lambda: CurriculumTrainer(cl.dcl(), _init, _apply, batch_size=32, lr=1e-2)
+    full = make().run(data, seeds=[3], num_epochs=2)
+    make().run(data, seeds=[3], num_epochs=2, workdir=str(tmp_path), stop_after=1)
+    resumed = make().run(data, seeds=[3], num_epochs=2, workdir=str(tmp_path))
+    np.testing.assert_allclose(resumed["val_acc"], full["val_acc"])
+    np.testing.assert_allclose(resumed["test_acc"], full["test_acc"])
+
+
+def test_bad_arguments(data):
+    with pytest.raises(ValueError, match="batch_size"):
+        CurriculumTrainer(cl.baseline(), _init, _apply, batch_size=0)
+    with pytest.raises(ValueError, match="train_labels"):
+        CurriculumTrainer(cl.baseline(), _init, _apply).run(
+            data._replace(train_labels=np.zeros((3, N), np.int32)), seeds=[0, 1],
+            num_epochs=1)
