@@ -37,8 +37,9 @@ def time_interleaved(
         blocked on, so it may return a ``jax.Array`` or any pytree of them.
       repeats: timed rounds; each round calls every function once.
       warmup: untimed calls of each function before the first round.
-      min_time_s: keep adding rounds until the slowest function has accumulated at least
-        this much time (for millisecond-scale functions on a noisy machine).
+      min_time_s: keep adding rounds until every function (the fastest included) has
+        accumulated at least this much timed time (for millisecond-scale functions on a
+        noisy machine).
 
     Returns:
       name → median seconds per call.

@@ -1,5 +1,6 @@
 """The MCF denoiser: shapes, masking, permutation equivariance, loss gradient, sampling."""
 
+import chex
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -25,7 +26,7 @@ def setup():
 def test_shapes_mask_and_padding_independence(setup):
     model, params, coords, x, mask = setup
     out = model.apply(params, coords, x, jnp.array([3, 4]), mask)
-    assert out.shape == (B, N, 3)
+    chex.assert_shape(out, (B, N, 3))
     np.testing.assert_array_equal(out[0, 5:], 0)
     # Garbage in the padding does not change the outputs on real atoms.
     x2 = x.at[0, 5:].set(100.0)

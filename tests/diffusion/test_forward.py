@@ -1,5 +1,6 @@
 """q_sample statistics, masked loss against numpy, jit/vmap/grad."""
 
+import chex
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -67,4 +68,4 @@ def test_ddpm_loss_oracle_zero_and_grad():
     per = jax.vmap(lambda k: ddpm_loss(lambda xt, t: 0 * xt, SCHED, x0, k, mask))(
         jax.random.split(jax.random.key(4), 3)
     )
-    assert per.shape == (3,)
+    chex.assert_shape(per, (3,))

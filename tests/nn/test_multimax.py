@@ -40,7 +40,7 @@ STRONG = MultiMaxParams(
 def test_init_matches_reference_scale():
     params = init_multimax_params(jax.random.key(0), order=3, std=0.02)
     for field in params:
-        assert field.shape == (3,)
+        chex.assert_shape(field, (3,))
     draws = jnp.concatenate(init_multimax_params(jax.random.key(1), order=5000))
     assert abs(float(jnp.std(draws)) - 0.02) < 1e-3
     assert float(jnp.max(jnp.abs(draws))) < 0.2
@@ -106,7 +106,7 @@ def test_jit_vmap_equivalence_and_param_batch():
     batch = jax.vmap(lambda k: init_multimax_params(k))(jax.random.split(jax.random.key(0), 3))
     batch = jax.tree.map(lambda a, s: a.at[0].set(s), batch, STRONG)
     per_set = jax.vmap(multimax, (None, 0))(x, batch)
-    assert per_set.shape == (3, 4, 6)
+    chex.assert_shape(per_set, (3, 4, 6))
     np.testing.assert_allclose(per_set[0], eager, rtol=1e-6)
     np.testing.assert_allclose(
         per_set[2], np_multimax(x, jax.tree.map(lambda a: a[2], batch)), rtol=1e-5

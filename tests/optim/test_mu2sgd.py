@@ -1,5 +1,6 @@
 """μ²-SGD and worker momentum against hand-written numpy loops, and convergence."""
 
+import chex
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -104,7 +105,8 @@ def test_states_are_pytrees_and_vmappable():
     state = jax.vmap(opt.init)(params)
     grads = {"w": jnp.ones((17, 3))}
     est, state = jax.vmap(lambda g, s: opt.update(g, s, grads_at_prev=g))(grads, state)
-    assert est["w"].shape == (17, 3) and state.count.shape == (17,)
+    chex.assert_shape(est["w"], (17, 3))
+    chex.assert_shape(state.count, (17,))
 
 
 def test_errors():

@@ -2,6 +2,7 @@
 
 import functools
 
+import chex
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -233,7 +234,8 @@ def test_jit_vmap_and_pytree(name):
     np.testing.assert_allclose(batched, jitted, rtol=1e-5, atol=1e-6)
     tree = {"a": x[0, :, :4].reshape(17, 2, 2), "b": x[0, :, 4:]}
     out = fn(tree)
-    assert out["a"].shape == (2, 2) and out["b"].shape == (6,)
+    chex.assert_shape(out["a"], (2, 2))
+    chex.assert_shape(out["b"], (6,))
     np.testing.assert_allclose(
         jnp.concatenate([out["a"].reshape(-1), out["b"]]), fn(x[0]), rtol=1e-5, atol=1e-6
     )

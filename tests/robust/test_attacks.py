@@ -1,5 +1,6 @@
 """Attacks against their formulas."""
 
+import chex
 import numpy as np
 import pytest
 from scipy.stats import norm
@@ -27,7 +28,7 @@ def test_alie_vectors():
     out = np.asarray(attacks.a_little_is_enough(honest, own, 17, 8))
     z = norm.ppf((9 - 1) / 9)
     expected = honest.mean(0) - z * honest.std(0, ddof=1)
-    assert out.shape == own.shape
+    chex.assert_equal_shape([out, own])
     np.testing.assert_allclose(out, np.broadcast_to(expected, own.shape), rtol=1e-5)
 
 
@@ -51,6 +52,6 @@ def test_pytree_attacks_and_registry():
     tree_h, tree_o = {"a": honest}, {"a": own}
     for name in ("none", "sf", "lf", "ipm", "alie"):
         out = attacks.get_attack(name, 17, 8)(tree_h, tree_o)
-        assert out["a"].shape == own.shape
+        chex.assert_equal_shape([out["a"], own])
     with pytest.raises(ValueError, match="unknown attack"):
         attacks.get_attack("xyz", 17, 8)

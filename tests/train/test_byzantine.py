@@ -3,6 +3,7 @@
 
 import functools
 
+import chex
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -77,7 +78,8 @@ def test_batch_equals_runs_one_by_one(method):
     lanes = dict(seeds=[0, 1, 2], aggregator_indices=[0, 1, 1], attack_indices=[0, 1, 2],
                  learning_rates=[0.1, 0.2, 0.3])
     out = byzantine.run_batch(spec, train=train, test=test, method=method, **lanes)
-    assert out["accuracy"].shape == (3,) and out["loss"].shape == (3, STEPS)
+    chex.assert_shape(out["accuracy"], (3,))
+    chex.assert_shape(out["loss"], (3, STEPS))
     one = jax.jit(lambda k, g, a, lr: byzantine.simulate_run(spec, k, g, a, lr, train, test))
     for i in range(3):
         ref = one(jax.random.key(lanes["seeds"][i]), lanes["aggregator_indices"][i],
