@@ -16,6 +16,7 @@ from jaxlab import diffusion
 from jaxlab.train import batch_runs, scan_run
 
 SIGMA_DATA = 0.5
+DATASETS = ("digits", "molrg")
 
 
 def _fourier(c_noise: jax.Array, num: int = 8) -> jax.Array:
@@ -115,8 +116,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     sigmas = diffusion.edm_sigma_steps(config.heun_steps, config.sigma_min, config.sigma_max)
     runners = {"mlp": _make_run(MLPDenoiser(config.mlp_width, config.mlp_depth), config),
                "unet": _make_run(UNetDenoiser(config.unet_channels), config)}
-    for ds_index, name in enumerate(config.datasets):
-        rng = np.random.default_rng(config.seed + 1000 * ds_index)
+    for name in config.datasets:
+        rng = np.random.default_rng(config.seed + 1000 * DATASETS.index(name))
         pool = _load(name, config, rng)
         n_values_ds = tuple(min(n, len(pool)) for n in n_values)
         perms = np.stack([np.random.default_rng(s).permutation(len(pool)) for s in seeds])
