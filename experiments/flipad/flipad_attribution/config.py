@@ -10,7 +10,8 @@ anomalous); AUC of G's held-out samples against real test data, G' and H, clean 
 Gaussian noise on the queries.
 
 Command: ``jaxlab run flipad_attribution --preset quick``.
-Expected CPU time on 2 cores: smoke ≈ 15 s (mostly compilation), quick ≈ 1 min per seed.
+Expected CPU time on 2 cores: smoke ≈ 15 s (mostly compilation), quick ≈ 1 min per seed
+(measured 586 s for 3 seeds on a heavily shared 2-core machine).
 Paper numbers: Table 5 reports AUCs on census-type tabular data that do not transfer to this
 setting; the claims compare FLIPAD with RawPAD in the same run.
 """
