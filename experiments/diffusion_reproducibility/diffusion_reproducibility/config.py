@@ -10,7 +10,8 @@ the memorization score and the nearest-neighbour distance ratio. Features: the P
 for SSCD (16 components of the whole dataset), threshold calibrated on lightly noised copies.
 
 Command: ``jaxlab run diffusion_reproducibility --preset quick``.
-Expected CPU time on 2 cores: smoke ≈ 15 s (mostly compilation), quick ≈ 4 min, paper:
+Expected CPU time on 2 cores: smoke ≈ 15 s (mostly compilation), quick ≈ 4 CPU-minutes per dataset
+(measured ≈ 26 min wall on a heavily shared machine), paper:
 hours. Quick uses 256 shared noises (the spec suggests 1000) to fit the CPU budget.
 Paper numbers: none at this scale (the paper reports RP curves on CIFAR-10 in Fig. 2; RP
 above 0.9 at both ends is recalled, not verified), so the claims compare against baselines
