@@ -10,7 +10,8 @@ the memorization score and the nearest-neighbour distance ratio. Features: the P
 for SSCD (16 components of the whole dataset), threshold calibrated on lightly noised copies.
 
 Command: ``jaxlab run diffusion_reproducibility --preset quick``.
-Expected CPU time on 2 cores: smoke ≈ 15 s (mostly compilation), quick ≈ 4 min, paper:
+Expected CPU time on 2 cores: smoke ≈ 15 s (mostly compilation), quick ≈ 4 CPU-minutes per dataset
+(measured ≈ 26 min wall on a heavily shared machine), paper:
 hours. Quick uses 256 shared noises (the spec suggests 1000) to fit the CPU budget.
 Paper numbers: none at this scale (the paper reports RP curves on CIFAR-10 in Fig. 2; RP
 above 0.9 at both ends is recalled, not verified), so the claims compare against baselines
@@ -31,7 +32,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.n_values = (16, 64, 256, 1024, 1797)
     c.molrg_components = 3
     c.molrg_rank = 4
-    c.num_steps = 1000
+    c.num_steps = 500
     c.batch_size = 64
     c.learning_rate = 2e-3
     c.mlp_width = 128

@@ -16,6 +16,7 @@ from jaxlab import diffusion
 from jaxlab.train import batch_runs, scan_run
 
 SIGMA_DATA = 0.5
+DATASETS = ("digits", "molrg")
 
 
 def _fourier(c_noise: jax.Array, num: int = 8) -> jax.Array:
@@ -100,11 +101,11 @@ def _make_run(model: nn.Module, config):
     return batch_runs(run, in_axes=(0, 0, 0, 0), method="auto")
 
 
-def _dstar_samples(train: np.ndarray, noise: np.ndarray, config) -> np.ndarray:
-    sigmas = diffusion.edm_sigma_steps(config.heun_steps, config.sigma_min, config.sigma_max)
-    fn = jax.jit(lambda y, z: diffusion.edm_heun_sample(
-        lambda x, s: diffusion.optimal_denoiser(x, s, y), z, sigmas))
-    return np.asarray(fn(train, noise))
+@jax.jit
+def _dstar_samples(train: jax.Array, noise: jax.Array, sigmas: jax.Array) -> jax.Array:
+    """D*'s samples from the shared noises (compiled once per training-set size)."""
+    return diffusion.edm_heun_sample(
+        lambda x, s: diffusion.optimal_denoiser(x, s, train), noise, sigmas)
 
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
@@ -112,8 +113,11 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     n_values = tuple(config.n_values)
     results: dict[str, list[float]] = {}
     curves = {}
-    for ds_index, name in enumerate(config.datasets):
-        rng = np.random.default_rng(config.seed + 1000 * ds_index)
+    sigmas = diffusion.edm_sigma_steps(config.heun_steps, config.sigma_min, config.sigma_max)
+    runners = {"mlp": _make_run(MLPDenoiser(config.mlp_width, config.mlp_depth), config),
+               "unet": _make_run(UNetDenoiser(config.unet_channels), config)}
+    for name in config.datasets:
+        rng = np.random.default_rng(config.seed + 1000 * DATASETS.index(name))
         pool = _load(name, config, rng)
         n_values_ds = tuple(min(n, len(pool)) for n in n_values)
         perms = np.stack([np.random.default_rng(s).permutation(len(pool)) for s in seeds])
@@ -127,11 +131,10 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         sets = jnp.asarray(np.stack([train_sets[i] for i, _ in grid]))
         zs = jnp.asarray(np.stack([noise[i] for i, _ in grid]))
         samples = {}
-        for fam, model in (("mlp", MLPDenoiser(config.mlp_width, config.mlp_depth)),
-                           ("unet", UNetDenoiser(config.unet_channels))):
-            out, _ = _make_run(model, config)(keys, ns, sets, zs)
+        for fam, runner in runners.items():
+            out, _ = runner(keys, ns, sets, zs)
             samples[fam] = np.asarray(out).reshape(len(seeds), len(n_values_ds), -1, 64)
-        dstar = np.stack([np.stack([_dstar_samples(train_sets[i, :n], noise[i], config)
+        dstar = np.stack([np.stack([np.asarray(_dstar_samples(train_sets[i, :n], noise[i], sigmas))
                                     for n in n_values_ds]) for i in range(len(seeds))])
 
         proxy = diffusion.pca_proxy(pool, config.pca_components)
