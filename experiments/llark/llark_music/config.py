@@ -11,8 +11,9 @@ gated off), projector-only (LM frozen after text-only training, as many steps),
 logistic-regression probe on the pooled features; 3 seeds (model init and batch order; one
 data set).
 
-Command: ``jaxlab run llark_music --preset quick`` (quick: about 4-5 min on 2 idle CPU cores;
-smoke: about 15 s). The paper's numbers (Jukebox-5B + Llama-2-7B-chat, zero-shot on
+Command: ``jaxlab run llark_music --preset quick`` (quick: estimated 5-7 min on 2 idle CPU
+cores from runs on a heavily loaded machine, where it took about 35 min; smoke: about 70 s
+under that load, est. 15-20 s idle). The paper's numbers (Jukebox-5B + Llama-2-7B-chat, zero-shot on
 GiantSteps-Key/Tempo, GTZAN, MusicNet; 164k tracks) are not comparable to this miniature and
 were not retrieved; the spec lists them as unverified.
 """
@@ -26,7 +27,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c = base_config(preset)
     c.num_seeds = 3
     c.batch_seeds = True
-    c.cpu_budget_s = {"smoke": 15, "quick": 300, "paper": 10**6}[preset]
+    c.cpu_budget_s = {"smoke": 20, "quick": 420, "paper": 10**6}[preset]
     c.data_seed = 1234
     c.num_train_clips = 240
     c.num_test_clips = 60
