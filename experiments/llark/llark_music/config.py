@@ -11,8 +11,9 @@ gated off), projector-only (LM frozen after text-only training, as many steps),
 logistic-regression probe on the pooled features; 3 seeds (model init and batch order; one
 data set).
 
-Command: ``jaxlab run llark_music --preset quick`` (quick: about 4-5 min on 2 idle CPU cores;
-smoke: about 15 s). The paper's numbers (Jukebox-5B + Llama-2-7B-chat, zero-shot on
+Command: ``jaxlab run llark_music --preset quick`` (quick: estimated 5-7 min on 2 idle CPU
+cores from runs on a heavily loaded machine, where it took about 35 min; smoke: about 70 s
+under that load, est. 15-20 s idle). The paper's numbers (Jukebox-5B + Llama-2-7B-chat, zero-shot on
 GiantSteps-Key/Tempo, GTZAN, MusicNet; 164k tracks) are not comparable to this miniature and
 were not retrieved; the spec lists them as unverified.
 """
@@ -26,20 +27,20 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c = base_config(preset)
     c.num_seeds = 3
     c.batch_seeds = True
-    c.cpu_budget_s = {"smoke": 15, "quick": 300, "paper": 10**6}[preset]
+    c.cpu_budget_s = {"smoke": 20, "quick": 420, "paper": 10**6}[preset]
     c.data_seed = 1234
     c.num_train_clips = 240
     c.num_test_clips = 60
-    c.duration_range = (6.0, 10.0)
+    c.duration_range = (6.0, 8.0)  # 60-80 frames at 10 fps; paper: 25 s crops
     c.sample_rate = 16_000
     c.tasks = ("key", "tempo", "time_signature", "instrument", "caption", "slow_dance", "mood")
     c.held_out_phrasings = 1
     c.dim = 128
     c.depth = 2
     c.num_heads = 4
-    c.mlp_dim = 512
-    c.batch_size = 32
-    c.num_steps = 600
+    c.mlp_dim = 256
+    c.batch_size = 16
+    c.num_steps = 400
     c.learning_rate = 1e-3
     c.warmup_fraction = 0.03  # LLark: cosine schedule, 3 % warm-up
     c.weight_decay = 0.0
@@ -60,6 +61,8 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         # this is the largest setting the miniature's code path supports.
         c.num_train_clips = 20_000
         c.num_test_clips = 2_000
+        c.duration_range = (6.0, 10.0)
+        c.batch_size = 32
         c.dim = 512
         c.depth = 6
         c.num_heads = 8
