@@ -184,7 +184,7 @@ def main(argv=None) -> dict[str, float]:
         print(f"| {name} | {cells} |")
     print("\nratios: forward-only rows against 'softmax fwd', the others against 'softmax' "
           "(forward+backward, gradient w.r.t. the scores).\n")
-    steps = measure_steps(repeats=5 if args.quick else 15)
+    steps = measure_steps(repeats=3 if args.quick else 15)
     return {f"step {label.split(' (')[0]}": r for label, r in steps.items()}
 
 
