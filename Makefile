@@ -4,6 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
+ACCEL_ARGS ?=
 FASHION_MNIST := /usr/share/datasets/fashion-mnist
 
 .PHONY: install data reproduce test bench accel-check wheel-check lint clean
@@ -52,7 +53,7 @@ bench: install
 # The kernel tests and every benchmark's quick mode on whatever backend JAX finds (run it
 # on a GPU/TPU machine and paste reports/accel/ACCEL.md into the README).
 accel-check: install
-	$(BIN)/jaxlab accel-check
+	$(BIN)/jaxlab accel-check $(ACCEL_ARGS)
 
 # A non-editable install (the wheel) into a scratch folder, used from another directory.
 wheel-check: install
