@@ -9,9 +9,9 @@ import jax.numpy as jnp
 import optax
 from jax.typing import ArrayLike
 
-from jaxlab.curriculum.base import Curriculum, CurriculumState, masked_mean
+from jaxlab.curriculum.base import Curriculum, masked_mean
 from jaxlab.curriculum.meta import LossFn
-from jaxlab.curriculum.scorer import init_scorer, scorer_weights
+from jaxlab.curriculum.scorer import scorer_prepare_hooks, scorer_weights
 
 
 def dds_reward(params: Any, loss_fn: LossFn, inputs: ArrayLike, labels: ArrayLike,
@@ -54,16 +54,7 @@ def dds(eps: float = 1e-3, lr: float = 1e-3) -> Curriculum:
         raise ValueError(f"eps must be > 0, got {eps}")
     tx = optax.adam(lr)
 
-    def data_prepare(num_samples, num_classes, key):
-        return CurriculumState(weights=jnp.ones(num_samples, jnp.float32),
-                               extra={"key": jax.random.key_data(key),
-                                      "classes": jnp.zeros(num_classes)})
-
-    def model_prepare(state, params, num_epochs):
-        del num_epochs
-        key = jax.random.wrap_key_data(state.extra["key"])
-        scorer = init_scorer(params, state.extra["classes"].shape[0], key)
-        return state._replace(params=scorer, opt_state=tx.init(scorer))
+    data_prepare, model_prepare = scorer_prepare_hooks(tx)
 
     def loss_curriculum(losses, logits, labels, indices, state, ctx):
         del logits, indices

@@ -7,8 +7,8 @@ import jax.numpy as jnp
 import optax
 from jax.typing import ArrayLike
 
-from jaxlab.curriculum.base import Curriculum, CurriculumState, masked_mean
-from jaxlab.curriculum.scorer import init_scorer, scorer_weights
+from jaxlab.curriculum.base import Curriculum, masked_mean
+from jaxlab.curriculum.scorer import scorer_prepare_hooks, scorer_weights
 
 
 def screener_loss(weights: ArrayLike, losses: ArrayLike, margin: float) -> jax.Array:
@@ -40,16 +40,7 @@ def screener_net(margin: float = 1.0, lr: float = 1e-3) -> Curriculum:
     """
     tx = optax.adam(lr)
 
-    def data_prepare(num_samples, num_classes, key):
-        return CurriculumState(weights=jnp.ones(num_samples, jnp.float32),
-                               extra={"key": jax.random.key_data(key),
-                                      "classes": jnp.zeros(num_classes)})
-
-    def model_prepare(state, params, num_epochs):
-        del num_epochs
-        key = jax.random.wrap_key_data(state.extra["key"])
-        scorer = init_scorer(params, state.extra["classes"].shape[0], key)
-        return state._replace(params=scorer, opt_state=tx.init(scorer))
+    data_prepare, model_prepare = scorer_prepare_hooks(tx)
 
     def loss_curriculum(losses, logits, labels, indices, state, ctx):
         del logits, labels, indices
