@@ -1,9 +1,9 @@
 """Every registered experiment: its presets load, and its ``smoke`` run returns every metric
-its claims name (the same ``train_and_evaluate`` that ``jaxlab reproduce`` calls)."""
+its claims name (the same ``train_and_evaluate`` that ``jaxlab reproduce`` calls), under the
+suite's ``jax_numpy_rank_promotion="raise"`` like the kernels."""
 
 import math
 
-import jax
 import numpy as np
 import pytest
 
@@ -40,11 +40,7 @@ def test_smoke_run_returns_every_claimed_metric(name, tmp_path):
     experiment = EXPERIMENTS[name]
     missing = prerequisites.missing(experiment.requires)
     assert not missing, f"{name}: data missing on this machine: {missing}"
-    # Kernels are tested under jax_numpy_rank_promotion="raise" (tests/conftest.py); three
-    # experiment scripts (adr_gd_attack, flipad_attribution, mc_ensemble_ood) still add
-    # [n, d] + [d] implicitly, so experiments run with the default "allow" here.
-    with jax.numpy_rank_promotion("allow"):
-        results, _ = runner.run_experiment(experiment, tmp_path, preset="smoke")
+    results, _ = runner.run_experiment(experiment, tmp_path, preset="smoke")
     for claim in experiment.claims:
         for key in filter(None, (claim.metric, claim.baseline)):
             for result in results:

@@ -38,9 +38,9 @@ def _init(key, sizes):
 def _logits(params, x):
     h = x
     for w, b in params[:-1]:
-        h = jax.nn.relu(h @ w + b)
+        h = jax.nn.relu(h @ w + b[None])
     w, b = params[-1]
-    return h @ w + b
+    return h @ w + b[None]
 
 
 def _train(key, x, y, sizes, steps, learning_rate):

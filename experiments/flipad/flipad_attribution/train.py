@@ -64,7 +64,7 @@ def _fit_generator(model, real, key, config):
 
 def _deep_sad(train_x, train_labels, test_x, key, config):
     """Standardise on the training features, fit Deep SAD, return test scores."""
-    mu, sd = train_x.mean(0), train_x.std(0) + 1e-6
+    mu, sd = train_x.mean(0, keepdims=True), train_x.std(0, keepdims=True) + 1e-6
     tr, te = (train_x - mu) / sd, (test_x - mu) / sd
     net = attribution.DeepSADNet(tuple(config.sad_features))
     params = net.init(key, tr[:2])

@@ -77,7 +77,7 @@ def _init_member(key, widths, num_classes, proj_dim):
 def _features(encoder, x):
     h = x
     for w, b in encoder:
-        h = jax.nn.relu(h @ w + b)
+        h = jax.nn.relu(h @ w + b[None])
     return h
 
 
@@ -101,11 +101,11 @@ def _train_member(key, task, x, y, config):
         v1, v2 = _augment(k1, xb, config.noise_std), _augment(k2, xb, config.noise_std)
         f1, f2 = _features(params["encoder"], v1), _features(params["encoder"], v2)
         w, b = params["head"]
-        ce = optax.softmax_cross_entropy_with_integer_labels(f1 @ w + b, yb).mean()
+        ce = optax.softmax_cross_entropy_with_integer_labels(f1 @ w + b[None], yb).mean()
 
         def project(f):
             (w1, b1), (w2, b2) = params["proj"]
-            return jax.nn.relu(f @ w1 + b1) @ w2 + b2
+            return jax.nn.relu(f @ w1 + b1[None]) @ w2 + b2[None]
 
         z1, z2 = project(f1), project(f2)
         sup = supcon_loss(jnp.concatenate([z1, z2]), jnp.concatenate([yb, yb]),
@@ -134,7 +134,7 @@ def _fit_probe(features, y, num_classes, steps):
     def step(carry, _):
         p, s = carry
         loss, g = jax.value_and_grad(lambda p: optax.softmax_cross_entropy_with_integer_labels(
-            features @ p[0] + p[1], y).mean())(p)
+            features @ p[0] + p[1][None], y).mean())(p)
         u, s = opt.update(g, s)
         return (optax.apply_updates(p, u), s), loss
 
@@ -145,9 +145,9 @@ def _fit_probe(features, y, num_classes, steps):
 def _ce_loss(mlp, x, y):
     h = x
     for w, b in mlp[:-1]:
-        h = jax.nn.relu(h @ w + b)
+        h = jax.nn.relu(h @ w + b[None])
     w, b = mlp[-1]
-    return optax.softmax_cross_entropy_with_integer_labels(h @ w + b, y).mean()
+    return optax.softmax_cross_entropy_with_integer_labels(h @ w + b[None], y).mean()
 
 
 def _ood_metrics(s_id, s_near, s_far):
