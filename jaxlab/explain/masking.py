@@ -70,21 +70,30 @@ class MaskDecoder(nn.Module):
             raise ValueError(f"patch ({p}) must be a positive divisor of H={h} and W={w}")
         y = stages[-1]
         for skip, ch in zip(reversed(stages[:-1]), self.channels, strict=True):
-            b, sh, sw, _ = skip.shape
-            y = jax.image.resize(y, (b, sh, sw, y.shape[-1]), "nearest")
+            y = _upsample_to(y, skip.shape[1:3])
             y = jnp.concatenate([y, skip.astype(y.dtype)], axis=-1)
             for _ in range(2):
                 y = nn.Conv(ch, (3, 3), padding="SAME", use_bias=False)(y)
                 y = nn.GroupNorm(num_groups=min(self.groups, ch))(y)
                 y = nn.silu(y)
-        if y.shape[1:3] != (h, w):
-            y = jax.image.resize(y, (y.shape[0], h, w, y.shape[-1]), "nearest")
+        y = _upsample_to(y, (h, w))
         logits = nn.Conv(1, (1, 1))(y)
         if p == 1:
             return jax.nn.sigmoid(logits[..., 0])
         cells = nn.Conv(1, (p, p), strides=(p, p), padding="VALID", name="patching")(logits)
         mask = jax.nn.sigmoid(cells[..., 0])  # [b, H/p, W/p]
         return jax.image.resize(mask, (mask.shape[0], h, w), "bilinear")
+
+
+def _upsample_to(y: jax.Array, hw: tuple[int, int]) -> jax.Array:
+    """Nearest-neighbour upsampling of ``y [b, h, w, c]`` to ``hw`` (``jnp.repeat`` for
+    integer factors, which compiles and differentiates faster than a gather)."""
+    (h, w), (th, tw) = y.shape[1:3], hw
+    if (h, w) == (th, tw):
+        return y
+    if th % h == 0 and tw % w == 0:
+        return jnp.repeat(jnp.repeat(y, th // h, axis=1), tw // w, axis=2)
+    return jax.image.resize(y, (y.shape[0], th, tw, y.shape[-1]), "nearest")
 
 
 def _check_x(x: jax.Array) -> None:
