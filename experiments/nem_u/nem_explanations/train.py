@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 
 import flax.linen as nn
 import jax
@@ -193,7 +194,8 @@ def explainers(config):
 def train_and_evaluate(
     config: ml_collections.ConfigDict, workdir: str
 ) -> dict[str, float | list[float]]:
-    del workdir  # minutes per run: no checkpoints
+    # Minutes per run: no checkpoints. The first seed's first explanations are saved to
+    # ``workdir/examples.npz`` (images, ground truth, one map per method) for the notebook.
     data_dir = resolve_data_dir(config.data_dir or None)
     items = {split: load_images("fashion_mnist", split, data_dir)[0]
              for split in {config.train_split, "test"}}
@@ -221,10 +223,15 @@ def train_and_evaluate(
         put("nem_loss_final", nem_loss_final)
         put("nem_mask_mean", mask_mean)
         put("chance_pointing_game", jnp.mean(eval_gt))
+        examples = {"x": eval_x[:8, ..., 0], "gt": eval_gt[:8]}
         for name, fn in methods.items():
             maps = fn(enc_params, theta, eval_x, k_eval)
+            examples[name] = maps[:8]
             for metric, value in scores(enc_params, eval_x, maps, eval_gt).items():
                 put(f"{name}_{metric}", value)
+        if seed == config.seed:
+            np.savez(os.path.join(workdir, "examples.npz"),
+                     **{k: np.asarray(v) for k, v in examples.items()})
         x_time = eval_x[:config.num_time]
         times = time_interleaved(
             {name: functools.partial(fn, enc_params, theta, x_time, k_eval)
