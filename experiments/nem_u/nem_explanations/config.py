@@ -67,6 +67,8 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.nem_batch = 8
         c.relax_masks = 100
         c.relax_chunk = 50
+        c.widths = (4, 8)  # fewer stages: compilation dominates the smoke run
+        c.decoder_channels = (4, 4)
         c.deletion_steps = 4
     elif preset == "paper":
         c.num_seeds = 5
