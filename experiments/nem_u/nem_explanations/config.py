@@ -10,7 +10,8 @@ gradient saliency explain held-out test canvases: pointing game, mass inside the
 deletion AUC, and explanations per second timed with ``jaxlab.train.time_interleaved``.
 
 Command: ``jaxlab run nem_explanations --preset quick``.
-Expected CPU time on 2 cores: smoke ≈ 15 s, quick ≈ 3 min (3 seeds), paper: not run.
+Expected CPU time on 2 cores: smoke ≈ 15 s, quick ≈ 3 min (3 seeds; measured 251 s wall,
+159 s CPU, on a 2-core machine shared with other jobs), paper: not run.
 Paper numbers: none used; the paper's locality and speed tables were not available here
 (see docs/nem.md); the claims compare NEM with RELAX in the same run.
 """
