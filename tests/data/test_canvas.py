@@ -50,3 +50,14 @@ def test_bad_inputs():
 def test_doctests():
     result = doctest.testmod(canvas_mod, extraglobs={"np": np})
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_fashion_mnist_canvases_are_deterministic():
+    from jaxlab.data.canvas import fashion_mnist_canvases
+
+    a = fashion_mnist_canvases("test", 3, seed=0)
+    b = fashion_mnist_canvases("test", 3, seed=0)
+    assert a[0].shape == (3, 48, 48, 1) and a[1].shape == (3, 48, 48) and a[2].shape == (3,)
+    for u, v in zip(a, b, strict=True):
+        np.testing.assert_array_equal(u, v)
+    assert 0.02 < a[1].mean() < 0.5  # the item covers part of the canvas
