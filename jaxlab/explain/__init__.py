@@ -1,6 +1,7 @@
-"""jaxlab.explain: explanation masks for representations (NEM), RELAX, gradient saliency and
-locality / faithfulness metrics."""
+"""jaxlab.explain: explanation masks for representations (NEM-U's loss and masking
+network), RELAX, gradient saliency and locality / faithfulness metrics."""
 
+from jaxlab.explain.masking import MaskDecoder, NEMParams, nem_mask, nem_objective
 from jaxlab.explain.metrics import deletion_auc, insertion_auc, mass_inside, pointing_game
 from jaxlab.explain.nem import (
     cosine_distance,
@@ -13,6 +14,8 @@ from jaxlab.explain.nem import (
 )
 
 __all__ = [
+    "MaskDecoder",
+    "NEMParams",
     "cosine_distance",
     "deletion_auc",
     "gradient_saliency",
@@ -21,6 +24,8 @@ __all__ = [
     "mass_inside",
     "nem_contrastive_loss",
     "nem_loss",
+    "nem_mask",
+    "nem_objective",
     "pointing_game",
     "relax",
     "smooth_random_masks",

@@ -122,14 +122,22 @@ def nem_contrastive_loss(
     lambda_f: float = 4.0,
     lambda_s: float = 0.5,
     lambda_c: float = 1.0,
+    form: str = "additive",
 ) -> jax.Array:
     """NEM's loss plus a term that pushes the complement's embedding away.
+
+    ``form="additive"``:
 
         L = λ_f · d(f(x), f(x_m)) + λ_c · (1 − d(f(x), f(x_¬))) + λ_s · mean(m),
         x_¬ = (1 − m) ⊙ x + m ⊙ b
 
-    The exact combination NEM-U uses was not verified against the paper (the authors'
-    follow-ups differ); this is the additive form, stated as an assumption.
+    ``form="reference"`` (the first author's NEM_T code, ``Masking_Loss``): with
+    d₊ = d(f(x), f(x_m)) and d₋ = d(f(x_m), f(x_¬)) (masked vs complement, not x vs
+    complement), L = λ_f · d₊ + λ_s · mean(m) − λ_c · d₋ · (d₊ + ε) + ε, ε = 1e-6.
+
+    Which combination NEM-U's paper uses was not verified (its text was not available;
+    the authors' follow-ups differ), so both are offered and neither is claimed as the
+    paper's.
 
     Args:
       emb: ``[b, k]`` f(x).
@@ -139,6 +147,7 @@ def nem_contrastive_loss(
       lambda_f: λ_f.
       lambda_s: λ_s.
       lambda_c: λ_c.
+      form: ``"additive"`` or ``"reference"``.
 
     Returns:
       The scalar loss.
@@ -149,8 +158,16 @@ def nem_contrastive_loss(
       >>> float(nem_contrastive_loss(e, e, -e, jnp.zeros((1, 2, 2))))
       0.0
     """
-    d_neg = jnp.mean(cosine_distance(emb, emb_complement))
-    return nem_loss(emb, emb_masked, mask, lambda_f, lambda_s) + lambda_c * (1.0 - d_neg)
+    base = nem_loss(emb, emb_masked, mask, lambda_f, lambda_s)
+    if form == "additive":
+        d_neg = jnp.mean(cosine_distance(emb, emb_complement))
+        return base + lambda_c * (1.0 - d_neg)
+    if form == "reference":
+        eps = 1e-6
+        d_pos = jnp.mean(cosine_distance(emb, emb_masked))
+        d_neg = jnp.mean(cosine_distance(emb_masked, emb_complement))
+        return base - lambda_c * d_neg * (d_pos + eps) + eps
+    raise ValueError(f"form must be 'additive' or 'reference'; got {form!r}")
 
 
 def smooth_random_masks(

@@ -1,0 +1,30 @@
+"""NEM-U vs RELAX (N = 1000) vs gradient saliency: locality and cost of explanations of a
+SimCLR encoder, on Fashion-MNIST items pasted on textured 48×48 canvases."""
+
+from jaxlab.report import Claim, Experiment
+
+_SETTING = ("Fashion-MNIST items on textured 48×48 canvases, a 4-stage CNN trained with "
+            "SimCLR on CPU, instead of natural images and ResNet encoders; no paper number "
+            "at this scale (the paper's tables were not available)")
+
+EXPERIMENT = Experiment(
+    name="nem_explanations",
+    paper="nem_u",
+    requires=("fashion_mnist",),
+    claims=(
+        Claim(name="NEM's pointing game is no worse than RELAX's by more than 0.1 "
+                   "(non-inferiority: NEM + 0.1 beats RELAX, paired over seeds)",
+              metric="nem_pointing_game_plus_margin", baseline="relax_pointing_game",
+              unit="", paired=True, setting=_SETTING + "; margin 0.1 fixed before the run"),
+        Claim(name="NEM's mass inside the object is no worse than RELAX's by more than 0.05 "
+                   "(non-inferiority, paired over seeds)",
+              metric="nem_mass_inside_plus_margin", baseline="relax_mass_inside",
+              unit="", paired=True, setting=_SETTING + "; margin 0.05 fixed before the run"),
+        Claim(name="NEM explains faster than RELAX (explanations per second, same encoder, "
+                   "same images; speed-up reported as speedup_nem_over_relax)",
+              metric="nem_explanations_per_s", baseline="relax_explanations_per_s",
+              unit="/s", paired=True,
+              setting=_SETTING + "; wall-clock on a shared 2-core CPU, NEM timed as encoder + "
+              "decoder pass"),
+    ),
+)
