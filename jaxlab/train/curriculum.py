@@ -29,7 +29,13 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from jaxlab.curriculum.base import Curriculum, CurriculumState, StepContext, check_weights
+from jaxlab.curriculum.base import (
+    Curriculum,
+    CurriculumState,
+    EpochInputs,
+    StepContext,
+    check_weights,
+)
 from jaxlab.train.checkpoint import Checkpointer
 
 
@@ -44,6 +50,8 @@ class CurriculumData(NamedTuple):
       num_classes: ``C``.
       teacher_losses: ``[N]`` or ``[S, N]`` per-sample losses of a teacher (TTCL), or
         ``None``.
+      teacher_logits: ``[N, C]`` the teacher's logits on the training set (C2F, Adaptive
+        CL), or ``None``.
     """
 
     train_inputs: Any
@@ -54,6 +62,7 @@ class CurriculumData(NamedTuple):
     test_labels: Any
     num_classes: int
     teacher_losses: Any = None
+    teacher_logits: Any = None
 
 
 class Carry(NamedTuple):
@@ -66,6 +75,13 @@ class Carry(NamedTuple):
 
 def per_sample_ce(logits: jax.Array, labels: jax.Array) -> jax.Array:
     return optax.softmax_cross_entropy_with_integer_labels(logits, labels)
+
+
+def _cross_entropy(logits: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Host-side per-sample cross-entropy of ``logits [..., n, C]`` at ``labels [..., n]``."""
+    z = logits - logits.max(-1, keepdims=True)
+    logp = z - np.log(np.exp(z).sum(-1, keepdims=True))
+    return -np.take_along_axis(logp, labels[..., None].astype(np.int64), -1)[..., 0]
 
 
 @dataclasses.dataclass
@@ -130,6 +146,8 @@ class CurriculumTrainer:
             x, y = jnp.take(data, idx, axis=0), jnp.take(labels, idx)
             xm, ym = jnp.take(data, meta_idx, axis=0), jnp.take(labels, meta_idx)
             key = jax.random.fold_in(jax.random.wrap_key_data(carry.key), carry.step)
+            if curriculum.transform_inputs is not None:  # training batches only
+                x = curriculum.transform_inputs(x, carry.curriculum, jax.random.fold_in(key, 1))
 
             def objective(p):
                 logits = apply_fn(p, x, model_args)
@@ -172,12 +190,6 @@ class CurriculumTrainer:
                 chunk = np.concatenate([chunk, np.zeros((pad, *chunk.shape[1:]), chunk.dtype)])
             out.append(np.asarray(self._logits_jit(params, chunk, model_args))[:, :size - pad])
         return np.concatenate(out, axis=1)
-
-    def _losses(self, params, inputs, labels: np.ndarray, model_args) -> np.ndarray:
-        logits = self._logits(params, inputs, model_args)
-        z = logits - logits.max(-1, keepdims=True)
-        logp = z - np.log(np.exp(z).sum(-1, keepdims=True))
-        return -np.take_along_axis(logp, labels[..., None].astype(np.int64), -1)[..., 0]
 
     def _accuracy(self, params, inputs, labels, model_args) -> np.ndarray:
         logits = self._logits(params, np.asarray(inputs), model_args)
@@ -278,19 +290,28 @@ class CurriculumTrainer:
             host = jax.device_get(carry.curriculum)
             model_args = stack([curriculum.model_curriculum(
                 jax.tree.map(lambda a, i=i: a[i], host), epoch) for i in range(s)])
-            losses = None
+            losses = logits = teacher = teacher_logits = None
             if curriculum.needs_losses:
-                losses = self._losses(carry.params, x, labels, model_args)
-            elif curriculum.uses_teacher:
+                logits = self._logits(carry.params, x, model_args)
+                losses = _cross_entropy(logits, labels)
+            if curriculum.uses_teacher:
                 if data.teacher_losses is None:
                     raise ValueError(f"curriculum {curriculum.name!r} needs the task's "
                                      "teacher_losses")
-                losses = np.broadcast_to(np.asarray(data.teacher_losses, np.float32), (s, n))
+                teacher = np.broadcast_to(np.asarray(data.teacher_losses, np.float32), (s, n))
+                if data.teacher_logits is not None:
+                    teacher_logits = np.asarray(data.teacher_logits, np.float32)
             new_states, plans = [], []
             for i in range(s):
                 state_i = jax.tree.map(lambda a, i=i: a[i], host)
-                state_i = curriculum.data_curriculum(
-                    state_i, epoch, None if losses is None else losses[i])
+                if curriculum.epoch_inputs:
+                    pick = lambda a, i=i: None if a is None else a[i]
+                    arg = EpochInputs(labels[i], pick(losses), pick(logits), pick(teacher),
+                                      teacher_logits)
+                else:
+                    arg = losses if curriculum.needs_losses else teacher
+                    arg = None if arg is None else arg[i]
+                state_i = curriculum.data_curriculum(state_i, epoch, arg)
                 w = check_weights(np.asarray(state_i.weights) * base_mask[i], n,
                                   f"{curriculum.name} weights")
                 new_states.append(state_i)

@@ -19,10 +19,9 @@ import ml_collections
 
 from jaxlab.report import base_config
 
-# CurBench's 15 curricula minus the five not implemented yet (LGL, C2F, MCL, Adaptive CL,
-# EfficientTrain; see docs/curbench.md).
-METHODS = ("baseline", "spl", "ttcl", "dihcl", "cbs", "screener_net", "lre", "mw_net", "dcl",
-           "dds", "superloss")
+# CurBench's 15 curricula and the baseline.
+METHODS = ("baseline", "spl", "ttcl", "mcl", "lgl", "c2f", "dihcl", "adaptive_cl",
+           "efficient_train", "cbs", "screener_net", "lre", "mw_net", "dcl", "dds", "superloss")
 META_METHODS = ("lre", "mw_net", "dds")
 
 

@@ -38,7 +38,7 @@ def load_splits(config) -> dict[str, np.ndarray]:
     xt, yt = load_images("fashion_mnist", "test", data_dir)
     order = np.random.default_rng(2024).permutation(len(x))
     tr, va = order[: config.num_train], order[config.num_train: config.num_train + config.num_val]
-    # TTCL's teacher learns on a disjoint clean split.
+    # The teacher of TTCL, C2F and Adaptive CL learns on a disjoint clean split.
     held = order[config.num_train + config.num_val:][: config.num_teacher]
     te = np.random.default_rng(2025).permutation(len(xt))[: config.num_test]
     size = config.image_size
@@ -58,19 +58,26 @@ def make_curriculum(name: str, config) -> cl.Curriculum:
         "ttcl": pacing,
         "cbs": {"grow_interval": max(1, round(5 / 200 * e))},
         "dihcl": {"warm_epochs": max(1, round(50 / 200 * e))},
+        "mcl": {"schedule_epochs": max(1, round(20 / 200 * e)),
+                "warm_epochs": max(1, round(5 / 200 * e))},
+        "lgl": {"grow_interval": max(1, round(20 / 200 * e))},
+        "adaptive_cl": {"pace_r": max(1, round(15 / 200 * e)),
+                        "inv": max(1, round(20 / 200 * e))},
         "screener_net": {"lr": config.learning_rate},
         "dds": {"lr": config.learning_rate},
     }.get(name, {})
     return cl.get_curriculum(name, **kwargs)
 
 
-def teacher_losses(trainer: CurriculumTrainer, params, data: CurriculumData) -> np.ndarray:
-    """A fixed teacher's per-sample losses on a setting's (possibly noisy) labels."""
+def with_teacher(trainer: CurriculumTrainer, params, data: CurriculumData) -> CurriculumData:
+    """``data`` with a fixed teacher's logits and per-sample losses on the setting's
+    (possibly noisy) labels."""
     logits = trainer.logits(params, data.train_inputs)[0]
     z = logits - logits.max(-1, keepdims=True)
     logp = z - np.log(np.exp(z).sum(-1, keepdims=True))
     labels = np.asarray(data.train_labels)
-    return -logp[np.arange(logp.shape[0]), labels]  # [N] or [S, N]
+    losses = -logp[np.arange(logp.shape[0]), labels]  # [N] or [S, N]
+    return data._replace(teacher_losses=losses, teacher_logits=logits)
 
 
 def setting_data(splits, setting: str, config, seeds) -> CurriculumData:
@@ -102,7 +109,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         return model.apply({"params": params}, x, model_args.get("sigma"))
 
     teacher = None
-    if "ttcl" in config.methods:
+    if any(make_curriculum(m, config).uses_teacher for m in config.methods):
         teacher_trainer = CurriculumTrainer(cl.baseline(), init_fn, apply_fn,
                                             batch_size=config.batch_size,
                                             lr=config.learning_rate)
@@ -128,9 +135,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
                     batch_size=config.batch_size, lr=config.learning_rate,
                     seed_batching=config.seed_batching)
             data = setting_data(splits, setting, config, seeds)
-            if method == "ttcl":
-                data = data._replace(teacher_losses=teacher_losses(teacher_trainer, teacher,
-                                                                   data))
+            if trainer.curriculum.uses_teacher:
+                data = with_teacher(teacher_trainer, teacher, data)
             result = trainer.run(data, seeds, config.num_epochs)
             path.write_text(json.dumps(result))
             runs[setting][method] = result
