@@ -1,0 +1,120 @@
+"""CurBench text: which Shakespeare play a window of speech comes from, every text curriculum.
+
+The runs go through ``jaxlab.train.curbench`` (one trainer per curriculum, resumable per
+run under ``<workdir>/runs``).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import flax.linen as nn
+import jax
+import ml_collections
+import numpy as np
+
+from jaxlab.data.text import char_vocabulary, encode, load_plays
+from jaxlab.train.curbench import (
+    META_METHODS,
+    noisy_or_imbalanced,
+    run_curbench,
+    scaled_curriculum,
+    train_teacher,
+)
+from jaxlab.train.curriculum import CurriculumData, summarize_runs
+
+# A speaker tag: "Ham.", "First Citizen.", "P. King." on a line of its own.
+_SPEAKER = re.compile(r"^[A-Z][A-Za-z .']{0,24}\.$")
+
+
+def speech(text: str) -> str:
+    """The spoken lines of a play, joined by spaces: blocks opened by a speaker tag, without
+    the tag and without bracketed stage directions."""
+    lines = []
+    for block in text.split("\n\n"):
+        rows = [r.strip() for r in block.strip().split("\n")]
+        if len(rows) >= 2 and _SPEAKER.match(rows[0]):
+            lines += [r for r in rows[1:] if r and not r.startswith("[")]
+    return " ".join(lines)
+
+
+def load_windows(config) -> dict[str, np.ndarray]:
+    """Balanced, disjoint windows ``[n, seq_len]`` of character ids per split; labels = play."""
+    texts = [speech(load_plays((play,))) for play in config.plays]
+    vocabulary = char_vocabulary("".join(texts))
+    sizes = (config.num_train, config.num_val, config.num_test, config.num_teacher)
+    parts: dict[str, list] = {k: [] for k in ("train", "val", "test", "teacher")}
+    rng = np.random.default_rng(2024)
+    for label, text in enumerate(texts):
+        ids = encode(text, vocabulary)
+        n = len(ids) // config.seq_len
+        if n < sum(sizes):
+            raise ValueError(f"{config.plays[label]} has {n} windows, need {sum(sizes)}")
+        windows = ids[: n * config.seq_len].reshape(n, config.seq_len)[rng.permutation(n)]
+        start = 0
+        for key, size in zip(parts, sizes, strict=True):
+            parts[key].append((windows[start:start + size], np.full(size, label, np.int32)))
+            start += size
+    out = {"vocab_size": np.int32(len(vocabulary))}
+    for key, chunks in parts.items():
+        out[f"{key}_x"] = np.concatenate([c[0] for c in chunks])
+        out[f"{key}_y"] = np.concatenate([c[1] for c in chunks])
+    return out
+
+
+class CharCNN(nn.Module):
+    """Embedding → one convolution over characters (ReLU) → max over positions → logits.
+
+    Input ``[b, L]`` int32 character ids, output ``[b, num_classes]``.
+    """
+
+    vocab_size: int
+    num_classes: int
+    embed_dim: int = 16
+    channels: int = 64
+    kernel_width: int = 7
+
+    @nn.compact
+    def __call__(self, tokens: jax.Array) -> jax.Array:
+        h = nn.Embed(self.vocab_size, self.embed_dim)(tokens)
+        h = nn.relu(nn.Conv(self.channels, (self.kernel_width,))(h))
+        return nn.Dense(self.num_classes)(h.max(axis=1))
+
+
+def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
+    seeds = list(range(config.seed, config.seed + config.num_seeds))
+    w = load_windows(config)
+    num_classes = len(config.plays)
+    model = CharCNN(int(w["vocab_size"]), num_classes, config.embed_dim, config.channels,
+                    config.kernel_width)
+
+    def init_fn(key):
+        return model.init(key, w["train_x"][:1])["params"]
+
+    def apply_fn(params, x, model_args):
+        del model_args
+        return model.apply({"params": params}, x)
+
+    clean = CurriculumData(w["train_x"], w["train_y"], w["val_x"], w["val_y"], w["test_x"],
+                           w["test_y"], num_classes)
+
+    def teacher():  # TTCL, Adaptive CL: a baseline char-CNN on a disjoint clean split
+        data = CurriculumData(w["teacher_x"], w["teacher_y"], w["val_x"], w["val_y"],
+                              w["val_x"], w["val_y"], num_classes)
+        return train_teacher(data, init_fn, apply_fn, config.seed + 10_000, config.num_epochs,
+                             config.batch_size, config.learning_rate)
+
+    curricula = {m: scaled_curriculum(m, config.num_epochs, config.learning_rate,
+                                      config.spl_start_rate, config.grow_fraction)
+                 for m in config.methods}
+    runs = run_curbench(curricula, config.settings,
+                        lambda setting: noisy_or_imbalanced(clean, setting, seeds,
+                                                            config.noise_rate),
+                        init_fn, apply_fn, seeds=seeds, num_epochs=config.num_epochs,
+                        batch_size=config.batch_size, lr=config.learning_rate,
+                        workdir=workdir, seed_batching=config.seed_batching, teacher=teacher)
+    metrics, table = summarize_runs(runs, meta_methods=META_METHODS)
+    (Path(workdir) / "table.md").write_text(table)
+    print(table)
+    return metrics
