@@ -2,7 +2,7 @@
 
 from jaxlab.report import Claim, Experiment
 
-_SMALL = "which of 4 plays a 96-character speech window comes from; char-CNN, few epochs; "
+_SMALL = "which of 4 plays a 96-character speech window is from; char n-gram bag, 10 epochs; "
 EXPERIMENT = Experiment(
     name="curbench_text",
     paper="curbench",

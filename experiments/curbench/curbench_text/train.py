@@ -63,31 +63,42 @@ def load_windows(config) -> dict[str, np.ndarray]:
     return out
 
 
-class CharCNN(nn.Module):
-    """Embedding → one convolution over characters (ReLU) → max over positions → logits.
+def char_ngrams(windows: np.ndarray, orders: tuple[int, ...], buckets: int) -> np.ndarray:
+    """Hashed character n-grams of every window: ``[n, L] -> [n, Σ_k (L − k + 1)]`` bucket
+    ids (a polynomial hash of each n-gram's character ids, modulo ``buckets``)."""
+    out = []
+    for k in orders:
+        width = windows.shape[1] - k + 1
+        h = np.zeros((windows.shape[0], width), np.int64)
+        for j in range(k):
+            h = h * 131 + windows[:, j:j + width]
+        out.append((h * 2654435761 + k) % buckets)
+    return np.concatenate(out, axis=1).astype(np.int32)
 
-    Input ``[b, L]`` int32 character ids, output ``[b, num_classes]``.
-    """
 
-    vocab_size: int
+class NgramBag(nn.Module):
+    """A fastText-style character classifier: the mean embedding of the window's hashed
+    character n-grams, then a linear layer. Input ``[b, P]`` bucket ids, output
+    ``[b, num_classes]``."""
+
+    buckets: int
     num_classes: int
-    embed_dim: int = 16
-    channels: int = 64
-    kernel_width: int = 7
+    embed_dim: int = 32
 
     @nn.compact
-    def __call__(self, tokens: jax.Array) -> jax.Array:
-        h = nn.Embed(self.vocab_size, self.embed_dim)(tokens)
-        h = nn.relu(nn.Conv(self.channels, (self.kernel_width,))(h))
-        return nn.Dense(self.num_classes)(h.max(axis=1))
+    def __call__(self, ngrams: jax.Array) -> jax.Array:
+        h = nn.Embed(self.buckets, self.embed_dim)(ngrams).mean(axis=1)
+        return nn.Dense(self.num_classes)(h)
 
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     seeds = list(range(config.seed, config.seed + config.num_seeds))
     w = load_windows(config)
+    for split in ("train", "val", "test", "teacher"):
+        w[f"{split}_x"] = char_ngrams(w[f"{split}_x"], tuple(config.ngram_orders),
+                                      config.buckets)
     num_classes = len(config.plays)
-    model = CharCNN(int(w["vocab_size"]), num_classes, config.embed_dim, config.channels,
-                    config.kernel_width)
+    model = NgramBag(config.buckets, num_classes, config.embed_dim)
 
     def init_fn(key):
         return model.init(key, w["train_x"][:1])["params"]
@@ -99,7 +110,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     clean = CurriculumData(w["train_x"], w["train_y"], w["val_x"], w["val_y"], w["test_x"],
                            w["test_y"], num_classes)
 
-    def teacher():  # TTCL, Adaptive CL: a baseline char-CNN on a disjoint clean split
+    def teacher():  # TTCL, Adaptive CL: a baseline model on a disjoint clean split
         data = CurriculumData(w["teacher_x"], w["teacher_y"], w["val_x"], w["val_y"],
                               w["val_x"], w["val_y"], num_classes)
         return train_teacher(data, init_fn, apply_fn, config.seed + 10_000, config.num_epochs,
