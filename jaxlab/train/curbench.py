@@ -97,6 +97,7 @@ def run_curbench(curricula: dict[str, cl.Curriculum], settings: Sequence[str],
                  seeds: Sequence[int], num_epochs: int, batch_size: int, lr: float,
                  workdir: str, seed_batching: str = "map",
                  teacher: Callable[[], tuple[CurriculumTrainer, Any]] | None = None,
+                 chunk_steps: int | None = None,
                  verbose: bool = True) -> dict[str, dict[str, dict]]:
     """Runs every curriculum in every setting; returns ``runs[setting][method]``.
 
@@ -109,6 +110,8 @@ def run_curbench(curricula: dict[str, cl.Curriculum], settings: Sequence[str],
       workdir: finished runs are saved under ``<workdir>/runs`` and not repeated.
       teacher: ``() -> (trainer, params)`` of the teacher, called once if a curriculum
         ``uses_teacher``.
+      chunk_steps: if set, each run also checkpoints every ``chunk_steps`` steps under
+        ``<workdir>/checkpoints/<setting>__<method>`` and resumes mid-epoch (long runs).
     """
     runs_dir = Path(workdir) / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
@@ -124,7 +127,8 @@ def run_curbench(curricula: dict[str, cl.Curriculum], settings: Sequence[str],
             if trainer is None:  # one trainer per method: settings of equal shapes share
                 trainer = CurriculumTrainer(curriculum, init_fn, apply_fn,  # its programs
                                             batch_size=batch_size, lr=lr,
-                                            seed_batching=seed_batching)
+                                            seed_batching=seed_batching,
+                                            chunk_steps=chunk_steps)
             data = make_data(setting)
             if curriculum.uses_teacher:
                 if teacher is None:
@@ -132,7 +136,10 @@ def run_curbench(curricula: dict[str, cl.Curriculum], settings: Sequence[str],
                 if teacher_model is None:
                     teacher_model = teacher()
                 data = with_teacher(*teacher_model, data)
-            result = trainer.run(data, list(seeds), num_epochs)
+            checkpoints = None
+            if chunk_steps is not None:
+                checkpoints = str(Path(workdir).resolve() / "checkpoints" / path.stem)
+            result = trainer.run(data, list(seeds), num_epochs, workdir=checkpoints)
             path.write_text(json.dumps(result))
             runs[setting][method] = result
             if verbose:

@@ -100,6 +100,11 @@ class CurriculumTrainer:
       eval_batch_size: chunk size of evaluation passes.
       max_traces: if set, the epoch program may be traced at most this often
         (``chex.assert_max_traces``); a curriculum that changes shapes then fails loudly.
+      chunk_steps: if set, each epoch runs as jitted chunks of this many steps (the last
+        padded with skipped steps: one compiled program) and, with a ``workdir``, a
+        checkpoint is saved after every chunk — a killed run resumes mid-epoch with the
+        curriculum state of the epoch (its weights, the loss hook's updates so far) and
+        the same batch plan.
     """
 
     curriculum: Curriculum
@@ -110,10 +115,13 @@ class CurriculumTrainer:
     seed_batching: str = "map"
     eval_batch_size: int = 500
     max_traces: int | None = None
+    chunk_steps: int | None = None
 
     def __post_init__(self):
         if self.batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {self.batch_size}")
+        if self.chunk_steps is not None and self.chunk_steps < 1:
+            raise ValueError(f"chunk_steps must be >= 1, got {self.chunk_steps}")
         if self.seed_batching not in ("map", "vmap"):
             raise ValueError(f"seed_batching must be 'map' or 'vmap', got {self.seed_batching!r}")
         self.tx = optax.adam(self.lr)
@@ -214,11 +222,14 @@ class CurriculumTrainer:
 
     def run(self, data: CurriculumData, seeds: Sequence[int], num_epochs: int,
             workdir: str | None = None, progress: bool = False,
-            stop_after: int | None = None, return_params: bool = False) -> dict[str, Any]:
+            stop_after: int | None = None, return_params: bool = False,
+            stop_after_chunks: int | None = None) -> dict[str, Any]:
         """Trains one model per seed; returns per-seed results.
 
         With ``workdir`` the run checkpoints every epoch and resumes from the last one;
-        ``stop_after`` ends this call after that many epochs (an interrupted run).
+        ``stop_after`` ends this call after that many epochs, ``stop_after_chunks`` after
+        that many chunks of ``chunk_steps`` steps (an interrupted run; resumed mid-epoch
+        from the workdir's checkpoint by the next call).
 
         Returns:
           ``{"test_acc": [S], "best_val_acc": [S], "val_acc": [E, S], "epoch_time_s": [E],
@@ -270,7 +281,9 @@ class CurriculumTrainer:
         val_hist = np.zeros((num_epochs, s))
         epoch_times = np.zeros(num_epochs)
         steps_per_epoch = -(-n // self.batch_size)
-        first = 0
+        chunk = steps_per_epoch if self.chunk_steps is None else self.chunk_steps
+        num_chunks = -(-steps_per_epoch // chunk)
+        position = 0  # chunks done since the start of the run
         checkpointer = None
         if workdir is not None:
             checkpointer = Checkpointer(workdir, keep=1)
@@ -278,23 +291,27 @@ class CurriculumTrainer:
                       "val": val_hist, "times": epoch_times}
             restored = checkpointer.restore(target, jax.random.key(0))
             if restored is not None:
-                saved, _, first = restored
+                saved, _, position = restored
                 carry, best_params = saved["carry"], saved["best"]
                 best_val, val_hist = np.array(saved["best_val"]), np.array(saved["val"])
                 epoch_times = np.array(saved["times"])
         x_dev, labels_dev = jnp.asarray(x), jnp.asarray(labels)
         val_x, val_y = np.asarray(data.val_inputs), np.asarray(data.val_labels)
         last = num_epochs if stop_after is None else min(stop_after, num_epochs)
-        for epoch in range(first, last):
+        chunks_left = None if stop_after_chunks is None else stop_after_chunks
+        for epoch in range(position // num_chunks, last):
             tick = time.perf_counter()
+            # A run restored mid-epoch keeps the curriculum state of this epoch's start (its
+            # weights; the loss hook's updates so far) and redoes only the epoch's plan.
+            resumed_chunk = position % num_chunks if epoch == position // num_chunks else 0
             host = jax.device_get(carry.curriculum)
             model_args = stack([curriculum.model_curriculum(
                 jax.tree.map(lambda a, i=i: a[i], host), epoch) for i in range(s)])
             losses = logits = teacher = teacher_logits = None
-            if curriculum.needs_losses:
+            if curriculum.needs_losses and not resumed_chunk:
                 logits = self._logits(carry.params, x, model_args)
                 losses = _cross_entropy(logits, labels)
-            if curriculum.uses_teacher:
+            if curriculum.uses_teacher and not resumed_chunk:
                 if data.teacher_losses is None:
                     raise ValueError(f"curriculum {curriculum.name!r} needs the task's "
                                      "teacher_losses")
@@ -311,15 +328,31 @@ class CurriculumTrainer:
                 else:
                     arg = losses if curriculum.needs_losses else teacher
                     arg = None if arg is None else arg[i]
-                state_i = curriculum.data_curriculum(state_i, epoch, arg)
+                if not resumed_chunk:
+                    state_i = curriculum.data_curriculum(state_i, epoch, arg)
                 w = check_weights(np.asarray(state_i.weights) * base_mask[i], n,
                                   f"{curriculum.name} weights")
                 new_states.append(state_i)
                 epoch_rng = np.random.default_rng([int(seeds[i]), 2, epoch])
-                plans.append(self._plan(w, epoch_rng, steps_per_epoch, meta_sets[i]))
-            carry = carry._replace(curriculum=stack(new_states))
-            plan = tuple(jnp.asarray(np.stack(p)) for p in zip(*plans, strict=True))
-            carry = self._epoch_jit(carry, plan, x_dev, labels_dev, model_args)
+                plans.append(self._plan(w, epoch_rng, num_chunks * chunk, meta_sets[i]))
+            if not resumed_chunk:
+                carry = carry._replace(curriculum=stack(new_states))
+            plan = tuple(np.stack(p) for p in zip(*plans, strict=True))
+            position = epoch * num_chunks + resumed_chunk
+            for k in range(resumed_chunk, num_chunks):
+                if chunks_left is not None:
+                    if chunks_left == 0:
+                        break
+                    chunks_left -= 1
+                part = tuple(jnp.asarray(a[:, k * chunk:(k + 1) * chunk]) for a in plan)
+                carry = self._epoch_jit(carry, part, x_dev, labels_dev, model_args)
+                position = epoch * num_chunks + k + 1
+                if checkpointer is not None and k < num_chunks - 1:
+                    checkpointer.save(position, {"carry": carry, "best": best_params,
+                                                 "best_val": best_val, "val": val_hist,
+                                                 "times": epoch_times}, jax.random.key(0))
+            if position < (epoch + 1) * num_chunks:
+                break  # interrupted mid-epoch (stop_after_chunks)
             val = self._accuracy(carry.params, val_x, val_y, model_args)
             better = val > best_val
             best_val = np.where(better, val, best_val)
@@ -331,7 +364,7 @@ class CurriculumTrainer:
             val_hist[epoch] = val
             epoch_times[epoch] = time.perf_counter() - tick
             if checkpointer is not None:
-                checkpointer.save(epoch + 1, {"carry": carry, "best": best_params,
+                checkpointer.save(position, {"carry": carry, "best": best_params,
                                               "best_val": best_val, "val": val_hist,
                                               "times": epoch_times}, jax.random.key(0))
             if progress:

@@ -65,10 +65,11 @@ def test_runs_resume_and_teacher(tmp_path):
     curricula = {"baseline": scaled_curriculum("baseline", 2, 1e-2),
                  "ttcl": scaled_curriculum("ttcl", 2, 1e-2)}
     kw = dict(seeds=[0], num_epochs=2, batch_size=20, lr=1e-2, workdir=str(tmp_path),
-              teacher=teacher, verbose=False)
+              teacher=teacher, chunk_steps=2, verbose=False)
     runs = run_curbench(curricula, ["standard", "noise"],
                         lambda s: noisy_or_imbalanced(data, s, [0]), init, apply, **kw)
     assert set(runs) == {"standard", "noise"} and set(runs["noise"]) == {"baseline", "ttcl"}
     assert len(calls) == 1
     again = run_curbench(curricula, ["standard", "noise"], None, init, apply, **kw)
     assert again == runs and len(calls) == 1  # every run read back from the workdir
+    assert (tmp_path / "checkpoints" / "noise__ttcl").is_dir()

@@ -118,3 +118,23 @@ def test_new_curricula_run_without_recompiling(name):
     if name in ("c2f", "adaptive_cl"):
         with pytest.raises(ValueError, match="teacher"):
             trainer.run(data._replace(teacher_logits=None), seeds=[0], num_epochs=1)
+
+
+@pytest.mark.slow
+def test_mid_epoch_resume_keeps_the_curriculum_state(data, tmp_path):
+    # DIHCL: the loss hook updates the hardness in the state, the epoch's subset is sampled
+    # from it; 8 steps per epoch in chunks of 3 (the last chunk padded).
+    make = lambda: CurriculumTrainer(cl.dihcl(warm_epochs=1, bottom_size=0.5), _init, _apply,
+                                     batch_size=16, lr=1e-2, chunk_steps=3, max_traces=1)
+    full = make().run(data, seeds=[3, 4], num_epochs=3)
+    whole = CurriculumTrainer(cl.dihcl(warm_epochs=1, bottom_size=0.5), _init, _apply,
+                              batch_size=16, lr=1e-2).run(data, seeds=[3, 4], num_epochs=3)
+    np.testing.assert_allclose(full["val_acc"], whole["val_acc"])  # chunking changes nothing
+    for stop in (4, 4):  # killed inside epoch 2, then inside epoch 3; resumed to the end
+        make().run(data, seeds=[3, 4], num_epochs=3, workdir=str(tmp_path),
+                   stop_after_chunks=stop)
+    resumed = make().run(data, seeds=[3, 4], num_epochs=3, workdir=str(tmp_path))
+    np.testing.assert_allclose(resumed["val_acc"], full["val_acc"])
+    np.testing.assert_allclose(resumed["test_acc"], full["test_acc"])
+    with pytest.raises(ValueError, match="chunk_steps"):
+        CurriculumTrainer(cl.baseline(), _init, _apply, chunk_steps=0)

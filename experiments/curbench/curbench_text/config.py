@@ -47,6 +47,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.batch_size = 50
     c.learning_rate = 1e-2
     c.seed_batching = "map"
+    c.chunk_steps = None  # paper: checkpoint every 50 steps, resume mid-epoch
     c.spl_start_rate = 0.2
     c.grow_fraction = 0.5
     if preset == "smoke":
@@ -55,6 +56,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.num_train, c.num_val, c.num_test, c.num_teacher = 25, 25, 25, 25
         c.num_epochs = 1
     elif preset == "paper":
+        c.chunk_steps = 50
         c.num_seeds = 5
         c.num_train, c.num_val, c.num_test, c.num_teacher = 400, 100, 200, 100
         c.num_epochs = 30

@@ -43,6 +43,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.batch_size = 50
     c.learning_rate = 1e-3
     c.seed_batching = "map"
+    c.chunk_steps = None  # paper: checkpoint every 50 steps, resume mid-epoch
     # Per-method hyper-parameters (the reference's defaults, epochs scaled to the run).
     c.spl_start_rate = 0.2
     c.grow_fraction = 0.5  # pacing reaches the whole set at this fraction of the epochs
@@ -52,6 +53,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.num_train, c.num_val, c.num_test, c.num_teacher = 100, 50, 100, 50
         c.num_epochs = 1
     elif preset == "paper":
+        c.chunk_steps = 50
         c.num_seeds = 5
         c.num_train, c.num_val, c.num_test, c.num_teacher = 10000, 2000, 10000, 5000
         c.image_size = 28

@@ -83,7 +83,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
                         lambda setting: setting_data(splits, setting, config, seeds),
                         init_fn, apply_fn, seeds=seeds, num_epochs=config.num_epochs,
                         batch_size=config.batch_size, lr=config.learning_rate,
-                        workdir=workdir, seed_batching=config.seed_batching, teacher=teacher)
+                        workdir=workdir, seed_batching=config.seed_batching, teacher=teacher,
+                        chunk_steps=config.chunk_steps)
     metrics, table = summarize_runs(runs, meta_methods=META_METHODS)
     (Path(workdir) / "table.md").write_text(table)
     print(table)
