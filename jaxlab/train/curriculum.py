@@ -135,6 +135,7 @@ class CurriculumTrainer:
             epoch = chex.assert_max_traces(epoch, n=self.max_traces)
         self._epoch_jit = jax.jit(epoch)
         self._logits_jit = jax.jit(self._logits_chunk)
+        self._init_jit = jax.jit(self.init_fn)  # one compile, not one per primitive
 
     # ---------------------------------------------------------------- jitted programs
     def _batched(self, fn, *args):
@@ -269,7 +270,7 @@ class CurriculumTrainer:
         params, cstates = [], []
         for i, key in enumerate(keys):
             k_model, k_cur, k_run = jax.random.split(key, 3)
-            params.append(self.init_fn(k_model))
+            params.append(self._init_jit(k_model))
             c = curriculum.data_prepare(n, data.num_classes, k_cur)
             cstates.append(curriculum.model_prepare(c, params[-1], num_epochs))
             keys[i] = k_run
