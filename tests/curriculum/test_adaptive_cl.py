@@ -66,3 +66,15 @@ def test_loss_hook_is_ce_plus_gamma_kl():
     loss, _ = c.loss_curriculum(jnp.asarray(ce), logits, labels, idx, state, ctx)
     kl = rel_entr(softmax(TEACHER[idx], 1), softmax(logits, 1)).sum(1)
     assert float(loss) == pytest.approx(np.mean((ce + 0.4 * kl)[:2]), rel=1e-5)
+
+
+def test_kl_gradient_and_bad_arguments():
+    from jax.test_util import check_grads
+
+    with jax.enable_x64(True):
+        check_grads(lambda z: teacher_kl(z, np.asarray(TEACHER, np.float64)),
+                    (np.asarray(LOGITS, np.float64),), order=1, modes=("rev",))
+    with pytest.raises(ValueError, match="inv"):
+        adaptive_cl(inv=0)
+    with pytest.raises(ValueError, match="alpha"):
+        adaptive_cl(alpha=1.5)

@@ -111,3 +111,17 @@ def test_stages_walk_from_coarse_to_fine():
         c.data_curriculum(state, 0, EpochInputs(labels))
     with pytest.raises(ValueError, match="max_clusters"):
         c2f(max_clusters=0)
+
+
+def test_vmap_and_gradient_of_the_coarse_loss():
+    from jax.test_util import check_grads
+
+    maps = np.array([[0, 1, 2, 3], [0, 0, 1, 1], [0, 0, 0, 0]])
+    labels = np.array([2, 1, 0])
+    got = jax.vmap(coarse_cross_entropy, in_axes=(None, None, 0))(LOGITS, labels, maps)
+    for m, row in zip(maps, np.asarray(got), strict=True):
+        np.testing.assert_allclose(row, coarse_cross_entropy(LOGITS, labels, m), atol=1e-6)
+    np.testing.assert_allclose(got[2], 0.0, atol=1e-6)  # one cluster: nothing to learn
+    with jax.enable_x64(True):
+        check_grads(lambda z: coarse_cross_entropy(z, labels, maps[1]),
+                    (np.asarray(LOGITS, np.float64),), order=1, modes=("rev",))

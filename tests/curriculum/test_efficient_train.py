@@ -103,3 +103,10 @@ def test_stages_and_hooks():
                                low_frequency_crop(x, 20), atol=1e-6)
     with pytest.raises(ValueError, match="grow_epochs"):
         efficient_train(grow_epochs=0)
+
+
+def test_vmap_over_bands():
+    bands = jnp.array([2, 6, 12])
+    got = jax.vmap(low_frequency_crop, in_axes=(None, 0))(IMAGES, bands)
+    for b, out in zip((2, 6, 12), got, strict=True):
+        np.testing.assert_allclose(out, low_frequency_crop(IMAGES, b), atol=1e-6)

@@ -72,3 +72,12 @@ def test_bad_arguments():
         lgl(strategy="greedy")
     with pytest.raises(ValueError, match="grow_rate"):
         lgl(grow_rate=0.0)
+
+
+def test_vmap_over_class_sets():
+    masks = np.array([[1, 1, 1, 1], [1, 0, 1, 0], [0, 1, 1, 1]], bool)
+    labels = np.array([2, 2, 2])
+    got = jax.vmap(lgl_loss, in_axes=(None, None, 0))(LOGITS, labels, masks)
+    for m, row in zip(masks, np.asarray(got), strict=True):
+        np.testing.assert_allclose(row, reference_loss(LOGITS, labels, np.flatnonzero(m)),
+                                   rtol=1e-5)
