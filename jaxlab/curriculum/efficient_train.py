@@ -177,7 +177,7 @@ def efficient_train(grow_epochs: int | None = None, augment: bool = True) -> Cur
     def data_prepare(num_samples, num_classes, key):
         del num_classes, key
         return CurriculumState(weights=np.ones(num_samples, np.float32),
-                               extra={"stage": np.int32(0), "epochs": np.int32(1)})
+                               extra={"epoch": np.int32(0), "epochs": np.int32(1)})
 
     def model_prepare(state, params, num_epochs):
         del params
@@ -185,14 +185,14 @@ def efficient_train(grow_epochs: int | None = None, augment: bool = True) -> Cur
 
     def data_curriculum(state, epoch, losses):
         del losses
-        return state._replace(extra={**state.extra, "stage": np.int32(epoch)})
+        return state._replace(extra={**state.extra, "epoch": np.int32(epoch)})
 
     def transform_inputs(inputs, state, key):
         size = min(inputs.shape[1], inputs.shape[2])
         grow = grow_epochs or state.extra["epochs"]
         # The stage table as arrays: the epoch and the run length are traced values.
         length = jnp.maximum(1, (_STAGE_ENDS[0] * grow) // _STAGE_ENDS[-1])
-        stage = jnp.minimum(state.extra["stage"] // length, len(_STAGE_ENDS) - 1)
+        stage = jnp.minimum(state.extra["epoch"] // length, len(_STAGE_ENDS) - 1)
         band = (jnp.asarray(_STAGE_BANDS) * size // 224)[stage]
         x = inputs
         if augment:
