@@ -37,7 +37,9 @@ def _task(n: int, size: int = 14):
 
 def epoch_ratios(methods, n: int, repeats: int) -> dict[str, float]:
     data = _task(n)
-    data = data._replace(teacher_losses=np.random.default_rng(1).uniform(size=n))
+    rng = np.random.default_rng(1)
+    data = data._replace(teacher_losses=rng.uniform(size=n),
+                         teacher_logits=rng.normal(size=(n, 10)).astype(np.float32))
     model = LeNet(num_classes=10)
     dummy = jnp.zeros((1, 14, 14, 1))
     init_fn = lambda k: model.init(k, dummy)["params"]

@@ -13,7 +13,12 @@ calls at fixed points:
    host: sets ``state.weights`` (``[N]``, ``0`` leaves a sample out of this epoch, other
    values reweight it). ``losses`` is the current model's per-sample training loss
    ``[N]`` when ``needs_losses`` is set (SPL ranks by it), a teacher's when
-   ``uses_teacher`` is set (TTCL), else ``None``.
+   ``uses_teacher`` is set (TTCL), else ``None``. A curriculum with ``epoch_inputs`` set
+   gets an :class:`EpochInputs` instead (labels, the model's and the teacher's losses and
+   logits: MCL, LGL, C2F, Adaptive CL). A data curriculum may also change the inputs of
+   the training batches (EfficientTrain's low-frequency cropping and augmentation) with
+   the optional ``transform_inputs(inputs, state, key) -> inputs``, applied inside the
+   jitted step to training batches only, its strength read from the state.
 4. ``model_curriculum(state, epoch) -> dict`` — once per epoch: arguments of the model for
    this epoch (CBS's smoothing width); ``{}`` for most methods.
 5. ``loss_curriculum(losses, logits, labels, indices, state, ctx) -> (loss, state)`` —
@@ -61,6 +66,27 @@ class CurriculumState(NamedTuple):
     params: Any = ()
     opt_state: Any = ()
     extra: Any = ()
+
+
+class EpochInputs(NamedTuple):
+    """What ``data_curriculum`` receives when the curriculum sets ``epoch_inputs``.
+
+    Attributes:
+      labels: ``[N]`` this run's training labels (noisy in the noise setting).
+      losses: ``[N]`` the current model's per-sample training losses (``needs_losses``),
+        else ``None``.
+      logits: ``[N, C]`` the current model's logits on the training set (``needs_losses``),
+        else ``None``.
+      teacher_losses: ``[N]`` a fixed teacher's losses (``uses_teacher``), else ``None``.
+      teacher_logits: ``[N, C]`` the teacher's logits (``uses_teacher``, when the task
+        provides them), else ``None``.
+    """
+
+    labels: np.ndarray
+    losses: np.ndarray | None = None
+    logits: np.ndarray | None = None
+    teacher_losses: np.ndarray | None = None
+    teacher_logits: np.ndarray | None = None
 
 
 class StepContext(NamedTuple):
@@ -159,6 +185,10 @@ class Curriculum:
         MW-Net, DDS: 0.1 in the reference); ``0`` for none.
       vision_only: the paper applies the method to images only (CBS, LGL, C2F,
         EfficientTrain); trainers of other domains refuse it.
+      epoch_inputs: ``data_curriculum`` receives an :class:`EpochInputs` (labels, the
+        model's losses and logits, the teacher's) instead of the bare losses.
+      transform_inputs: ``(inputs [b, ...], state, key) -> inputs [b, ...]`` applied to
+        each training batch inside the jitted step (same shape), or ``None``.
 
     Example:
       >>> from jaxlab.curriculum import baseline
@@ -178,6 +208,8 @@ class Curriculum:
     uses_teacher: bool = False
     meta_fraction: float = 0.0
     vision_only: bool = False
+    epoch_inputs: bool = False
+    transform_inputs: Callable[..., jax.Array] | None = None
 
 
 def baseline() -> Curriculum:

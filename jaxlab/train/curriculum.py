@@ -29,7 +29,13 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from jaxlab.curriculum.base import Curriculum, CurriculumState, StepContext, check_weights
+from jaxlab.curriculum.base import (
+    Curriculum,
+    CurriculumState,
+    EpochInputs,
+    StepContext,
+    check_weights,
+)
 from jaxlab.train.checkpoint import Checkpointer
 
 
@@ -44,6 +50,8 @@ class CurriculumData(NamedTuple):
       num_classes: ``C``.
       teacher_losses: ``[N]`` or ``[S, N]`` per-sample losses of a teacher (TTCL), or
         ``None``.
+      teacher_logits: ``[N, C]`` the teacher's logits on the training set (C2F, Adaptive
+        CL), or ``None``.
     """
 
     train_inputs: Any
@@ -54,6 +62,7 @@ class CurriculumData(NamedTuple):
     test_labels: Any
     num_classes: int
     teacher_losses: Any = None
+    teacher_logits: Any = None
 
 
 class Carry(NamedTuple):
@@ -66,6 +75,13 @@ class Carry(NamedTuple):
 
 def per_sample_ce(logits: jax.Array, labels: jax.Array) -> jax.Array:
     return optax.softmax_cross_entropy_with_integer_labels(logits, labels)
+
+
+def _cross_entropy(logits: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """Host-side per-sample cross-entropy of ``logits [..., n, C]`` at ``labels [..., n]``."""
+    z = logits - logits.max(-1, keepdims=True)
+    logp = z - np.log(np.exp(z).sum(-1, keepdims=True))
+    return -np.take_along_axis(logp, labels[..., None].astype(np.int64), -1)[..., 0]
 
 
 @dataclasses.dataclass
@@ -84,6 +100,11 @@ class CurriculumTrainer:
       eval_batch_size: chunk size of evaluation passes.
       max_traces: if set, the epoch program may be traced at most this often
         (``chex.assert_max_traces``); a curriculum that changes shapes then fails loudly.
+      chunk_steps: if set, each epoch runs as jitted chunks of this many steps (the last
+        padded with skipped steps: one compiled program) and, with a ``workdir``, a
+        checkpoint is saved after every chunk — a killed run resumes mid-epoch with the
+        curriculum state of the epoch (its weights, the loss hook's updates so far) and
+        the same batch plan.
     """
 
     curriculum: Curriculum
@@ -94,10 +115,13 @@ class CurriculumTrainer:
     seed_batching: str = "map"
     eval_batch_size: int = 500
     max_traces: int | None = None
+    chunk_steps: int | None = None
 
     def __post_init__(self):
         if self.batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {self.batch_size}")
+        if self.chunk_steps is not None and self.chunk_steps < 1:
+            raise ValueError(f"chunk_steps must be >= 1, got {self.chunk_steps}")
         if self.seed_batching not in ("map", "vmap"):
             raise ValueError(f"seed_batching must be 'map' or 'vmap', got {self.seed_batching!r}")
         self.tx = optax.adam(self.lr)
@@ -111,6 +135,7 @@ class CurriculumTrainer:
             epoch = chex.assert_max_traces(epoch, n=self.max_traces)
         self._epoch_jit = jax.jit(epoch)
         self._logits_jit = jax.jit(self._logits_chunk)
+        self._init_jit = jax.jit(self.init_fn)  # one compile, not one per primitive
 
     # ---------------------------------------------------------------- jitted programs
     def _batched(self, fn, *args):
@@ -130,6 +155,8 @@ class CurriculumTrainer:
             x, y = jnp.take(data, idx, axis=0), jnp.take(labels, idx)
             xm, ym = jnp.take(data, meta_idx, axis=0), jnp.take(labels, meta_idx)
             key = jax.random.fold_in(jax.random.wrap_key_data(carry.key), carry.step)
+            if curriculum.transform_inputs is not None:  # training batches only
+                x = curriculum.transform_inputs(x, carry.curriculum, jax.random.fold_in(key, 1))
 
             def objective(p):
                 logits = apply_fn(p, x, model_args)
@@ -173,12 +200,6 @@ class CurriculumTrainer:
             out.append(np.asarray(self._logits_jit(params, chunk, model_args))[:, :size - pad])
         return np.concatenate(out, axis=1)
 
-    def _losses(self, params, inputs, labels: np.ndarray, model_args) -> np.ndarray:
-        logits = self._logits(params, inputs, model_args)
-        z = logits - logits.max(-1, keepdims=True)
-        logp = z - np.log(np.exp(z).sum(-1, keepdims=True))
-        return -np.take_along_axis(logp, labels[..., None].astype(np.int64), -1)[..., 0]
-
     def _accuracy(self, params, inputs, labels, model_args) -> np.ndarray:
         logits = self._logits(params, np.asarray(inputs), model_args)
         return np.mean(logits.argmax(-1) == np.asarray(labels)[None], axis=1)
@@ -202,11 +223,14 @@ class CurriculumTrainer:
 
     def run(self, data: CurriculumData, seeds: Sequence[int], num_epochs: int,
             workdir: str | None = None, progress: bool = False,
-            stop_after: int | None = None, return_params: bool = False) -> dict[str, Any]:
+            stop_after: int | None = None, return_params: bool = False,
+            stop_after_chunks: int | None = None) -> dict[str, Any]:
         """Trains one model per seed; returns per-seed results.
 
         With ``workdir`` the run checkpoints every epoch and resumes from the last one;
-        ``stop_after`` ends this call after that many epochs (an interrupted run).
+        ``stop_after`` ends this call after that many epochs, ``stop_after_chunks`` after
+        that many chunks of ``chunk_steps`` steps (an interrupted run; resumed mid-epoch
+        from the workdir's checkpoint by the next call).
 
         Returns:
           ``{"test_acc": [S], "best_val_acc": [S], "val_acc": [E, S], "epoch_time_s": [E],
@@ -246,7 +270,7 @@ class CurriculumTrainer:
         params, cstates = [], []
         for i, key in enumerate(keys):
             k_model, k_cur, k_run = jax.random.split(key, 3)
-            params.append(self.init_fn(k_model))
+            params.append(self._init_jit(k_model))
             c = curriculum.data_prepare(n, data.num_classes, k_cur)
             cstates.append(curriculum.model_prepare(c, params[-1], num_epochs))
             keys[i] = k_run
@@ -258,7 +282,9 @@ class CurriculumTrainer:
         val_hist = np.zeros((num_epochs, s))
         epoch_times = np.zeros(num_epochs)
         steps_per_epoch = -(-n // self.batch_size)
-        first = 0
+        chunk = steps_per_epoch if self.chunk_steps is None else self.chunk_steps
+        num_chunks = -(-steps_per_epoch // chunk)
+        position = 0  # chunks done since the start of the run
         checkpointer = None
         if workdir is not None:
             checkpointer = Checkpointer(workdir, keep=1)
@@ -266,39 +292,68 @@ class CurriculumTrainer:
                       "val": val_hist, "times": epoch_times}
             restored = checkpointer.restore(target, jax.random.key(0))
             if restored is not None:
-                saved, _, first = restored
+                saved, _, position = restored
                 carry, best_params = saved["carry"], saved["best"]
                 best_val, val_hist = np.array(saved["best_val"]), np.array(saved["val"])
                 epoch_times = np.array(saved["times"])
         x_dev, labels_dev = jnp.asarray(x), jnp.asarray(labels)
         val_x, val_y = np.asarray(data.val_inputs), np.asarray(data.val_labels)
         last = num_epochs if stop_after is None else min(stop_after, num_epochs)
-        for epoch in range(first, last):
+        chunks_left = None if stop_after_chunks is None else stop_after_chunks
+        for epoch in range(position // num_chunks, last):
             tick = time.perf_counter()
+            # A run restored mid-epoch keeps the curriculum state of this epoch's start (its
+            # weights; the loss hook's updates so far) and redoes only the epoch's plan.
+            resumed_chunk = position % num_chunks if epoch == position // num_chunks else 0
             host = jax.device_get(carry.curriculum)
             model_args = stack([curriculum.model_curriculum(
                 jax.tree.map(lambda a, i=i: a[i], host), epoch) for i in range(s)])
-            losses = None
-            if curriculum.needs_losses:
-                losses = self._losses(carry.params, x, labels, model_args)
-            elif curriculum.uses_teacher:
+            losses = logits = teacher = teacher_logits = None
+            if curriculum.needs_losses and not resumed_chunk:
+                logits = self._logits(carry.params, x, model_args)
+                losses = _cross_entropy(logits, labels)
+            if curriculum.uses_teacher and not resumed_chunk:
                 if data.teacher_losses is None:
                     raise ValueError(f"curriculum {curriculum.name!r} needs the task's "
                                      "teacher_losses")
-                losses = np.broadcast_to(np.asarray(data.teacher_losses, np.float32), (s, n))
+                teacher = np.broadcast_to(np.asarray(data.teacher_losses, np.float32), (s, n))
+                if data.teacher_logits is not None:
+                    teacher_logits = np.asarray(data.teacher_logits, np.float32)
             new_states, plans = [], []
             for i in range(s):
                 state_i = jax.tree.map(lambda a, i=i: a[i], host)
-                state_i = curriculum.data_curriculum(
-                    state_i, epoch, None if losses is None else losses[i])
+                if curriculum.epoch_inputs:
+                    pick = lambda a, i=i: None if a is None else a[i]
+                    arg = EpochInputs(labels[i], pick(losses), pick(logits), pick(teacher),
+                                      teacher_logits)
+                else:
+                    arg = losses if curriculum.needs_losses else teacher
+                    arg = None if arg is None else arg[i]
+                if not resumed_chunk:
+                    state_i = curriculum.data_curriculum(state_i, epoch, arg)
                 w = check_weights(np.asarray(state_i.weights) * base_mask[i], n,
                                   f"{curriculum.name} weights")
                 new_states.append(state_i)
                 epoch_rng = np.random.default_rng([int(seeds[i]), 2, epoch])
-                plans.append(self._plan(w, epoch_rng, steps_per_epoch, meta_sets[i]))
-            carry = carry._replace(curriculum=stack(new_states))
-            plan = tuple(jnp.asarray(np.stack(p)) for p in zip(*plans, strict=True))
-            carry = self._epoch_jit(carry, plan, x_dev, labels_dev, model_args)
+                plans.append(self._plan(w, epoch_rng, num_chunks * chunk, meta_sets[i]))
+            if not resumed_chunk:
+                carry = carry._replace(curriculum=stack(new_states))
+            plan = tuple(np.stack(p) for p in zip(*plans, strict=True))
+            position = epoch * num_chunks + resumed_chunk
+            for k in range(resumed_chunk, num_chunks):
+                if chunks_left is not None:
+                    if chunks_left == 0:
+                        break
+                    chunks_left -= 1
+                part = tuple(jnp.asarray(a[:, k * chunk:(k + 1) * chunk]) for a in plan)
+                carry = self._epoch_jit(carry, part, x_dev, labels_dev, model_args)
+                position = epoch * num_chunks + k + 1
+                if checkpointer is not None and k < num_chunks - 1:
+                    checkpointer.save(position, {"carry": carry, "best": best_params,
+                                                 "best_val": best_val, "val": val_hist,
+                                                 "times": epoch_times}, jax.random.key(0))
+            if position < (epoch + 1) * num_chunks:
+                break  # interrupted mid-epoch (stop_after_chunks)
             val = self._accuracy(carry.params, val_x, val_y, model_args)
             better = val > best_val
             best_val = np.where(better, val, best_val)
@@ -310,7 +365,7 @@ class CurriculumTrainer:
             val_hist[epoch] = val
             epoch_times[epoch] = time.perf_counter() - tick
             if checkpointer is not None:
-                checkpointer.save(epoch + 1, {"carry": carry, "best": best_params,
+                checkpointer.save(position, {"carry": carry, "best": best_params,
                                               "best_val": best_val, "val": val_hist,
                                               "times": epoch_times}, jax.random.key(0))
             if progress:

@@ -88,3 +88,53 @@ def test_bad_arguments(data):
         CurriculumTrainer(cl.baseline(), _init, _apply).run(
             data._replace(train_labels=np.zeros((3, N), np.int32)), seeds=[0, 1],
             num_epochs=1)
+
+
+class _Cnn(nn.Module):
+    @nn.compact
+    def __call__(self, x):
+        x = nn.relu(nn.Conv(4, (3, 3))(x))
+        return nn.Dense(C)(x.mean(axis=(1, 2)))
+
+
+@pytest.mark.parametrize("name", ["mcl", "lgl", "c2f", "adaptive_cl", "efficient_train"])
+def test_new_curricula_run_without_recompiling(name):
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(N + 40, 6, 6, 1)).astype(np.float32)
+    y = (x[:, :3].mean(axis=(1, 2, 3)) > 0).astype(np.int32) + (x[:, 0, 0, 0] > 1)
+    teacher_logits = np.eye(C, dtype=np.float32)[y[:N]] * 2.0
+    teacher_losses = np.full(N, 0.2, np.float32)
+    data = CurriculumData(x[:N], y[:N], x[N:N + 20], y[N:N + 20], x[N + 20:], y[N + 20:], C,
+                          teacher_losses, teacher_logits)
+    model = _Cnn()
+    kwargs = {"mcl": {"schedule_epochs": 1, "warm_epochs": 1},
+              "lgl": {"grow_interval": 1}, "c2f": {"max_clusters": 2},
+              "adaptive_cl": {"pace_r": 1, "inv": 1}}.get(name, {})
+    trainer = CurriculumTrainer(
+        cl.get_curriculum(name, **kwargs), lambda k: model.init(k, x[:1])["params"],
+        lambda p, z, a: model.apply({"params": p}, z), batch_size=16, lr=1e-2, max_traces=1)
+    result = trainer.run(data, seeds=[0, 1], num_epochs=3)
+    assert np.shape(result["val_acc"]) == (3, 2)
+    if name in ("c2f", "adaptive_cl"):
+        with pytest.raises(ValueError, match="teacher"):
+            trainer.run(data._replace(teacher_logits=None), seeds=[0], num_epochs=1)
+
+
+@pytest.mark.slow
+def test_mid_epoch_resume_keeps_the_curriculum_state(data, tmp_path):
+    # DIHCL: the loss hook updates the hardness in the state, the epoch's subset is sampled
+    # from it; 8 steps per epoch in chunks of 3 (the last chunk padded).
+    make = lambda: CurriculumTrainer(cl.dihcl(warm_epochs=1, bottom_size=0.5), _init, _apply,
+                                     batch_size=16, lr=1e-2, chunk_steps=3, max_traces=1)
+    full = make().run(data, seeds=[3, 4], num_epochs=3)
+    whole = CurriculumTrainer(cl.dihcl(warm_epochs=1, bottom_size=0.5), _init, _apply,
+                              batch_size=16, lr=1e-2).run(data, seeds=[3, 4], num_epochs=3)
+    np.testing.assert_allclose(full["val_acc"], whole["val_acc"])  # chunking changes nothing
+    for stop in (4, 4):  # killed inside epoch 2, then inside epoch 3; resumed to the end
+        make().run(data, seeds=[3, 4], num_epochs=3, workdir=str(tmp_path),
+                   stop_after_chunks=stop)
+    resumed = make().run(data, seeds=[3, 4], num_epochs=3, workdir=str(tmp_path))
+    np.testing.assert_allclose(resumed["val_acc"], full["val_acc"])
+    np.testing.assert_allclose(resumed["test_acc"], full["test_acc"])
+    with pytest.raises(ValueError, match="chunk_steps"):
+        CurriculumTrainer(cl.baseline(), _init, _apply, chunk_steps=0)

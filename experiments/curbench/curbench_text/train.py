@@ -1,0 +1,132 @@
+"""CurBench text: which Shakespeare play a window of speech comes from, every text curriculum.
+
+The runs go through ``jaxlab.train.curbench`` (one trainer per curriculum, resumable per
+run under ``<workdir>/runs``).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import flax.linen as nn
+import jax
+import ml_collections
+import numpy as np
+
+from jaxlab.data.text import char_vocabulary, encode, load_plays
+from jaxlab.train.curbench import (
+    META_METHODS,
+    noisy_or_imbalanced,
+    run_curbench,
+    scaled_curriculum,
+    train_teacher,
+)
+from jaxlab.train.curriculum import CurriculumData, summarize_runs
+
+# A speaker tag: "Ham.", "First Citizen.", "P. King." on a line of its own.
+_SPEAKER = re.compile(r"^[A-Z][A-Za-z .']{0,24}\.$")
+
+
+def speech(text: str) -> str:
+    """The spoken lines of a play, joined by spaces: blocks opened by a speaker tag, without
+    the tag and without bracketed stage directions."""
+    lines = []
+    for block in text.split("\n\n"):
+        rows = [r.strip() for r in block.strip().split("\n")]
+        if len(rows) >= 2 and _SPEAKER.match(rows[0]):
+            lines += [r for r in rows[1:] if r and not r.startswith("[")]
+    return " ".join(lines)
+
+
+def load_windows(config) -> dict[str, np.ndarray]:
+    """Balanced, disjoint windows ``[n, seq_len]`` of character ids per split; labels = play."""
+    texts = [speech(load_plays((play,))) for play in config.plays]
+    vocabulary = char_vocabulary("".join(texts))
+    sizes = (config.num_train, config.num_val, config.num_test, config.num_teacher)
+    parts: dict[str, list] = {k: [] for k in ("train", "val", "test", "teacher")}
+    rng = np.random.default_rng(2024)
+    for label, text in enumerate(texts):
+        ids = encode(text, vocabulary)
+        n = len(ids) // config.seq_len
+        if n < sum(sizes):
+            raise ValueError(f"{config.plays[label]} has {n} windows, need {sum(sizes)}")
+        windows = ids[: n * config.seq_len].reshape(n, config.seq_len)[rng.permutation(n)]
+        start = 0
+        for key, size in zip(parts, sizes, strict=True):
+            parts[key].append((windows[start:start + size], np.full(size, label, np.int32)))
+            start += size
+    out = {"vocab_size": np.int32(len(vocabulary))}
+    for key, chunks in parts.items():
+        out[f"{key}_x"] = np.concatenate([c[0] for c in chunks])
+        out[f"{key}_y"] = np.concatenate([c[1] for c in chunks])
+    return out
+
+
+def char_ngrams(windows: np.ndarray, orders: tuple[int, ...], buckets: int) -> np.ndarray:
+    """Hashed character n-grams of every window: ``[n, L] -> [n, Σ_k (L − k + 1)]`` bucket
+    ids (a polynomial hash of each n-gram's character ids, modulo ``buckets``)."""
+    out = []
+    for k in orders:
+        width = windows.shape[1] - k + 1
+        h = np.zeros((windows.shape[0], width), np.int64)
+        for j in range(k):
+            h = h * 131 + windows[:, j:j + width]
+        out.append((h * 2654435761 + k) % buckets)
+    return np.concatenate(out, axis=1).astype(np.int32)
+
+
+class NgramBag(nn.Module):
+    """A fastText-style character classifier: the mean embedding of the window's hashed
+    character n-grams, then a linear layer. Input ``[b, P]`` bucket ids, output
+    ``[b, num_classes]``."""
+
+    buckets: int
+    num_classes: int
+    embed_dim: int = 32
+
+    @nn.compact
+    def __call__(self, ngrams: jax.Array) -> jax.Array:
+        h = nn.Embed(self.buckets, self.embed_dim)(ngrams).mean(axis=1)
+        return nn.Dense(self.num_classes)(h)
+
+
+def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
+    seeds = list(range(config.seed, config.seed + config.num_seeds))
+    w = load_windows(config)
+    for split in ("train", "val", "test", "teacher"):
+        w[f"{split}_x"] = char_ngrams(w[f"{split}_x"], tuple(config.ngram_orders),
+                                      config.buckets)
+    num_classes = len(config.plays)
+    model = NgramBag(config.buckets, num_classes, config.embed_dim)
+
+    def init_fn(key):
+        return model.init(key, w["train_x"][:1])["params"]
+
+    def apply_fn(params, x, model_args):
+        del model_args
+        return model.apply({"params": params}, x)
+
+    clean = CurriculumData(w["train_x"], w["train_y"], w["val_x"], w["val_y"], w["test_x"],
+                           w["test_y"], num_classes)
+
+    def teacher():  # TTCL, Adaptive CL: a baseline model on a disjoint clean split
+        data = CurriculumData(w["teacher_x"], w["teacher_y"], w["val_x"], w["val_y"],
+                              w["val_x"], w["val_y"], num_classes)
+        return train_teacher(data, init_fn, apply_fn, config.seed + 10_000, config.num_epochs,
+                             config.batch_size, config.learning_rate)
+
+    curricula = {m: scaled_curriculum(m, config.num_epochs, config.learning_rate,
+                                      config.spl_start_rate, config.grow_fraction)
+                 for m in config.methods}
+    runs = run_curbench(curricula, config.settings,
+                        lambda setting: noisy_or_imbalanced(clean, setting, seeds,
+                                                            config.noise_rate),
+                        init_fn, apply_fn, seeds=seeds, num_epochs=config.num_epochs,
+                        batch_size=config.batch_size, lr=config.learning_rate,
+                        workdir=workdir, seed_batching=config.seed_batching, teacher=teacher,
+                        chunk_steps=config.chunk_steps)
+    metrics, table = summarize_runs(runs, meta_methods=META_METHODS)
+    (Path(workdir) / "table.md").write_text(table)
+    print(table)
+    return metrics
