@@ -10,7 +10,8 @@ per-landmark curiosity, the temporal-distance predictor's targets, focused sampl
                 p(l) ∝ c_l − min_k c_k + ε                    landmark sampling distribution
     TDP:        d̂(h_i, h_j) ≈ (j − i) / H for i ≤ j in one imagined trajectory,
                 1 for pairs from different trajectories       (achiever reward −d̂(h, g))
-    Focused sampling: the achiever's imagination starts at ĥ_{l*}, l* = argmin_l ‖ĥ_l − h_g‖.
+    Focused sampling: the achiever's imagination starts at ĥ_{l*} (or the visited state
+                nearest to it), l* = argmin_l ‖ĥ_l − h_g‖.
 
 Hand-written (no library has them); hyper-parameters from the reference code
 (``agent/drstrategy.yaml``): 64 landmarks of dimension 16, k = 30, 256 positive TDP pairs
@@ -221,15 +222,31 @@ def temporal_distance_pairs(
     return x, y, target
 
 
-def focused_starts(goals: ArrayLike, landmarks: ArrayLike) -> tuple[jax.Array, jax.Array]:
-    """Focused sampling: the decoded landmark nearest to each goal latent.
+def focused_starts(
+    goals: ArrayLike, landmarks: ArrayLike, candidates: ArrayLike | None = None
+) -> tuple[jax.Array, jax.Array]:
+    """Focused sampling: imagination starts at the landmark nearest to each goal latent.
 
     Args:
       goals: ``h_g: [n, Z]``.
       landmarks: ``ĥ_l: [K, Z]``.
+      candidates: optional ``[m, Z]`` real latents (e.g. a replay batch); when given, each
+        start is the candidate nearest to the chosen landmark (a visited state of that
+        landmark's cell rather than the decoded code, which may lie off the latent manifold).
 
     Returns:
-      ``(starts [n, Z], index [n])``.
+      ``(starts [n, Z], landmark index [n])``.
+
+    Example:
+      >>> from jaxlab.rl.drstrategy import focused_starts
+      >>> s, i = focused_starts(jnp.array([[0.0, 2.0]]), jnp.eye(2), jnp.array([[0.0, 0.8]]))
+      >>> s.tolist(), i.tolist()
+      ([[0.0, 0.8]], [1])
     """
-    idx = nearest_landmark(goals, landmarks)
-    return jnp.asarray(landmarks)[idx], idx
+    lm = jnp.asarray(landmarks)
+    idx = nearest_landmark(goals, lm)
+    if candidates is None:
+        return lm[idx], idx
+    cand = jnp.asarray(candidates)
+    near = nearest_landmark(lm[idx], cand)  # for each chosen landmark, the nearest candidate
+    return cand[near], idx

@@ -23,6 +23,11 @@ def test_nearest_landmark_and_focused_starts_match_numpy():
     np.testing.assert_array_equal(jax.jit(nearest_landmark)(h, lm), want)
     starts, idx = focused_starts(h, lm)
     np.testing.assert_allclose(starts, lm[want], rtol=1e-6)
+    cand = rng.normal(size=(30, 5))
+    starts, idx = focused_starts(h, lm, cand)
+    near = np.argmin(((lm[want][:, None] - cand[None]) ** 2).sum(-1), 1)
+    np.testing.assert_allclose(starts, cand[near], rtol=1e-6)
+    np.testing.assert_array_equal(idx, want)
     with pytest.raises(ValueError, match="landmarks"):
         nearest_landmark(h, lm[:, :3])
 

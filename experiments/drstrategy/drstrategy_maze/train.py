@@ -210,7 +210,7 @@ def train_step(nets, c, agent: Agent, buffer, key, step_index) -> tuple[Agent, d
     hr = _replay_latents(nets, wm, buffer, k_h, 3 * n)
     h0, goals, h_other = hr[:n], hr[n:2 * n], hr[2 * n:]
     lid = jax.random.randint(k_l, (n,), 0, c.num_landmarks)
-    h_ds, _ = focused_starts(goals, lm)
+    h_ds, _ = focused_starts(goals, lm, h_other)  # visited states nearest the landmark
     half = n // 2
     starts = jnp.stack([h0, jnp.concatenate([h_other[:half], lm[lid[half:]]]), h_other, h_ds])
     g_ctx = _pad(goals, cd)
@@ -276,7 +276,8 @@ def act_episode(nets, c, env, agent: Agent, key, start, goal, lid, mode):
 
     The highway phase runs until the latent is assigned to landmark ``lid`` or its MSE to
     ``ĥ_lid`` is below ``reach_mse``, or for ``max_highway_steps``. The episode stops moving
-    once the goal is reached. Returns ``(positions [T, 2] in cells, actions [T], success)``.
+    once the goal is reached. Returns ``(positions [T, 2] in cells, actions [T], success,
+    whether the highway reached its landmark)``.
     """
     lm = landmark_latents(nets, agent)
     size = jnp.asarray(env.size)
@@ -291,12 +292,13 @@ def act_episode(nets, c, env, agent: Agent, key, start, goal, lid, mode):
     state = MazeState(pos=start, goal=goal, t=jnp.zeros((), jnp.int32))
 
     def step(carry, k):
-        state, phase2, t, success = carry
+        state, phase2, t, success, hit = carry
         k_a, k_env = jax.random.split(k)
         pos = env.observe(state)[:2]
         h = nets.wm.apply(agent.wm, pos, method=nets.wm.encode)
         code = nearest_landmark(h[None], lm)[0]
         reached = (code == lid) | (jnp.mean(jnp.square(h - lm[lid])) < c.reach_mse)
+        hit = hit | (reached & ~phase2)
         phase2 = phase2 | reached | (t >= c.max_highway_steps) | (mode == 2)
         lg = jnp.where(phase2, nets.actor.apply(nd, jnp.concatenate([h, second_ctx])),
                        nets.actor.apply(hw, jnp.concatenate([h, hw_ctx])))
@@ -304,11 +306,13 @@ def act_episode(nets, c, env, agent: Agent, key, start, goal, lid, mode):
         a = jax.random.categorical(k_a, lg)
         new, _, _, _, info = env.step(state, a, k_env)
         state = jax.tree.map(lambda s, n: jnp.where(success, s, n), state, new)
-        return (state, phase2, t + 1, success | info["success"]), (carry[0].pos, a)
+        return (state, phase2, t + 1, success | info["success"], hit), (carry[0].pos, a)
 
-    carry = (state, jnp.zeros((), bool), jnp.zeros((), jnp.int32), jnp.zeros((), bool))
-    (_, _, _, success), (pos, acts) = jax.lax.scan(step, carry, jax.random.split(key, c.segment))
-    return pos, acts.astype(jnp.int32), success
+    f = jnp.zeros((), bool)
+    carry = (state, f, jnp.zeros((), jnp.int32), f, f)
+    (_, _, _, success, hit), (pos, acts) = jax.lax.scan(step, carry,
+                                                        jax.random.split(key, c.segment))
+    return pos, acts.astype(jnp.int32), success, hit
 
 
 def coverage(walls: np.ndarray, pos: jax.Array) -> jax.Array:
@@ -356,7 +360,7 @@ def make_run(c):
             # Collect: landmark by curiosity, highway, explorer (round 0: random actions).
             lid = jax.random.categorical(k_l, jnp.log(p), shape=(n_seg,))
             mode = jnp.where(r == 0, 0, 1) * jnp.ones(n_seg, jnp.int32)
-            pos, acts, _ = episodes(agent, k_col, jnp.broadcast_to(nowhere, (n_seg, 2)), lid,
+            pos, acts, _, _ = episodes(agent, k_col, jnp.broadcast_to(nowhere, (n_seg, 2)), lid,
                                     mode)
             buffer = replay_add(buffer, {"obs": pos / size * 2.0 - 1.0, "action": acts})
             agent, m = scan_run(
@@ -385,7 +389,7 @@ def make_run(c):
         keys = jax.random.split(k_ep, n_goals + 2 * n_cov)
         keys = jnp.concatenate([keys[:n_goals], keys])
         starts = jax.vmap(lambda k: env.reset(k)[0].pos)(keys)
-        pos, _, success = jax.vmap(
+        pos, _, success, hit = jax.vmap(
             lambda k, s, g, i, m: act_episode(nets, c, env, agent, k, s, g, i, m))(
             keys, starts, goal, lid, mode)
         obs = buffer.data["obs"].reshape(-1, 2)
@@ -394,6 +398,8 @@ def make_run(c):
         return {
             "success_flat": success[:n_goals].astype(jnp.float32),
             "success_ds": success[n_goals:e].astype(jnp.float32),
+            "highway_reach_eval": jnp.mean(hit[n_goals:e].astype(jnp.float32)),
+            "highway_reach_explore": jnp.mean(hit[e:].astype(jnp.float32)),
             "path_flat": pos[:n_goals],
             "path_ds": pos[n_goals:e],
             "coverage_curiosity": coverage(walls, pos[e:e + n_cov]),
@@ -450,7 +456,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
             out[f"success_{arm}_rooms{d}"] = s[:, rooms == d].mean(1).tolist()
         out[f"success_far_{arm}"] = s[:, rooms >= config.far_rooms].mean(1).tolist()
         out[f"success_all_{arm}"] = s.mean(1).tolist()
-    for k in ("coverage_curiosity", "coverage_uniform", "coverage_replay"):
+    for k in ("coverage_curiosity", "coverage_uniform", "coverage_replay", "highway_reach_eval",
+              "highway_reach_explore"):
         out[k] = np.asarray(res[k]).tolist()
     hist = res["history"]
     for k in ("wm_loss", "vq_loss", "tdp_loss"):
