@@ -1,6 +1,6 @@
 """Dr. Strategy vs a LEXA-like flat achiever in a state-based point maze (Hamed et al., ICML 2024).
 
-One agent per seed (5 seeds under one ``vmap``) explores a four-room point maze with Dr.
+One agent per seed (seeds under one ``vmap``) explores a four-room point maze with Dr.
 Strategy's strategic exploration (landmark by curiosity, highway policy, then the
 disagreement explorer), learning a deterministic latent world model, landmarks (VQ-VAE on the
 latent) and a temporal-distance predictor. Two achievers are then trained in imagination
@@ -11,8 +11,9 @@ success is reported against the goal's distance in rooms; exploration coverage o
 curiosity-sampled vs uniformly sampled landmarks; landmarks plot in
 ``workdir/landmarks.png``.
 
-Command: ``jaxlab run drstrategy_maze --preset quick`` (quick: about 3 minutes on 2 CPU
-cores; smoke: about 10 s; paper: the nine-room maze at larger scale, for an accelerator).
+Command: ``jaxlab run drstrategy_maze --preset quick`` (quick: 3 seeds, about 4-5 minutes
+on 2 busy CPU cores, 1.5 minutes of it compilation; smoke: compile-bound, about a minute on
+busy cores; paper: five seeds, the nine-room maze at larger scale, for an accelerator).
 Paper numbers: none used (the paper's success rates are for pixel mazes and were not read).
 Hyper-parameters from the reference code (``agent/drstrategy.yaml``, ``configs/default.yaml``):
 discount 0.99, λ 0.95, imagination horizon 15, code dimension 16, 64 landmarks (16 here),
@@ -29,10 +30,10 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c = base_config(preset)
     c.num_seeds = 3  # 5 at the paper preset (the quick budget allows 3)
     c.batch_seeds = True
-    c.cpu_budget_s = {"smoke": 15, "quick": 200, "paper": 7200}[preset]
+    c.cpu_budget_s = {"smoke": 15, "quick": 240, "paper": 7200}[preset]
     # Environment: rooms_per_side² rooms of room × room cells, start in the top-left room.
     c.rooms_per_side = 2
-    c.room = 4
+    c.room = 3  # 7 × 7 cells (4 at the paper preset)
     c.step_size = 0.5
     c.segment = 100  # steps per episode (collection segments and evaluation episodes)
     c.far_rooms = 2  # "far" goals: at least this many rooms away (Manhattan over rooms)
@@ -92,6 +93,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.coverage_segments = 4
     if preset == "paper":
         c.num_seeds = 5
+        c.room = 4
         c.rooms_per_side = 3
         c.segment = 200
         c.max_highway_steps = 100

@@ -272,7 +272,8 @@ def curiosity(nets, c, agent: Agent, key) -> jax.Array:
 # --------------------------------------------------------------------------- environment
 def act_episode(nets, c, env, agent: Agent, key, start, goal, lid, mode):
     """One episode in the maze; ``mode``: 0 random, 1 highway → explorer (collection),
-    2 flat achiever, 3 highway → Dr. Strategy achiever (evaluation).
+    2 flat achiever, 3 highway → Dr. Strategy achiever (evaluation). Actions are sampled
+    from the policies (acting with their mode did worse for both arms in a quick run).
 
     The highway phase runs until the latent is assigned to landmark ``lid`` or its MSE to
     ``ĥ_lid`` is below ``reach_mse``, or for ``max_highway_steps``. The episode stops moving
