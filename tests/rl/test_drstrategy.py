@@ -99,7 +99,8 @@ def test_landmark_loss_straight_through_and_ema_loop():
     p = m.init(jax.random.key(0), jnp.zeros((1, 4)))
     h = jax.random.normal(jax.random.key(1), (32, 4))
     codebook = jax.random.normal(jax.random.key(2), (3, 2))
-    (loss, (z_e, codes)), g = jax.value_and_grad(landmark_loss, has_aux=True)(p, m, codebook, h)
+    (loss, (z_e, codes)), g = jax.jit(
+        jax.value_and_grad(landmark_loss, has_aux=True), static_argnums=1)(p, m, codebook, h)
     assert z_e.shape == (32, 2) and codes.shape == (32,)
     # straight-through: the encoder receives gradient although the code lookup is discrete.
     enc_norm = sum(float(jnp.abs(x).sum()) for x in jax.tree.leaves(g["params"]["enc"]))
