@@ -223,16 +223,22 @@ def temporal_distance_pairs(
 
 
 def focused_starts(
-    goals: ArrayLike, landmarks: ArrayLike, candidates: ArrayLike | None = None
+    goals: ArrayLike,
+    landmarks: ArrayLike,
+    candidates: ArrayLike | None = None,
+    key: ArrayLike | None = None,
 ) -> tuple[jax.Array, jax.Array]:
     """Focused sampling: imagination starts at the landmark nearest to each goal latent.
 
     Args:
       goals: ``h_g: [n, Z]``.
       landmarks: ``ĥ_l: [K, Z]``.
-      candidates: optional ``[m, Z]`` real latents (e.g. a replay batch); when given, each
-        start is the candidate nearest to the chosen landmark (a visited state of that
-        landmark's cell rather than the decoded code, which may lie off the latent manifold).
+      candidates: optional ``[m, Z]`` real latents (e.g. a replay batch). Without ``key``,
+        each start is the candidate nearest to the chosen landmark ``ĥ_{l*}`` (a visited
+        state rather than the decoded code, which may lie off the latent manifold); with
+        ``key``, a uniformly drawn candidate whose own nearest landmark is ``l*`` (a state
+        "of that landmark"), or the nearest candidate when the batch has none.
+      key: optional PRNG key (see ``candidates``).
 
     Returns:
       ``(starts [n, Z], landmark index [n])``.
@@ -249,4 +255,8 @@ def focused_starts(
         return lm[idx], idx
     cand = jnp.asarray(candidates)
     near = nearest_landmark(lm[idx], cand)  # for each chosen landmark, the nearest candidate
-    return cand[near], idx
+    if key is None:
+        return cand[near], idx
+    match = nearest_landmark(cand, lm)[None, :] == idx[:, None]  # [n, m]
+    pick = jax.random.categorical(key, jnp.where(match, 0.0, -jnp.inf), axis=1)
+    return cand[jnp.where(match.any(1), pick, near)], idx

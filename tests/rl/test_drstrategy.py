@@ -28,6 +28,12 @@ def test_nearest_landmark_and_focused_starts_match_numpy():
     near = np.argmin(((lm[want][:, None] - cand[None]) ** 2).sum(-1), 1)
     np.testing.assert_allclose(starts, cand[near], rtol=1e-6)
     np.testing.assert_array_equal(idx, want)
+    # With a key: a candidate of the goal's landmark (its own nearest landmark is l*).
+    starts, _ = jax.jit(focused_starts)(h, lm, cand, jax.random.key(0))
+    cand_code = np.argmin(((cand[:, None] - lm[None]) ** 2).sum(-1), 1)
+    for s, w, n in zip(np.asarray(starts), want, near, strict=True):
+        j = int(np.argmin(np.abs(cand - s).sum(1)))
+        assert cand_code[j] == w if (cand_code == w).any() else j == n
     with pytest.raises(ValueError, match="landmarks"):
         nearest_landmark(h, lm[:, :3])
 

@@ -188,7 +188,7 @@ def train_step(nets, c, agent: Agent, buffer, key, step_index) -> tuple[Agent, d
     """Dreamer-style: a world-model + landmark update, then all behaviours and the TDP."""
     wtx, atx = _txs(c)
     o_wm, o_vq, o_ac, o_tdp = agent.opt
-    k_wm, k_vq, k_seed, k_h, k_l, k_im, k_tdp = jax.random.split(key, 7)
+    k_wm, k_fs, k_seed, k_h, k_l, k_im, k_tdp = jax.random.split(key, 7)
     # World model on replay windows.
     b = replay_sample(buffer, k_wm, c.wm_batch, c.wm_length)
     (wm_loss, _), g = jax.value_and_grad(world_model_loss, has_aux=True)(
@@ -210,7 +210,7 @@ def train_step(nets, c, agent: Agent, buffer, key, step_index) -> tuple[Agent, d
     hr = _replay_latents(nets, wm, buffer, k_h, 3 * n)
     h0, goals, h_other = hr[:n], hr[n:2 * n], hr[2 * n:]
     lid = jax.random.randint(k_l, (n,), 0, c.num_landmarks)
-    h_ds, _ = focused_starts(goals, lm, h_other)  # visited states nearest the landmark
+    h_ds, _ = focused_starts(goals, lm, h_other, k_fs)  # visited states of that landmark
     half = n // 2
     starts = jnp.stack([h0, jnp.concatenate([h_other[:half], lm[lid[half:]]]), h_other, h_ds])
     g_ctx = _pad(goals, cd)
