@@ -33,7 +33,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.cpu_budget_s = {"smoke": 15, "quick": 240, "paper": 7200}[preset]
     # Environment: rooms_per_side² rooms of room × room cells, start in the top-left room.
     c.rooms_per_side = 2
-    c.room = 3  # 7 × 7 cells (4 at the paper preset)
+    c.room = 3  # 9 × 9 cells with walls (room 4 at the paper preset)
     c.step_size = 0.5
     c.segment = 100  # steps per episode (collection segments and evaluation episodes)
     c.far_rooms = 2  # "far" goals: at least this many rooms away (Manhattan over rooms)
