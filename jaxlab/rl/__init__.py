@@ -5,6 +5,17 @@ Environments are pure ``reset``/``step`` functions for one environment (batch wi
 ``jaxlab.train.rl`` and the experiments.
 """
 
+from jaxlab.rl.drstrategy import (
+    LandmarkVQ,
+    disagreement_reward,
+    focused_starts,
+    highway_reward,
+    knn_particle_reward,
+    landmark_curiosity,
+    landmark_loss,
+    nearest_landmark,
+    temporal_distance_pairs,
+)
 from jaxlab.rl.envs import (
     LAYOUTS,
     MazeState,
@@ -15,6 +26,7 @@ from jaxlab.rl.envs import (
     rooms_layout,
     shortest_path_direction,
 )
+from jaxlab.rl.imagination import actor_critic_loss, imagine, lambda_returns, return_scale
 from jaxlab.rl.landmarks import VQState, ema_update, init_vq, quantize, reseed_dead_codes
 from jaxlab.rl.mscp import (
     ensemble_disagreement,
@@ -27,24 +39,39 @@ from jaxlab.rl.mscp import (
     select_subgoal,
 )
 from jaxlab.rl.ppo import ActorCritic, PPOBatch, gae, policy_distribution, ppo_loss, ppo_update
+from jaxlab.rl.replay import ReplayBuffer, replay_add, replay_init, replay_sample
+from jaxlab.rl.world_model import LatentWorldModel, world_model_loss
 
 __all__ = [
     "LAYOUTS",
     "ActorCritic",
+    "LandmarkVQ",
+    "LatentWorldModel",
     "MazeState",
     "PPOBatch",
     "PointMaze",
+    "ReplayBuffer",
     "VQState",
+    "actor_critic_loss",
     "cell_distances",
+    "disagreement_reward",
     "ema_update",
     "ensemble_disagreement",
     "expectile_loss",
+    "focused_starts",
     "gae",
     "goal_value_loss",
+    "highway_reward",
     "idm_loss",
+    "imagine",
     "init_vq",
+    "knn_particle_reward",
+    "lambda_returns",
+    "landmark_curiosity",
+    "landmark_loss",
     "layout_array",
     "make_point_maze",
+    "nearest_landmark",
     "pessimism_weight",
     "policy_distribution",
     "ppo_loss",
@@ -52,8 +79,14 @@ __all__ = [
     "proposal_loss",
     "propose",
     "quantize",
+    "replay_add",
+    "replay_init",
+    "replay_sample",
     "reseed_dead_codes",
+    "return_scale",
     "rooms_layout",
     "select_subgoal",
     "shortest_path_direction",
+    "temporal_distance_pairs",
+    "world_model_loss",
 ]

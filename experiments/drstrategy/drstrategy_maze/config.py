@@ -1,0 +1,111 @@
+"""Dr. Strategy vs a LEXA-like flat achiever in a state-based point maze (Hamed et al., ICML 2024).
+
+One agent per seed (seeds under one ``vmap``) explores a four-room point maze with Dr.
+Strategy's strategic exploration (landmark by curiosity, highway policy, then the
+disagreement explorer), learning a deterministic latent world model, landmarks (VQ-VAE on the
+latent) and a temporal-distance predictor. Two achievers are then trained in imagination
+with the same world model, data and TDP: Dr. Strategy's (focused sampling: imagination
+starts at the landmark nearest the goal) and a flat LEXA-like one (starts anywhere); at test
+time Dr. Strategy first runs the highway policy to the landmark nearest the goal. Zero-shot
+success is reported against the goal's distance in rooms; exploration coverage of
+curiosity-sampled vs uniformly sampled landmarks; landmarks plot in
+``workdir/landmarks.png``.
+
+Command: ``jaxlab run drstrategy_maze --preset quick`` (quick: 3 seeds, about 4-5 minutes
+on 2 busy CPU cores, 1.5 minutes of it compilation; smoke: compile-bound, about a minute on
+busy cores; paper: five seeds, the nine-room maze at larger scale, for an accelerator).
+Paper numbers: none used (the paper's success rates are for pixel mazes and were not read).
+Hyper-parameters from the reference code (``agent/drstrategy.yaml``, ``configs/default.yaml``):
+discount 0.99, λ 0.95, imagination horizon 15, code dimension 16, 64 landmarks (16 here),
+256 TDP positives with negative factor 0.1, reach thresholds 0.07 / 0.05 (MSE), at most 100
+highway steps.
+"""
+
+import ml_collections
+
+from jaxlab.report import base_config
+
+
+def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
+    c = base_config(preset)
+    c.num_seeds = 3  # 5 at the paper preset (the quick budget allows 3)
+    c.batch_seeds = True
+    c.cpu_budget_s = {"smoke": 15, "quick": 240, "paper": 7200}[preset]
+    # Environment: rooms_per_side² rooms of room × room cells, start in the top-left room.
+    c.rooms_per_side = 2
+    c.room = 3  # 9 × 9 cells with walls (room 4 at the paper preset)
+    c.step_size = 0.5
+    c.segment = 100  # steps per episode (collection segments and evaluation episodes)
+    c.far_rooms = 2  # "far" goals: at least this many rooms away (Manhattan over rooms)
+    # World model and landmarks.
+    c.latent = 32
+    c.wm_hidden = 96
+    c.ensemble = 4
+    c.num_landmarks = 16
+    c.code_dim = 16
+    c.wm_lr = 1e-3
+    c.wm_batch = 32
+    c.wm_length = 16
+    # Behaviours (Dreamer actor-critic in imagination).
+    c.hidden = 64
+    c.ac_lr = 1e-3
+    c.horizon = 15
+    c.discount = 0.99
+    c.lambda_ = 0.95
+    c.ent_coef = 1e-3
+    c.imag_batch = 64
+    c.knn_weight = 0.0  # Choreographer's kNN entropy term of the highway reward (off)
+    c.knn_k = 30
+    c.reach_mse = 0.05
+    c.max_highway_steps = 30
+    c.tdp_positives = 256
+    c.tdp_neg_factor = 0.1
+    # Schedule: round 0 collects random-action segments, rounds 1..R collect with the agent;
+    # each round then runs train_steps Dreamer-style steps (world model, landmarks, the four
+    # behaviours and the TDP). Both achievers share the explorer's data: equal env steps.
+    c.rounds = 6
+    c.segments_per_round = 16
+    c.train_steps = 200
+    c.resample_every = 25
+    c.curiosity_rollouts = 4  # per landmark
+    c.coverage_segments = 16
+    c.fast_compile = False  # XLA:CPU at -O0 (compile-bound smoke)
+    if preset == "smoke":
+        c.fast_compile = True
+        c.num_seeds = 2
+        c.segment = 16
+        c.max_highway_steps = 8
+        c.wm_hidden = 32
+        c.hidden = 32
+        c.latent = 8
+        c.num_landmarks = 4
+        c.code_dim = 4
+        c.imag_batch = 8
+        c.horizon = 4
+        c.wm_batch = 4
+        c.wm_length = 4
+        c.tdp_positives = 16
+        c.rounds = 1
+        c.segments_per_round = 4
+        c.train_steps = 2
+        c.resample_every = 1
+        c.curiosity_rollouts = 1
+        c.coverage_segments = 4
+    if preset == "paper":
+        c.num_seeds = 5
+        c.room = 4
+        c.rooms_per_side = 3
+        c.segment = 200
+        c.max_highway_steps = 100
+        c.latent = 200
+        c.wm_hidden = 200
+        c.hidden = 256
+        c.num_landmarks = 64
+        c.imag_batch = 256
+        c.rounds = 40
+        c.segments_per_round = 32
+        c.train_steps = 500
+        c.resample_every = 200
+        c.ac_lr = 8e-5
+        c.wm_lr = 3e-4
+    return c

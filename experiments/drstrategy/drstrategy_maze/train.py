@@ -1,0 +1,475 @@
+"""Dr. Strategy in a state-based point maze: one jitted program per run, seeds under ``vmap``.
+
+Per seed: random-action segments fill the replay buffer; then ``rounds`` × (world-model
+updates, landmark VQ updates, highway + explorer actor-critic updates in imagination,
+per-landmark curiosity, collection of segments "landmark by curiosity → highway → explorer");
+then the temporal-distance predictor (TDP) and two achievers are trained in imagination on
+the same world model and data — Dr. Strategy's (focused sampling from the landmark nearest
+the goal) and a LEXA-like flat one — and both are evaluated zero-shot on every room cell as
+goal, from the top-left room. Both achievers see the same environment steps (none of their
+own: they are trained in imagination only).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, NamedTuple
+
+import distrax
+import jax
+import jax.numpy as jnp
+import ml_collections
+import numpy as np
+import optax
+
+from jaxlab.rl import (
+    LandmarkVQ,
+    LatentWorldModel,
+    MazeState,
+    VQState,
+    actor_critic_loss,
+    disagreement_reward,
+    ema_update,
+    focused_starts,
+    highway_reward,
+    imagine,
+    init_vq,
+    knn_particle_reward,
+    lambda_returns,
+    landmark_curiosity,
+    landmark_loss,
+    make_point_maze,
+    nearest_landmark,
+    replay_add,
+    replay_init,
+    replay_sample,
+    reseed_dead_codes,
+    rooms_layout,
+    temporal_distance_pairs,
+    world_model_loss,
+)
+from jaxlab.rl.world_model import MLP
+from jaxlab.train import scan_run
+
+NUM_ACTIONS = 4
+
+
+# --------------------------------------------------------------------------- maze geometry
+def room_of(cells: np.ndarray, room: int) -> tuple[np.ndarray, np.ndarray]:
+    """Room index ``[n, 2]`` of (row, col) cells and whether each is a door cell."""
+    rel = (cells - 1) % (room + 1)
+    door = (rel == room).any(1)
+    return (cells - 1) // (room + 1), door
+
+
+def make_env(c, start_room_only: bool = True, goal_radius: float = 1e-3, max_steps=None):
+    layout = rooms_layout(c.rooms_per_side, c.room)
+    walls = make_point_maze(layout).walls
+    free = np.argwhere(~walls).astype(np.int32)
+    rooms, door = room_of(free, c.room)
+    start = free[(rooms == 0).all(1) & ~door] if start_room_only else free
+    return make_point_maze(
+        layout, start_cells=start, num_actions=NUM_ACTIONS, step_size=c.step_size,
+        goal_radius=goal_radius, max_steps=max_steps or c.segment + 1,
+    )
+
+
+# --------------------------------------------------------------------------- agent state
+# The four behaviours share one network shape and are trained under one ``vmap``; each sees
+# the latent ``h`` and a context ``[C]`` (C = max(K, Z)): the landmark's one-hot (highway),
+# zeros (explorer) or the goal latent (achievers).
+HIGHWAY, EXPLORER, FLAT, DRSTRATEGY = range(4)
+
+
+class AC(NamedTuple):
+    actor: Any
+    critic: Any
+
+
+class Agent(NamedTuple):
+    wm: Any
+    vq: Any
+    vq_state: VQState
+    ac: AC  # leaves stacked [4, ...] (HIGHWAY, EXPLORER, FLAT, DRSTRATEGY)
+    tdp: Any
+    opt: Any  # (wm, vq, ac, tdp) optimiser states
+
+
+class Nets(NamedTuple):
+    wm: LatentWorldModel
+    vq: LandmarkVQ
+    actor: MLP
+    critic: MLP
+    tdp: MLP
+
+
+def make_nets(c) -> Nets:
+    h2 = (c.hidden, c.hidden)
+    return Nets(
+        LatentWorldModel(obs_dim=2, num_actions=NUM_ACTIONS, latent=c.latent,
+                         hidden=c.wm_hidden, ensemble_size=c.ensemble),
+        LandmarkVQ(latent=c.latent, code_dim=c.code_dim, hidden=(c.wm_hidden,)),
+        MLP(NUM_ACTIONS, h2), MLP(1, h2), MLP(1, h2),
+    )
+
+
+def _ctx_dim(c) -> int:
+    return max(c.num_landmarks, c.latent)
+
+
+def _pad(x: jax.Array, dim: int) -> jax.Array:
+    return jnp.pad(x, [(0, 0)] * (x.ndim - 1) + [(0, dim - x.shape[-1])])
+
+
+def _txs(c):
+    def tx(lr):
+        return optax.chain(optax.clip_by_global_norm(100.0), optax.adam(lr, eps=1e-5))
+
+    return tx(c.wm_lr), tx(c.ac_lr)
+
+
+def init_agent(key, c, nets: Nets) -> Agent:
+    ks = jax.random.split(key, 6)
+    z = c.latent
+    wm = nets.wm.init(ks[0], jnp.zeros((1, 2)), jnp.zeros((1,), jnp.int32))
+    vq = nets.vq.init(ks[1], jnp.zeros((1, z)))
+
+    def ac(key):
+        k1, k2 = jax.random.split(key)
+        x = jnp.zeros((1, z + _ctx_dim(c)))
+        return AC(nets.actor.init(k1, x), nets.critic.init(k2, x))
+
+    acs = jax.vmap(ac)(jax.random.split(ks[2], 4))
+    tdp = nets.tdp.init(ks[3], jnp.zeros((1, 2 * z)))
+    wtx, atx = _txs(c)
+    opt = (wtx.init(wm), wtx.init(vq), jax.vmap(atx.init)(acs), atx.init(tdp))
+    return Agent(wm, vq, init_vq(ks[4], c.num_landmarks, c.code_dim), acs, tdp, opt)
+
+
+def landmark_latents(nets: Nets, agent: Agent) -> jax.Array:
+    """Decoded landmarks ``ĥ_l = D(e_l): [K, Z]``."""
+    return nets.vq.apply(agent.vq, agent.vq_state.codebook, method=nets.vq.decode)
+
+
+def _policy(nets: Nets, actor, ctx):
+    def pol(h, key):
+        dist = distrax.Categorical(logits=nets.actor.apply(actor, jnp.concatenate([h, ctx], -1)))
+        a = dist.sample(seed=key)
+        return a, dist.log_prob(a), dist.entropy()
+
+    return pol
+
+
+def _imagine(nets, c, agent, actor, h0, ctx, key):
+    def trans(h, a):
+        return nets.wm.apply(agent.wm, h, a, method=nets.wm.transition)
+
+    return imagine(trans, _policy(nets, actor, ctx), h0, key, c.horizon)
+
+
+def _explorer_reward(nets, wm, hs, acts):
+    r = disagreement_reward(nets.wm.apply(wm, hs[:-1], acts, method=nets.wm.ensemble))
+    return r / jax.lax.stop_gradient(jnp.mean(r) + 1e-8)  # batch-normalised
+
+
+def _apply(tx, params, opt, grads):
+    upd, opt = tx.update(grads, opt, params)
+    return optax.apply_updates(params, upd), opt
+
+
+def _replay_latents(nets, wm, buffer, key, n):
+    batch = replay_sample(buffer, key, n, 1)
+    return jax.lax.stop_gradient(nets.wm.apply(wm, batch["obs"][:, 0], method=nets.wm.encode))
+
+
+# --------------------------------------------------------------------------- one train step
+def train_step(nets, c, agent: Agent, buffer, key, step_index) -> tuple[Agent, dict]:
+    """Dreamer-style: a world-model + landmark update, then all behaviours and the TDP."""
+    wtx, atx = _txs(c)
+    o_wm, o_vq, o_ac, o_tdp = agent.opt
+    k_wm, k_fs, k_seed, k_h, k_l, k_im, k_tdp = jax.random.split(key, 7)
+    # World model on replay windows.
+    b = replay_sample(buffer, k_wm, c.wm_batch, c.wm_length)
+    (wm_loss, _), g = jax.value_and_grad(world_model_loss, has_aux=True)(
+        agent.wm, nets.wm, b["obs"], b["action"][:, :-1])
+    wm, o_wm = _apply(wtx, agent.wm, o_wm, g)
+    # Landmarks: VQ-VAE on the latents of the same windows; EMA codebook; re-seeding.
+    h = jax.lax.stop_gradient(nets.wm.apply(wm, b["obs"].reshape(-1, 2), method=nets.wm.encode))
+    (vq_loss, (z_e, codes)), g = jax.value_and_grad(landmark_loss, has_aux=True)(
+        agent.vq, nets.vq, agent.vq_state.codebook, h)
+    vq, o_vq = _apply(wtx, agent.vq, o_vq, g)
+    state = ema_update(agent.vq_state, z_e, codes, decay=0.99)
+    reseeded = reseed_dead_codes(state, z_e, k_seed, min_count=1.0)
+    state = jax.tree.map(lambda x, y: jnp.where(step_index % c.resample_every == 0, x, y),
+                         reseeded, state)
+    agent = agent._replace(wm=wm, vq=vq, vq_state=state)
+    # Behaviours in imagination.
+    lm = landmark_latents(nets, agent)
+    n, cd = c.imag_batch, _ctx_dim(c)
+    hr = _replay_latents(nets, wm, buffer, k_h, 3 * n)
+    h0, goals, h_other = hr[:n], hr[n:2 * n], hr[2 * n:]
+    lid = jax.random.randint(k_l, (n,), 0, c.num_landmarks)
+    h_ds, _ = focused_starts(goals, lm, h_other, k_fs)  # visited states of that landmark
+    half = n // 2
+    starts = jnp.stack([h0, jnp.concatenate([h_other[:half], lm[lid[half:]]]), h_other, h_ds])
+    g_ctx = _pad(goals, cd)
+    ctx = jnp.stack([_pad(jax.nn.one_hot(lid, c.num_landmarks), cd), jnp.zeros((n, cd)),
+                     g_ctx, g_ctx])
+    target = lm[lid]
+
+    def reward(i, hs, acts):
+        r_hw = highway_reward(hs[1:], jnp.broadcast_to(target[None], hs[1:].shape))
+        if c.knn_weight:
+            r_hw = r_hw + c.knn_weight * jax.vmap(lambda x: knn_particle_reward(x, c.knn_k))(
+                hs[1:])
+        r_ex = _explorer_reward(nets, wm, hs, acts)
+        x = jnp.concatenate([hs[1:], jnp.broadcast_to(goals[None], hs[1:].shape)], -1)
+        r_ach = -nets.tdp.apply(agent.tdp, x)[..., 0]
+        return jnp.where(i == HIGHWAY, r_hw, jnp.where(i == EXPLORER, r_ex, r_ach))
+
+    def loss(ac, i, h_start, cx, k):
+        hs, acts, logp, ent = _imagine(nets, c, agent, ac.actor, h_start, cx, k)
+        x = jnp.concatenate([hs, jnp.broadcast_to(cx[None], hs.shape[:2] + cx.shape[1:])], -1)
+        v = nets.critic.apply(ac.critic, x)[..., 0]
+        total, m = actor_critic_loss(reward(i, hs, acts), v, logp, ent, discount=c.discount,
+                                     lambda_=c.lambda_, ent_coef=c.ent_coef)
+        return total, (m, hs)
+
+    (_, (m, hs)), g = jax.vmap(jax.value_and_grad(loss, has_aux=True))(
+        agent.ac, jnp.arange(4), starts, ctx, jax.random.split(k_im, 4))
+    acs, o_ac = jax.vmap(lambda p, o, gg: _apply(atx, p, o, gg))(agent.ac, o_ac, g)
+    # TDP on both achievers' imagined trajectories (shared by the two arms).
+    tr = jnp.concatenate([hs[FLAT], hs[DRSTRATEGY]], 1)  # [H + 1, 2B, Z]
+    x, y, tgt = temporal_distance_pairs(tr, k_tdp, c.tdp_positives, c.tdp_neg_factor)
+
+    def tdp_loss(p):
+        pred = nets.tdp.apply(p, jnp.concatenate([x, y], -1))[..., 0]
+        return jnp.mean(jnp.square(pred - tgt))
+
+    l_tdp, g = jax.value_and_grad(tdp_loss)(agent.tdp)
+    tdp, o_tdp = _apply(atx, agent.tdp, o_tdp, g)
+    agent = agent._replace(ac=acs, tdp=tdp, opt=(o_wm, o_vq, o_ac, o_tdp))
+    return agent, {"wm_loss": wm_loss, "vq_loss": vq_loss, "tdp_loss": l_tdp,
+                   "returns": m["return"]}
+
+
+def curiosity(nets, c, agent: Agent, key) -> jax.Array:
+    """Landmark sampling distribution: mean explorer λ-return of rollouts from each landmark."""
+    lm = landmark_latents(nets, agent)
+    starts = jnp.repeat(jnp.arange(c.num_landmarks), c.curiosity_rollouts)
+    ex = jax.tree.map(lambda x: x[EXPLORER], agent.ac)
+    ctx = jnp.zeros((starts.shape[0], _ctx_dim(c)))
+    hs, acts, _, _ = _imagine(nets, c, agent, ex.actor, lm[starts], ctx, key)
+    r = _explorer_reward(nets, agent.wm, hs, acts)
+    x = jnp.concatenate([hs, jnp.broadcast_to(ctx[None], hs.shape[:2] + ctx.shape[1:])], -1)
+    v = nets.critic.apply(ex.critic, x)[..., 0]
+    g = lambda_returns(r, jnp.full_like(r, c.discount), v[1:], c.lambda_)
+    _, p = landmark_curiosity(g[0], starts, c.num_landmarks)
+    return p
+
+
+# --------------------------------------------------------------------------- environment
+def act_episode(nets, c, env, agent: Agent, key, start, goal, lid, mode):
+    """One episode in the maze; ``mode``: 0 random, 1 highway → explorer (collection),
+    2 flat achiever, 3 highway → Dr. Strategy achiever (evaluation). Actions are sampled
+    from the policies (acting with their mode did worse for both arms in a quick run).
+
+    The highway phase runs until the latent is assigned to landmark ``lid`` or its MSE to
+    ``ĥ_lid`` is below ``reach_mse``, or for ``max_highway_steps``. The episode stops moving
+    once the goal is reached. Returns ``(positions [T, 2] in cells, actions [T], success,
+    whether the highway reached its landmark)``.
+    """
+    lm = landmark_latents(nets, agent)
+    size = jnp.asarray(env.size)
+    cd = _ctx_dim(c)
+    h_goal = nets.wm.apply(agent.wm, goal / size * 2.0 - 1.0, method=nets.wm.encode)
+    hw_ctx = _pad(jax.nn.one_hot(lid, c.num_landmarks), cd)
+    second = jnp.where(mode == 1, EXPLORER, jnp.where(mode == 2, FLAT, DRSTRATEGY))
+    second_ctx = jnp.where(mode == 1, jnp.zeros(cd), _pad(h_goal, cd))
+    actors = agent.ac.actor
+    hw = jax.tree.map(lambda x: x[HIGHWAY], actors)
+    nd = jax.tree.map(lambda x: x[second], actors)
+    state = MazeState(pos=start, goal=goal, t=jnp.zeros((), jnp.int32))
+
+    def step(carry, k):
+        state, phase2, t, success, hit = carry
+        k_a, k_env = jax.random.split(k)
+        pos = env.observe(state)[:2]
+        h = nets.wm.apply(agent.wm, pos, method=nets.wm.encode)
+        code = nearest_landmark(h[None], lm)[0]
+        reached = (code == lid) | (jnp.mean(jnp.square(h - lm[lid])) < c.reach_mse)
+        hit = hit | (reached & ~phase2)
+        phase2 = phase2 | reached | (t >= c.max_highway_steps) | (mode == 2)
+        lg = jnp.where(phase2, nets.actor.apply(nd, jnp.concatenate([h, second_ctx])),
+                       nets.actor.apply(hw, jnp.concatenate([h, hw_ctx])))
+        lg = jnp.where(mode == 0, jnp.zeros_like(lg), lg)
+        a = jax.random.categorical(k_a, lg)
+        new, _, _, _, info = env.step(state, a, k_env)
+        state = jax.tree.map(lambda s, n: jnp.where(success, s, n), state, new)
+        return (state, phase2, t + 1, success | info["success"], hit), (carry[0].pos, a)
+
+    f = jnp.zeros((), bool)
+    carry = (state, f, jnp.zeros((), jnp.int32), f, f)
+    (_, _, _, success, hit), (pos, acts) = jax.lax.scan(step, carry,
+                                                        jax.random.split(key, c.segment))
+    return pos, acts.astype(jnp.int32), success, hit
+
+
+def coverage(walls: np.ndarray, pos: jax.Array) -> jax.Array:
+    """Fraction of free cells visited by positions ``[..., 2]``."""
+    r_, c_ = walls.shape
+    col = jnp.clip(jnp.floor(pos[..., 0]).astype(jnp.int32), 0, c_ - 1).reshape(-1)
+    row = jnp.clip(jnp.floor(pos[..., 1]).astype(jnp.int32), 0, r_ - 1).reshape(-1)
+    visited = jnp.zeros((r_, c_), bool).at[row, col].set(True)
+    free = jnp.asarray(~walls)
+    return jnp.sum(visited & free) / jnp.sum(free)
+
+
+# --------------------------------------------------------------------------- one seed
+def make_run(c):
+    nets = make_nets(c)
+    env = make_env(c, goal_radius=0.5)  # start room only; goal reached within 0.5 cells
+    walls = env.walls
+    free = np.argwhere(~walls).astype(np.int32)
+    rooms, door = room_of(free, c.room)
+    goal_cells = free[~door]
+    goal_rooms = rooms[~door].sum(1)  # rooms away from the start room (0, 0)
+    goals = jnp.asarray(goal_cells[:, ::-1].astype(np.float32) + 0.5)  # (x, y)
+    size = jnp.asarray(env.size)
+    nowhere = jnp.array([-100.0, -100.0])  # an unreachable goal for collection episodes
+    n_goals, n_cov, n_seg = goals.shape[0], c.coverage_segments, c.segments_per_round
+
+    def episodes(agent, key, goal, lid, mode):
+        k_s, k_e = jax.random.split(key)
+        starts = jax.vmap(lambda k: env.reset(k)[0].pos)(jax.random.split(k_s, mode.shape[0]))
+        return jax.vmap(lambda k, s, g, i, m: act_episode(nets, c, env, agent, k, s, g, i, m))(
+            jax.random.split(k_e, mode.shape[0]), starts, goal, lid, mode)
+
+    def run(key):
+        k_init, k_rounds, k_eval = jax.random.split(key, 3)
+        agent = init_agent(k_init, c, nets)
+        buffer = replay_init({"obs": jnp.zeros((c.segment, 2)),
+                              "action": jnp.zeros((c.segment,), jnp.int32)},
+                             (c.rounds + 1) * n_seg)
+        p0 = jnp.full((c.num_landmarks,), 1.0 / c.num_landmarks)
+
+        def round_(carry, xs):
+            agent, buffer, p = carry
+            k, r = xs
+            k_l, k_col, k_train, k_cur = jax.random.split(k, 4)
+            # Collect: landmark by curiosity, highway, explorer (round 0: random actions).
+            lid = jax.random.categorical(k_l, jnp.log(p), shape=(n_seg,))
+            mode = jnp.where(r == 0, 0, 1) * jnp.ones(n_seg, jnp.int32)
+            pos, acts, _, _ = episodes(agent, k_col, jnp.broadcast_to(nowhere, (n_seg, 2)), lid,
+                                    mode)
+            buffer = replay_add(buffer, {"obs": pos / size * 2.0 - 1.0, "action": acts})
+            agent, m = scan_run(
+                lambda a, xs: train_step(nets, c, a, buffer, xs[0], xs[1]), agent,
+                (jax.random.split(k_train, c.train_steps),
+                 r * c.train_steps + jnp.arange(c.train_steps)))
+            p = curiosity(nets, c, agent, k_cur)
+            return (agent, buffer, p), dict(jax.tree.map(lambda x: x[-1], m), landmark_prob=p)
+
+        (agent, buffer, p), hist = jax.lax.scan(
+            round_, (agent, buffer, p0),
+            (jax.random.split(k_rounds, c.rounds + 1), jnp.arange(c.rounds + 1)))
+        # One batch of episodes: evaluation (every goal; flat, Dr. Strategy) and coverage
+        # (curiosity-sampled vs uniformly sampled landmarks, highway then explorer).
+        lm = landmark_latents(nets, agent)
+        h_goals = nets.wm.apply(agent.wm, goals / size * 2.0 - 1.0, method=nets.wm.encode)
+        l_goal = nearest_landmark(h_goals, lm)
+        k_c, k_u, k_ep = jax.random.split(k_eval, 3)
+        l_cov = jnp.concatenate([jax.random.categorical(k_c, jnp.log(p), shape=(n_cov,)),
+                                 jax.random.randint(k_u, (n_cov,), 0, c.num_landmarks)])
+        goal = jnp.concatenate([goals, goals, jnp.broadcast_to(nowhere, (2 * n_cov, 2))])
+        lid = jnp.concatenate([l_goal, l_goal, l_cov])
+        mode = jnp.concatenate([jnp.full(n_goals, 2), jnp.full(n_goals, 3),
+                                jnp.ones(2 * n_cov, jnp.int32)])
+        # Paired: the flat and Dr. Strategy episodes of a goal share their key and start.
+        keys = jax.random.split(k_ep, n_goals + 2 * n_cov)
+        keys = jnp.concatenate([keys[:n_goals], keys])
+        starts = jax.vmap(lambda k: env.reset(k)[0].pos)(keys)
+        pos, _, success, hit = jax.vmap(
+            lambda k, s, g, i, m: act_episode(nets, c, env, agent, k, s, g, i, m))(
+            keys, starts, goal, lid, mode)
+        obs = buffer.data["obs"].reshape(-1, 2)
+        h_all = nets.wm.apply(agent.wm, obs, method=nets.wm.encode)
+        e = 2 * n_goals
+        return {
+            "success_flat": success[:n_goals].astype(jnp.float32),
+            "success_ds": success[n_goals:e].astype(jnp.float32),
+            "highway_reach_eval": jnp.mean(hit[n_goals:e].astype(jnp.float32)),
+            "highway_reach_explore": jnp.mean(hit[e:].astype(jnp.float32)),
+            "path_flat": pos[:n_goals],
+            "path_ds": pos[n_goals:e],
+            "coverage_curiosity": coverage(walls, pos[e:e + n_cov]),
+            "coverage_uniform": coverage(walls, pos[e + n_cov:]),
+            "coverage_replay": coverage(walls, (obs + 1.0) / 2.0 * size),
+            "replay_pos": (obs + 1.0) / 2.0 * size,
+            "replay_code": nearest_landmark(h_all, lm),
+            "landmark_pos": (nets.wm.apply(agent.wm, lm, method=nets.wm.decode) + 1.0)
+            / 2.0 * size,
+            "history": hist,
+        }
+
+    return run, dict(goal_rooms=goal_rooms, goals=np.asarray(goals), walls=walls)
+
+
+def _jit(f, config):
+    opts = {"xla_backend_optimization_level": 0, "xla_llvm_disable_expensive_passes": True}
+    return jax.jit(f, compiler_options=opts if config.fast_compile else None)
+
+
+def _plot_landmarks(res, meta, workdir: str, seed_index: int = 0) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    walls = meta["walls"]
+    pos = np.asarray(res["replay_pos"][seed_index])
+    code = np.asarray(res["replay_code"][seed_index])
+    lm = np.asarray(res["landmark_pos"][seed_index])
+    fig, ax = plt.subplots(figsize=(4.5, 4.5))
+    ax.imshow(walls, cmap="Greys", extent=(0, walls.shape[1], walls.shape[0], 0), alpha=0.6)
+    ax.scatter(pos[:, 0], pos[:, 1], c=code, cmap="tab20", s=2, alpha=0.5)
+    ax.scatter(lm[:, 0], lm[:, 1], c=np.arange(len(lm)), cmap="tab20", marker="*", s=180,
+               edgecolors="k")
+    ax.set(title="replay states by landmark; ★ decoded landmarks", xticks=[], yticks=[])
+    fig.tight_layout()
+    path = os.path.join(workdir, "landmarks.png")
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[str, Any]:
+    os.makedirs(workdir, exist_ok=True)
+    run, meta = make_run(config)
+    keys = jnp.stack([jax.random.key(config.seed + i) for i in range(config.num_seeds)])
+    res = jax.device_get(_jit(jax.vmap(run), config)(keys))
+    rooms = meta["goal_rooms"]
+    out: dict[str, Any] = {}
+    for arm, key in (("flat", "success_flat"), ("drstrategy", "success_ds")):
+        s = np.asarray(res[key])  # [seeds, goals]
+        for d in range(int(rooms.max()) + 1):
+            out[f"success_{arm}_rooms{d}"] = s[:, rooms == d].mean(1).tolist()
+        out[f"success_far_{arm}"] = s[:, rooms >= config.far_rooms].mean(1).tolist()
+        out[f"success_all_{arm}"] = s.mean(1).tolist()
+    for k in ("coverage_curiosity", "coverage_uniform", "coverage_replay", "highway_reach_eval",
+              "highway_reach_explore"):
+        out[k] = np.asarray(res[k]).tolist()
+    hist = res["history"]
+    for k in ("wm_loss", "vq_loss", "tdp_loss"):
+        out[f"{k}_final"] = np.asarray(hist[k][:, -1]).tolist()
+    _plot_landmarks(res, meta, workdir)
+    np.savez(
+        os.path.join(workdir, "rollouts.npz"), walls=meta["walls"], goals=meta["goals"],
+        goal_rooms=rooms, path_flat=np.asarray(res["path_flat"][0]),
+        path_ds=np.asarray(res["path_ds"][0]), success_flat=np.asarray(res["success_flat"][0]),
+        success_ds=np.asarray(res["success_ds"][0]),
+    )
+    with open(os.path.join(workdir, "metrics.json"), "w") as f:
+        json.dump(out, f)
+    return out
