@@ -26,6 +26,10 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.ema_decay = 0.999
     c.grad_clip = 2.0
     c.eval_batch_size = 256
+    c.compute_dtype = "float32"  # "bfloat16" in the paper preset (the paper trains in bf16)
+    c.data_parallel = True  # batch split over this process's devices (jaxlab.train.fit mesh)
+    c.curve_every = 0  # learning curve: COV-R / MAT-R every this many steps (0: none)
+    c.curve_num_test = 0  # molecules of the curve's points (0: all test molecules)
     if preset != "paper":
         c.dataset = "subset"
         c.model_size = "tiny"
@@ -38,6 +42,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.ema_decay = 0.99
         c.sampler_steps = 50  # DDIM, η = 1 (the paper's validation protocol)
         c.eta = 1.0
+        c.curve_every = 300  # points at 300, 600, 900, 1200 and the final 1500
         c.cpu_budget_s = 540
     else:
         c.dataset = "full"
@@ -50,6 +55,9 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.warmup_steps = 30_000
         c.sampler_steps = 0  # 0 = 1000-step ancestral sampling (the paper's test protocol)
         c.eta = 1.0
+        c.compute_dtype = "bfloat16"
+        c.curve_every = 30_000
+        c.curve_num_test = 200
         c.cpu_budget_s = 10**7  # an accelerator run
     if preset == "smoke":  # seconds: the quick code path at toy sizes
         c.dataset = "tiny"
@@ -57,5 +65,6 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.num_steps = 3
         c.batch_size = 8
         c.num_test = 3
+        c.curve_every = 2  # one point before the final step
         c.cpu_budget_s = 30
     return c
