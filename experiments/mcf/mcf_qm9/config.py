@@ -6,9 +6,15 @@ Generation" (ICML 2024), Table 1 (GEOM-QM9): MCF COV-R 95.0% / MAT-R 0.103 Å (m
 as the reference conformer per test molecule (not GEOM's CREST ensembles), 2K = 2
 generated conformers per molecule, beside RDKit ETKDGv3 and random coordinates.
 
+Quick also records a learning curve (COV-R / MAT-R of the EMA model every 300 steps on the
+test molecules; ``learning_curve.json`` / ``.png`` in the workdir). ``compute_dtype``
+(bf16 in paper) and ``data_parallel`` (batch split over this process's devices through
+``jaxlab.train.fit``'s mesh) scale it out.
+
 Command: ``jaxlab run mcf_qm9`` (``--preset paper`` for the size-B model on all of QM9).
-Expected CPU time: quick ≈ 6 min on 2 cores (measured 366 s; the first run adds ≈ 2 min
-to build the QM9 subset into the cache); paper: a GPU/TPU run (300k steps), not a CPU run.
+Expected CPU time: quick 2–6 min on 2 shared cores (119 s with the curve on a quiet box,
+366 s without it on a busy one; the first run adds ≈ 2 min to build the QM9 subset into
+the cache); paper: a GPU/TPU run (300k steps), not a CPU run.
 Paper's number: COV-R 95.0% / MAT-R 0.103 Å (GEOM-QM9, MCF-B).
 """
 
