@@ -189,8 +189,9 @@ def project_flip_budget(s: ArrayLike, budget: float, *, tol: float = 1e-5) -> ja
     ``[max(min s − 1, 0), max s]`` (``gb``'s bracket). ``gb`` bisects to a half-width ``ξ``
     (about 23 passes over ``s``); here Newton steps from the current point (slope = the
     number of entries in the linear part), safeguarded by bisection whenever a step leaves
-    the bracket, stop once a step or the bracket is below ``tol`` — the same root to the
-    same tolerance in a few passes.
+    the bracket (and every fourth step, so the bracket at least halves every four steps);
+    stop once a step or the bracket is below ``tol`` — the same root to the same tolerance,
+    usually in a few passes.
 
     Args:
       s: array of any shape.
@@ -217,23 +218,24 @@ def project_flip_budget(s: ArrayLike, budget: float, *, tol: float = 1e-5) -> ja
                 jnp.sum(((t > 0) & (t < 1)).astype(s.dtype)))
 
     def cond(c):
-        bot, top, _, _, _, step = c
+        bot, top, _, _, _, step, _ = c
         return (top - bot > 2 * tol) & (step > tol)
 
     def body(c):
-        bot, top, mu, f, slope, _ = c
+        bot, top, mu, f, slope, _, i = c
         newton = mu + f / jnp.maximum(slope, 1.0)
-        ok = (slope > 0) & (newton > bot) & (newton < top)
+        # Every fourth step bisects, so the bracket at least halves every four steps.
+        ok = (slope > 0) & (newton > bot) & (newton < top) & (i % 4 != 3)
         new = jnp.where(ok, newton, 0.5 * (bot + top))
         f_new, slope_new = excess_and_slope(new)
         bot, top = jnp.where(f_new > 0, new, bot), jnp.where(f_new > 0, top, new)
         step = jnp.where(f_new == 0, 0.0, jnp.abs(new - mu))
-        return bot, top, new, f_new, slope_new, step
+        return bot, top, new, f_new, slope_new, step, i + 1
 
     bot0 = jnp.maximum(jnp.min(s) - 1.0, 0.0)
     f0, slope0 = excess_and_slope(bot0)
-    init = (bot0, jnp.max(s), bot0, f0, slope0, jnp.array(jnp.inf, s.dtype))
-    _, _, mu, _, _, _ = jax.lax.while_loop(cond, body, init)
+    init = (bot0, jnp.max(s), bot0, f0, slope0, jnp.array(jnp.inf, s.dtype), jnp.array(0))
+    mu = jax.lax.while_loop(cond, body, init)[2]
     clipped = jnp.clip(s, 0.0, 1.0)
     return jnp.where(jnp.sum(clipped) <= budget, clipped, jnp.clip(s - mu, 0.0, 1.0))
 
