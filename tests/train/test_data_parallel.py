@@ -1,6 +1,8 @@
 """MCF training on the 8 fake CPU devices (data-parallel mesh) and in bfloat16.
 
 Reference: the same steps on one device in float32 (an independent run of the same math).
+Both training tests compile a PerceiverIO train step twice (≈ 40–120 s on the shared
+CPU), so they are marked slow (``make reproduce`` runs them).
 """
 
 import jax
@@ -37,6 +39,7 @@ def _train(model, mesh, steps=2):
     return state, [row["loss"] for row in history]
 
 
+@pytest.mark.slow
 def test_data_parallel_training_matches_one_device():
     assert len(jax.local_devices()) == 8  # tests/conftest.py
     model = MCFDenoiser(SIZES["micro"])
@@ -54,6 +57,7 @@ def test_data_parallel_training_matches_one_device():
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), atol=5e-4)
 
 
+@pytest.mark.slow
 def test_bfloat16_training_tracks_float32():
     bf16, losses = _train(MCFDenoiser(SIZES["micro"], dtype=compute_dtype("bfloat16")), None)
     _, ref_losses = _train(MCFDenoiser(SIZES["micro"]), None)
