@@ -18,8 +18,9 @@ cross-entropy against training/self-training labels (no test labels), evasion; b
 in quick, 5/10/20 % and poisoning in paper.
 
 Command: ``jaxlab run gadc_adaptive``.
-Expected CPU time (2 cores shared with other jobs): quick ≈ 7 min (two Aux-Attacks of
-200 PGD steps on the 2485×2485 relaxed adjacency ≈ 2/3 of it), paper ≈ 45 min (Cora and
+Expected CPU time (2 shared cores): quick ≈ 3.5 min (214 s; 451 s wall while three other
+jobs shared the box; two Aux-Attacks of 200 PGD steps on the 2485×2485 relaxed adjacency
+are most of it), paper ≈ 45 min (Cora and
 Citeseer, the through-cosine variant, all budgets, poisoning for our PGD too).
 Paper (Table 2, Cora / Citeseer): evasion GCN 59.71 / 62.78, GADC(IV) 72.03 / 72.94;
 poisoned GCN 48.99 / 46.98, GADC(IV) 70.73 / 68.36.
