@@ -26,6 +26,7 @@ from jaxlab.data.pipeline import batch_dataset
 from jaxlab.data.qm9 import load_split, pad_molecules, qm9_builder
 from jaxlab.diffusion import cosine_beta_schedule
 from jaxlab.train import fit
+from jaxlab.train.data_parallel import compute_dtype, data_parallel_mesh
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -33,19 +34,24 @@ import matplotlib.pyplot as plt  # noqa: E402
 METRICS = ("cov_r", "mat_r", "cov_p", "mat_p")
 
 
-def _sample_all(model, params, schedule, test_arrays, config, rng) -> np.ndarray:
-    """``[M, S, A, 3]`` normalised samples: S = samples_per_reference per test molecule."""
-    reps = config.samples_per_reference
-    coords = np.repeat(test_arrays["atom_coords"], reps, axis=0)
-    mask = np.repeat(test_arrays["mask"], reps, axis=0)
+def _make_sampler(model, schedule, config):
+    """``sample(params, coords, mask, key)``: one compiled DDIM/ancestral sampler for all calls."""
     steps = config.sampler_steps or None
 
     @jax.jit
-    def sample(coords, mask, key):
+    def sample(params, coords, mask, key):
         return mcf_sample(
             model.apply, params, schedule, coords, mask, key, num_steps=steps, eta=config.eta
         )
 
+    return sample
+
+
+def _sample_all(sampler, params, test_arrays, config, rng) -> np.ndarray:
+    """``[M, S, A, 3]`` normalised samples: S = samples_per_reference per test molecule."""
+    reps = config.samples_per_reference
+    coords = np.repeat(test_arrays["atom_coords"], reps, axis=0)
+    mask = np.repeat(test_arrays["mask"], reps, axis=0)
     chunk = config.eval_batch_size
     out = []
     for i, start in enumerate(range(0, len(mask), chunk)):
@@ -54,9 +60,38 @@ def _sample_all(model, params, schedule, test_arrays, config, rng) -> np.ndarray
         c = np.concatenate([c, np.zeros((pad,) + c.shape[1:], c.dtype)])
         m = np.concatenate([m, np.zeros((pad,) + m.shape[1:], m.dtype)])
         m[len(m) - pad :, 0] = 1.0  # dummy rows need one real atom
-        out.append(np.asarray(sample(c, m, jax.random.fold_in(rng, i)))[: chunk - pad])
+        out.append(np.asarray(sampler(params, c, m, jax.random.fold_in(rng, i)))[: chunk - pad])
     samples = np.concatenate(out)
     return samples.reshape((-1, reps) + samples.shape[1:])
+
+
+def _score(test, samples, scale, threshold) -> list[dict[str, float]]:
+    """COV/MAT rows of MCF's samples against each test molecule's reference."""
+    rows = []
+    for i, ex in enumerate(test):
+        n = int(ex["num_atoms"])
+        mol = Chem.MolFromMolBlock(ex["mol_block"], removeHs=False)
+        rmsd = best_rmsd_matrix(mol, ex["positions"][None], scale.denormalize(samples[i, :, :n]))
+        rows.append(coverage_matching(rmsd, threshold))
+    return rows
+
+
+def _plot_curve(workdir: Path, curve: list[dict], results: dict) -> None:
+    """COV-R and MAT-R of MCF against training steps, with ETKDGv3 and random as lines."""
+    steps = [row["step"] for row in curve]
+    fig, axes = plt.subplots(1, 2, figsize=(8, 3.2))
+    for ax, name, label in ((axes[0], "mat_r", "MAT-R mean (Å)"),
+                            (axes[1], "cov_r", "COV-R mean (δ = 0.5 Å)")):
+        ax.plot(steps, [row[name] for row in curve], "o-", label="MCF (EMA)")
+        for prefix, style, text in (("etkdg_", "--", "ETKDGv3"), ("random_", ":", "random")):
+            ax.axhline(float(np.mean(results[f"{prefix}{name}"])), ls=style, color="gray",
+                       label=text)
+        ax.set_xlabel("training step")
+        ax.set_ylabel(label)
+    axes[0].legend()
+    fig.tight_layout()
+    fig.savefig(workdir / "mcf_qm9_learning_curve.png", dpi=120)
+    plt.close(fig)
 
 
 def _summarize(prefix: str, rows: list[dict[str, float]]) -> dict:
@@ -103,7 +138,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     (workdir / "rejected.json").write_text(json.dumps(rejected, indent=1))
 
     # ---------------------------------------------------------------- model
-    model = MCFDenoiser(SIZES[config.model_size])
+    model = MCFDenoiser(SIZES[config.model_size], dtype=compute_dtype(config.compute_dtype))
     schedule = cosine_beta_schedule(config.num_diffusion_steps)
     optimizer = make_optimizer(
         config.learning_rate, config.warmup_steps, config.num_steps, config.grad_clip
@@ -113,8 +148,23 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     dataset = batch_dataset(train_arrays, config.batch_size, config.seed)
 
     # ---------------------------------------------------------------- train
+    # Data parallel over this process's devices (one device: a 1-device mesh, same path).
+    mesh = data_parallel_mesh(config.batch_size) if config.data_parallel else None
+    sampler = _make_sampler(model, schedule, config)
+    curve_test = test[: config.curve_num_test or len(test)]
+    curve_arrays = pad_molecules(curve_test)
+
+    def learning_curve_point(state) -> dict[str, float]:
+        """COV-R / MAT-R of the EMA model at this step (the final step is the main eval)."""
+        if int(state.step) >= config.num_steps:
+            return {}
+        samples = _sample_all(sampler, state.ema_params, curve_arrays, config,
+                              jax.random.fold_in(sample_rng, int(state.step)))
+        rows = _score(curve_test, samples, scale, config.threshold)
+        return {f"curve_{m}": float(np.mean([r[m] for r in rows])) for m in ("cov_r", "mat_r")}
+
     start = time.perf_counter()
-    state, _ = fit(
+    state, history = fit(
         state=state,
         train_step=make_train_step(model, optimizer, schedule, config.ema_decay),
         batch_at=lambda step: dataset[step],
@@ -123,11 +173,14 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         workdir=workdir,
         desc="mcf_qm9",
         hparams=config.to_dict(),
+        mesh=mesh,
+        eval_fn=learning_curve_point if config.curve_every else None,
+        eval_every=config.curve_every,
     )
     train_s = time.perf_counter() - start
 
     # ---------------------------------------------------------------- sample
-    samples = _sample_all(model, state.ema_params, schedule, test_arrays, config, sample_rng)
+    samples = _sample_all(sampler, state.ema_params, test_arrays, config, sample_rng)
 
     # ---------------------------------------------------------------- evaluate
     rows = {"": [], "etkdg_": [], "random_": []}
@@ -168,6 +221,22 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         )
     )
     _plot(workdir, results)
+    if config.curve_every:
+        # The learning curve: the evaluations during training, then the final one (on the
+        # curve's molecules, so that every point is measured on the same set).
+        final_rows = [{m: rows[""][i][m] for m in METRICS} for i in range(len(curve_test))]
+        curve = [{"step": r["step"], "cov_r": r["curve_cov_r"], "mat_r": r["curve_mat_r"]}
+                 for r in history if "curve_mat_r" in r]
+        final = {m: float(np.mean([r[m] for r in final_rows])) for m in ("cov_r", "mat_r")}
+        curve.append({"step": config.num_steps, **final})
+        for row in curve:
+            for m in ("cov_r", "mat_r"):
+                results[f"curve_{m}_step{row['step']}"] = row[m]
+        (workdir / "learning_curve.json").write_text(json.dumps({
+            "num_molecules": len(curve_test), "points": curve,
+            **{f"{p}{m}": float(np.mean(results[f"{p}{m}"]))
+               for p in ("etkdg_", "random_") for m in ("cov_r", "mat_r")}}, indent=1))
+        _plot_curve(workdir, curve, results)
     return results
 
 
