@@ -270,6 +270,16 @@ def curiosity(nets, c, agent: Agent, key) -> jax.Array:
 
 
 # --------------------------------------------------------------------------- environment
+def to_unit(pos, size):
+    """Maze positions in cells ``[..., 2]`` → the world model's input range [−1, 1]."""
+    return pos / jnp.broadcast_to(size, pos.shape) * 2.0 - 1.0
+
+
+def from_unit(u, size):
+    """Inverse of :func:`to_unit`: ``[..., 2]`` in [−1, 1] → positions in cells."""
+    return (u + 1.0) / 2.0 * jnp.broadcast_to(size, u.shape)
+
+
 def act_episode(nets, c, env, agent: Agent, key, start, goal, lid, mode):
     """One episode in the maze; ``mode``: 0 random, 1 highway → explorer (collection),
     2 flat achiever, 3 highway → Dr. Strategy achiever (evaluation). Actions are sampled
@@ -283,7 +293,7 @@ def act_episode(nets, c, env, agent: Agent, key, start, goal, lid, mode):
     lm = landmark_latents(nets, agent)
     size = jnp.asarray(env.size)
     cd = _ctx_dim(c)
-    h_goal = nets.wm.apply(agent.wm, goal / size * 2.0 - 1.0, method=nets.wm.encode)
+    h_goal = nets.wm.apply(agent.wm, to_unit(goal, size), method=nets.wm.encode)
     hw_ctx = _pad(jax.nn.one_hot(lid, c.num_landmarks), cd)
     second = jnp.where(mode == 1, EXPLORER, jnp.where(mode == 2, FLAT, DRSTRATEGY))
     second_ctx = jnp.where(mode == 1, jnp.zeros(cd), _pad(h_goal, cd))
@@ -363,7 +373,7 @@ def make_run(c):
             mode = jnp.where(r == 0, 0, 1) * jnp.ones(n_seg, jnp.int32)
             pos, acts, _, _ = episodes(agent, k_col, jnp.broadcast_to(nowhere, (n_seg, 2)), lid,
                                     mode)
-            buffer = replay_add(buffer, {"obs": pos / size * 2.0 - 1.0, "action": acts})
+            buffer = replay_add(buffer, {"obs": to_unit(pos, size), "action": acts})
             agent, m = scan_run(
                 lambda a, xs: train_step(nets, c, a, buffer, xs[0], xs[1]), agent,
                 (jax.random.split(k_train, c.train_steps),
@@ -377,7 +387,7 @@ def make_run(c):
         # One batch of episodes: evaluation (every goal; flat, Dr. Strategy) and coverage
         # (curiosity-sampled vs uniformly sampled landmarks, highway then explorer).
         lm = landmark_latents(nets, agent)
-        h_goals = nets.wm.apply(agent.wm, goals / size * 2.0 - 1.0, method=nets.wm.encode)
+        h_goals = nets.wm.apply(agent.wm, to_unit(goals, size), method=nets.wm.encode)
         l_goal = nearest_landmark(h_goals, lm)
         k_c, k_u, k_ep = jax.random.split(k_eval, 3)
         l_cov = jnp.concatenate([jax.random.categorical(k_c, jnp.log(p), shape=(n_cov,)),
@@ -405,11 +415,10 @@ def make_run(c):
             "path_ds": pos[n_goals:e],
             "coverage_curiosity": coverage(walls, pos[e:e + n_cov]),
             "coverage_uniform": coverage(walls, pos[e + n_cov:]),
-            "coverage_replay": coverage(walls, (obs + 1.0) / 2.0 * size),
-            "replay_pos": (obs + 1.0) / 2.0 * size,
+            "coverage_replay": coverage(walls, from_unit(obs, size)),
+            "replay_pos": from_unit(obs, size),
             "replay_code": nearest_landmark(h_all, lm),
-            "landmark_pos": (nets.wm.apply(agent.wm, lm, method=nets.wm.decode) + 1.0)
-            / 2.0 * size,
+            "landmark_pos": from_unit(nets.wm.apply(agent.wm, lm, method=nets.wm.decode), size),
             "history": hist,
         }
 
