@@ -27,6 +27,8 @@ def base_config(preset: str) -> ml_collections.ConfigDict:
       cpu_budget_s: the expected wall time of this preset on a 2-core CPU.
       data_dir: offline data directory ("" = ``--data_dir``, ``$JAXLAB_DATA_DIR`` or
         ``../shared/data``).
+      fast_compile: compile with XLA's cheapest settings (``jaxlab.train.jit_run``); on
+        at ``smoke`` only, whose tiny runs are compile-bound.
 
     Raises:
       ValueError: an unknown preset.
@@ -40,6 +42,7 @@ def base_config(preset: str) -> ml_collections.ConfigDict:
     config.batch_seeds = False
     config.cpu_budget_s = 60.0
     config.data_dir = ""
+    config.fast_compile = preset == "smoke"
     return config
 
 

@@ -4,7 +4,7 @@ from jaxlab.train.checkpoint import Checkpointer, CheckpointError
 from jaxlab.train.loop import create_state, fit
 from jaxlab.train.mesh import batch_sharding, make_mesh, put_batch, replicate, replicated
 from jaxlab.train.metrics import MetricsWriter
-from jaxlab.train.runs import batch_runs, scan_run
+from jaxlab.train.runs import batch_runs, jit_run, scan_run
 from jaxlab.train.timing import ratios, time_call, time_interleaved
 
 __all__ = [
@@ -15,6 +15,7 @@ __all__ = [
     "batch_sharding",
     "create_state",
     "fit",
+    "jit_run",
     "make_mesh",
     "put_batch",
     "ratios",

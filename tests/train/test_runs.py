@@ -6,7 +6,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxlab.train.runs import batch_runs, scan_run
+from jaxlab.train.runs import batch_runs, jit_run, scan_run
 
 
 def sgd_run(key, data, lr):
@@ -77,12 +77,14 @@ def test_scan_run_needs_a_length_without_xs(length):
         scan_run(lambda c, t: (c, None), 0, length=length)
 
 
+@pytest.mark.parametrize("fast_compile", [False, True])
 @pytest.mark.parametrize("method", ["vmap", "map", "loop", "auto"])
-def test_every_method_equals_a_python_loop(method):
+def test_every_method_equals_a_python_loop(method, fast_compile):
     keys = jax.random.split(jax.random.key(2), 4)
     lrs = jnp.array([0.05, 0.1, 0.15, 0.2])
     data = problem()
-    run_all = batch_runs(sgd_run, in_axes=(0, None, 0), method=method)
+    run_all = batch_runs(sgd_run, in_axes=(0, None, 0), method=method,
+                         fast_compile=fast_compile)
     w, losses = run_all(keys, data, lrs)
     chex.assert_shape(w, (4, 3))
     chex.assert_shape(losses, (4, 12))
@@ -131,3 +133,11 @@ def test_bad_inputs():
         batch_runs(run, in_axes=0)(jnp.ones(3), jnp.ones(4))
     with pytest.raises(ValueError, match="leading run axis"):
         batch_runs(run, in_axes=0)(jnp.ones(3), jnp.float32(1.0))
+
+
+def test_jit_run_fast_compile_computes_the_same_function():
+    x = np.linspace(-2.0, 2.0, 7, dtype=np.float32)
+    f = lambda v: jnp.tanh(v) * v**2  # noqa: E731
+    for fast in (False, True):
+        np.testing.assert_allclose(jit_run(f, fast_compile=fast)(x), np.tanh(x) * x**2,
+                                   rtol=1e-6)

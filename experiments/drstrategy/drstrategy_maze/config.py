@@ -69,9 +69,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.resample_every = 25
     c.curiosity_rollouts = 4  # per landmark
     c.coverage_segments = 16
-    c.fast_compile = False  # XLA:CPU at -O0 (compile-bound smoke)
     if preset == "smoke":
-        c.fast_compile = True
         c.num_seeds = 2
         c.segment = 16
         c.max_highway_steps = 8

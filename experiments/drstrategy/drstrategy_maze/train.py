@@ -50,7 +50,7 @@ from jaxlab.rl import (
     world_model_loss,
 )
 from jaxlab.rl.world_model import MLP
-from jaxlab.train import scan_run
+from jaxlab.train import jit_run, scan_run
 
 NUM_ACTIONS = 4
 
@@ -425,10 +425,6 @@ def make_run(c):
     return run, dict(goal_rooms=goal_rooms, goals=np.asarray(goals), walls=walls)
 
 
-def _jit(f, config):
-    opts = {"xla_backend_optimization_level": 0, "xla_llvm_disable_expensive_passes": True}
-    return jax.jit(f, compiler_options=opts if config.fast_compile else None)
-
 
 def _plot_landmarks(res, meta, workdir: str, seed_index: int = 0) -> str:
     import matplotlib
@@ -457,7 +453,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     os.makedirs(workdir, exist_ok=True)
     run, meta = make_run(config)
     keys = jnp.stack([jax.random.key(config.seed + i) for i in range(config.num_seeds)])
-    res = jax.device_get(_jit(jax.vmap(run), config)(keys))
+    res = jax.device_get(jit_run(jax.vmap(run), fast_compile=config.fast_compile)(keys))
     rooms = meta["goal_rooms"]
     out: dict[str, Any] = {}
     for arm, key in (("flat", "success_flat"), ("drstrategy", "success_ds")):

@@ -60,10 +60,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.idm_steps = 4
     c.idm_batch = 256
     c.bc_batch = 128
-    # XLA:CPU at -O0: halves compile time (smoke is compile-bound), ~3x slower steps.
-    c.fast_compile = False
     if preset == "smoke":
-        c.fast_compile = True
         c.num_seeds = 2
         c.num_traj = 64
         c.pretrain_steps = 20

@@ -28,7 +28,7 @@ from jaxlab.rl.mscp import (
     propose,
     select_subgoal,
 )
-from jaxlab.train import scan_run
+from jaxlab.train import jit_run, scan_run
 from jaxlab.train.rl import Guide, PPOConfig, make_ppo_train
 
 # (guide toward the fast proposal, slow sub-goals, pessimism, BC on IDM-labelled passive data)
@@ -225,10 +225,6 @@ def make_guide(config, num_actions: int, min_value: float) -> Guide:
     return Guide(init=init, targets=targets, update=update, extra_bc=extra_bc)
 
 
-def _jit(f, config):
-    opts = {"xla_backend_optimization_level": 0, "xla_llvm_disable_expensive_passes": True}
-    return jax.jit(f, compiler_options=opts if config.fast_compile else None)
-
 
 def run_setting(config, name: str, seed_keys) -> dict[str, np.ndarray]:
     """All arms × seeds of one setting; returns success curves ``[arms, seeds, updates]``."""
@@ -248,7 +244,8 @@ def run_setting(config, name: str, seed_keys) -> dict[str, np.ndarray]:
         cand = flat[jax.random.randint(k_c, (config.num_candidates,), 0, flat.shape[0])]
         return states, planners, cand, hist
 
-    states, planners, cand, hist = _jit(jax.vmap(prepare), config)(seed_keys)
+    states, planners, cand, hist = jit_run(
+        jax.vmap(prepare), fast_compile=config.fast_compile)(seed_keys)
     gamma = config.gamma_value
     min_value = -(1 - gamma**config.subgoal_horizon) / (1 - gamma)
     ppo = PPOConfig(num_envs=config.num_envs, num_steps=config.num_steps,
@@ -260,7 +257,8 @@ def run_setting(config, name: str, seed_keys) -> dict[str, np.ndarray]:
     rep = lambda x: jnp.tile(x, (n_arms,) + (1,) * (x.ndim - 1))  # noqa: E731
     args = GuideArgs(flags, jax.tree.map(rep, planners), rep(cand), rep(states))
     keys = jax.random.split(jax.random.fold_in(seed_keys[0], 7), n_seeds)
-    _, metrics = _jit(jax.vmap(train), config)(jnp.tile(keys, (n_arms,)), args)
+    _, metrics = jit_run(jax.vmap(train), fast_compile=config.fast_compile)(
+        jnp.tile(keys, (n_arms,)), args)
     curves = np.asarray(metrics["success_rate"]).reshape(n_arms, n_seeds, -1)
     return {
         "arms": arms,
