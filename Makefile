@@ -5,6 +5,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 ACCEL_ARGS ?=
+# Experiments `make reproduce` runs at once, each in its own process (2 fit a 2-core CI box).
+JOBS ?= 2
 FASHION_MNIST := /usr/share/datasets/fashion-mnist
 
 .PHONY: install data reproduce test bench accel-check wheel-check lint clean
@@ -39,7 +41,7 @@ data:
 	fi
 
 reproduce: install
-	$(BIN)/jaxlab reproduce --preset quick
+	$(BIN)/jaxlab reproduce --preset quick --jobs $(JOBS)
 
 test: install
 	$(BIN)/ruff check .

@@ -4,7 +4,7 @@
     jaxlab run NAME [--preset smoke|quick|paper] [--workdir DIR] [--data_dir DIR]
                     [--multihost] [--config.KEY=VALUE ...]
     jaxlab reproduce [--preset smoke|quick|paper] [--paper ID ...] [--only NAME ...]
-                     [--out DIR] [--data_dir DIR] [--multihost]
+                     [--out DIR] [--jobs N] [--data_dir DIR] [--multihost]
     jaxlab report [--from reports/quick] [--preset quick] [--check]
     jaxlab bench [NAME] [--quick]
     jaxlab accel-check [--out reports/accel] [--no-tests]
@@ -45,6 +45,8 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--only", nargs="+", metavar="NAME", default=None,
                      help="only these experiments")
     rep.add_argument("--out", help="default: reports/<preset>")
+    rep.add_argument("--jobs", type=int, default=1,
+                     help="experiments run at once, each in its own process (default 1)")
     rep.add_argument("--data_dir", help="offline data directory (else $JAXLAB_DATA_DIR)")
     rep.add_argument("--multihost", action="store_true",
                      help="call jax.distributed.initialize() first (TPU pods, SLURM, ...)")
@@ -130,7 +132,9 @@ def _cmd_reproduce(args) -> int:
               + "\n  ".join(problems), file=sys.stderr)
         return 2
     start = time.perf_counter()
-    records = runner.run_all(chosen, out, args.preset)
+    if args.jobs < 1:
+        raise SystemExit(f"jaxlab: --jobs must be >= 1, got {args.jobs}")
+    records = runner.run_all(chosen, out, args.preset, jobs=args.jobs)
     rows = markdown.write_report(records, out, args.preset, time.perf_counter() - start)
     failed = [r["experiment"].name for r in records if r["error"]]
     print(f"Wrote {out / 'REPORT.md'}, one page per paper and {out / 'results.json'} "
@@ -197,6 +201,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise SystemExit("jaxlab: --config.KEY=VALUE overrides only apply to `jaxlab run`")
     if getattr(args, "data_dir", None):
         os.environ["JAXLAB_DATA_DIR"] = args.data_dir
+    if getattr(args, "multihost", False) and getattr(args, "jobs", 1) > 1:
+        raise SystemExit("jaxlab: --multihost runs one experiment at a time (use --jobs 1)")
     if getattr(args, "multihost", False):
         import jax
 

@@ -14,7 +14,7 @@ import ml_collections
 import numpy as np
 
 from jaxlab.data import prerequisites
-from jaxlab.report import configs
+from jaxlab.report import configs, registry
 from jaxlab.report.registry import Experiment
 
 
@@ -87,28 +87,78 @@ def check_prerequisites(experiments: Sequence[Experiment]) -> list[str]:
     return problems
 
 
+def _run_record(experiment: Experiment, out: str | os.PathLike, preset: str) -> dict[str, Any]:
+    record: dict[str, Any] = {"experiment": experiment, "results": [], "error": None}
+    try:
+        record["budget"] = float(experiment.get_config(preset).cpu_budget_s)
+        record["results"], record["seconds"] = run_experiment(
+            experiment, Path(out) / "workdirs" / experiment.name, preset
+        )
+    except Exception as error:  # one failing experiment must not stop the report
+        record["error"] = f"{type(error).__name__}: {error}"
+        record["traceback"] = traceback.format_exc()
+        record["seconds"] = float("nan")
+    return record
+
+
+def _run_by_name(name: str, out: str, preset: str, package: str) -> dict[str, Any]:
+    """A worker process's job: the record of one experiment, found again by name (an
+    ``Experiment`` holds functions of its package, which a fresh process imports itself)."""
+    record = _run_record(registry.get_experiment(name, package), out, preset)
+    record["experiment"] = name
+    return record
+
+
 def run_all(
     experiments: Sequence[Experiment],
     out: str | os.PathLike,
     preset: str = "quick",
     progress: bool = True,
+    jobs: int = 1,
+    package: str = registry.EXPERIMENTS_PACKAGE,
 ) -> list[dict[str, Any]]:
-    """Runs each experiment, catching failures; returns one record per experiment."""
+    """Runs each experiment, catching failures; returns one record per experiment.
+
+    With ``jobs > 1`` the experiments run in that many fresh worker processes (``spawn``),
+    longest declared budget first, each finding its experiment by name in ``package``;
+    records come back in the order of ``experiments``.
+    Each experiment's wall time is then measured while sharing the machine.
+    """
     import tqdm.auto as tqdm
 
-    records = []
-    bar = tqdm.tqdm(experiments, desc=f"reproduce [{preset}]", disable=not progress)
-    for experiment in bar:
-        bar.set_postfix_str(experiment.name)
-        record: dict[str, Any] = {"experiment": experiment, "results": [], "error": None}
-        try:
-            record["budget"] = float(experiment.get_config(preset).cpu_budget_s)
-            record["results"], record["seconds"] = run_experiment(
-                experiment, Path(out) / "workdirs" / experiment.name, preset
-            )
-        except Exception as error:  # one failing experiment must not stop the report
-            record["error"] = f"{type(error).__name__}: {error}"
-            record["traceback"] = traceback.format_exc()
-            record["seconds"] = float("nan")
-        records.append(record)
-    return records
+    if jobs < 1:
+        raise ValueError(f"jobs must be >= 1, got {jobs}")
+    if jobs == 1 or len(experiments) < 2:
+        records = []
+        bar = tqdm.tqdm(experiments, desc=f"reproduce [{preset}]", disable=not progress)
+        for experiment in bar:
+            bar.set_postfix_str(experiment.name)
+            records.append(_run_record(experiment, out, preset))
+        return records
+
+    import concurrent.futures
+    import multiprocessing
+
+    by_name = {e.name: e for e in experiments}
+    order = sorted(experiments, key=lambda e: -float(e.get_config(preset).cpu_budget_s))
+    done: dict[str, dict[str, Any]] = {}
+    with concurrent.futures.ProcessPoolExecutor(
+        max_workers=jobs, mp_context=multiprocessing.get_context("spawn")
+    ) as pool:
+        futures = {pool.submit(_run_by_name, e.name, str(out), preset, package): e.name
+                   for e in order}
+        bar = tqdm.tqdm(total=len(futures), desc=f"reproduce [{preset}] x{jobs}",
+                        disable=not progress)
+        for future in concurrent.futures.as_completed(futures):
+            name = futures[future]
+            try:
+                record = future.result()
+            except Exception as error:  # the worker itself died (e.g. out of memory)
+                record = {"results": [], "error": f"{type(error).__name__}: {error}",
+                          "traceback": traceback.format_exc(), "seconds": float("nan")}
+            record["experiment"] = by_name[name]
+            done[name] = record
+            bar.set_postfix_str(name)
+            bar.update()
+        bar.close()
+    return [done[e.name] for e in experiments]

@@ -94,6 +94,20 @@ def test_runner_seeds_resume_and_overrides(tmp_path):
     assert (tmp_path / "seed_1" / "calls.txt").read_text() == "xx"
 
 
+def test_reproduce_in_worker_processes_gives_the_same_records(tmp_path):
+    experiments = list(registry.discover(FAKE).values())
+    serial = runner.run_all(experiments, tmp_path / "serial", progress=False)
+    parallel = runner.run_all(experiments, tmp_path / "parallel", progress=False, jobs=2,
+                              package=FAKE)
+    assert [r["experiment"].name for r in parallel] == [e.name for e in experiments]
+    for a, b in zip(serial, parallel, strict=True):
+        assert a["results"] == b["results"]
+        assert (a["error"] is None) == (b["error"] is None)
+    assert "boom" in next(r["error"] for r in parallel if r["error"])
+    with pytest.raises(ValueError, match="jobs"):
+        runner.run_all(experiments, tmp_path, progress=False, jobs=0)
+
+
 def test_reproduce_report_and_results_json(tmp_path):
     experiments = list(registry.discover(FAKE).values())
     records = runner.run_all(experiments, tmp_path, progress=False)
