@@ -23,7 +23,7 @@ import jax
 import numpy as np
 
 from jaxlab import curriculum as cl
-from jaxlab.train.curriculum import CurriculumData, CurriculumTrainer
+from jaxlab.train.curriculum import CurriculumData, CurriculumTrainer, summarize_runs
 
 META_METHODS = ("lre", "mw_net", "dds")
 REFERENCE_EPOCHS = 200  # the reference's schedules are written for 200 epochs
@@ -148,3 +148,29 @@ def run_curbench(curricula: dict[str, cl.Curriculum], settings: Sequence[str],
                       f"{100 * np.std(result['test_acc']):.2f}  "
                       f"({result['wall_time_s']:.1f} s)", flush=True)
     return runs
+
+
+def run_experiment(config, make_data: Callable[[str], CurriculumData], init_fn, apply_fn, *,
+                   seeds: Sequence[int], workdir: str,
+                   teacher: Callable[[], tuple[CurriculumTrainer, Any]] | None = None,
+                   ) -> dict[str, Any]:
+    """A CurBench experiment from its config: every curriculum of ``config.methods``
+    (``scaled_curriculum`` to the config's epochs and learning rate) in every setting of
+    ``config.settings``; returns ``summarize_runs``'s metrics and writes its table to
+    ``<workdir>/table.md``.
+
+    ``config`` fields: methods, settings, num_epochs, batch_size, learning_rate,
+    spl_start_rate, grow_fraction, seed_batching, chunk_steps.
+    """
+    curricula = {m: scaled_curriculum(m, config.num_epochs, config.learning_rate,
+                                      config.spl_start_rate, config.grow_fraction)
+                 for m in config.methods}
+    runs = run_curbench(curricula, config.settings, make_data, init_fn, apply_fn,
+                        seeds=seeds, num_epochs=config.num_epochs,
+                        batch_size=config.batch_size, lr=config.learning_rate,
+                        workdir=workdir, seed_batching=config.seed_batching, teacher=teacher,
+                        chunk_steps=config.chunk_steps)
+    metrics, table = summarize_runs(runs, meta_methods=META_METHODS)
+    (Path(workdir) / "table.md").write_text(table)
+    print(table)
+    return metrics

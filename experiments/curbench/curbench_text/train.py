@@ -7,7 +7,6 @@ run under ``<workdir>/runs``).
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import flax.linen as nn
 import jax
@@ -15,14 +14,9 @@ import ml_collections
 import numpy as np
 
 from jaxlab.data.text import char_vocabulary, encode, load_plays
-from jaxlab.train.curbench import (
-    META_METHODS,
-    noisy_or_imbalanced,
-    run_curbench,
-    scaled_curriculum,
-    train_teacher,
-)
-from jaxlab.train.curriculum import CurriculumData, summarize_runs
+from jaxlab.train import curbench
+from jaxlab.train.curbench import noisy_or_imbalanced, train_teacher
+from jaxlab.train.curriculum import CurriculumData
 
 # A speaker tag: "Ham.", "First Citizen.", "P. King." on a line of its own.
 _SPEAKER = re.compile(r"^[A-Z][A-Za-z .']{0,24}\.$")
@@ -116,17 +110,6 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         return train_teacher(data, init_fn, apply_fn, config.seed + 10_000, config.num_epochs,
                              config.batch_size, config.learning_rate)
 
-    curricula = {m: scaled_curriculum(m, config.num_epochs, config.learning_rate,
-                                      config.spl_start_rate, config.grow_fraction)
-                 for m in config.methods}
-    runs = run_curbench(curricula, config.settings,
-                        lambda setting: noisy_or_imbalanced(clean, setting, seeds,
-                                                            config.noise_rate),
-                        init_fn, apply_fn, seeds=seeds, num_epochs=config.num_epochs,
-                        batch_size=config.batch_size, lr=config.learning_rate,
-                        workdir=workdir, seed_batching=config.seed_batching, teacher=teacher,
-                        chunk_steps=config.chunk_steps)
-    metrics, table = summarize_runs(runs, meta_methods=META_METHODS)
-    (Path(workdir) / "table.md").write_text(table)
-    print(table)
-    return metrics
+    return curbench.run_experiment(
+        config, lambda setting: noisy_or_imbalanced(clean, setting, seeds, config.noise_rate),
+        init_fn, apply_fn, seeds=seeds, workdir=workdir, teacher=teacher)

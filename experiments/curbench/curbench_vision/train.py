@@ -6,8 +6,6 @@ Every (setting, method) run trains all seeds in one program and is saved to
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import jax.numpy as jnp
 import ml_collections
 import numpy as np
@@ -15,14 +13,9 @@ import numpy as np
 from jaxlab.data import builders, idx
 from jaxlab.data.paths import resolve_data_dir
 from jaxlab.nn.lenet import LeNet
-from jaxlab.train.curbench import (
-    META_METHODS,
-    noisy_or_imbalanced,
-    run_curbench,
-    scaled_curriculum,
-    train_teacher,
-)
-from jaxlab.train.curriculum import CurriculumData, summarize_runs
+from jaxlab.train import curbench
+from jaxlab.train.curbench import noisy_or_imbalanced, train_teacher
+from jaxlab.train.curriculum import CurriculumData
 
 NUM_CLASSES = 10
 
@@ -86,16 +79,6 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         return train_teacher(data, init_fn, apply_fn, config.seed + 10_000, config.num_epochs,
                              config.batch_size, config.learning_rate)
 
-    curricula = {m: scaled_curriculum(m, config.num_epochs, config.learning_rate,
-                                      config.spl_start_rate, config.grow_fraction)
-                 for m in config.methods}
-    runs = run_curbench(curricula, config.settings,
-                        lambda setting: setting_data(splits, setting, config, seeds),
-                        init_fn, apply_fn, seeds=seeds, num_epochs=config.num_epochs,
-                        batch_size=config.batch_size, lr=config.learning_rate,
-                        workdir=workdir, seed_batching=config.seed_batching, teacher=teacher,
-                        chunk_steps=config.chunk_steps)
-    metrics, table = summarize_runs(runs, meta_methods=META_METHODS)
-    (Path(workdir) / "table.md").write_text(table)
-    print(table)
-    return metrics
+    return curbench.run_experiment(
+        config, lambda setting: setting_data(splits, setting, config, seeds),
+        init_fn, apply_fn, seeds=seeds, workdir=workdir, teacher=teacher)
