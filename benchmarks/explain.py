@@ -15,27 +15,17 @@ from __future__ import annotations
 import argparse
 import functools
 
-import flax.linen as nn
 import jax
 
-from jaxlab.explain import MaskDecoder, NEMParams, gradient_saliency, nem_mask, relax
+from jaxlab.explain import (
+    MaskDecoder,
+    NEMParams,
+    StagedEncoder,
+    gradient_saliency,
+    nem_mask,
+    relax,
+)
 from jaxlab.train import ratios, time_interleaved
-
-
-class Encoder(nn.Module):
-    """Four 3×3 conv stages (strides 1, 2, 2, 2), mean pool, dense embedding."""
-
-    widths: tuple[int, ...]
-    emb_dim: int = 64
-
-    @nn.compact
-    def __call__(self, x):
-        stages = [x]
-        h = x
-        for i, w in enumerate(self.widths):
-            h = nn.silu(nn.Conv(w, (3, 3), strides=1 if i == 0 else 2, padding="SAME")(h))
-            stages.append(h)
-        return nn.Dense(self.emb_dim)(h.mean(axis=(1, 2))), tuple(stages)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -47,7 +37,7 @@ def main(argv: list[str] | None = None) -> None:
         widths, channels, batch, repeats = (8, 16, 32, 32), (16, 8, 8, 4), 8, 3
     else:
         widths, channels, batch, repeats = (16, 32, 64, 128), (64, 32, 16, 8), 32, 5
-    enc = Encoder(widths)
+    enc = StagedEncoder(widths)
     dec = MaskDecoder(channels=channels)
     key = jax.random.key(0, impl="rbg")
     x = jax.random.uniform(key, (batch, 48, 48, 1))

@@ -1,7 +1,13 @@
 """jaxlab.explain: explanation masks for representations (NEM-U's loss and masking
 network), RELAX, gradient saliency and locality / faithfulness metrics."""
 
-from jaxlab.explain.masking import MaskDecoder, NEMParams, nem_mask, nem_objective
+from jaxlab.explain.masking import (
+    MaskDecoder,
+    NEMParams,
+    StagedEncoder,
+    nem_mask,
+    nem_objective,
+)
 from jaxlab.explain.metrics import deletion_auc, insertion_auc, mass_inside, pointing_game
 from jaxlab.explain.nem import (
     cosine_distance,
@@ -16,6 +22,7 @@ from jaxlab.explain.nem import (
 __all__ = [
     "MaskDecoder",
     "NEMParams",
+    "StagedEncoder",
     "cosine_distance",
     "deletion_auc",
     "gradient_saliency",

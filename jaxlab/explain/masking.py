@@ -32,6 +32,28 @@ class NEMParams(NamedTuple):
     decoder: Any
 
 
+class StagedEncoder(nn.Module):
+    """A small CNN encoder that also returns its stages, the input NEM-U's decoder needs.
+
+    ``x [b, S, S, c] -> (emb [b, emb_dim], stages)``: one 3×3 convolution + SiLU per entry
+    of ``widths`` (stride 1, then 2), a spatial mean and a dense embedding; ``stages`` are
+    the image and every stage's map, shallow to deep (``len(widths) + 1`` arrays), so
+    ``MaskDecoder(channels=...)`` with ``len(widths)`` channels fits it.
+    """
+
+    widths: Sequence[int] = (8, 16, 32, 32)
+    emb_dim: int = 64
+
+    @nn.compact
+    def __call__(self, x: jax.Array) -> tuple[jax.Array, tuple[jax.Array, ...]]:
+        stages = [x]
+        h = x
+        for i, w in enumerate(self.widths):
+            h = nn.silu(nn.Conv(w, (3, 3), strides=1 if i == 0 else 2, padding="SAME")(h))
+            stages.append(h)
+        return nn.Dense(self.emb_dim)(h.mean(axis=(1, 2))), tuple(stages)
+
+
 class MaskDecoder(nn.Module):
     """U-Net decoder from the encoder's stages to a sigmoid occlusion mask.
 

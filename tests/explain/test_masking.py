@@ -13,6 +13,7 @@ import jaxlab.explain.masking as masking_mod
 from jaxlab.explain import (
     MaskDecoder,
     NEMParams,
+    StagedEncoder,
     masked_input,
     nem_contrastive_loss,
     nem_mask,
@@ -140,3 +141,16 @@ def test_doctests():
     globs = {"jax": jax, "jnp": jnp, "np": np, "nn": nn, "optax": optax}
     result = doctest.testmod(masking_mod, extraglobs=globs)
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_staged_encoder_stages_fit_the_decoder():
+    enc = StagedEncoder(widths=(4, 8, 8), emb_dim=5)
+    x = jnp.ones((2, 16, 16, 1))
+    params = enc.init(jax.random.key(0), x)
+    emb, stages = enc.apply(params, x)
+    assert emb.shape == (2, 5)
+    assert [s.shape for s in stages] == [(2, 16, 16, 1), (2, 16, 16, 4), (2, 8, 8, 8),
+                                         (2, 4, 4, 8)]
+    dec = MaskDecoder(channels=(8, 4, 4))
+    mask = dec.apply(dec.init(jax.random.key(1), stages, (16, 16)), stages, (16, 16))
+    assert mask.shape == (2, 16, 16)

@@ -18,6 +18,7 @@ from jaxlab.data.paths import resolve_data_dir
 from jaxlab.explain import (
     MaskDecoder,
     NEMParams,
+    StagedEncoder,
     deletion_auc,
     gradient_saliency,
     mass_inside,
@@ -33,22 +34,6 @@ from jaxlab.train import time_interleaved
 POINTING_MARGIN = 0.1
 MASS_MARGIN = 0.05
 
-
-class Encoder(nn.Module):
-    """A 4-stage CNN: ``x [b, S, S, 1] -> (emb [b, k], stages)``, stages from the image to
-    the deepest map (strides 1, 2, 2, 2)."""
-
-    widths: tuple[int, ...]
-    emb_dim: int
-
-    @nn.compact
-    def __call__(self, x):
-        stages = [x]
-        h = x
-        for i, w in enumerate(self.widths):
-            h = nn.silu(nn.Conv(w, (3, 3), strides=1 if i == 0 else 2, padding="SAME")(h))
-            stages.append(h)
-        return nn.Dense(self.emb_dim)(h.mean(axis=(1, 2))), tuple(stages)
 
 
 class Projection(nn.Module):
@@ -78,7 +63,7 @@ def augment(key, x, max_shift):
 
 
 def _models(config):
-    enc = Encoder(tuple(config.widths), config.emb_dim)
+    enc = StagedEncoder(tuple(config.widths), config.emb_dim)
     head = Projection(config.proj_dim)
     dec = MaskDecoder(channels=tuple(config.decoder_channels), patch=config.patch)
     return enc, head, dec
