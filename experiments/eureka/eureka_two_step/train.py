@@ -82,7 +82,8 @@ def _run_arm(arm, config, train_src, eval_images, eval_labels, keys):
         return history, jnp.mean(jnp.argmax(logits, -1) == ev_labels)
 
     return jax.device_get(
-        batch_runs(run, in_axes=(0, None, None, None), method="vmap")(
+        batch_runs(run, in_axes=(0, None, None, None), method="vmap",
+                   fast_compile=config.fast_compile)(
             keys, train_src, eval_images, eval_labels)
     )
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import ml_collections
@@ -17,7 +19,7 @@ from jaxlab.theory import (
     sample_icl_prompt,
     weighted_vote,
 )
-from jaxlab.train import batch_runs, scan_run
+from jaxlab.train import batch_runs, jit_run, scan_run
 
 TRAIN_PAIRS = ((0, 1), (1, 2), (2, 3), (3, 0), (0, 2), (1, 3))  # every IDR pattern covered
 
@@ -92,11 +94,11 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
 
     keys = jax.random.split(jax.random.key(config.seed), config.num_seeds)
     params0, params, history, mass_init, problem = batch_runs(
-        one_seed, in_axes=0, method="vmap")(keys)
+        one_seed, in_axes=0, method="vmap", fast_compile=config.fast_compile)(keys)
 
     def split_errors(length):
         # One compiled program per prompt length: vmapped over seeds and α.
-        @jax.jit
+        @functools.partial(jit_run, fast_compile=config.fast_compile)
         def run(p, pos, neg, irrelevant, key):
             def at(alpha):
                 prompts = _prompts(key, pos, neg, irrelevant, alpha, length,
@@ -123,7 +125,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
             evals[("trained", split, length)] = jax.device_get(fn(params, *vecs))
             evals[("untrained", split, length)] = jax.device_get(fn(params0, *vecs))
 
-    @jax.jit
+    @functools.partial(jit_run, fast_compile=config.fast_compile)
     @jax.vmap
     def prune_all(p, mu, nu, k_prune):
         prune_set = _prompts(k_prune, mu[test_pairs[:, 0]], mu[test_pairs[:, 1]], nu,
