@@ -136,6 +136,29 @@ def _check_features(name: str, f: jax.Array) -> None:
         raise ValueError(f"{name} must have shape [N, k] with N >= 1; got {f.shape}")
 
 
+def pair_cosine(features_a: jax.typing.ArrayLike, features_b: jax.typing.ArrayLike) -> jax.Array:
+    """Cosine similarity of each shared-noise pair: ``[N, k]`` ×2 → ``[N]``.
+
+        c_i = ⟨e_A(i), e_B(i)⟩ / (‖e_A(i)‖ ‖e_B(i)‖)
+
+    RP (``reproducibility_score``) is the share of these above a detector's threshold; their
+    mean is the threshold-free summary (useful when no calibrated detector such as SSCD is
+    at hand).
+
+    Example:
+      >>> from jaxlab.diffusion import pair_cosine
+      >>> pair_cosine(jnp.array([[2.0, 0.0], [0.0, 1.0]]), jnp.array([[1.0, 0.0], [1.0, 0.0]]))
+      Array([1., 0.], dtype=float32)
+    """
+    a = jnp.asarray(features_a)
+    b = jnp.asarray(features_b)
+    _check_features("features_a", a)
+    if b.shape != a.shape:
+        raise ValueError(f"features_b must have the shape of features_a {a.shape}; got "
+                         f"{b.shape}")
+    return jnp.sum(_normalize(a) * _normalize(b), axis=1)
+
+
 def reproducibility_score(
     features_a: jax.typing.ArrayLike,
     features_b: jax.typing.ArrayLike,
@@ -160,13 +183,7 @@ def reproducibility_score(
       >>> float(reproducibility_score(a, jnp.array([[1.0, 0.1], [1.0, 0.0]])))
       0.5
     """
-    a = jnp.asarray(features_a)
-    b = jnp.asarray(features_b)
-    _check_features("features_a", a)
-    if b.shape != a.shape:
-        raise ValueError(f"features_b must have the shape of features_a {a.shape}; got "
-                         f"{b.shape}")
-    cos = jnp.sum(_normalize(a) * _normalize(b), axis=1)
+    cos = pair_cosine(features_a, features_b)
     return jnp.mean((cos > threshold).astype(jnp.result_type(float)))
 
 

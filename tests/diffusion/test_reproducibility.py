@@ -15,6 +15,7 @@ from jaxlab.diffusion import (
     memorization_score,
     nearest_neighbor_ratio,
     optimal_denoiser,
+    pair_cosine,
     pca_embed,
     pca_proxy,
     reproducibility_score,
@@ -97,6 +98,7 @@ def test_scores_against_numpy():
     b[:120] = a[:120] + 0.1 * rng.normal(size=(120, 8))
     cos = (a * b).sum(1) / np.linalg.norm(a, axis=1) / np.linalg.norm(b, axis=1)
     np.testing.assert_allclose(reproducibility_score(a, b, 0.6), np.mean(cos > 0.6), atol=1e-6)
+    np.testing.assert_allclose(pair_cosine(a, b), cos, rtol=1e-5, atol=1e-6)
     train = rng.normal(size=(30, 8))
     sims = (a / np.linalg.norm(a, axis=1, keepdims=True)) @ (
         train / np.linalg.norm(train, axis=1, keepdims=True)).T

@@ -150,7 +150,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
 
         per = {k: np.zeros((len(seeds), len(n_values_ds))) for k in (
             "rp_ab", "rp_floor", "rp_mlp_dstar", "rp_unet_dstar", "mem_mlp", "mem_unet",
-            "nn_ratio_mlp", "nn_ratio_unet", "nn_ratio_dstar")}
+            "nn_ratio_mlp", "nn_ratio_unet", "nn_ratio_dstar", "cos_ab", "cos_floor",
+            "cos_mlp_dstar")}
         for i in range(len(seeds)):
             for j, n in enumerate(n_values_ds):
                 ea, eb, ed = emb(samples["mlp"][i, j]), emb(samples["unet"][i, j]), emb(dstar[i, j])
@@ -161,6 +162,9 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
                     ea, jnp.roll(eb, 1, axis=0), tau)
                 per["rp_mlp_dstar"][i, j] = diffusion.reproducibility_score(ea, ed, tau)
                 per["rp_unet_dstar"][i, j] = diffusion.reproducibility_score(eb, ed, tau)
+                per["cos_ab"][i, j] = jnp.mean(diffusion.pair_cosine(ea, eb))
+                per["cos_floor"][i, j] = jnp.mean(diffusion.pair_cosine(ea, jnp.roll(eb, 1, 0)))
+                per["cos_mlp_dstar"][i, j] = jnp.mean(diffusion.pair_cosine(ea, ed))
                 per["mem_mlp"][i, j] = diffusion.memorization_score(ea, et, tau)
                 per["mem_unet"][i, j] = diffusion.memorization_score(eb, et, tau)
                 for fam, x in (("mlp", samples["mlp"][i, j]), ("unet", samples["unet"][i, j]),
@@ -179,6 +183,9 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         results[f"{name}_rp_middle"] = rp[:, 1:-1].min(axis=1).tolist()
         results[f"{name}_rp_mlp_dstar_small"] = per["rp_mlp_dstar"][:, 0].tolist()
         results[f"{name}_rp_unet_dstar_small"] = per["rp_unet_dstar"][:, 0].tolist()
+        for key in ("cos_ab", "cos_floor", "cos_mlp_dstar"):
+            results[f"{name}_{key}_small"] = per[key][:, 0].tolist()
+            results[f"{name}_{key}_large"] = per[key][:, -1].tolist()
         curves[name] = {k: v.mean(axis=0) for k, v in per.items()}
     _plot(curves, n_values, workdir)
     return results
