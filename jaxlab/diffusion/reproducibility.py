@@ -101,15 +101,15 @@ def optimal_denoiser(
 
     chunk = min(chunk_size, n)
     num_chunks = -(-n // chunk)
-    pad = num_chunks * chunk - n
-    ys = jnp.concatenate([train_set.astype(dtype), jnp.zeros((pad, d), dtype)])
-    valid = jnp.arange(num_chunks * chunk) < n
-    ys = ys.reshape(num_chunks, chunk, d)
-    valid = valid.reshape(num_chunks, chunk)
+    train_set = train_set.astype(dtype)  # a no-op for float inputs: the set is never copied
 
-    def body(carry, inputs):
+    def body(carry, i):
         m, s, acc = carry  # running max of the σ-free logits, Σ exp, Σ exp · y
-        y, ok = inputs
+        # Chunk i covers rows [i·chunk, (i+1)·chunk); the last one is slid back to end at n
+        # (an in-place slice, no padded copy) and masks the rows an earlier chunk counted.
+        start = jnp.minimum(i * chunk, n - chunk)
+        y = jax.lax.dynamic_slice_in_dim(train_set, start, chunk)
+        ok = start + jnp.arange(chunk) >= i * chunk
         # σ-free logit ‖x‖² − ‖x − y‖² = 2xᵀy − ‖y‖²; the 1/(2σ²) factor comes after the max.
         raw = 2.0 * x @ y.T - jnp.sum(y * y, axis=1)[None, :]
         raw = jnp.where(ok[None, :], raw, -jnp.inf)
@@ -123,7 +123,7 @@ def optimal_denoiser(
         return (m_new, s, acc), None
 
     init = (jnp.full((b, 1), -jnp.inf, dtype), jnp.zeros((b, 1), dtype), jnp.zeros((b, d), dtype))
-    (_, s, acc), _ = jax.lax.scan(body, init, (ys, valid))
+    (_, s, acc), _ = jax.lax.scan(body, init, jnp.arange(num_chunks))
     return acc / s
 
 
