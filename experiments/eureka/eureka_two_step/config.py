@@ -6,11 +6,11 @@ softmax attention plateaus near the read-one-target ceiling before it learns the
 rule; heat treatment (attention scale 3.0 → 1/√d_h on a half-cosine over the first half)
 and NormSoftmax (γ = √d_h, variance and std spreads) learn it more often and sooner. The
 same ViT (patch 7 → 16 tokens; quick: depth 2, width 32, 2 heads of 16; paper preset: the
-spec's depth 4, width 128, 2 heads of 64) and AdamW for every arm;
-a small CNN as the no-plateau reference (paper preset only). Differences from the paper: 28×28 grid of 14×14
-tiles from scikit-learn digits and Fashion-MNIST (no MNIST offline), a much smaller ViT,
-one learning rate for all arms, and 800 steps of batch 32 instead of 300 epochs (the
-shared 2-core machine allowed no more).
+spec's depth 4, width 128, 2 heads of 64) and AdamW for every arm; a small CNN as the
+no-plateau reference (paper preset only). Differences from the paper: 28×28 grid of 14×14
+tiles from scikit-learn digits and Fashion-MNIST (no MNIST offline), a much smaller ViT, one
+learning rate for all arms, and 800 steps of batch 32 instead of 300 epochs (the shared
+2-core machine allowed no more).
 
 Command: ``jaxlab run eureka_two_step --preset quick`` (quick: several minutes on 2 CPU cores,
 5 seeds per arm vmapped; smoke: mostly compilation of 3 arms). Paper: "95 % of the
