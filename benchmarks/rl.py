@@ -9,7 +9,8 @@
 * a Gymnasium ``SyncVectorEnv`` wrapping a one-environment NumPy maze, when ``gymnasium``
   is installed ("skipped" otherwise);
 * PPO training throughput (environment steps per second of the whole rollout + update
-  program, ``jaxlab.train.rl``) for 16 environments.
+  program, ``jaxlab.train.rl``) for 16 environments, and the same for DQN (ε-greedy acting,
+  replay buffer, one double-DQN update of batch 64 per vectorised step).
 
 Compilation is excluded (warm-up calls first). ``--quick`` uses fewer steps.
 """
@@ -23,7 +24,7 @@ import numpy as np
 
 from jaxlab.rl import make_point_maze
 from jaxlab.train import time_interleaved
-from jaxlab.train.rl import PPOConfig, make_ppo_train
+from jaxlab.train.rl import DQNConfig, PPOConfig, make_dqn_train, make_ppo_train
 
 
 class NumpyMaze:
@@ -142,6 +143,14 @@ def main(argv: list[str] | None = None) -> None:
     total = cfg.num_envs * cfg.num_steps * cfg.num_updates
     print(f"PPO (16 envs × 32 steps, 4 epochs × 4 minibatches per update): "
           f"{total / t['ppo']:.0f} env steps/s, {cfg.num_updates / t['ppo']:.1f} updates/s")
+
+    dcfg = DQNConfig(num_envs=16, steps_per_iteration=32, num_iterations=5 if args.quick else 20)
+    dqn = jax.jit(make_dqn_train(env, dcfg))
+    t = time_interleaved({"dqn": lambda: dqn(key)[1]}, repeats=3)
+    steps = dcfg.num_envs * dcfg.steps_per_iteration * dcfg.num_iterations
+    updates = dcfg.steps_per_iteration * dcfg.num_iterations * dcfg.updates_per_step
+    print(f"DQN (16 envs, 1 double-DQN update of batch 64 per vectorised step): "
+          f"{steps / t['dqn']:.0f} env steps/s, {updates / t['dqn']:.0f} updates/s")
 
 
 if __name__ == "__main__":

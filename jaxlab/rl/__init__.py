@@ -1,10 +1,20 @@
-"""Reinforcement learning kernels: functional environments, PPO pieces, planners, world models.
+"""Reinforcement learning kernels: functional environments, PPO/DQN, planners, world models.
 
 Environments are pure ``reset``/``step`` functions for one environment (batch with
 ``jax.vmap``); losses and single updates are kernels; training loops live in
 ``jaxlab.train.rl`` and the experiments.
 """
 
+from jaxlab.rl.dqn import (
+    DQNBatch,
+    DQNState,
+    QNetwork,
+    dqn_loss,
+    dqn_update,
+    epsilon_greedy,
+    epsilon_schedule,
+    target_update,
+)
 from jaxlab.rl.drstrategy import (
     LandmarkVQ,
     disagreement_reward,
@@ -45,18 +55,25 @@ from jaxlab.rl.world_model import LatentWorldModel, world_model_loss
 __all__ = [
     "LAYOUTS",
     "ActorCritic",
+    "DQNBatch",
+    "DQNState",
     "LandmarkVQ",
     "LatentWorldModel",
     "MazeState",
     "PPOBatch",
     "PointMaze",
+    "QNetwork",
     "ReplayBuffer",
     "VQState",
     "actor_critic_loss",
     "cell_distances",
     "disagreement_reward",
+    "dqn_loss",
+    "dqn_update",
     "ema_update",
     "ensemble_disagreement",
+    "epsilon_greedy",
+    "epsilon_schedule",
     "expectile_loss",
     "focused_starts",
     "gae",
@@ -87,6 +104,7 @@ __all__ = [
     "rooms_layout",
     "select_subgoal",
     "shortest_path_direction",
+    "target_update",
     "temporal_distance_pairs",
     "world_model_loss",
 ]
