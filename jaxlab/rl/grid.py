@@ -110,8 +110,11 @@ class GridRooms:
         k_s, k_g = jax.random.split(key)
         starts = jnp.asarray(self.start_cells)
         g = jnp.asarray(self.goal_cells)[jax.random.randint(k_g, (), 0, len(self.goal_cells))]
-        allowed = jnp.any(starts != g[None], axis=-1)  # make_grid_rooms: never all False
-        s = starts[jax.random.categorical(k_s, jnp.where(allowed, 0.0, -jnp.inf))]
+        # Uniform over the start cells other than g: the u-th allowed one, u ~ U{0 .. m-1}
+        # (one integer draw; make_grid_rooms guarantees m >= 1).
+        allowed = jnp.any(starts != g[None], axis=-1)
+        u = jax.random.randint(k_s, (), 0, allowed.sum())
+        s = starts[jnp.argmax(jnp.cumsum(allowed) > u)]
         state = GridState(pos=s, goal=g, t=jnp.zeros((), jnp.int32))
         return state, self.observe(state)
 

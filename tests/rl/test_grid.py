@@ -156,11 +156,16 @@ def test_out_of_range_actions_are_clipped():
 def test_every_reset_is_reachable_and_bfs_greedy_reaches_the_goal(layout, cells):
     env = make_grid_rooms(layout, start_cells=cells, goal_cells=cells, max_steps=200)
     walls = parse(LAYOUTS.get(layout, layout))
-    states, _ = jax.vmap(env.reset)(jax.random.split(jax.random.key(0), 1000))
+    states, _ = jax.jit(jax.vmap(env.reset))(jax.random.split(jax.random.key(0), 1000))
     pos, goal = np.asarray(states.pos), np.asarray(states.goal)
     allowed = {tuple(c) for c in (np.argwhere(~walls) if cells is None else cells)}
     assert {tuple(p) for p in pos} == allowed  # every start cell is drawn
     assert {tuple(g) for g in goal} == allowed
+    if cells is not None:  # each of the 6 ordered (start, goal) pairs has probability 1/6
+        pairs = [(tuple(p), tuple(g)) for p, g in zip(pos, goal, strict=True)]
+        counts = [pairs.count((a, b)) for a in allowed for b in allowed if a != b]
+        assert len(counts) == 6 and sum(counts) == 1000
+        assert max(abs(c - 1000 / 6) for c in counts) < 5 * np.sqrt(1000 * 5 / 36)
     dists = {g: bfs(walls, g) for g in {tuple(g) for g in goal}}
     d0 = np.array([dists[tuple(g)][tuple(p)] for p, g in zip(pos, goal, strict=True)])
     assert (d0 > 0).all()  # reachable, and the start is never the goal
