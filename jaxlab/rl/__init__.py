@@ -1,8 +1,8 @@
 """Reinforcement learning kernels: functional environments, PPO/DQN, planners, world models.
 
-Environments are pure ``reset``/``step`` functions for one environment (batch with
-``jax.vmap``); losses and single updates are kernels; training loops live in
-``jaxlab.train.rl`` and the experiments.
+Environments (a continuous point maze, a grid of rooms) are pure ``reset``/``step`` functions
+for one environment (batch with ``jax.vmap``); losses and single updates are kernels; training
+loops live in ``jaxlab.train.rl`` and the experiments.
 """
 
 from jaxlab.rl.dqn import (
@@ -36,6 +36,7 @@ from jaxlab.rl.envs import (
     rooms_layout,
     shortest_path_direction,
 )
+from jaxlab.rl.grid import GRID_MOVES, GridRooms, GridState, make_grid_rooms
 from jaxlab.rl.imagination import actor_critic_loss, imagine, lambda_returns, return_scale
 from jaxlab.rl.landmarks import VQState, ema_update, init_vq, quantize, reseed_dead_codes
 from jaxlab.rl.mscp import (
@@ -53,10 +54,13 @@ from jaxlab.rl.replay import ReplayBuffer, replay_add, replay_init, replay_sampl
 from jaxlab.rl.world_model import LatentWorldModel, world_model_loss
 
 __all__ = [
+    "GRID_MOVES",
     "LAYOUTS",
     "ActorCritic",
     "DQNBatch",
     "DQNState",
+    "GridRooms",
+    "GridState",
     "LandmarkVQ",
     "LatentWorldModel",
     "MazeState",
@@ -87,6 +91,7 @@ __all__ = [
     "landmark_curiosity",
     "landmark_loss",
     "layout_array",
+    "make_grid_rooms",
     "make_point_maze",
     "nearest_landmark",
     "pessimism_weight",
