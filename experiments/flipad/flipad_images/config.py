@@ -42,7 +42,8 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.sad_steps = 300
     c.sad_lr = 1e-3
     c.eta = 1.0
-    c.query_noise = 0.02
+    c.query_noise = 0.02  # σ (of the 8-bit range) on the test queries only
+    c.immune_noise = 0.05  # σ on training and test images (reference Table 3: 0.05, 0.1)
     if preset == "smoke":
         c.num_seeds = 1
         c.gen_steps = 5

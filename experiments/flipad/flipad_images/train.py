@@ -219,16 +219,18 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
 
     # Perturbation as the reference's GaussianNoise: N(0, (σ·255)²) added to the 8-bit
     # levels, rounded, clipped to [0, 255]. "_noisy": the detector is trained on clean
-    # images and tested on noisy ones; "_immune": trained and tested on noisy images (the
-    # reference's --immunization).
+    # images and tested on noisy ones (σ = query_noise); "_immune": trained and tested on
+    # noisy images (σ = immune_noise; the reference's --immunization, its Table 3 setting).
     noise_rng = np.random.default_rng(seed + 1)
 
-    def perturb(images):
-        return _from_pixels(_to_pixels(images + 2.0 * config.query_noise * noise_rng.normal(
+    def perturb(images, std):
+        return _from_pixels(_to_pixels(images + 2.0 * std * noise_rng.normal(
             size=images.shape)))
 
     clean = {"real": real_test[:n_te], **{g: samples[g]["test"] for g in GENERATORS}}
-    queries = {"": clean, "_noisy": {k: perturb(v) for k, v in clean.items()}}
+    queries = {"": clean,
+               "_noisy": {k: perturb(v, config.query_noise) for k, v in clean.items()},
+               "_immune": {k: perturb(v, config.immune_noise) for k, v in clean.items()}}
     labels = jnp.concatenate([jnp.ones(n_tr, jnp.int32), -jnp.ones(n_tr, jnp.int32)])
 
     results: dict[str, float] = {}
@@ -241,9 +243,10 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
         last = {"params": gen[target]["params"]["last"]}
         anchor = samples[target]["anchor"]
         # All queries of this target in one batch: clean and noisy training images, then
-        # the clean and the noisy test set.
+        # the clean, the noisy and the immunization test sets.
         all_img = jnp.asarray(np.concatenate(
-            [train_img, perturb(train_img), test_img[""], test_img["_noisy"]]))
+            [train_img, perturb(train_img, config.immune_noise), test_img[""],
+             test_img["_noisy"], test_img["_immune"]]))
         n_train_img = len(train_img)
         std_weights = {"target": (labels == 1).astype(jnp.float32),
                        "all": jnp.ones(n_train_img), "none": jnp.zeros(n_train_img)}
@@ -259,16 +262,16 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
             train_clean, train_noisy, test_x = jnp.split(
                 feats, [n_train_img, 2 * n_train_img])
             # Two detectors per (target, method): trained on clean images (scored on the
-            # clean and the noisy test set) and on noisy ones (scored on the noisy set).
+            # clean and the noisy test set) and on noisy ones (on the immunization set).
             for immune, train_x in ((False, train_clean), (True, train_noisy)):
                 scores = np.asarray(prog["sad"](
                     jax.random.fold_in(k_sad, 10 * t_idx + m_idx), train_x, labels,
                     std_weights[STANDARDISE[method]], test_x,
                     features=tuple(config.sad_features), steps=config.sad_steps,
                     lr=config.sad_lr, eta=config.eta))
-                blocks = dict(zip(("", "_noisy"), np.split(scores, 2), strict=True))
-                if immune:
-                    blocks = {"_immune": blocks["_noisy"]}
+                blocks = dict(zip(("", "_noisy", "_immune"), np.split(scores, 3), strict=True))
+                blocks = ({"_immune": blocks["_immune"]} if immune else
+                          {"": blocks[""], "_noisy": blocks["_noisy"]})
                 for tag, block in blocks.items():
                     by_src = dict(zip(order, np.split(block, len(order)), strict=True))
                     for out in outsiders:
