@@ -12,8 +12,8 @@ log-absolute 2-D DCT-II coefficients. AUC per (target, outsider) pair, clean and
 Gaussian noise on the queries.
 
 Command: ``jaxlab run flipad_images --preset quick``.
-Expected CPU time on 2 cores: smoke ≈ 10 s, quick ≈ 1 min for 3 seeds (see docs/flipad.md
-for the measured time and load).
+Expected CPU time on 2 cores: smoke ≈ 10 s, quick ≈ 1 min for 3 seeds (54 CPU-seconds;
+measured 100 s wall at load average 10 on a shared 2-core machine, see docs/flipad.md).
 Paper numbers: Tables 1-2 report AUCs of DCGAN/WGAN-GP/LSGAN/EBGAN on CelebA and LSUN at
 64×64 that do not transfer to 8×8 digits; the claims compare FLIPAD with RawPAD and DCTPAD
 in the same run, paired over seeds.
