@@ -1,5 +1,6 @@
-"""jaxlab.attribution: FLIPAD's final-layer inversion (anchored lasso by FISTA) and Deep SAD."""
+"""jaxlab.attribution: FLIPAD (final-layer inversion by FISTA, Deep SAD) and DCT features."""
 
+from jaxlab.attribution.dct import log_dct
 from jaxlab.attribution.deep_sad import (
     DeepSADNet,
     deep_sad_center,
@@ -9,6 +10,7 @@ from jaxlab.attribution.deep_sad import (
 from jaxlab.attribution.lasso import (
     final_layer_inversion,
     lasso_fista,
+    linear_adjoint,
     lipschitz_constant,
     soft_threshold,
 )
@@ -20,6 +22,8 @@ __all__ = [
     "deep_sad_score",
     "final_layer_inversion",
     "lasso_fista",
+    "linear_adjoint",
     "lipschitz_constant",
+    "log_dct",
     "soft_threshold",
 ]

@@ -15,7 +15,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-__all__ = ["final_layer_inversion", "lasso_fista", "lipschitz_constant", "soft_threshold"]
+__all__ = [
+    "final_layer_inversion",
+    "lasso_fista",
+    "linear_adjoint",
+    "lipschitz_constant",
+    "soft_threshold",
+]
 
 Operator = Callable[[jax.Array], jax.Array]
 
@@ -24,6 +30,41 @@ def soft_threshold(x: jax.typing.ArrayLike, threshold: jax.typing.ArrayLike) -> 
     """The proximal map of threshold·‖·‖₁: sign(x)·max(|x| − threshold, 0)."""
     x = jnp.asarray(x)
     return jnp.sign(x) * jnp.maximum(jnp.abs(x) - threshold, 0.0)
+
+
+def linear_adjoint(apply_w: Operator, example: jax.typing.ArrayLike) -> Operator:
+    """The adjoint r ↦ Wᵀ r of a linear map z ↦ W z, by ``jax.linear_transpose``.
+
+    Matrix-free: for a (transposed) convolution Wᵀ is the matching (transposed) convolution
+    that JAX's transpose rules emit, never a materialised matrix; ⟨W z, r⟩ = ⟨z, Wᵀ r⟩.
+
+    Args:
+      apply_w: z ↦ W z; must be linear in z (no bias: subtract W·0 first; a non-zero W·0
+        raises when it is concrete, i.e. outside ``jit``).
+      example: an array with the shape and dtype of z.
+
+    Returns:
+      r ↦ Wᵀ r, taking the shape of W z (else ``ValueError``) and returning that of z.
+
+    Example:
+      >>> from jaxlab.attribution import linear_adjoint
+      >>> w = jnp.array([[1.0, 2.0], [0.0, 3.0], [4.0, 0.0]])
+      >>> linear_adjoint(lambda z: w @ z, jnp.zeros(2))(jnp.array([1.0, 0.0, 1.0]))
+      Array([5., 2.], dtype=float32)
+    """
+    example = jnp.asarray(example)
+    at_zero = apply_w(jnp.zeros_like(example))
+    if not isinstance(at_zero, jax.core.Tracer) and np.any(np.asarray(at_zero) != 0):
+        raise ValueError("apply_w must be linear (W·0 = 0); subtract the bias W·0 first")
+    transpose = jax.linear_transpose(apply_w, example)
+
+    def apply_wt(r: jax.typing.ArrayLike) -> jax.Array:
+        r = jnp.asarray(r)
+        if r.shape != at_zero.shape:
+            raise ValueError(f"r must have the shape of W z {at_zero.shape}; got {r.shape}")
+        return transpose(r.astype(at_zero.dtype))[0]
+
+    return apply_wt
 
 
 def lipschitz_constant(
@@ -187,10 +228,6 @@ def final_layer_inversion(
     def apply_w(z):
         return generator_last_layer(z) - bias
 
-    transpose = jax.linear_transpose(apply_w, anchor)
-
-    def apply_wt(r):
-        return transpose(r)[0]
-
+    apply_wt = linear_adjoint(apply_w, anchor)
     target = jnp.arctanh(jnp.clip(x, -1.0 + eps, 1.0 - eps)) - bias
     return lasso_fista(apply_w, apply_wt, target, anchor, alpha, step=step, num_iters=num_iters)

@@ -11,7 +11,12 @@ import pytest
 from sklearn.linear_model import Lasso
 
 import jaxlab.attribution.lasso as lasso_mod
-from jaxlab.attribution import final_layer_inversion, lasso_fista, lipschitz_constant
+from jaxlab.attribution import (
+    final_layer_inversion,
+    lasso_fista,
+    linear_adjoint,
+    lipschitz_constant,
+)
 
 
 def _problem(m=30, p=20, seed=0):
@@ -89,3 +94,57 @@ def test_doctests():
     globs = {"jax": jax, "jnp": jnp, "np": np, "nn": nn, "optax": optax}
     result = doctest.testmod(lasso_mod, extraglobs=globs)
     assert result.failed == 0 and result.attempted > 0
+
+
+def _conv_transpose_operator(seed=0, in_hw=3, channels=2):
+    """A Flax stride-2 ConvTranspose (4×4 kernel, no bias): z [h, h, C] -> x [2h, 2h, 1]."""
+    layer = nn.ConvTranspose(1, (4, 4), strides=(2, 2), padding="SAME", use_bias=False)
+    params = layer.init(jax.random.key(seed), jnp.zeros((1, in_hw, in_hw, channels)))
+
+    def apply_w(z):
+        return layer.apply(params, z[None])[0]
+
+    return apply_w, jnp.zeros((in_hw, in_hw, channels))
+
+
+def test_linear_adjoint_of_conv_transpose_is_the_matrix_transpose():
+    apply_w, z0 = _conv_transpose_operator(seed=3)
+    apply_wt = linear_adjoint(apply_w, z0)
+    # The explicit matrix of the operator, materialised column by column by jax.jacobian.
+    mat = np.asarray(jax.jacobian(apply_w)(z0)).reshape(-1, z0.size)  # [36, 18]
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        z = rng.normal(size=z0.shape).astype(np.float32)
+        r = rng.normal(size=(6, 6, 1)).astype(np.float32)
+        # <W z, r> = <z, Wᵀ r>, and Wᵀ r equals the explicit matrix's transpose times r.
+        np.testing.assert_allclose(np.vdot(apply_w(z), r), np.vdot(z, apply_wt(r)), rtol=1e-5)
+        np.testing.assert_allclose(np.ravel(apply_wt(r)), mat.T @ r.ravel(), atol=1e-5)
+        np.testing.assert_allclose(np.ravel(apply_w(z)), mat @ z.ravel(), atol=1e-5)
+    with pytest.raises(ValueError, match="linear"):
+        linear_adjoint(lambda z: apply_w(z) + 0.1, z0)
+    with pytest.raises(ValueError, match="shape"):
+        apply_wt(jnp.zeros((5, 5, 1)))
+
+
+def test_lasso_with_conv_transpose_operator_matches_sklearn_and_kkt():
+    apply_w, z0 = _conv_transpose_operator(seed=1)
+    apply_wt = linear_adjoint(apply_w, z0)
+    mat = np.asarray(jax.jacobian(apply_w)(z0), np.float64).reshape(-1, z0.size)  # [36, 18]
+    rng = np.random.default_rng(2)
+    t = rng.normal(size=(6, 6, 1)).astype(np.float32)
+    anchor = 0.3 * rng.normal(size=z0.shape).astype(np.float32)
+    alpha = 0.05
+    z = np.asarray(jax.jit(lambda t, a: lasso_fista(apply_w, apply_wt, t, a, alpha,
+                                                    num_iters=5000))(t, anchor))
+    # sklearn on the explicit matrix: (1/2m)‖t' − W δ‖² + (α/m)‖δ‖₁, t' = t − W z̄.
+    tp = t.ravel() - mat @ anchor.ravel()
+    ref = Lasso(alpha=alpha / tp.size, fit_intercept=False, tol=1e-12,
+                max_iter=200_000).fit(mat, tp).coef_ + anchor.ravel()
+    np.testing.assert_allclose(z.ravel(), ref, atol=2e-3)
+    # KKT in δ = z − z̄: Wᵀ(t − W z) = α·sign(δ) on the support, |·| ≤ α off it.
+    g = mat.T @ (t.ravel() - mat @ z.ravel())
+    delta = z.ravel() - anchor.ravel()
+    active = np.abs(delta) > 1e-5
+    assert active.any() and (~active).any()
+    np.testing.assert_allclose(g[active], alpha * np.sign(delta[active]), atol=2e-3)
+    assert np.all(np.abs(g[~active]) <= alpha + 2e-3)

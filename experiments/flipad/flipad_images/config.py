@@ -1,0 +1,61 @@
+"""FLIPAD vs RawPAD vs DCTPAD on an image miniature (Laszkiewicz et al., ICML 2024, Tables 1-2).
+
+Real data: scikit-learn digits (8×8 grey), scaled to [−1, 1] as the reference code scales
+its images. Generators: three VAE decoders u ~ N(0, I) → … → tanh(ConvTranspose(z)), whose
+last layer is a stride-2 transposed convolution from the penultimate feature map
+z ∈ ℝ^{4×4×C} to the 8×8 image: two of one architecture (different seeds), one of another.
+Each generator in turn is the target G; the outsiders are real test digits and the other two
+generators. FLIPAD: Deep SAD on the anchored-lasso reconstruction ẑ(x) of G's last-layer
+input (FISTA with the transposed convolution and its ``jax.linear_transpose`` adjoint,
+α = 5e-4, anchor = G's mean activation); RawPAD: the same Deep SAD on pixels; DCTPAD: on
+log-absolute 2-D DCT-II coefficients. AUC per (target, outsider) pair, clean and with
+Gaussian noise on the queries.
+
+Command: ``jaxlab run flipad_images --preset quick``.
+Expected CPU time on 2 cores: smoke ≈ 10 s, quick ≈ 1 min for 3 seeds (54 CPU-seconds;
+measured 100 s wall at load average 10 on a shared 2-core machine, see docs/flipad.md).
+Paper numbers: Tables 1-2 report AUCs of DCGAN/WGAN-GP/LSGAN/EBGAN on CelebA and LSUN at
+64×64 that do not transfer to 8×8 digits; the claims compare FLIPAD with RawPAD and DCTPAD
+in the same run, paired over seeds.
+"""
+
+import ml_collections
+
+from jaxlab.report import base_config
+
+
+def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
+    c = base_config(preset)
+    c.num_seeds = 3
+    c.cpu_budget_s = {"smoke": 10, "quick": 90, "paper": 3600}[preset]
+    c.latent_dim = 8
+    c.channels = 8  # C: the penultimate map is 4×4×C (p = 16·C activations per image)
+    c.gen_steps = 800
+    c.gen_lr = 2e-3
+    c.gen_batch = 128
+    c.vae_sigma = 0.25  # Gaussian likelihood scale of the VAE on pixels in [−1, 1]
+    c.num_train = 300  # G's samples (and as many real digits) for Deep SAD training
+    c.num_test = 150  # per class at test time
+    c.alpha = 5e-4
+    c.lasso_iters = 1000
+    c.sad_features = (64, 16)
+    c.sad_steps = 300
+    c.sad_lr = 1e-3
+    c.eta = 1.0
+    c.query_noise = 0.02  # σ (of the 8-bit range) on the test queries only
+    c.immune_noise = 0.05  # σ on training and test images (reference Table 3: 0.05, 0.1)
+    if preset == "smoke":
+        c.num_seeds = 1
+        c.gen_steps = 5
+        c.num_train = 32
+        c.num_test = 16
+        c.lasso_iters = 10
+        c.sad_steps = 5
+    elif preset == "paper":
+        c.num_seeds = 5
+        c.gen_steps = 5000
+        c.num_train = 800
+        c.num_test = 400
+        c.lasso_iters = 10_000
+        c.sad_steps = 2000
+    return c
