@@ -28,7 +28,7 @@ from jaxlab.report import base_config
 
 def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c = base_config(preset)
-    c.num_seeds = 3  # 5 at the paper preset (the quick budget allows 3)
+    c.num_seeds = 5
     c.batch_seeds = True
     c.cpu_budget_s = {"smoke": 15, "quick": 240, "paper": 7200}[preset]
     # Environment: rooms_per_side² rooms of room × room cells, start in the top-left room.
@@ -37,7 +37,14 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.step_size = 0.5
     c.segment = 100  # steps per episode (collection segments and evaluation episodes)
     c.far_rooms = 2  # "far" goals: at least this many rooms away (Manhattan over rooms)
-    # World model and landmarks.
+    # World model and landmarks. stochastic_latent: an RSSM (GRU state h of size latent,
+    # Gaussian z of size stoch, KL balancing and free nats as DreamerV2); else the
+    # deterministic latent MLP model. Landmarks live on h in both.
+    c.stochastic_latent = True
+    c.stoch = 16
+    c.kl_balance = 0.8
+    c.free_nats = 1.0
+    c.kl_scale = 1.0
     c.latent = 32
     c.wm_hidden = 96
     c.ensemble = 4
@@ -76,6 +83,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.wm_hidden = 32
         c.hidden = 32
         c.latent = 8
+        c.stoch = 4
         c.num_landmarks = 4
         c.code_dim = 4
         c.imag_batch = 8
