@@ -48,7 +48,7 @@ def test_kl_balance_value_and_alpha_split_against_closed_form(alpha):
     grads = jax.grad(loss, argnums=(0, 1, 2, 3))(*jargs)
     # Stop-gradients emulated: the posterior's parameters get (1 − α) ∂KL, the prior's α ∂KL.
     weights = (1 - alpha, 1 - alpha, alpha, alpha)
-    for i, (g, w) in enumerate(zip(grads, weights)):
+    for i, (g, w) in enumerate(zip(grads, weights, strict=True)):
         np.testing.assert_allclose(g, w * _np_grad(_np_kl, args, i), rtol=2e-3, atol=1e-5)
 
 
@@ -104,7 +104,8 @@ def test_shapes_over_a_sequence_under_jit_and_vmap():
     losses = jax.jit(jax.vmap(lambda o, k: rssm_loss(p, m, o, a, k)[0]))(
         jnp.zeros((3, 5, 7, 1)), jax.random.split(jax.random.key(2), 3))
     assert losses.shape == (3,) and bool(jnp.all(jnp.isfinite(losses)))
-    r_loss = rssm_loss(p, m, o, a, jax.random.key(1), jnp.ones((5, 7)))[1][0]["reward"]
+    r_loss = jax.jit(lambda r: rssm_loss(p, m, o, a, jax.random.key(1), r)[1][0]["reward"])(
+        jnp.ones((5, 7)))
     assert float(r_loss) > 0
     with pytest.raises(ValueError, match="obs"):
         rssm_loss(p, m, jnp.zeros((5, 7, 2)), a, jax.random.key(1))

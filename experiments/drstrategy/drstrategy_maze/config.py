@@ -2,14 +2,15 @@
 
 One agent per seed (seeds under one ``vmap``) explores a four-room point maze with Dr.
 Strategy's strategic exploration (landmark by curiosity, highway policy, then the
-disagreement explorer), learning a deterministic latent world model, landmarks (VQ-VAE on the
-latent) and a temporal-distance predictor. Two achievers are then trained in imagination
-with the same world model, data and TDP: Dr. Strategy's (focused sampling: imagination
-starts at the landmark nearest the goal) and a flat LEXA-like one (starts anywhere); at test
-time Dr. Strategy first runs the highway policy to the landmark nearest the goal. Zero-shot
-success is reported against the goal's distance in rooms; exploration coverage of
-curiosity-sampled vs uniformly sampled landmarks; landmarks plot in
-``workdir/landmarks.png``.
+disagreement explorer), learning a world model (an RSSM with a Gaussian stochastic state by
+default; ``stochastic_latent = False``: the deterministic latent MLP model), landmarks
+(VQ-VAE on the deterministic latent h) and a temporal-distance predictor. Two achievers are
+then trained in imagination with the same world model, data and TDP: Dr. Strategy's
+(focused sampling: imagination starts at the landmark nearest the goal) and a flat
+LEXA-like one (starts anywhere); at test time Dr. Strategy first runs the highway policy to
+the landmark nearest the goal. Zero-shot success is reported against the goal's distance in
+rooms; exploration coverage of curiosity-sampled vs uniformly sampled landmarks; landmarks
+plot in ``workdir/landmarks.png``.
 
 Command: ``jaxlab run drstrategy_maze --preset quick`` (quick: 3 seeds, about 4-5 minutes
 on 2 busy CPU cores, 1.5 minutes of it compilation; smoke: compile-bound, about a minute on
@@ -104,6 +105,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.segment = 200
         c.max_highway_steps = 100
         c.latent = 200
+        c.stoch = 32
         c.wm_hidden = 200
         c.hidden = 256
         c.num_landmarks = 64
