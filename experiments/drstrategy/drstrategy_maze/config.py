@@ -12,9 +12,10 @@ the landmark nearest the goal. Zero-shot success is reported against the goal's 
 rooms; exploration coverage of curiosity-sampled vs uniformly sampled landmarks; landmarks
 plot in ``workdir/landmarks.png``.
 
-Command: ``jaxlab run drstrategy_maze --preset quick`` (quick: 3 seeds, about 4-5 minutes
-on 2 busy CPU cores, 1.5 minutes of it compilation; smoke: compile-bound, about a minute on
-busy cores; paper: five seeds, the nine-room maze at larger scale, for an accelerator).
+Command: ``jaxlab run drstrategy_maze --preset quick`` (quick: 5 seeds, 7 minutes on 2 CPU
+cores shared with three other jobs, 3.6 minutes of CPU time; smoke: compile-bound, about 80 s
+on busy cores, 27 s of CPU; paper: five seeds, the nine-room maze at larger scale, for an
+accelerator).
 Paper numbers: none used (the paper's success rates are for pixel mazes and were not read).
 Hyper-parameters from the reference code (``agent/drstrategy.yaml``, ``configs/default.yaml``):
 discount 0.99, λ 0.95, imagination horizon 15, code dimension 16, 64 landmarks (16 here),
