@@ -51,6 +51,7 @@ from jaxlab.rl.mscp import (
 )
 from jaxlab.rl.ppo import ActorCritic, PPOBatch, gae, policy_distribution, ppo_loss, ppo_update
 from jaxlab.rl.replay import ReplayBuffer, replay_add, replay_init, replay_sample
+from jaxlab.rl.rssm import RSSM, gaussian, kl_balance, rssm_loss
 from jaxlab.rl.world_model import LatentWorldModel, world_model_loss
 
 __all__ = [
@@ -67,6 +68,7 @@ __all__ = [
     "PPOBatch",
     "PointMaze",
     "QNetwork",
+    "RSSM",
     "ReplayBuffer",
     "VQState",
     "actor_critic_loss",
@@ -81,11 +83,13 @@ __all__ = [
     "expectile_loss",
     "focused_starts",
     "gae",
+    "gaussian",
     "goal_value_loss",
     "highway_reward",
     "idm_loss",
     "imagine",
     "init_vq",
+    "kl_balance",
     "knn_particle_reward",
     "lambda_returns",
     "landmark_curiosity",
@@ -105,6 +109,7 @@ __all__ = [
     "replay_init",
     "replay_sample",
     "reseed_dead_codes",
+    "rssm_loss",
     "return_scale",
     "rooms_layout",
     "select_subgoal",

@@ -17,7 +17,7 @@ Hand-written (no library has them); hyper-parameters from the reference code
 (``agent/drstrategy.yaml``): 64 landmarks of dimension 16, k = 30, 256 positive TDP pairs
 with negative-sampling factor 0.1, reach thresholds 0.07 (explore) / 0.05 (achieve) in MSE.
 The explorer reward is latent disagreement (Plan2Explore) rather than the paper's latent
-Bayesian surprise, which needs a stochastic RSSM state.
+Bayesian surprise (a head predicting the RSSM's posterior-to-prior KL; not implemented).
 
 References:
   Hamed, Kim, Kim, Yoon, Ahn. Dr. Strategy: Model-Based Generalist Agents with Strategic

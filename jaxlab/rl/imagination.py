@@ -59,21 +59,25 @@ def lambda_returns(
 
 
 def imagine(
-    transition: Callable[[jax.Array, jax.Array], jax.Array],
+    transition: Callable[..., jax.Array],
     policy: Callable[[jax.Array, jax.Array], tuple[jax.Array, jax.Array, jax.Array]],
     h0: ArrayLike,
     key: ArrayLike,
     horizon: int,
+    stochastic: bool = False,
 ) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
     """Roll a policy out in the latent model for ``horizon`` steps (one ``lax.scan``).
 
     Args:
-      transition: ``(h [B, Z], a [B]) -> h' [B, Z]`` (the world model's ``f``).
+      transition: ``(h [B, Z], a [B]) -> h' [B, Z]`` (the world model's ``f``), or with
+        ``stochastic``, ``(h, a, key) -> h'`` (a sample of the prior, e.g.
+        :meth:`jaxlab.rl.rssm.RSSM.transition`).
       policy: ``(h [B, Z], key) -> (a [B], log π(a|h) [B], entropy [B])``; goal or landmark
         conditioning is closed over.
       h0: ``[B, Z]`` start latents.
       key: PRNG key.
       horizon: ``H``.
+      stochastic: whether ``transition`` takes a PRNG key (its own, split from ``key``).
 
     Returns:
       ``(h [H + 1, B, Z], actions [H, B], log_probs [H, B], entropies [H, B])``; the
@@ -87,8 +91,10 @@ def imagine(
         raise ValueError(f"horizon must be >= 1, got {horizon}")
 
     def step(h, k):
-        a, logp, ent = policy(h, k)
-        h_next = jax.lax.stop_gradient(transition(h, a))
+        k_pi, k_tr = jax.random.split(k)
+        a, logp, ent = policy(h, k_pi if stochastic else k)
+        h_next = transition(h, a, k_tr) if stochastic else transition(h, a)
+        h_next = jax.lax.stop_gradient(h_next)
         return h_next, (h_next, a, logp, ent)
 
     _, (hs, acts, logps, ents) = jax.lax.scan(step, jax.lax.stop_gradient(h0),

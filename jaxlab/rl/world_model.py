@@ -1,7 +1,8 @@
 """A small deterministic latent world model (MLP), trained on replay sequences.
 
 The model is the deterministic half of Dreamer's RSSM (no stochastic state ``z_t``; the
-maze is deterministic and observed through its state), with a Plan2Explore ensemble head:
+maze is deterministic and observed through its state), with a Plan2Explore ensemble head
+(the full RSSM, with a stochastic state and KL balancing, is :mod:`jaxlab.rl.rssm`):
 
     h_t = enc(o_t)                             encoder, h ∈ [−1, 1]^Z (tanh)
     ĥ_{t+1} = f(ĥ_t, a_t)                      latent transition (imagination)

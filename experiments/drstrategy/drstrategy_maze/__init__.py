@@ -12,7 +12,8 @@ EXPERIMENT = Experiment(
             baseline="success_far_flat",
             unit="",
             paired=True,
-            setting="state-based four-room point maze, deterministic latent MLP world model, "
+            setting="state-based four-room point maze, RSSM world model (GRU state, Gaussian "
+            "stochastic state, KL balancing), "
             "goals two rooms away, equal environment steps (shared explorer data, world model "
             "and TDP); the paper uses pixels, an RSSM and 9/25-room mazes; no paper number "
             "(its success rates were not read)",

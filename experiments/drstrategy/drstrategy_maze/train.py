@@ -49,6 +49,7 @@ from jaxlab.rl import (
     temporal_distance_pairs,
     world_model_loss,
 )
+from jaxlab.rl.rssm import RSSM, rssm_loss
 from jaxlab.rl.world_model import MLP
 from jaxlab.train import jit_run, scan_run
 
@@ -97,7 +98,7 @@ class Agent(NamedTuple):
 
 
 class Nets(NamedTuple):
-    wm: LatentWorldModel
+    wm: LatentWorldModel | RSSM
     vq: LandmarkVQ
     actor: MLP
     critic: MLP
@@ -106,16 +107,31 @@ class Nets(NamedTuple):
 
 def make_nets(c) -> Nets:
     h2 = (c.hidden, c.hidden)
+    if c.stochastic_latent:
+        wm = RSSM(obs_dim=2, num_actions=NUM_ACTIONS, deter=c.latent, stoch=c.stoch,
+                  hidden=c.wm_hidden, embed_dim=c.latent, ensemble_size=c.ensemble)
+    else:
+        wm = LatentWorldModel(obs_dim=2, num_actions=NUM_ACTIONS, latent=c.latent,
+                              hidden=c.wm_hidden, ensemble_size=c.ensemble)
     return Nets(
-        LatentWorldModel(obs_dim=2, num_actions=NUM_ACTIONS, latent=c.latent,
-                         hidden=c.wm_hidden, ensemble_size=c.ensemble),
+        wm,
         LandmarkVQ(latent=c.latent, code_dim=c.code_dim, hidden=(c.wm_hidden,)),
         MLP(NUM_ACTIONS, h2), MLP(1, h2), MLP(1, h2),
     )
 
 
+# The agent's latent state: ``h [Z]`` (deterministic model) or the RSSM's ``[h, z]``
+# ``[Z + S]``. Landmarks live on its first ``Z`` entries (``h``, as in the paper).
+def _state_dim(c) -> int:
+    return c.latent + (c.stoch if c.stochastic_latent else 0)
+
+
+def _h(c, x: jax.Array) -> jax.Array:
+    return x[..., : c.latent]
+
+
 def _ctx_dim(c) -> int:
-    return max(c.num_landmarks, c.latent)
+    return max(c.num_landmarks, _state_dim(c))
 
 
 def _pad(x: jax.Array, dim: int) -> jax.Array:
@@ -131,9 +147,9 @@ def _txs(c):
 
 def init_agent(key, c, nets: Nets) -> Agent:
     ks = jax.random.split(key, 6)
-    z = c.latent
+    z = _state_dim(c)
     wm = nets.wm.init(ks[0], jnp.zeros((1, 2)), jnp.zeros((1,), jnp.int32))
-    vq = nets.vq.init(ks[1], jnp.zeros((1, z)))
+    vq = nets.vq.init(ks[1], jnp.zeros((1, c.latent)))
 
     def ac(key):
         k1, k2 = jax.random.split(key)
@@ -148,8 +164,12 @@ def init_agent(key, c, nets: Nets) -> Agent:
 
 
 def landmark_latents(nets: Nets, agent: Agent) -> jax.Array:
-    """Decoded landmarks ``ĥ_l = D(e_l): [K, Z]``."""
-    return nets.vq.apply(agent.vq, agent.vq_state.codebook, method=nets.vq.decode)
+    """Decoded landmarks as states: ``ĥ_l = D(e_l): [K, Z]``, with the RSSM
+    ``[ĥ_l, μ_p(ĥ_l)]: [K, Z + S]`` (the prior's mean completes the state)."""
+    h = nets.vq.apply(agent.vq, agent.vq_state.codebook, method=nets.vq.decode)
+    if isinstance(nets.wm, RSSM):
+        h = jnp.concatenate([h, nets.wm.apply(agent.wm, h, method=nets.wm.prior)[0]], -1)
+    return h
 
 
 def _policy(nets: Nets, actor, ctx):
@@ -162,10 +182,11 @@ def _policy(nets: Nets, actor, ctx):
 
 
 def _imagine(nets, c, agent, actor, h0, ctx, key):
-    def trans(h, a):
-        return nets.wm.apply(agent.wm, h, a, method=nets.wm.transition)
+    def trans(h, a, *k):  # the RSSM samples its prior
+        return nets.wm.apply(agent.wm, h, a, *k, method=nets.wm.transition)
 
-    return imagine(trans, _policy(nets, actor, ctx), h0, key, c.horizon)
+    return imagine(trans, _policy(nets, actor, ctx), h0, key, c.horizon,
+                   stochastic=c.stochastic_latent)
 
 
 def _explorer_reward(nets, wm, hs, acts):
@@ -191,11 +212,21 @@ def train_step(nets, c, agent: Agent, buffer, key, step_index) -> tuple[Agent, d
     k_wm, k_fs, k_seed, k_h, k_l, k_im, k_tdp = jax.random.split(key, 7)
     # World model on replay windows.
     b = replay_sample(buffer, k_wm, c.wm_batch, c.wm_length)
-    (wm_loss, _), g = jax.value_and_grad(world_model_loss, has_aux=True)(
-        agent.wm, nets.wm, b["obs"], b["action"][:, :-1])
+    if c.stochastic_latent:  # RSSM: posterior states of the windows start imagination
+        (wm_loss, (_, post)), g = jax.value_and_grad(rssm_loss, has_aux=True)(
+            agent.wm, nets.wm, b["obs"], b["action"][:, :-1], jax.random.fold_in(k_wm, 1),
+            alpha=c.kl_balance, free_nats=c.free_nats, kl_scale=c.kl_scale)
+        post = post.reshape(-1, post.shape[-1])
+    else:
+        (wm_loss, _), g = jax.value_and_grad(world_model_loss, has_aux=True)(
+            agent.wm, nets.wm, b["obs"], b["action"][:, :-1])
     wm, o_wm = _apply(wtx, agent.wm, o_wm, g)
-    # Landmarks: VQ-VAE on the latents of the same windows; EMA codebook; re-seeding.
-    h = jax.lax.stop_gradient(nets.wm.apply(wm, b["obs"].reshape(-1, 2), method=nets.wm.encode))
+    # Landmarks: VQ-VAE on the latents h of the same windows; EMA codebook; re-seeding.
+    if c.stochastic_latent:
+        h = _h(c, post)
+    else:
+        h = jax.lax.stop_gradient(
+            nets.wm.apply(wm, b["obs"].reshape(-1, 2), method=nets.wm.encode))
     (vq_loss, (z_e, codes)), g = jax.value_and_grad(landmark_loss, has_aux=True)(
         agent.vq, nets.vq, agent.vq_state.codebook, h)
     vq, o_vq = _apply(wtx, agent.vq, o_vq, g)
@@ -207,22 +238,28 @@ def train_step(nets, c, agent: Agent, buffer, key, step_index) -> tuple[Agent, d
     # Behaviours in imagination.
     lm = landmark_latents(nets, agent)
     n, cd = c.imag_batch, _ctx_dim(c)
-    hr = _replay_latents(nets, wm, buffer, k_h, 3 * n)
+    if c.stochastic_latent:
+        hr = post[jax.random.randint(k_h, (3 * n,), 0, post.shape[0])]
+    else:
+        hr = _replay_latents(nets, wm, buffer, k_h, 3 * n)
     h0, goals, h_other = hr[:n], hr[n:2 * n], hr[2 * n:]
     lid = jax.random.randint(k_l, (n,), 0, c.num_landmarks)
-    h_ds, _ = focused_starts(goals, lm, h_other, k_fs)  # visited states of that landmark
+    # Focused sampling on h: visited states of the goal's landmark (the full state of the
+    # chosen candidate is looked up by its h).
+    h_fs, _ = focused_starts(_h(c, goals), _h(c, lm), _h(c, h_other), k_fs)
+    h_ds = h_other[nearest_landmark(h_fs, _h(c, h_other))] if c.stochastic_latent else h_fs
     half = n // 2
     starts = jnp.stack([h0, jnp.concatenate([h_other[:half], lm[lid[half:]]]), h_other, h_ds])
     g_ctx = _pad(goals, cd)
     ctx = jnp.stack([_pad(jax.nn.one_hot(lid, c.num_landmarks), cd), jnp.zeros((n, cd)),
                      g_ctx, g_ctx])
-    target = lm[lid]
+    target = _h(c, lm[lid])
 
     def reward(i, hs, acts):
-        r_hw = highway_reward(hs[1:], jnp.broadcast_to(target[None], hs[1:].shape))
+        hh = _h(c, hs[1:])
+        r_hw = highway_reward(hh, jnp.broadcast_to(target[None], hh.shape))
         if c.knn_weight:
-            r_hw = r_hw + c.knn_weight * jax.vmap(lambda x: knn_particle_reward(x, c.knn_k))(
-                hs[1:])
+            r_hw = r_hw + c.knn_weight * jax.vmap(lambda x: knn_particle_reward(x, c.knn_k))(hh)
         r_ex = _explorer_reward(nets, wm, hs, acts)
         x = jnp.concatenate([hs[1:], jnp.broadcast_to(goals[None], hs[1:].shape)], -1)
         r_ach = -nets.tdp.apply(agent.tdp, x)[..., 0]
@@ -302,13 +339,22 @@ def act_episode(nets, c, env, agent: Agent, key, start, goal, lid, mode):
     nd = jax.tree.map(lambda x: x[second], actors)
     state = MazeState(pos=start, goal=goal, t=jnp.zeros((), jnp.int32))
 
+    def latent(s_prev, a_prev, pos, t, k):
+        """The agent's state at ``pos``: the encoder, or the RSSM's filtered posterior mean."""
+        if not c.stochastic_latent:
+            return nets.wm.apply(agent.wm, pos, method=nets.wm.encode)
+        first = nets.wm.apply(agent.wm, pos, k, False, method=nets.wm.initial)[0]
+        later = nets.wm.apply(agent.wm, s_prev, a_prev, pos, k, False,
+                              method=nets.wm.obs_step)[0]
+        return jnp.where(t == 0, first, later)
+
     def step(carry, k):
-        state, phase2, t, success, hit = carry
+        state, phase2, t, success, hit, s_prev, a_prev = carry
         k_a, k_env = jax.random.split(k)
         pos = env.observe(state)[:2]
-        h = nets.wm.apply(agent.wm, pos, method=nets.wm.encode)
-        code = nearest_landmark(h[None], lm)[0]
-        reached = (code == lid) | (jnp.mean(jnp.square(h - lm[lid])) < c.reach_mse)
+        h = latent(s_prev, a_prev, pos, t, k_env)
+        code = nearest_landmark(_h(c, h)[None], _h(c, lm))[0]
+        reached = (code == lid) | (jnp.mean(jnp.square(_h(c, h - lm[lid]))) < c.reach_mse)
         hit = hit | (reached & ~phase2)
         phase2 = phase2 | reached | (t >= c.max_highway_steps) | (mode == 2)
         lg = jnp.where(phase2, nets.actor.apply(nd, jnp.concatenate([h, second_ctx])),
@@ -317,12 +363,13 @@ def act_episode(nets, c, env, agent: Agent, key, start, goal, lid, mode):
         a = jax.random.categorical(k_a, lg)
         new, _, _, _, info = env.step(state, a, k_env)
         state = jax.tree.map(lambda s, n: jnp.where(success, s, n), state, new)
-        return (state, phase2, t + 1, success | info["success"], hit), (carry[0].pos, a)
+        return (state, phase2, t + 1, success | info["success"], hit, h, a), (carry[0].pos, a)
 
     f = jnp.zeros((), bool)
-    carry = (state, f, jnp.zeros((), jnp.int32), f, f)
-    (_, _, _, success, hit), (pos, acts) = jax.lax.scan(step, carry,
-                                                        jax.random.split(key, c.segment))
+    i0 = jnp.zeros((), jnp.int32)
+    carry = (state, f, i0, f, f, jnp.zeros(_state_dim(c)), i0)
+    (_, _, _, success, hit, _, _), (pos, acts) = jax.lax.scan(step, carry,
+                                                              jax.random.split(key, c.segment))
     return pos, acts.astype(jnp.int32), success, hit
 
 
@@ -388,7 +435,7 @@ def make_run(c):
         # (curiosity-sampled vs uniformly sampled landmarks, highway then explorer).
         lm = landmark_latents(nets, agent)
         h_goals = nets.wm.apply(agent.wm, to_unit(goals, size), method=nets.wm.encode)
-        l_goal = nearest_landmark(h_goals, lm)
+        l_goal = nearest_landmark(_h(c, h_goals), _h(c, lm))
         k_c, k_u, k_ep = jax.random.split(k_eval, 3)
         l_cov = jnp.concatenate([jax.random.categorical(k_c, jnp.log(p), shape=(n_cov,)),
                                  jax.random.randint(k_u, (n_cov,), 0, c.num_landmarks)])
@@ -404,7 +451,12 @@ def make_run(c):
             lambda k, s, g, i, m: act_episode(nets, c, env, agent, k, s, g, i, m))(
             keys, starts, goal, lid, mode)
         obs = buffer.data["obs"].reshape(-1, 2)
-        h_all = nets.wm.apply(agent.wm, obs, method=nets.wm.encode)
+        if c.stochastic_latent:  # filtered posterior means along the stored segments
+            h_all = nets.wm.apply(agent.wm, buffer.data["obs"], buffer.data["action"][:, :-1],
+                                  k_eval, False, method=nets.wm.observe)[0]
+            h_all = h_all.reshape(-1, h_all.shape[-1])
+        else:
+            h_all = nets.wm.apply(agent.wm, obs, method=nets.wm.encode)
         e = 2 * n_goals
         return {
             "success_flat": success[:n_goals].astype(jnp.float32),
@@ -417,7 +469,7 @@ def make_run(c):
             "coverage_uniform": coverage(walls, pos[e + n_cov:]),
             "coverage_replay": coverage(walls, from_unit(obs, size)),
             "replay_pos": from_unit(obs, size),
-            "replay_code": nearest_landmark(h_all, lm),
+            "replay_code": nearest_landmark(_h(c, h_all), _h(c, lm)),
             "landmark_pos": from_unit(nets.wm.apply(agent.wm, lm, method=nets.wm.decode), size),
             "history": hist,
         }
