@@ -12,8 +12,8 @@ the landmark nearest the goal. Zero-shot success is reported against the goal's 
 rooms; exploration coverage of curiosity-sampled vs uniformly sampled landmarks; landmarks
 plot in ``workdir/landmarks.png``.
 
-Command: ``jaxlab run drstrategy_maze --preset quick`` (quick: 5 seeds, 7 minutes on 2 CPU
-cores shared with three other jobs, 3.6 minutes of CPU time; smoke: compile-bound, about 80 s
+Command: ``jaxlab run drstrategy_maze --preset quick`` (quick: 5 seeds, 139 s on 2 idle CPU
+cores, 7 minutes when they were shared with three other jobs; smoke: compile-bound, about 80 s
 on busy cores, 27 s of CPU; paper: five seeds, the nine-room maze at larger scale, for an
 accelerator).
 Paper numbers: none used (the paper's success rates are for pixel mazes and were not read).
