@@ -11,8 +11,9 @@ pessimism; the slow planner at a long horizon (nine rooms); identifiability abla
 (action-independent random displacement). Success rate vs environment steps for each arm
 is written to ``workdir/success_curves.png``.
 
-Command: ``jaxlab run mscp_passive_data --preset quick`` (quick: 51 s on 2 idle CPU cores, 5 seeds × 5 arms batched with vmap). Paper numbers: none (the paper's benchmarks
-differ; the algorithm is a reconstruction from the abstract — "MSCP-style").
+Command: ``jaxlab run mscp_passive_data --preset quick`` (quick: 51 s on 2 idle CPU cores,
+5 seeds × 5 arms batched with vmap). Paper numbers: none (the paper's benchmarks differ;
+the algorithm is a reconstruction from the abstract — "MSCP-style").
 """
 
 import ml_collections
