@@ -28,6 +28,7 @@ from jaxlab.rl.drstrategy import (
 )
 from jaxlab.rl.envs import (
     LAYOUTS,
+    CellLayout,
     MazeState,
     PointMaze,
     cell_distances,
@@ -36,7 +37,7 @@ from jaxlab.rl.envs import (
     rooms_layout,
     shortest_path_direction,
 )
-from jaxlab.rl.grid import GRID_MOVES, GridRooms, GridState, make_grid_rooms
+from jaxlab.rl.grid import GRID_MOVES, GridRooms, make_grid_rooms
 from jaxlab.rl.imagination import actor_critic_loss, imagine, lambda_returns, return_scale
 from jaxlab.rl.landmarks import VQState, ema_update, init_vq, quantize, reseed_dead_codes
 from jaxlab.rl.mscp import (
@@ -57,11 +58,11 @@ from jaxlab.rl.world_model import LatentWorldModel, world_model_loss
 __all__ = [
     "GRID_MOVES",
     "LAYOUTS",
+    "CellLayout",
     "ActorCritic",
     "DQNBatch",
     "DQNState",
     "GridRooms",
-    "GridState",
     "LandmarkVQ",
     "LatentWorldModel",
     "MazeState",

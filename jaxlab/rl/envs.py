@@ -40,6 +40,7 @@ from jax.typing import ArrayLike
 
 __all__ = [
     "LAYOUTS",
+    "CellLayout",
     "MazeState",
     "PointMaze",
     "cell_distances",
@@ -125,7 +126,11 @@ def cell_distances(walls: np.ndarray) -> np.ndarray:
 
 
 class MazeState(NamedTuple):
-    """State of one point-maze episode: ``pos [2]`` and ``goal [2]`` (x, y), step ``t``."""
+    """State of one episode: ``pos [2]``, ``goal [2]`` and the step ``t``.
+
+    The point maze stores float (x, y) positions; the grid rooms (:mod:`jaxlab.rl.grid`)
+    store int (row, col) cells.
+    """
 
     pos: jax.Array
     goal: jax.Array
@@ -133,17 +138,59 @@ class MazeState(NamedTuple):
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
-class PointMaze:
-    """A goal-conditioned 2-D point maze (see the module docstring for the dynamics).
+class CellLayout:
+    """Static geometry of a maze of cells, shared by :class:`PointMaze` and ``GridRooms``.
 
-    Build it with :func:`make_point_maze`. ``reset`` and ``step`` are pure and act on one
-    environment; ``jax.vmap`` them for a batch. Attributes are static (hashable by identity),
-    so an instance can be closed over inside ``jit``.
+    Environments built on it have pure ``reset``/``step`` functions acting on one
+    environment (``jax.vmap`` them for a batch); the attributes are static (hashable by
+    identity), so an instance can be closed over inside ``jit``.
     """
 
     walls: np.ndarray  # [R, C] bool
     start_cells: np.ndarray  # [S, 2] int (row, col)
     goal_cells: np.ndarray  # [G, 2] int (row, col)
+
+    @property
+    def size(self) -> np.ndarray:
+        """``[W, H]``: the layout's width and height in cells."""
+        return np.array([self.walls.shape[1], self.walls.shape[0]], np.float32)
+
+    @staticmethod
+    def _check_state(state: MazeState) -> None:
+        if jnp.shape(state.pos) != (2,):
+            raise ValueError(
+                f"state.pos must have shape [2] (vmap step over a batch), got "
+                f"{jnp.shape(state.pos)}"
+            )
+
+    def _end_step(self, state: MazeState, pos: jax.Array, success: jax.Array, key: jax.Array):
+        """The step's common tail: count the step, end the episode on success or at
+        ``max_steps`` (truncated), auto-reset with ``key``; returns ``step``'s 5-tuple.
+
+        ``info["pos"]`` and ``info["obs"]`` describe the state before the reset.
+        """
+        t = state.t + 1
+        truncated = (t >= self.max_steps) & ~success
+        done = success | truncated
+        stepped = MazeState(pos=pos, goal=state.goal, t=t)
+        fresh, _ = self.reset(key)
+        new_state = jax.tree.map(lambda a, b: jnp.where(done, a, b), fresh, stepped)
+        info = {
+            "success": success,
+            "truncated": truncated,
+            "pos": pos,
+            "obs": self.observe(stepped),
+        }
+        return new_state, self.observe(new_state), success.astype(jnp.float32), done, info
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class PointMaze(CellLayout):
+    """A goal-conditioned 2-D point maze (see the module docstring for the dynamics).
+
+    Build it with :func:`make_point_maze`.
+    """
+
     num_actions: int = 4  # 0 = continuous actions in [-1, 1]^2
     step_size: float = 0.5
     noise: float = 0.0
@@ -153,11 +200,6 @@ class PointMaze:
     @property
     def obs_dim(self) -> int:
         return 4
-
-    @property
-    def size(self) -> np.ndarray:
-        """``[W, H]``: the maze's width and height in cells."""
-        return np.array([self.walls.shape[1], self.walls.shape[0]], np.float32)
 
     @functools.cached_property
     def directions(self) -> np.ndarray:
@@ -239,31 +281,15 @@ class PointMaze:
           episode's; ``info`` has ``success``, ``truncated``, ``pos`` (the position reached
           by this step, before any reset) and ``obs`` (its observation).
         """
-        if jnp.shape(state.pos) != (2,):
-            raise ValueError(
-                f"state.pos must have shape [2] (vmap step over a batch), got "
-                f"{jnp.shape(state.pos)}"
-            )
+        self._check_state(state)
         k_noise, k_reset = jax.random.split(key)
         delta = self.displacement(action)
         if self.noise:
             delta = delta + self.noise * jax.random.normal(k_noise, (2,))
             delta = jnp.clip(delta, -0.95, 0.95)  # never cross a whole wall cell
         pos = self.move(state.pos, delta)
-        t = state.t + 1
         success = jnp.linalg.norm(pos - state.goal) < self.goal_radius
-        truncated = (t >= self.max_steps) & ~success
-        done = success | truncated
-        stepped = MazeState(pos=pos, goal=state.goal, t=t)
-        fresh, _ = self.reset(k_reset)
-        new_state = jax.tree.map(lambda a, b: jnp.where(done, a, b), fresh, stepped)
-        info = {
-            "success": success,
-            "truncated": truncated,
-            "pos": pos,
-            "obs": self.observe(stepped),
-        }
-        return new_state, self.observe(new_state), success.astype(jnp.float32), done, info
+        return self._end_step(state, pos, success, k_reset)
 
     def render(self, state: MazeState, scale: int = 8) -> jax.Array:
         """An RGB frame ``[R·scale, C·scale, 3]`` uint8: walls grey, agent blue, goal red."""

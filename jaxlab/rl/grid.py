@@ -33,7 +33,7 @@ Observation (``obs_type``):
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, NamedTuple
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -41,34 +41,22 @@ import numpy as np
 import scipy.ndimage
 from jax.typing import ArrayLike
 
-from jaxlab.rl.envs import LAYOUTS, _free_cells, layout_array
+from jaxlab.rl.envs import LAYOUTS, CellLayout, MazeState, _free_cells, layout_array
 
-__all__ = ["GRID_MOVES", "GridRooms", "GridState", "make_grid_rooms"]
+__all__ = ["GRID_MOVES", "GridRooms", "make_grid_rooms"]
 
 GRID_MOVES = np.array([[0, 1], [1, 0], [0, -1], [-1, 0]], np.int32)
 """``[4, 2]`` (Δrow, Δcol) of actions 0..3: +x (east), +y (row + 1), −x, −y."""
 
 
-class GridState(NamedTuple):
-    """State of one grid episode: ``pos [2]`` and ``goal [2]`` int (row, col), step ``t``."""
-
-    pos: jax.Array
-    goal: jax.Array
-    t: jax.Array
-
-
 @dataclasses.dataclass(frozen=True, eq=False)
-class GridRooms:
+class GridRooms(CellLayout):
     """A goal-conditioned grid world of rooms (see the module docstring for the rules).
 
-    Build it with :func:`make_grid_rooms`. ``reset`` and ``step`` are pure and act on one
-    environment; ``jax.vmap`` them for a batch. Attributes are static (hashable by identity),
-    so an instance can be closed over inside ``jit``.
+    Build it with :func:`make_grid_rooms`. Its state is a :class:`~jaxlab.rl.envs.MazeState`
+    holding int (row, col) cells.
     """
 
-    walls: np.ndarray  # [R, C] bool
-    start_cells: np.ndarray  # [S, 2] int (row, col)
-    goal_cells: np.ndarray  # [G, 2] int (row, col)
     max_steps: int = 50
     obs_type: str = "coords"
 
@@ -80,12 +68,7 @@ class GridRooms:
     def obs_dim(self) -> int:
         return 4 if self.obs_type == "coords" else 2 * self.walls.size
 
-    @property
-    def size(self) -> np.ndarray:
-        """``[W, H]``: the grid's width and height in cells."""
-        return np.array([self.walls.shape[1], self.walls.shape[0]], np.float32)
-
-    def observe(self, state: GridState) -> jax.Array:
+    def observe(self, state: MazeState) -> jax.Array:
         """Observation of ``state`` (``[4]`` coordinates or ``[2·R·C]`` one-hots)."""
         if self.obs_type == "coords":
             size = jnp.asarray(self.size)
@@ -98,7 +81,7 @@ class GridRooms:
             jax.nn.one_hot(state.goal[0] * cols + state.goal[1], n),
         ])
 
-    def reset(self, key: ArrayLike) -> tuple[GridState, jax.Array]:
+    def reset(self, key: ArrayLike) -> tuple[MazeState, jax.Array]:
         """Draw a goal cell, then a start cell different from it (both uniform).
 
         Args:
@@ -115,7 +98,7 @@ class GridRooms:
         allowed = jnp.any(starts != g[None], axis=-1)
         u = jax.random.randint(k_s, (), 0, allowed.sum())
         s = starts[jnp.argmax(jnp.cumsum(allowed) > u)]
-        state = GridState(pos=s, goal=g, t=jnp.zeros((), jnp.int32))
+        state = MazeState(pos=s, goal=g, t=jnp.zeros((), jnp.int32))
         return state, self.observe(state)
 
     def move(self, pos: jax.Array, action: ArrayLike) -> jax.Array:
@@ -135,12 +118,12 @@ class GridRooms:
         return jnp.where(jnp.asarray(self.walls)[nxt[0], nxt[1]], pos, nxt)
 
     def step(
-        self, state: GridState, action: ArrayLike, key: ArrayLike
-    ) -> tuple[GridState, jax.Array, jax.Array, jax.Array, dict[str, Any]]:
+        self, state: MazeState, action: ArrayLike, key: ArrayLike
+    ) -> tuple[MazeState, jax.Array, jax.Array, jax.Array, dict[str, Any]]:
         """One step with auto-reset.
 
         Args:
-          state: the current :class:`GridState` (one environment).
+          state: the current :class:`MazeState` (one environment).
           action: an integer scalar in ``0 .. 3`` (others clipped, see :meth:`move`).
           key: a PRNG key (the reset of a finished episode; the moves are deterministic).
 
@@ -149,28 +132,11 @@ class GridRooms:
           episode's; ``info`` has ``success``, ``truncated``, ``pos`` (the cell reached by
           this step, before any reset) and ``obs`` (its observation).
         """
-        if jnp.shape(state.pos) != (2,):
-            raise ValueError(
-                f"state.pos must have shape [2] (vmap step over a batch), got "
-                f"{jnp.shape(state.pos)}"
-            )
+        self._check_state(state)
         pos = self.move(state.pos, action)
-        t = state.t + 1
-        success = jnp.all(pos == state.goal)
-        truncated = (t >= self.max_steps) & ~success
-        done = success | truncated
-        stepped = GridState(pos=pos, goal=state.goal, t=t)
-        fresh, _ = self.reset(key)
-        new_state = jax.tree.map(lambda a, b: jnp.where(done, a, b), fresh, stepped)
-        info = {
-            "success": success,
-            "truncated": truncated,
-            "pos": pos,
-            "obs": self.observe(stepped),
-        }
-        return new_state, self.observe(new_state), success.astype(jnp.float32), done, info
+        return self._end_step(state, pos, jnp.all(pos == state.goal), key)
 
-    def render(self, state: GridState, scale: int = 8) -> jax.Array:
+    def render(self, state: MazeState, scale: int = 8) -> jax.Array:
         """An RGB frame ``[R·scale, C·scale, 3]`` uint8: walls grey, agent blue, goal red."""
         r_, c_ = self.walls.shape
         rows, cols = jnp.arange(r_), jnp.arange(c_)
