@@ -50,7 +50,7 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from jaxlab.rl.world_model import MLP
+from jaxlab.rl.world_model import MLP, check_sequences
 
 __all__ = ["RSSM", "gaussian", "kl_balance", "rssm_loss"]
 
@@ -269,16 +269,7 @@ def rssm_loss(
       >>> loss.shape, s.shape
       ((), (3, 5, 12))
     """
-    obs, actions = jnp.asarray(obs), jnp.asarray(actions)
-    if obs.ndim != 3 or obs.shape[-1] != model.obs_dim or obs.shape[1] < 2:
-        raise ValueError(f"obs must be [B, L >= 2, {model.obs_dim}], got {obs.shape}")
-    if actions.shape != obs.shape[:1] + (obs.shape[1] - 1,):
-        raise ValueError(
-            f"actions must be [B, L - 1] = [{obs.shape[0]}, {obs.shape[1] - 1}], got "
-            f"{actions.shape}"
-        )
-    if not jnp.issubdtype(actions.dtype, jnp.integer):
-        raise ValueError(f"actions must be integers, got {actions.dtype}")
+    obs, actions = check_sequences(obs, actions, model.obs_dim, min_length=2)
     if rewards is not None and jnp.shape(rewards) != obs.shape[:2]:
         raise ValueError(f"rewards must be [B, L] = {obs.shape[:2]}, got {jnp.shape(rewards)}")
 

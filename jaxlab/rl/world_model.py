@@ -97,6 +97,27 @@ class LatentWorldModel(nn.Module):
         ]
 
 
+def check_sequences(
+    obs: ArrayLike, actions: ArrayLike, obs_dim: int, min_length: int = 1
+) -> tuple[jax.Array, jax.Array]:
+    """Checks replay windows ``obs [B, L, obs_dim]`` and int ``actions [B, L − 1]``.
+
+    Raises ``ValueError`` naming the argument for a wrong shape, ``L < min_length`` or
+    non-integer actions; returns both as arrays.
+    """
+    obs, actions = jnp.asarray(obs), jnp.asarray(actions)
+    if obs.ndim != 3 or obs.shape[-1] != obs_dim or obs.shape[1] < min_length:
+        length = f"L >= {min_length}" if min_length > 1 else "L"
+        raise ValueError(f"obs must be [B, {length}, {obs_dim}], got {obs.shape}")
+    if actions.shape != obs.shape[:1] + (obs.shape[1] - 1,):
+        raise ValueError(
+            f"actions must be [B, L - 1] = [{obs.shape[0]}, {obs.shape[1] - 1}], got "
+            f"{actions.shape}"
+        )
+    if not jnp.issubdtype(actions.dtype, jnp.integer):
+        raise ValueError(f"actions must be integers, got {actions.dtype}")
+    return obs, actions
+
 def world_model_loss(
     params, model: LatentWorldModel, obs: ArrayLike, actions: ArrayLike
 ) -> tuple[jax.Array, dict[str, jax.Array]]:
@@ -119,16 +140,7 @@ def world_model_loss(
       >>> loss.shape
       ()
     """
-    obs, actions = jnp.asarray(obs), jnp.asarray(actions)
-    if obs.ndim != 3 or obs.shape[-1] != model.obs_dim:
-        raise ValueError(f"obs must be [B, L, {model.obs_dim}], got {obs.shape}")
-    if actions.shape != obs.shape[:1] + (obs.shape[1] - 1,):
-        raise ValueError(
-            f"actions must be [B, L - 1] = [{obs.shape[0]}, {obs.shape[1] - 1}], got "
-            f"{actions.shape}"
-        )
-    if not jnp.issubdtype(actions.dtype, jnp.integer):
-        raise ValueError(f"actions must be integers, got {actions.dtype}")
+    obs, actions = check_sequences(obs, actions, model.obs_dim)
 
     def apply(method, *args):
         return model.apply(params, *args, method=method)
