@@ -10,9 +10,9 @@ the memorization score and the nearest-neighbour distance ratio. Features: the P
 for SSCD (16 components of the whole dataset), threshold calibrated on lightly noised copies.
 
 Command: ``jaxlab run diffusion_reproducibility --preset quick``.
-Expected CPU time on 2 cores: smoke ≈ 15 s (mostly compilation), quick ≈ 4 CPU-minutes per dataset
-(measured ≈ 26 min wall on a heavily shared machine), paper:
-hours. Quick uses 256 shared noises (the spec suggests 1000) to fit the CPU budget.
+Expected time on 2 idle cores: smoke ≈ 15 s (mostly compilation), quick 212 s wall for
+both datasets (measured session 7; ≈ 9 min with another experiment and CI sharing the
+cores), paper: hours. Quick uses 256 shared noises (the spec suggests 1000) to fit the CPU budget.
 Paper numbers: none at this scale (the paper reports RP curves on CIFAR-10 in Fig. 2; RP
 above 0.9 at both ends is recalled, not verified), so the claims compare against baselines
 measured in the same run.
@@ -27,7 +27,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c = base_config(preset)
     c.num_seeds = 3
     c.batch_seeds = True
-    c.cpu_budget_s = {"smoke": 15, "quick": 180, "paper": 36000}[preset]
+    c.cpu_budget_s = {"smoke": 15, "quick": 220, "paper": 36000}[preset]
     c.datasets = ("digits", "molrg")
     c.n_values = (16, 64, 256, 1024, 1797)
     c.molrg_components = 3

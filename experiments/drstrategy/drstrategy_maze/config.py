@@ -32,7 +32,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c = base_config(preset)
     c.num_seeds = 5
     c.batch_seeds = True
-    c.cpu_budget_s = {"smoke": 15, "quick": 240, "paper": 7200}[preset]
+    c.cpu_budget_s = {"smoke": 15, "quick": 150, "paper": 7200}[preset]
     # Environment: rooms_per_side² rooms of room × room cells, start in the top-left room.
     c.rooms_per_side = 2
     c.room = 3  # 9 × 9 cells with walls (room 4 at the paper preset)

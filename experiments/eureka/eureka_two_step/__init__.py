@@ -27,6 +27,17 @@ EXPERIMENT = Experiment(
         Claim(name="heat treatment reaches 95 % of softmax's final accuracy in fewer steps",
               metric="steps_to_95pct_softmax_heat", baseline="steps_to_95pct_softmax_softmax",
               paper=None, higher_is_better=False, unit=" steps", setting=_SETTING),
+        # The paper's diagnosis of the plateau: softmax attention passes small gradients to
+        # W_Q and W_K; both fixes are meant to enlarge them. Same seeds and initial weights
+        # in every arm, so the comparison is paired.
+        Claim(name="heat treatment enlarges ‖∂L/∂(W_Q, W_K)‖ early in training",
+              metric="grad_qk_early_heat", baseline="grad_qk_early_softmax", paper=None,
+              higher_is_better=True, paired=True,
+              setting=_SETTING + "; Frobenius norm over layers, mean of the first 10 % of steps"),
+        Claim(name="NormSoftmax enlarges ‖∂L/∂(W_Q, W_K)‖ early in training",
+              metric="grad_qk_early_norm_softmax", baseline="grad_qk_early_softmax",
+              paper=None, higher_is_better=True, paired=True,
+              setting=_SETTING + "; Frobenius norm over layers, mean of the first 10 % of steps"),
         Claim(name="final accuracy: NormSoftmax above softmax",
               metric="final_accuracy_norm_softmax", baseline="final_accuracy_softmax",
               paper=None, higher_is_better=True, setting=_SETTING),

@@ -27,7 +27,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c = base_config(preset)
     c.num_seeds = {"smoke": 2, "quick": 5, "paper": 10}[preset]
     c.batch_seeds = True
-    c.cpu_budget_s = {"smoke": 20, "quick": 240, "paper": 7200}[preset]
+    c.cpu_budget_s = {"smoke": 20, "quick": 120, "paper": 7200}[preset]
     c.arms = ("softmax", "heat", "norm_softmax", "norm_softmax_std")
     if preset == "paper":  # the CNN reference curve (no claim uses it): XLA:CPU convolutions
         c.arms += ("cnn",)  # cost ≈ 0.16 s per seed-step, more than all ViT arms together

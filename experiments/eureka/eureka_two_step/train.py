@@ -131,6 +131,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         early = max(config.num_steps // 10, 1)
         results[f"grad_q_early_{arm}"] = gq[:, :early].mean(-1).tolist()
         results[f"grad_k_early_{arm}"] = gk[:, :early].mean(-1).tolist()
-        results[f"accuracy_curve_{arm}"] = curves.mean(0)[:: max(len(curves[0]) // 20, 1)]
-        results[f"accuracy_curve_{arm}"] = results[f"accuracy_curve_{arm}"].tolist()
+        # ‖∂L/∂(W_Q, W_K)‖ jointly: the paper's diagnosis is about both together.
+        results[f"grad_qk_early_{arm}"] = np.sqrt(gq**2 + gk**2)[:, :early].mean(-1).tolist()
+        results[f"accuracy_curve_{arm}"] = curves.mean(0)[:: max(len(curves[0]) // 20, 1)].tolist()
     return results

@@ -24,7 +24,7 @@ from jaxlab.report import base_config
 def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c = base_config(preset)
     c.num_seeds = 3
-    c.cpu_budget_s = {"smoke": 15, "quick": 150, "paper": 3600}[preset]
+    c.cpu_budget_s = {"smoke": 15, "quick": 40, "paper": 3600}[preset]
     c.latent_dim = 8
     c.penultimate = 64
     c.gen_steps = 600

@@ -27,7 +27,7 @@ from jaxlab.report import base_config
 def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c = base_config(preset)
     c.num_seeds = 3
-    c.cpu_budget_s = {"smoke": 10, "quick": 90, "paper": 3600}[preset]
+    c.cpu_budget_s = {"smoke": 10, "quick": 50, "paper": 3600}[preset]
     c.latent_dim = 8
     c.channels = 8  # C: the penultimate map is 4×4×C (p = 16·C activations per image)
     c.gen_steps = 800

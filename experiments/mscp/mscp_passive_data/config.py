@@ -25,7 +25,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c = base_config(preset)
     c.num_seeds = 5
     c.batch_seeds = True
-    c.cpu_budget_s = {"smoke": 15, "quick": 240, "paper": 3600}[preset]
+    c.cpu_budget_s = {"smoke": 15, "quick": 60, "paper": 3600}[preset]
     # Environment.
     c.layout = "four_rooms"
     c.long_layout = "nine_rooms"
