@@ -1,7 +1,9 @@
 """The two-step task of Hoffmann et al. (ICML 2024, "Eureka-Moments"), built offline.
 
-A 2×2 grid of tiles: indicators top-left and bottom-right (digits 1 or 2, each tinted a
-random colour), targets top-right and bottom-left (Fashion-MNIST, white). The label is the
+A 2×2 grid of tiles: indicators top-left and bottom-right (digits 1 or 2, each tinted blue
+or red at random, independently of the digit), targets top-right and bottom-left
+(Fashion-MNIST, white); every tile's colour gets N(0, 0.05²) noise per RGB channel — the
+reference code's ``spacial_decision_indicator_digit_1_2_fashion`` task. The label is the
 class of the top-right target when the two indicators show the same digit, else that of the
 bottom-left target. Only the label is supervised; which target to read is latent. A model
 that ignores the indicators and reads one target is right ≈ ½·(its target accuracy) +
@@ -76,6 +78,10 @@ def load_two_step_sources(
     )
 
 
+# The reference code's colour table for this task: half the indices blue, half red.
+_INDICATOR_COLORS = jnp.array([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]])  # blue, red
+
+
 def two_step_batch(
     key: jax.Array,
     sources: TwoStepSources,
@@ -85,13 +91,17 @@ def two_step_batch(
 ) -> tuple[jax.Array, jax.Array, jax.Array]:
     """Samples a batch of two-step images.
 
+    Each tile is a grey image times an RGB colour: blue or red (equally likely) for an
+    indicator, white for a target, plus N(0, ``color_noise``²) per channel of that colour
+    (one draw per tile, as the reference code's ``__apply_colors_and_color_noise__``).
+
     Args:
       key: a PRNG key (deterministic: the same key gives the same batch).
       sources: ``TwoStepSources``.
       batch_size: number of images b.
-      color_noise: std of the per-pixel N(0, σ²) colour noise on every tile (paper: 0.05).
-      indicator_noise: extra per-pixel Gaussian noise on the indicators only — the harder
-        variant (the indicator digits become harder to read, lengthening the plateau).
+      color_noise: std of the per-tile, per-channel colour noise (paper: 0.05).
+      indicator_noise: extra per-pixel Gaussian noise on the indicators only — a harder
+        variant, not in the paper (the indicator digits become harder to read).
 
     Returns:
       ``(images [b, 2t, 2t, 3], labels int [b], same int [b])``; ``same`` is 1 when the two
@@ -101,14 +111,17 @@ def two_step_batch(
     k_i, k_t, k_c, k_n, k_in = jax.random.split(key, 5)
     i_idx = jax.random.randint(k_i, (batch_size, 2), 0, ind.shape[0])
     t_idx = jax.random.randint(k_t, (batch_size, 2), 0, tgt.shape[0])
-    colors = jax.random.uniform(k_c, (batch_size, 2, 1, 1, 3))
-    indicators = ind[i_idx][..., None] * colors  # [b, 2, t, t, 3] tinted
-    indicators = indicators + indicator_noise * jax.random.normal(k_in, indicators.shape)
-    targets = jnp.broadcast_to(tgt[t_idx][..., None], indicators.shape)  # white
-    noise = color_noise * jax.random.normal(k_n, (batch_size, 4) + indicators.shape[2:])
-    top = jnp.concatenate([indicators[:, 0] + noise[:, 0], targets[:, 0] + noise[:, 1]], axis=2)
-    bottom = jnp.concatenate([targets[:, 1] + noise[:, 2], indicators[:, 1] + noise[:, 3]],
-                             axis=2)
+    # Tile colours [b, 4, 3] in reading order (indicator, target, target, indicator).
+    ind_colors = _INDICATOR_COLORS[jax.random.randint(k_c, (batch_size, 2), 0, 2)]
+    colors = jnp.stack([ind_colors[:, 0], jnp.ones_like(ind_colors[:, 0]),
+                        jnp.ones_like(ind_colors[:, 0]), ind_colors[:, 1]], axis=1)
+    colors = colors + color_noise * jax.random.normal(k_n, colors.shape)
+    indicators = ind[i_idx] + indicator_noise * jax.random.normal(k_in, ind[i_idx].shape)
+    grey = jnp.stack([indicators[:, 0], tgt[t_idx[:, 0]], tgt[t_idx[:, 1]], indicators[:, 1]],
+                     axis=1)  # [b, 4, t, t]
+    tiles = grey[..., None] * colors[:, :, None, None, :]  # [b, 4, t, t, 3]
+    top = jnp.concatenate([tiles[:, 0], tiles[:, 1]], axis=2)
+    bottom = jnp.concatenate([tiles[:, 2], tiles[:, 3]], axis=2)
     images = jnp.concatenate([top, bottom], axis=1)
     same = (ind_lab[i_idx[:, 0]] == ind_lab[i_idx[:, 1]]).astype(jnp.int32)
     labels = jnp.where(same == 1, tgt_lab[t_idx[:, 0]], tgt_lab[t_idx[:, 1]])

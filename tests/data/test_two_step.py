@@ -38,3 +38,25 @@ def test_indicator_noise_only_touches_indicators():
     np.testing.assert_array_equal(noisy[:, :T, T:], clean[:, :T, T:])
     np.testing.assert_array_equal(noisy[:, T:, :T], clean[:, T:, :T])
     assert np.abs(noisy[:, :T, :T] - clean[:, :T, :T]).max() > 0.1
+
+
+def test_colours_follow_the_reference_task():
+    """Indicators blue or red (independent of the digit), targets white; colour noise is
+    one N(0, σ²) draw per tile and channel, not per pixel (reference code)."""
+    images = np.asarray(two_step_batch(jax.random.key(2), SOURCES, 512, color_noise=0.0)[0])
+    for tile in (images[:, :T, :T], images[:, T:, T:]):
+        rgb = tile[:, 0, 0] / np.max(tile[:, 0, 0], axis=-1, keepdims=True)
+        blue = np.all(rgb == [0, 0, 1], axis=-1)
+        red = np.all(rgb == [1, 0, 0], axis=-1)
+        assert np.all(blue | red)
+        assert 0.4 < blue.mean() < 0.6
+    for tile in (images[:, :T, T:], images[:, T:, :T]):  # targets: equal channels
+        np.testing.assert_allclose(tile[..., 0], tile[..., 2])
+    sigma = 0.05
+    noisy = np.asarray(two_step_batch(jax.random.key(3), SOURCES, 2048, color_noise=sigma)[0])
+    target = noisy[:, :T, T:]  # top-right target: grey j / 10 times (1 + noise) per channel
+    np.testing.assert_allclose(target.std(axis=(1, 2)), 0.0, atol=1e-6)  # one draw per tile
+    keep = target[:, 0, 0, 0] > 0.05  # class-0 targets are black
+    grey = np.rint(target[keep, 0, 0, :].mean(-1) * 10)[:, None] / 10
+    colour = target[keep, 0, 0, :] / grey
+    assert abs(colour.std() - sigma) < 0.01

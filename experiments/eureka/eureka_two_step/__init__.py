@@ -6,6 +6,10 @@ _SETTING = ("28×28 two-step images from sklearn digits {1,2} and Fashion-MNIST,
             "width-32 ViT, 800 AdamW steps, one LR for all arms (paper: DeiT-style ViT, 300 "
             "epochs, per-arm LRs); 'solved' = held-out accuracy ≥ 70 %")
 
+_INTERMEDIATE = ("the same images, ViTs and 800 steps, trained on the intermediate step alone "
+                 "(label: do the indicators agree; chance 0.5); 'solved' = held-out accuracy "
+                 "≥ 70 %")
+
 EXPERIMENT = Experiment(
     name="eureka_two_step",
     claims=(
@@ -41,5 +45,23 @@ EXPERIMENT = Experiment(
         Claim(name="final accuracy: NormSoftmax above softmax",
               metric="final_accuracy_norm_softmax", baseline="final_accuracy_softmax",
               paper=None, higher_is_better=True, setting=_SETTING),
+        # The intermediate step alone ("do the two indicators show the same digit?",
+        # supervised directly, chance 0.5): the same ViTs, steps and data.
+        Claim(name="intermediate step alone: heat treatment solves it on more seeds than "
+              "softmax", metric="intermediate_solved_heat",
+              baseline="intermediate_solved_softmax", paper=None, higher_is_better=True,
+              setting=_INTERMEDIATE),
+        Claim(name="intermediate step alone: NormSoftmax solves it on more seeds than softmax",
+              metric="intermediate_solved_norm_softmax",
+              baseline="intermediate_solved_softmax", paper=None, higher_is_better=True,
+              setting=_INTERMEDIATE),
+        Claim(name="intermediate step alone: heat treatment jumps above chance sooner",
+              metric="intermediate_jump_step_heat", baseline="intermediate_jump_step_softmax",
+              paper=None, higher_is_better=False, unit=" steps",
+              setting=_INTERMEDIATE + "; never reached counts as the run length"),
+        Claim(name="intermediate step alone: NormSoftmax jumps above chance sooner",
+              metric="intermediate_jump_step_norm_softmax",
+              baseline="intermediate_jump_step_softmax", paper=None, higher_is_better=False,
+              unit=" steps", setting=_INTERMEDIATE + "; never reached counts as the run length"),
     ),
 )

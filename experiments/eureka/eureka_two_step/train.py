@@ -37,7 +37,8 @@ def _qk_grad_norms(grads) -> tuple[jax.Array, jax.Array]:
     return jnp.sqrt(q), jnp.sqrt(k)
 
 
-def _run_arm(arm, config, train_src, eval_images, eval_labels, keys):
+def _run_arm(arm, config, train_src, evals, keys):
+    """Trains ``arm`` on every task of ``evals`` (task → eval images, labels); one compile."""
     model = _model(arm, config)
     d_head = config.dim // config.num_heads
     heat = heat_treatment_schedule(config.ht_init_scale, d_head**-0.5,
@@ -54,15 +55,16 @@ def _run_arm(arm, config, train_src, eval_images, eval_labels, keys):
             return model.apply({"params": params}, images, attention_scale=heat(t))
         return model.apply({"params": params}, images)
 
-    def run(key, src, ev_images, ev_labels):
+    def run(key, src, ev_images, ev_labels, use_same):
         k_init, k_data = jax.random.split(key)
         params = model.init(k_init, jnp.zeros(image_shape))["params"]
 
         def step(carry, t):
             params, opt_state = carry
-            images, labels, _ = two_step_batch(jax.random.fold_in(k_data, t), src,
-                                               config.batch_size, config.color_noise,
-                                               config.indicator_noise)
+            images, labels, same = two_step_batch(jax.random.fold_in(k_data, t), src,
+                                                  config.batch_size, config.color_noise,
+                                                  config.indicator_noise)
+            labels = jnp.where(use_same, same, labels)  # "same": the intermediate step alone
 
             def loss_fn(p):
                 logits = apply(p, images, t)
@@ -84,11 +86,11 @@ def _run_arm(arm, config, train_src, eval_images, eval_labels, keys):
     # Seeds are vmapped, except the CNN's on XLA:CPU ("auto" = lax.map there): a vmapped
     # convolution over per-seed weights becomes a grouped convolution, CPU's slow path.
     method = "auto" if arm == "cnn" else "vmap"
-    return jax.device_get(
-        batch_runs(run, in_axes=(0, None, None, None), method=method,
-                   fast_compile=config.fast_compile)(
-            keys, train_src, eval_images, eval_labels)
-    )
+    runs = batch_runs(run, in_axes=(0, None, None, None, None), method=method,
+                      fast_compile=config.fast_compile)
+    return {task: jax.device_get(runs(keys, train_src, images, labels,
+                                      jnp.asarray(task == "same")))
+            for task, (images, labels) in evals.items()}
 
 
 def _smooth(x: np.ndarray, width: int) -> np.ndarray:
@@ -101,37 +103,50 @@ def _first_step(curves: np.ndarray, level: float, offset: int) -> np.ndarray:
     return np.where(hit.any(-1), np.argmax(hit, -1) + offset, curves.shape[-1] + offset)
 
 
-def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
-    del workdir  # runs vmapped per arm; minutes: no checkpoints
-    data_dir = resolve_data_dir(config.data_dir or None)
-    train_src = load_two_step_sources("train", config.tile, data_dir)
-    test_src = load_two_step_sources("test", config.tile, data_dir)
-    eval_images, eval_labels, _ = two_step_batch(
-        jax.random.key(10_000 + config.seed), test_src, config.eval_size,
-        config.color_noise, config.indicator_noise)
-    keys = jax.random.split(jax.random.key(config.seed), config.num_seeds)
-    histories, finals = {}, {}
-    for arm in tqdm(config.arms, desc="eureka arms"):
-        histories[arm], finals[arm] = _run_arm(arm, config, train_src, eval_images,
-                                               eval_labels, keys)
+def _task_metrics(runs: dict, config: ml_collections.ConfigDict) -> dict[str, list[float]]:
+    """Per-arm metrics of one task from ``runs`` (arm → (history, final accuracies))."""
     results: dict[str, list[float]] = {}
     width = config.smooth
-    base_final = float(np.mean(finals["softmax"])) if "softmax" in finals else 1.0
-    for arm in config.arms:
-        curves = _smooth(np.asarray(histories[arm]["accuracy"]), width)
-        final = np.asarray(finals[arm])
+    base_final = float(np.mean(runs["softmax"][1])) if "softmax" in runs else 1.0
+    for arm, (history, final) in runs.items():
+        curves = _smooth(np.asarray(history["accuracy"]), width)
+        final = np.asarray(final)
         results[f"final_accuracy_{arm}"] = final.tolist()
         results[f"solved_{arm}"] = (final >= config.solved_accuracy).astype(float).tolist()
         results[f"jump_step_{arm}"] = _first_step(curves, config.solved_accuracy,
                                                   width).astype(float).tolist()
         results[f"steps_to_95pct_softmax_{arm}"] = _first_step(
             curves, 0.95 * base_final, width).astype(float).tolist()
-        gq = np.asarray(histories[arm]["grad_q"])
-        gk = np.asarray(histories[arm]["grad_k"])
+        gq = np.asarray(history["grad_q"])
+        gk = np.asarray(history["grad_k"])
         early = max(config.num_steps // 10, 1)
         results[f"grad_q_early_{arm}"] = gq[:, :early].mean(-1).tolist()
         results[f"grad_k_early_{arm}"] = gk[:, :early].mean(-1).tolist()
         # ‖∂L/∂(W_Q, W_K)‖ jointly: the paper's diagnosis is about both together.
         results[f"grad_qk_early_{arm}"] = np.sqrt(gq**2 + gk**2)[:, :early].mean(-1).tolist()
         results[f"accuracy_curve_{arm}"] = curves.mean(0)[:: max(len(curves[0]) // 20, 1)].tolist()
+    return results
+
+
+def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
+    del workdir  # runs vmapped per arm; minutes: no checkpoints
+    data_dir = resolve_data_dir(config.data_dir or None)
+    train_src = load_two_step_sources("train", config.tile, data_dir)
+    test_src = load_two_step_sources("test", config.tile, data_dir)
+    if not config.tasks or set(config.tasks) - {"label", "same"}:
+        raise ValueError(f"tasks must be a non-empty subset of ('label', 'same'), got "
+                         f"{config.tasks!r}")
+    eval_images, eval_labels, eval_same = two_step_batch(
+        jax.random.key(10_000 + config.seed), test_src, config.eval_size,
+        config.color_noise, config.indicator_noise)
+    evals = {task: (eval_images, eval_same if task == "same" else eval_labels)
+             for task in config.tasks}
+    keys = jax.random.split(jax.random.key(config.seed), config.num_seeds)
+    by_arm = {arm: _run_arm(arm, config, train_src, evals, keys)
+              for arm in tqdm(config.arms, desc="eureka arms")}
+    results: dict[str, list[float]] = {}
+    for task in config.tasks:
+        prefix = "intermediate_" if task == "same" else ""
+        runs = {arm: by_arm[arm][task] for arm in config.arms}
+        results.update({prefix + k: v for k, v in _task_metrics(runs, config).items()})
     return results
