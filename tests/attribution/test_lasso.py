@@ -33,8 +33,10 @@ def test_matches_sklearn_lasso_and_kkt():
     z = np.asarray(lasso_fista(lambda z: w @ z, lambda r: w.T @ r, t, anchor, alpha,
                                num_iters=3000))
     # sklearn minimises (1/2m)‖y − Xβ‖² + a‖β‖₁: the same problem in δ with a = α/m.
+    # In float64: sklearn's float32 coordinate descent cannot reach this duality gap.
+    w64, t64, a64 = (x.astype(np.float64) for x in (w, t, anchor))
     ref = Lasso(alpha=alpha / len(t), fit_intercept=False, tol=1e-10, max_iter=100_000).fit(
-        w, t - w @ anchor).coef_ + anchor
+        w64, t64 - w64 @ a64).coef_ + a64
     np.testing.assert_allclose(z, ref, atol=2e-3)
     # KKT: Wᵀ(t − Wz) = α·sign(δ) where δ ≠ 0, |·| ≤ α where δ = 0.
     g = w.T @ (t - w @ z)
