@@ -78,8 +78,9 @@ def load_two_step_sources(
     )
 
 
-# The reference code's colour table for this task: half the indices blue, half red.
-_INDICATOR_COLORS = jnp.array([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]])  # blue, red
+# The reference code's colour table for this task: half the indices blue, half red
+# (numpy, so that importing this module does not start a JAX backend).
+_INDICATOR_COLORS = np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]], np.float32)  # blue, red
 
 
 def two_step_batch(
@@ -112,11 +113,12 @@ def two_step_batch(
     i_idx = jax.random.randint(k_i, (batch_size, 2), 0, ind.shape[0])
     t_idx = jax.random.randint(k_t, (batch_size, 2), 0, tgt.shape[0])
     # Tile colours [b, 4, 3] in reading order (indicator, target, target, indicator).
-    ind_colors = _INDICATOR_COLORS[jax.random.randint(k_c, (batch_size, 2), 0, 2)]
-    colors = jnp.stack([ind_colors[:, 0], jnp.ones_like(ind_colors[:, 0]),
-                        jnp.ones_like(ind_colors[:, 0]), ind_colors[:, 1]], axis=1)
+    ind_colors = jnp.asarray(_INDICATOR_COLORS)[jax.random.randint(k_c, (batch_size, 2), 0, 2)]
+    white = jnp.ones_like(ind_colors[:, 0])
+    colors = jnp.stack([ind_colors[:, 0], white, white, ind_colors[:, 1]], axis=1)
     colors = colors + color_noise * jax.random.normal(k_n, colors.shape)
-    indicators = ind[i_idx] + indicator_noise * jax.random.normal(k_in, ind[i_idx].shape)
+    indicators = ind[i_idx]
+    indicators = indicators + indicator_noise * jax.random.normal(k_in, indicators.shape)
     grey = jnp.stack([indicators[:, 0], tgt[t_idx[:, 0]], tgt[t_idx[:, 1]], indicators[:, 1]],
                      axis=1)  # [b, 4, t, t]
     tiles = grey[..., None] * colors[:, :, None, None, :]  # [b, 4, t, t, 3]

@@ -130,12 +130,12 @@ def _task_metrics(runs: dict, config: ml_collections.ConfigDict) -> dict[str, li
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     del workdir  # runs vmapped per arm; minutes: no checkpoints
-    data_dir = resolve_data_dir(config.data_dir or None)
-    train_src = load_two_step_sources("train", config.tile, data_dir)
-    test_src = load_two_step_sources("test", config.tile, data_dir)
     if not config.tasks or set(config.tasks) - {"label", "same"}:
         raise ValueError(f"tasks must be a non-empty subset of ('label', 'same'), got "
                          f"{config.tasks!r}")
+    data_dir = resolve_data_dir(config.data_dir or None)
+    train_src = load_two_step_sources("train", config.tile, data_dir)
+    test_src = load_two_step_sources("test", config.tile, data_dir)
     eval_images, eval_labels, eval_same = two_step_batch(
         jax.random.key(10_000 + config.seed), test_src, config.eval_size,
         config.color_noise, config.indicator_noise)
