@@ -28,6 +28,7 @@ import ml_collections
 
 EXPERIMENTS_PACKAGE = "jaxlab_experiments"
 REQUIRED_CONFIG_KEYS = ("preset", "seed", "num_seeds", "batch_seeds", "cpu_budget_s")
+TESTS = ("better", "matches", "at_least", "at_most")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,6 +77,18 @@ class Claim:
       paired: the metric and its baseline are measured on the same seeds/splits in the same
         order (e.g. ε = 0 and ε = 1 on each split), so the verdict tests the per-sample
         differences (a paired test) instead of two independent means.
+      test: which statistical question the verdict answers (``None``: ``"better"`` when a
+        ``baseline`` is named, else ``"matches"``):
+        ``"better"`` — ours differs from the baseline in the claim's direction (paired
+        t-test when ``paired``, Welch otherwise); ``"matches"`` — ours equals ``paper``
+        within ``tolerance`` (TOST equivalence test); ``"at_least"`` / ``"at_most"`` —
+        ours is ≥ / ≤ ``paper`` (one-sided t-test against the paper's number, shifted by
+        ``tolerance`` when one is given).
+      deterministic: the metric is an exact, seed-free quantity (an oracle recovery, a
+        count of CI tests): fewer than 3 samples may then be decisive, compared without a
+        test. Every other claim needs at least 3 samples (seeds) for a decisive verdict.
+      diagnostic: a quantity the paper does not claim (an ablation, a sanity check): it
+        is reported beside the claims, never counted in the tally.
     """
 
     name: str
@@ -87,6 +100,20 @@ class Claim:
     tolerance: float | None = None
     unit: str = ""
     paired: bool = False
+    test: str | None = None
+    deterministic: bool = False
+    diagnostic: bool = False
+
+    def __post_init__(self) -> None:
+        if self.test not in (None, *TESTS):
+            raise ValueError(f"claim {self.name!r}: test must be one of {TESTS}, got {self.test!r}")
+
+    @property
+    def kind(self) -> str:
+        """The test the verdict runs: ``test``, or its default (see the class docstring)."""
+        if self.test is not None:
+            return self.test
+        return "better" if self.baseline is not None else "matches"
 
 
 @dataclasses.dataclass(frozen=True)
