@@ -418,6 +418,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             jax.distributed.initialize()
         return _COMMANDS[args.command](args)
+    except BrokenPipeError:  # `jaxlab list | head`: stop quietly (Python's documented idiom)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except Exception as error:
         if args.debug or not _is_user_error(error):
             raise

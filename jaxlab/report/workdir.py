@@ -132,8 +132,9 @@ class WorkdirLock:
             )
         if _alive(pid):
             raise WorkdirLocked(
-                f"{where} is in use by process {pid} on this host ({self.path}); wait for "
-                "that run to finish, or choose another directory"
+                f"{where} is in use by process {pid} on this host; wait for that run to "
+                f"finish, or choose another directory (if process {pid} is no jaxlab run, "
+                f"delete {self.path})"
             )
         print(f"jaxlab: warning: taking over the stale lock {self.path} of process {pid}, "
               "which no longer runs", file=sys.stderr)
