@@ -26,13 +26,14 @@ import ml_collections
 import numpy as np
 
 from jaxlab.data import prerequisites
-from jaxlab.report import codehash, configs, registry, workdir
+from jaxlab.report import codehash, configs, registry
+from jaxlab.report import workdir as workdir_lib
 from jaxlab.report.registry import Experiment
 
 CALL, RESULT = "call.json", "result.json"
 
 
-class ForeignRunError(workdir.WorkdirError):
+class ForeignRunError(workdir_lib.WorkdirError):
     """The workdir holds a run of another experiment."""
 
 
@@ -101,13 +102,13 @@ def _prepare(run_dir: Path, name: str, stamp: dict[str, Any], fresh: bool) -> An
     return None
 
 
-def _check_owner(workdir_path: Path, name: str) -> None:
+def _check_owner(workdir: Path, name: str) -> None:
     """Refuses a workdir that holds a run of another experiment."""
-    for path in sorted(workdir_path.glob(f"*/{CALL}")) + sorted(workdir_path.glob(f"*/{RESULT}")):
+    for path in sorted(workdir.glob(f"*/{CALL}")) + sorted(workdir.glob(f"*/{RESULT}")):
         owner = (_load(path) or {}).get("experiment")
         if owner is not None and owner != name:
             raise ForeignRunError(
-                f"{workdir_path} holds a run of experiment {owner!r} ({path.parent.name}), "
+                f"{workdir} holds a run of experiment {owner!r} ({path.parent.name}), "
                 f"not of {name!r}; choose another --workdir"
             )
 
@@ -129,7 +130,7 @@ def _run_call(experiment: Experiment, config: ml_collections.ConfigDict, run_dir
 
 def run_experiment(
     experiment: Experiment,
-    workdir_path: str | os.PathLike,
+    workdir: str | os.PathLike,
     preset: str = "quick",
     overrides: Iterable[str] = (),
     fresh: bool = False,
@@ -150,10 +151,10 @@ def run_experiment(
     planned = calls(config)
     code = codehash.code_hash(experiment.module)
     results, start = [], time.perf_counter()
-    with workdir.claimed(workdir_path, lock=lock):
-        _check_owner(Path(workdir_path), experiment.name)
+    with workdir_lib.claimed(workdir, lock=lock):
+        _check_owner(Path(workdir), experiment.name)
         for folder, call_config in planned:
-            run_dir = Path(workdir_path) / folder
+            run_dir = Path(workdir) / folder
             stamp = {"experiment": experiment.name,
                      "config": json.loads(call_config.to_json_best_effort()), "code": code}
             result = _prepare(run_dir, experiment.name, stamp, fresh)
