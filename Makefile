@@ -5,6 +5,9 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 ACCEL_ARGS ?=
+# `make test` runs pytest on every core (pytest-xdist `-n auto`), at least 2 workers.
+CORES := $(shell nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+TEST_WORKERS ?= $(if $(filter 0 1,$(CORES)),2,auto)
 # Experiments `make reproduce` runs at once, each in its own process (2 fit a 2-core CI box).
 JOBS ?= 2
 FASHION_MNIST := /usr/share/datasets/fashion-mnist
@@ -45,7 +48,7 @@ reproduce: install
 
 test: install
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --durations=15 $(PYTEST_ARGS)
 
 bench: install
 	# ByzFL (and the CPU build of torch it needs) is a benchmark baseline, not a dependency.
@@ -67,7 +70,7 @@ wheel-check: install
 	    assert jaxlab_experiments.__file__.startswith('$$tmp'), jaxlab_experiments.__file__" && \
 	PYTHONPATH="$$tmp/site" $(CURDIR)/$(BIN)/python -m jaxlab.cli list && \
 	PYTHONPATH="$$tmp/site" $(CURDIR)/$(BIN)/python -m jaxlab.cli run multimax_tradeoff \
-	  --preset smoke --workdir "$$tmp/run" > "$$tmp/run.json" && \
+	  --preset smoke --workdir "$$tmp/run" > "$$tmp/run.txt" && \
 	echo "wheel-check: jaxlab list and run multimax_tradeoff --preset smoke from $$tmp: ok"; \
 	rm -rf "$$tmp"
 

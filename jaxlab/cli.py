@@ -1,13 +1,9 @@
-"""The ``jaxlab`` command: list, run, reproduce, report, bench, accel-check.
+"""The jaxlab command. `jaxlab COMMAND --help` describes each command; the README's
+"Command line" block lists them all (a test keeps the two equal).
 
-    jaxlab list                                  papers and their experiments
-    jaxlab run NAME [--preset smoke|quick|paper] [--workdir DIR] [--data_dir DIR]
-                    [--multihost] [--config.KEY=VALUE ...]
-    jaxlab reproduce [--preset smoke|quick|paper] [--paper ID ...] [--only NAME ...]
-                     [--out DIR] [--jobs N] [--data_dir DIR] [--multihost]
-    jaxlab report [--from reports/quick] [--preset quick] [--check]
-    jaxlab bench [NAME] [--quick]
-    jaxlab accel-check [--out reports/accel] [--no-tests]
+A user error (an unknown name, missing data, a workdir that cannot be used or is in use, a
+checkpoint that cannot be restored) prints one or two lines, the problem and the remedy,
+and exits non-zero; `jaxlab --debug COMMAND ...` shows the Python traceback instead.
 """
 
 from __future__ import annotations
@@ -19,57 +15,157 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from jaxlab.report import registry
 from jaxlab.report.configs import PRESETS
+
+# Exceptions whose message already names the problem and its remedy: (module, class). A
+# class is looked up only when its module has been imported (an instance of it implies so),
+# which keeps `jaxlab list` from importing JAX and orbax.
+_USER_ERRORS = (
+    ("jaxlab.report.workdir", "WorkdirError"),
+    ("jaxlab.train.checkpoint", "CheckpointError"),
+    ("jaxlab.data.paths", "DataNotFoundError"),
+    ("jaxlab.data.fetch", "FetchError"),
+)
+
+_RUN_HELP = """\
+Runs every seed of experiment NAME at a preset, then prints the experiment's claims with
+their verdicts; the results are also saved as JSON (<workdir>/run.json; --json prints it).
+
+The workdir keeps each seed's folder: a killed run resumes from its checkpoints, and a
+finished seed is reused while its config and code (the experiment's folder and the jaxlab
+package, by SHA-256) are unchanged; --fresh runs every seed again. A workdir is locked
+while a run uses it.
+
+Config values: --config.KEY=VALUE, any number of times; dotted keys, Python literals, e.g.
+  jaxlab run multimax_tradeoff --preset smoke --config.num_seeds=5 --config.model.width=64
+An unknown key lists the valid ones.
+"""
+
+
+def _add_debug(parser: argparse.ArgumentParser, default: Any) -> None:
+    parser.add_argument("--debug", action="store_true", default=default,
+                        help="show the Python traceback of an error")
+
+
+def _command(sub, name: str, summary: str, description: str) -> argparse.ArgumentParser:
+    parser = sub.add_parser(name, help=summary, description=description,
+                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    _add_debug(parser, argparse.SUPPRESS)  # also accepted after the command
+    return parser
+
+
+def _data_dir_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data_dir", metavar="DIR",
+                        help="offline data directory (default: $JAXLAB_DATA_DIR, else "
+                             "../shared/data)")
+
+
+def _multihost_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--multihost", action="store_true",
+                        help="call jax.distributed.initialize() first (TPU pods, SLURM, ...)")
+
+
+def _preset_option(parser: argparse.ArgumentParser, default: str, what: str) -> None:
+    parser.add_argument("--preset", choices=PRESETS, default=default,
+                        help=f"{what} (default: {default})")
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="jaxlab", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("list", help="list the papers and their experiments")
+    _add_debug(parser, False)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    run = sub.add_parser("run", help="run one experiment (all its seeds), resuming its workdir")
-    run.add_argument("name")
-    run.add_argument("--preset", choices=PRESETS, default="quick")
-    run.add_argument("--workdir", help="default: workdirs/<name>/<preset>")
-    run.add_argument("--data_dir", help="offline data directory (else $JAXLAB_DATA_DIR)")
-    run.add_argument("--multihost", action="store_true",
-                     help="call jax.distributed.initialize() first (TPU pods, SLURM, ...)")
+    _command(sub, "list", "list the papers and their experiments",
+             "Prints each paper (its citation) and, under it, its experiments: the name, "
+             "the number of claims\nand the quick preset's declared wall time on a 2-core "
+             "CPU.")
 
-    rep = sub.add_parser("reproduce", help="run experiments and write the report")
-    rep.add_argument("--preset", choices=PRESETS, default="quick")
+    run = _command(sub, "run", "run one experiment (all its seeds) and print its claims",
+                   _RUN_HELP)
+    run.add_argument("name", metavar="NAME", help="the experiment (`jaxlab list` names them)")
+    _preset_option(run, "quick", "smoke: seconds, claims need not hold; quick: the "
+                   "reproduction; paper: the paper's scale")
+    run.add_argument("--workdir", metavar="DIR", help="default: workdirs/<name>/<preset>")
+    _data_dir_option(run)
+    _multihost_option(run)
+    run.add_argument("--fresh", action="store_true",
+                     help="ignore saved results and checkpoints: run every seed again")
+    run.add_argument("--json", action="store_true",
+                     help="print the results as JSON instead of the claims table")
+
+    rep = _command(sub, "reproduce", "run experiments and write the report",
+                   "Runs the selected experiments (all by default) and writes REPORT.md, one "
+                   "page per paper,\nresults.json and results/<experiment>.json under --out. "
+                   "Saved seeds are reused as by `jaxlab run`.")
+    _preset_option(rep, "quick", "the preset of every experiment")
     rep.add_argument("--paper", nargs="+", metavar="ID", default=None,
                      help="only the experiments of these papers")
     rep.add_argument("--only", nargs="+", metavar="NAME", default=None,
                      help="only these experiments")
-    rep.add_argument("--out", help="default: reports/<preset>")
-    rep.add_argument("--jobs", type=int, default=1,
+    rep.add_argument("--out", metavar="DIR", help="default: reports/<preset>")
+    rep.add_argument("--jobs", type=int, default=1, metavar="N",
                      help="experiments run at once, each in its own process (default 1)")
-    rep.add_argument("--data_dir", help="offline data directory (else $JAXLAB_DATA_DIR)")
-    rep.add_argument("--multihost", action="store_true",
-                     help="call jax.distributed.initialize() first (TPU pods, SLURM, ...)")
+    _data_dir_option(rep)
+    _multihost_option(rep)
+    rep.add_argument("--fresh", action="store_true",
+                     help="ignore saved results and checkpoints: run everything again")
 
-    report = sub.add_parser("report", help="regenerate the README's results from the "
-                            "committed per-experiment results (docs/results/<preset>/)")
+    report = _command(sub, "report", "regenerate the README's results from the committed "
+                      "per-experiment results (docs/results/<preset>/)",
+                      "Rewrites the README's results block of a preset from "
+                      "docs/results/<preset>/*.json.")
     report.add_argument("--from", dest="source", metavar="DIR",
                         help="first copy DIR/results/*.json (a reproduce run) into them")
-    report.add_argument("--preset", choices=PRESETS, default="quick")
-    report.add_argument("--readme", default="README.md")
+    _preset_option(report, "quick", "which results block")
+    report.add_argument("--readme", default="README.md", metavar="PATH",
+                        help="the README to rewrite (default: README.md)")
     report.add_argument("--check", action="store_true",
-                        help="exit 1 if the README or the committed results are stale")
+                        help="write nothing; exit 1 if the README or the committed results "
+                             "are stale")
 
-    bench = sub.add_parser("bench", help="run benchmarks/NAME.py (all when NAME is omitted)")
-    bench.add_argument("name", nargs="?")
+    bench = _command(sub, "bench", "run benchmarks/NAME.py (all when NAME is omitted)",
+                     "Runs benchmarks against the baselines a user would otherwise use, "
+                     "measured in the same run.")
+    bench.add_argument("name", nargs="?", metavar="NAME", help="one benchmark (default: all)")
     bench.add_argument("--quick", action="store_true", help="a short run of each benchmark")
 
-    accel = sub.add_parser("accel-check", help="kernel tests + every benchmark --quick on "
-                           "this backend; a table in reports/accel/")
-    accel.add_argument("--out", default=os.path.join("reports", "accel"))
+    accel = _command(sub, "accel-check", "kernel tests + every benchmark --quick on this "
+                     "backend; a table in reports/accel/",
+                     "Runs the kernel tests and every benchmark's quick mode on the backend "
+                     "JAX finds,\nand writes OUT/ACCEL.md.")
+    accel.add_argument("--out", default=os.path.join("reports", "accel"), metavar="DIR",
+                       help="default: reports/accel")
     accel.add_argument("--no-tests", action="store_true", help="benchmarks only")
     accel.add_argument("--bench", nargs="*", metavar="NAME", default=None,
                        help="only these benchmarks")
+
+    plan = _command(sub, "plan", "compile an experiment at a preset's real shapes: memory, "
+                    "FLOPs, estimated time",
+                    "Compiles experiment NAME's main program ahead of time at the preset's "
+                    "real shapes on an\nN-device mesh (abstract inputs, nothing allocated) "
+                    "and prints per-device memory, FLOPs\nand bytes per step, and a roofline "
+                    "estimate of the wall time on named accelerators.")
+    plan.add_argument("name", metavar="NAME", help="the experiment")
+    _preset_option(plan, "paper", "the preset whose shapes are compiled")
+    plan.add_argument("--devices", type=int, default=8, metavar="N",
+                      help="devices of the mesh (default: 8)")
+
+    data = _command(sub, "data", "get the public datasets the experiments read",
+                    "Downloads public datasets into ~/.cache/jaxlab (or --data_dir), checks "
+                    "their SHA-256\nand converts them to the layout the loaders read.")
+    data_sub = data.add_subparsers(dest="data_command", required=True, metavar="ACTION")
+    fetch = _command(data_sub, "fetch", "download and convert dataset NAME",
+                     "Downloads dataset NAME from its canonical source, verifies it and "
+                     "converts it.")
+    fetch.add_argument("name", metavar="NAME", help="the dataset (`jaxlab data list`)")
+    fetch.add_argument("--data_dir", metavar="DIR",
+                       help="where to put it (default: ~/.cache/jaxlab)")
+    _command(data_sub, "list", "list the datasets `jaxlab data fetch` can get",
+             "Prints the names of the datasets `jaxlab data fetch` can get.")
     return parser
 
 
@@ -82,38 +178,123 @@ def _check_names(names: Sequence[str], valid: Sequence[str], what: str) -> None:
         )
 
 
-def _cmd_list() -> int:
+def _is_user_error(error: BaseException) -> bool:
+    for module, name in _USER_ERRORS:
+        kind = getattr(sys.modules.get(module), name, None)
+        if kind is not None and isinstance(error, kind):
+            return True
+    return False
+
+
+def _is_primary(args) -> bool:
+    """Whether this process writes the shared outputs (always, unless ``--multihost``)."""
+    if not getattr(args, "multihost", False):
+        return True
+    import jax
+
+    return jax.process_index() == 0
+
+
+def _missing_data(experiments) -> bool:
+    """Prints what data is missing for ``experiments`` (the remedy per line); True if any."""
+    from jaxlab.report import runner
+
+    problems = runner.check_prerequisites(experiments)
+    if problems:
+        print("jaxlab: data missing, nothing was run:\n  " + "\n  ".join(problems),
+              file=sys.stderr)
+    return bool(problems)
+
+
+def _cmd_list(args) -> int:
     papers = registry.discover_papers()
     if not papers:
         print("No experiment is registered yet.")
     for paper_id, (paper, experiments) in papers.items():
-        print(f"{paper_id}: {paper.citation}")
+        # Authors ending in "et al." must not gain a second period from the citation format.
+        print(f"{paper_id}: {paper.citation.replace('et al.. ', 'et al. ')}")
         for name, experiment in experiments.items():
             budget = experiment.get_config("quick").cpu_budget_s
-            print(f"    {name:30s} {len(experiment.claims):2d} claims, quick ≈ {budget:.0f} s")
+            count = len(experiment.claims)
+            claims = f"{count:2d} claim{'' if count == 1 else 's'}"
+            print(f"    {name:30s} {claims:10s} quick ≈ {budget:.0f} s")
     return 0
 
 
-def _cmd_run(args, overrides: list[str]) -> int:
-    from jaxlab.report import runner
+def _number(mean: float | None, std: float | None, unit: str) -> str:
+    if mean is None:
+        return "—"
+    return f"{mean:.4g}" + (f" ± {std:.2g}" if std else "") + unit
+
+
+def _claims_table(rows: list[dict[str, Any]]) -> list[str]:
+    """The claim rows of ``markdown.claim_rows`` as an aligned plain-text table."""
+    header = ("claim", "ours (mean ± std, n)", "paper / baseline", "verdict")
+    body = []
+    for row in rows:
+        unit = row.get("unit") or ""
+        ours = _number(row.get("ours_mean"), row.get("ours_std"), unit)
+        if row.get("num_seeds"):
+            ours += f" (n={row['num_seeds']})"
+        reference = []
+        if row.get("paper") is not None:
+            reference.append(f"paper {row['paper']:.4g}{unit}")
+        if row.get("baseline"):
+            base = _number(row.get("baseline_mean"), row.get("baseline_std"), unit)
+            reference.append(f"{row['baseline']} {base}")
+        verdict = str(row.get("verdict"))
+        if row.get("error"):
+            verdict += f": {row['error']}"
+        body.append((str(row["claim"]), ours, "; ".join(reference) or "—", verdict))
+    widths = [max(len(line[i]) for line in (header, *body)) for i in range(3)]
+    return ["  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=False))
+            + "  " + line[3] for line in (header, *body)]
+
+
+def _cmd_run(args) -> int:
+    from jaxlab.report import configs, markdown, runner
 
     experiments = registry.discover()
     _check_names([args.name], list(experiments), "experiment")
-    workdir = args.workdir or os.path.join("workdirs", args.name, args.preset)
+    experiment = experiments[args.name]
     try:
-        results, seconds = runner.run_experiment(
-            experiments[args.name], workdir, args.preset, overrides
-        )
+        config = configs.apply_overrides(experiment.get_config(args.preset), args.overrides)
+        runner.calls(config)
     except (KeyError, ValueError) as error:
         raise SystemExit(f"jaxlab: {error.args[0] if error.args else error}") from error
-    print(json.dumps({"experiment": args.name, "seconds": round(seconds, 1),
-                      "results": results}, indent=1))
+    if _missing_data([experiment]):
+        return 2
+    workdir = Path(args.workdir or os.path.join("workdirs", args.name, args.preset))
+    primary = _is_primary(args)
+    results, seconds = runner.run_experiment(
+        experiment, workdir, args.preset, args.overrides, fresh=args.fresh, lock=primary
+    )
+    if not primary:
+        return 0
+    record = {"experiment": experiment, "results": results, "error": None,
+              "seconds": seconds, "budget": float(config.cpu_budget_s)}
+    rows = runner.jsonable(markdown.claim_rows([record]))
+    summary = {"experiment": args.name, "preset": args.preset, "seconds": round(seconds, 1),
+               "results": results, "claims": rows}
+    text = json.dumps(summary, indent=1, default=str)
+    (workdir / "run.json").write_text(text + "\n")
+    if args.json:
+        print(text)
+        return 0
+    print(f"{args.name}: preset {args.preset}, {seconds:.1f} s, {len(results)} call(s), "
+          f"workdir {workdir}")
+    if args.preset == "smoke":
+        print("smoke: claims need not hold (tiny sizes; --preset quick is the reproduction)")
+    print("\n".join(_claims_table(rows)))
+    print(f"Results as JSON: {workdir / 'run.json'}")
     return 0
 
 
 def _cmd_reproduce(args) -> int:
-    from jaxlab.report import markdown, runner
+    from jaxlab.report import markdown, runner, workdir
 
+    if args.jobs < 1:
+        raise SystemExit(f"jaxlab: --jobs must be >= 1, got {args.jobs}")
     experiments = registry.discover()
     chosen = list(experiments.values())
     if args.paper:
@@ -126,31 +307,32 @@ def _cmd_reproduce(args) -> int:
     out = Path(args.out or os.path.join("reports", args.preset))
     if not chosen:
         print("No experiment is registered yet; writing an empty report.")
-    problems = runner.check_prerequisites(chosen)
-    if problems:
-        print("jaxlab: data missing before the first experiment starts:\n  "
-              + "\n  ".join(problems), file=sys.stderr)
+    if _missing_data(chosen):
         return 2
     start = time.perf_counter()
-    if args.jobs < 1:
-        raise SystemExit(f"jaxlab: --jobs must be >= 1, got {args.jobs}")
-    records = runner.run_all(chosen, out, args.preset, jobs=args.jobs)
-    rows = markdown.write_report(records, out, args.preset, time.perf_counter() - start)
-    failed = [r["experiment"].name for r in records if r["error"]]
+    with workdir.claimed(out, lock=_is_primary(args)):
+        records = runner.run_all(chosen, out, args.preset, jobs=args.jobs, fresh=args.fresh)
+        rows = markdown.write_report(records, out, args.preset, time.perf_counter() - start)
     print(f"Wrote {out / 'REPORT.md'}, one page per paper and {out / 'results.json'} "
           f"({len(rows)} claims). `jaxlab report --from {out}` updates the README.")
     for record in records:
         if record["error"]:
             print(f"FAILED {record['experiment'].name}:\n{record['traceback']}", file=sys.stderr)
-    return 1 if failed else 0
+    return 1 if any(r["error"] for r in records) else 0
 
 
 def _cmd_report(args) -> int:
     from jaxlab.report import readme
 
     results_dir = Path("docs") / "results" / args.preset
+    if not Path(args.readme).is_file():
+        raise SystemExit(f"jaxlab: no {args.readme} here; run from the repository root or "
+                         "pass --readme PATH")
     if args.source:
-        copied = readme.copy_results(args.source, results_dir)
+        try:
+            copied = readme.copy_results(args.source, results_dir)
+        except FileNotFoundError as error:
+            raise SystemExit(f"jaxlab: {error}") from error
         print(f"Copied results of {', '.join(copied)} into {results_dir}.")
     results = readme.load_results(results_dir)
     text = Path(args.readme).read_text()
@@ -192,32 +374,58 @@ def _cmd_accel_check(args) -> int:
     return 0 if ok else 1
 
 
+def _cmd_plan(args) -> int:
+    from jaxlab.train import plan
+
+    _check_names([args.name], list(registry.discover()), "experiment")
+    if args.devices < 1:
+        raise SystemExit(f"jaxlab: --devices must be >= 1, got {args.devices}")
+    return plan.main(name=args.name, preset=args.preset, devices=args.devices) or 0
+
+
+def _cmd_data(args) -> int:
+    from jaxlab.data import fetch
+
+    if args.data_command == "list":
+        for name in fetch.available():
+            print(name)
+        return 0
+    fetch.fetch(args.name, args.data_dir)
+    return 0
+
+
+_COMMANDS = {"list": _cmd_list, "run": _cmd_run, "reproduce": _cmd_reproduce,
+             "report": _cmd_report, "bench": _cmd_bench, "accel-check": _cmd_accel_check,
+             "plan": _cmd_plan, "data": _cmd_data}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Runs the ``jaxlab`` command with ``argv`` (default: ``sys.argv[1:]``); the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
     overrides = [a[len("--config."):] for a in argv if a.startswith("--config.")]
     rest = [a for a in argv if not a.startswith("--config.")]
     args = _parser().parse_args(rest)
+    args.overrides = overrides
     if overrides and args.command != "run":
         raise SystemExit("jaxlab: --config.KEY=VALUE overrides only apply to `jaxlab run`")
-    if getattr(args, "data_dir", None):
+    if getattr(args, "data_dir", None) and args.command != "data":
         os.environ["JAXLAB_DATA_DIR"] = args.data_dir
     if getattr(args, "multihost", False) and getattr(args, "jobs", 1) > 1:
         raise SystemExit("jaxlab: --multihost runs one experiment at a time (use --jobs 1)")
-    if getattr(args, "multihost", False):
-        import jax
+    try:
+        if getattr(args, "multihost", False):
+            import jax
 
-        jax.distributed.initialize()
-    if args.command == "list":
-        return _cmd_list()
-    if args.command == "run":
-        return _cmd_run(args, overrides)
-    if args.command == "reproduce":
-        return _cmd_reproduce(args)
-    if args.command == "report":
-        return _cmd_report(args)
-    if args.command == "accel-check":
-        return _cmd_accel_check(args)
-    return _cmd_bench(args)
+            jax.distributed.initialize()
+        return _COMMANDS[args.command](args)
+    except BrokenPipeError:  # `jaxlab list | head`: stop quietly (Python's documented idiom)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except Exception as error:
+        if args.debug or not _is_user_error(error):
+            raise
+        print(f"jaxlab: {error}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

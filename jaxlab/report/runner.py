@@ -1,9 +1,21 @@
-"""Runs registered experiments over their seeds, resumably, and collects their results."""
+"""Runs registered experiments over their seeds, resumably, and collects their results.
+
+Each call of ``train_and_evaluate`` (one seed, or all seeds batched) runs in its own folder
+of the experiment's workdir, which the runner creates when that call starts, and which holds
+``call.json`` (the experiment, its config and the code hash of ``jaxlab.report.codehash``)
+from then on, and ``result.json`` once it has finished. A finished call is reused only when
+its config and code hash both match (``fresh=False``); a folder of the same experiment with
+another config or code, or any with ``fresh=True``, is emptied and run again; a workdir
+holding a run of another experiment is refused. The workdir is locked while in use
+(``jaxlab.report.workdir``).
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
+import sys
 import time
 import traceback
 from collections.abc import Iterable, Sequence
@@ -14,22 +26,34 @@ import ml_collections
 import numpy as np
 
 from jaxlab.data import prerequisites
-from jaxlab.report import configs, registry
+from jaxlab.report import codehash, configs, registry
+from jaxlab.report import workdir as workdir_lib
 from jaxlab.report.registry import Experiment
 
+CALL, RESULT = "call.json", "result.json"
 
-def _jsonable(value: Any) -> Any:
+
+class ForeignRunError(workdir_lib.WorkdirError):
+    """The workdir holds a run of another experiment."""
+
+
+def jsonable(value: Any) -> Any:
+    """``value`` with arrays and numpy scalars turned into lists and Python numbers."""
     if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
+        return {k: jsonable(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
+        return [jsonable(v) for v in value]
     if hasattr(value, "tolist"):
-        return _jsonable(np.asarray(value).tolist())
+        return jsonable(np.asarray(value).tolist())
     return value
 
 
 def seed_configs(config: ml_collections.ConfigDict) -> list[ml_collections.ConfigDict]:
-    """One config per seed: ``seed = config.seed + i`` for ``i < config.num_seeds``."""
+    """One config per seed: ``seed = config.seed + i`` for ``i < config.num_seeds``.
+
+    Raises:
+      ValueError: ``num_seeds < 1``.
+    """
     if config.num_seeds < 1:
         raise ValueError(f"num_seeds must be >= 1, got {config.num_seeds}")
     out = []
@@ -40,41 +64,103 @@ def seed_configs(config: ml_collections.ConfigDict) -> list[ml_collections.Confi
     return out
 
 
+def calls(config: ml_collections.ConfigDict) -> list[tuple[str, ml_collections.ConfigDict]]:
+    """The runner's calls of ``train_and_evaluate``: (folder name, config) each.
+
+    ``batch_seeds=False``: one per seed, in ``seed_<seed>``; ``True``: one for all, in
+    ``seeds_<first>-<last>``.
+
+    Raises:
+      ValueError: ``num_seeds < 1``.
+    """
+    seeded = seed_configs(config)
+    if config.batch_seeds:
+        return [(f"seeds_{config.seed}-{seeded[-1].seed}", config)]
+    return [(f"seed_{c.seed}", c) for c in seeded]
+
+
+def _load(path: Path) -> dict[str, Any] | None:
+    try:
+        return json.loads(path.read_text())
+    except (FileNotFoundError, ValueError):
+        return None
+
+
+def _prepare(run_dir: Path, name: str, stamp: dict[str, Any], fresh: bool) -> Any:
+    """The saved result of ``run_dir`` when it can be reused, else ``None`` (after emptying
+    ``run_dir`` when it holds a superseded run of this experiment)."""
+    saved, started = _load(run_dir / RESULT), _load(run_dir / CALL)
+    owner = (started or saved or {}).get("experiment")
+    if fresh or (started is not None and started != stamp):
+        if owner == name:
+            reason = "--fresh" if fresh else "its config or code changed"
+            print(f"jaxlab: {name}: running {run_dir.name} again ({reason})", file=sys.stderr)
+            shutil.rmtree(run_dir)
+        return None
+    if saved is not None and {k: saved.get(k) for k in stamp} == stamp:
+        return saved["result"]
+    return None
+
+
+def _check_owner(workdir: Path, name: str) -> None:
+    """Refuses a workdir that holds a run of another experiment."""
+    for path in sorted(workdir.glob(f"*/{CALL}")) + sorted(workdir.glob(f"*/{RESULT}")):
+        owner = (_load(path) or {}).get("experiment")
+        if owner is not None and owner != name:
+            raise ForeignRunError(
+                f"{workdir} holds a run of experiment {owner!r} ({path.parent.name}), "
+                f"not of {name!r}; choose another --workdir"
+            )
+
+
+def _run_call(experiment: Experiment, config: ml_collections.ConfigDict, run_dir: Path,
+              stamp: dict[str, Any]) -> Any:
+    new = not run_dir.exists()
+    run_dir.mkdir(exist_ok=True)
+    try:
+        (run_dir / CALL).write_text(json.dumps(stamp, indent=1))
+        result = jsonable(experiment.train_and_evaluate(config, str(run_dir)))
+    except BaseException:
+        if new and {p.name for p in run_dir.iterdir()} <= {CALL}:
+            shutil.rmtree(run_dir)  # nothing of the run was written: leave no trace
+        raise
+    (run_dir / RESULT).write_text(json.dumps({**stamp, "result": result}, indent=1))
+    return result
+
+
 def run_experiment(
     experiment: Experiment,
     workdir: str | os.PathLike,
     preset: str = "quick",
     overrides: Iterable[str] = (),
+    fresh: bool = False,
+    lock: bool = True,
 ) -> tuple[list[dict[str, Any]], float]:
     """Runs every seed of ``experiment``; returns (per-call results, wall seconds).
 
-    With ``batch_seeds=False`` each seed runs in ``<workdir>/seed_<seed>``; with
-    ``batch_seeds=True`` one call runs them all in ``<workdir>/seeds_<first>-<last>``. A
-    finished call leaves ``result.json`` there and is not run again for the same config (a
-    killed ``reproduce`` resumes).
+    See the module docstring for the folders, the reuse of saved results and the lock.
+    ``fresh=True`` ignores saved results and checkpoints. ``lock=False`` only for the
+    secondary processes of a multi-host run, which share the primary's workdir.
+
+    Raises:
+      KeyError, ValueError: a bad override (see ``configs.apply_overrides``).
+      jaxlab.report.workdir.WorkdirError: the workdir cannot be created or written, is in
+        use (``WorkdirLocked``), or holds another experiment's run (``ForeignRunError``).
     """
     config = configs.apply_overrides(experiment.get_config(preset), overrides)
-    if config.num_seeds < 1:
-        raise ValueError(f"num_seeds must be >= 1, got {config.num_seeds}")
-    if config.batch_seeds:
-        last = config.seed + config.num_seeds - 1
-        calls = [(f"seeds_{config.seed}-{last}", config)]
-    else:
-        calls = [(f"seed_{c.seed}", c) for c in seed_configs(config)]
+    planned = calls(config)
+    code = codehash.code_hash(experiment.module)
     results, start = [], time.perf_counter()
-    for folder, call_config in calls:
-        run_dir = Path(workdir) / folder
-        run_dir.mkdir(parents=True, exist_ok=True)
-        cache = run_dir / "result.json"
-        config_json = json.loads(call_config.to_json_best_effort())
-        if cache.exists():
-            saved = json.loads(cache.read_text())
-            if saved.get("config") == config_json:
-                results.append(saved["result"])
-                continue
-        result = _jsonable(experiment.train_and_evaluate(call_config, str(run_dir)))
-        cache.write_text(json.dumps({"config": config_json, "result": result}, indent=1))
-        results.append(result)
+    with workdir_lib.claimed(workdir, lock=lock):
+        _check_owner(Path(workdir), experiment.name)
+        for folder, call_config in planned:
+            run_dir = Path(workdir) / folder
+            stamp = {"experiment": experiment.name,
+                     "config": json.loads(call_config.to_json_best_effort()), "code": code}
+            result = _prepare(run_dir, experiment.name, stamp, fresh)
+            if result is None:
+                result = _run_call(experiment, call_config, run_dir, stamp)
+            results.append(result)
     return results, time.perf_counter() - start
 
 
@@ -87,12 +173,13 @@ def check_prerequisites(experiments: Sequence[Experiment]) -> list[str]:
     return problems
 
 
-def _run_record(experiment: Experiment, out: str | os.PathLike, preset: str) -> dict[str, Any]:
+def _run_record(experiment: Experiment, out: str | os.PathLike, preset: str,
+                fresh: bool = False) -> dict[str, Any]:
     record: dict[str, Any] = {"experiment": experiment, "results": [], "error": None}
     try:
         record["budget"] = float(experiment.get_config(preset).cpu_budget_s)
         record["results"], record["seconds"] = run_experiment(
-            experiment, Path(out) / "workdirs" / experiment.name, preset
+            experiment, Path(out) / "workdirs" / experiment.name, preset, fresh=fresh
         )
     except Exception as error:  # one failing experiment must not stop the report
         record["error"] = f"{type(error).__name__}: {error}"
@@ -101,10 +188,11 @@ def _run_record(experiment: Experiment, out: str | os.PathLike, preset: str) -> 
     return record
 
 
-def _run_by_name(name: str, out: str, preset: str, package: str) -> dict[str, Any]:
+def _run_by_name(name: str, out: str, preset: str, package: str,
+                 fresh: bool) -> dict[str, Any]:
     """A worker process's job: the record of one experiment, found again by name (an
     ``Experiment`` holds functions of its package, which a fresh process imports itself)."""
-    record = _run_record(registry.get_experiment(name, package), out, preset)
+    record = _run_record(registry.get_experiment(name, package), out, preset, fresh)
     record["experiment"] = name
     return record
 
@@ -116,9 +204,11 @@ def run_all(
     progress: bool = True,
     jobs: int = 1,
     package: str = registry.EXPERIMENTS_PACKAGE,
+    fresh: bool = False,
 ) -> list[dict[str, Any]]:
     """Runs each experiment, catching failures; returns one record per experiment.
 
+    ``fresh=True`` ignores saved results (see ``run_experiment``).
     With ``jobs > 1`` the experiments run in that many fresh worker processes (``spawn``),
     longest declared budget first, each finding its experiment by name in ``package``;
     records come back in the order of ``experiments``.
@@ -133,7 +223,7 @@ def run_all(
         bar = tqdm.tqdm(experiments, desc=f"reproduce [{preset}]", disable=not progress)
         for experiment in bar:
             bar.set_postfix_str(experiment.name)
-            records.append(_run_record(experiment, out, preset))
+            records.append(_run_record(experiment, out, preset, fresh))
         return records
 
     import concurrent.futures
@@ -145,7 +235,7 @@ def run_all(
     with concurrent.futures.ProcessPoolExecutor(
         max_workers=jobs, mp_context=multiprocessing.get_context("spawn")
     ) as pool:
-        futures = {pool.submit(_run_by_name, e.name, str(out), preset, package): e.name
+        futures = {pool.submit(_run_by_name, e.name, str(out), preset, package, fresh): e.name
                    for e in order}
         bar = tqdm.tqdm(total=len(futures), desc=f"reproduce [{preset}] x{jobs}",
                         disable=not progress)

@@ -15,6 +15,8 @@ import jax
 import numpy as np
 import orbax.checkpoint as ocp
 
+_REASON_CHARS = 160  # orbax's messages run to pages; the first line is kept
+
 
 class CheckpointError(RuntimeError):
     """A checkpoint exists but cannot be restored into the current run."""
@@ -26,19 +28,34 @@ class Checkpointer:
     Args:
       workdir: the run's directory.
       keep: how many checkpoints to keep.
+
+    Raises:
+      CheckpointError: (here, from ``latest_step`` and from ``restore``) the checkpoints
+        cannot be opened or read; one line naming the directory and the remedy.
     """
 
     def __init__(self, workdir: str | os.PathLike, keep: int = 2):
         if keep < 1:
             raise ValueError(f"keep must be >= 1, got {keep}")
         self.directory = Path(workdir).absolute() / "checkpoints"
-        self._manager = ocp.CheckpointManager(
-            self.directory,
-            options=ocp.CheckpointManagerOptions(max_to_keep=keep, create=True),
-        )
+        try:
+            self._manager = ocp.CheckpointManager(
+                self.directory,
+                options=ocp.CheckpointManagerOptions(max_to_keep=keep, create=True),
+            )
+        except Exception as error:  # orbax reads the existing steps here
+            raise self._error("cannot open the checkpoints", error) from error
 
     def latest_step(self) -> int | None:
-        return self._manager.latest_step()
+        """The step of the newest checkpoint, ``None`` when there is none.
+
+        Raises:
+          CheckpointError: the checkpoint folder cannot be read (see ``restore``).
+        """
+        try:
+            return self._manager.latest_step()
+        except Exception as error:  # orbax raises many types; all mean "cannot resume"
+            raise self._error("cannot read the checkpoints", error) from error
 
     def save(self, step: int, state: Any, rng: jax.Array) -> None:
         item = {"state": state, "rng": _key_data(rng), "step": np.asarray(step, np.int64)}
@@ -48,11 +65,13 @@ class Checkpointer:
         """Restores the latest checkpoint shaped like ``(state, rng)``; ``None`` if none.
 
         Raises:
-          CheckpointError: the checkpoint is corrupted or does not match ``state`` (another
-            model or config); the message names the directory. A run never restarts
-            silently over an unreadable checkpoint.
+          CheckpointError: the checkpoint is corrupted (a truncated file) or does not match
+            ``state`` (another model, config or experiment). The message is one line: the
+            directory, orbax's reason (shortened) and the remedy; the full orbax error is
+            the exception's ``__cause__``. A run never restarts silently over an
+            unreadable checkpoint.
         """
-        step = self._manager.latest_step()
+        step = self.latest_step()
         if step is None:
             return None
         target = {"state": state, "rng": _key_data(rng), "step": np.asarray(0, np.int64)}
@@ -60,15 +79,21 @@ class Checkpointer:
         try:
             item = self._manager.restore(step, args=ocp.args.StandardRestore(abstract))
         except Exception as error:  # orbax raises many types; all mean "cannot resume"
-            raise CheckpointError(
-                f"cannot restore the checkpoint at step {step} in {self.directory}: "
-                f"{type(error).__name__}: {error}. Delete that directory to start over, or "
-                "use another --workdir."
-            ) from error
+            raise self._error(f"cannot restore the checkpoint at step {step}", error) from error
         restored_rng = item["rng"]
         if jax.dtypes.issubdtype(getattr(rng, "dtype", None), jax.dtypes.prng_key):
             restored_rng = jax.random.wrap_key_data(restored_rng, impl=jax.random.key_impl(rng))
         return item["state"], restored_rng, int(item["step"])
+
+    def _error(self, what: str, error: Exception) -> CheckpointError:
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        if len(reason) > _REASON_CHARS:
+            reason = reason[:_REASON_CHARS] + "..."
+        return CheckpointError(
+            f"{what} in {self.directory} (corrupted, or written by another model or "
+            f"experiment: {type(error).__name__}: {reason}); delete {self.directory} or "
+            "pass another --workdir"
+        )
 
     def wait(self) -> None:
         self._manager.wait_until_finished()
