@@ -116,8 +116,8 @@ def _parser() -> argparse.ArgumentParser:
 
     report = _command(sub, "report", "regenerate the README's results from the committed "
                       "per-experiment results (docs/results/<preset>/)",
-                      "Rewrites the README's results block of a preset from "
-                      "docs/results/<preset>/*.json.")
+                      "Rewrites the README's results block of a preset and the results "
+                      "blocks of the method docs (docs/*.md) from docs/results/<preset>/*.json.")
     report.add_argument("--from", dest="source", metavar="DIR",
                         help="first copy DIR/results/*.json (a reproduce run) into them")
     _preset_option(report, "quick", "which results block")
@@ -322,7 +322,7 @@ def _cmd_reproduce(args) -> int:
 
 
 def _cmd_report(args) -> int:
-    from jaxlab.report import readme
+    from jaxlab.report import docblocks, readme
 
     results_dir = Path("docs") / "results" / args.preset
     if not Path(args.readme).is_file():
@@ -338,15 +338,23 @@ def _cmd_report(args) -> int:
     text = Path(args.readme).read_text()
     updated = readme.replace_block(text, readme.results_block(results, args.preset), args.preset)
     stale = readme.stale_claims(results)
+    docs_dir = Path(args.readme).parent / "docs"
     if args.check:
+        drifted = [p.name for p in sorted(docs_dir.glob("*.md"))
+                   if docblocks.render(p.read_text(), results, args.preset) != p.read_text()]
         if updated != text:
             print(f"jaxlab: {args.readme} is not the table of {results_dir}; run `jaxlab "
                   "report`", file=sys.stderr)
+        for name in drifted:
+            print(f"jaxlab: docs/{name} has results blocks that differ from {results_dir}; "
+                  "run `jaxlab report`", file=sys.stderr)
         for line in stale:
             print(f"jaxlab: stale results: {line}", file=sys.stderr)
-        return 1 if updated != text or stale else 0
+        return 1 if updated != text or stale or drifted else 0
     Path(args.readme).write_text(updated)
-    print(f"Rewrote the results block of {args.readme} from {len(results)} experiments.")
+    changed = docblocks.rewrite_docs(docs_dir, results, args.preset)
+    print(f"Rewrote the results block of {args.readme} and the results blocks of "
+          f"{len(changed)} method docs from {len(results)} experiments.")
     for line in stale:
         print(f"warning: stale results: {line}", file=sys.stderr)
     return 0
