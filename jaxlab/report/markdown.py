@@ -14,22 +14,22 @@ import numpy as np
 from jaxlab.report import verdict as verdict_lib
 
 LEGEND = (
-    "Verdicts (every test at α = 0.05, from `scipy.stats`). *better* rows (a baseline of "
-    "the same run): a **paired t-test** on the per-seed differences when both arms share "
-    "seeds, else a **Welch t-test**, two-sided; *supports* when significant in the claim's "
+    "Verdicts (every test at α = 0.05, from `scipy.stats`). *better* rows (a baseline of the "
+    "same run): a **paired t-test** on the per-seed differences when both arms share seeds, "
+    "else a **Welch t-test**, two-sided; *supports* when significant in the claim's "
     "direction, *contradicts* when significant against it. *matches* rows: **TOST** "
-    "equivalence to the paper's number within ± the stated tolerance (*supports*: "
-    "equivalence shown; *contradicts*: the mean is significantly outside the band, by a "
-    "one-sided t-test). *at least* / *at most* rows: a **one-sided t-test** against the "
-    "paper's number shifted by the tolerance (*contradicts*: significant the other way). "
-    "Otherwise *inconclusive*. Fewer than 3 samples is never decisive unless the row is "
-    "**deterministic** (an exact, seed-free quantity, compared **exactly**); samples with no "
-    "spread are compared exactly too. NaN or inf in ours or the baseline → *failed*. The "
-    "effect is signed in the claim's direction (ours − baseline, or distance to the "
-    "paper's number / threshold) with its 95 % CI; p is the p-value of the deciding test. "
-    "When a row has both a baseline and a paper number, the paper's number is shown for "
-    "reference and the verdict is the row's test. Diagnostics (quantities the paper does "
-    "not claim) are listed apart and never tallied."
+    "equivalence to the paper's number within ± the stated tolerance (*supports*: equivalence"
+    " shown; *contradicts*: the mean is significantly outside the band, by a one-sided "
+    "t-test). *at least* / *at most* rows: a **one-sided t-test** against the paper's number "
+    "shifted by the tolerance (*contradicts*: significant the other way). Otherwise "
+    "*inconclusive*. A **deterministic** row (an exact, seed-free quantity) is compared "
+    "**exactly**, with no test; any other row with fewer than 3 samples is never decisive, "
+    "and samples with no spread are compared exactly. NaN or inf in ours or the baseline → "
+    "*failed*. The effect is signed in the claim's direction (ours − baseline, or distance to"
+    " the paper's number / threshold) with its 95 % CI; p is the p-value of the deciding "
+    "test. When a row has both a baseline and a paper number, the paper's number is shown for"
+    " reference and the verdict is the row's test. Diagnostics (quantities the paper does not"
+    " claim) are listed apart and never tallied."
 )
 
 

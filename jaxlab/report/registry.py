@@ -87,8 +87,9 @@ class Claim:
         ours is ≥ / ≤ ``paper`` (one-sided t-test against the paper's number, shifted by
         ``tolerance`` when one is given).
       deterministic: the metric is an exact, seed-free quantity (an oracle recovery, a
-        count of CI tests): fewer than 3 samples may then be decisive, compared without a
-        test. Every other claim needs at least 3 samples (seeds) for a decisive verdict.
+        count of CI tests): its mean is compared exactly, without a test, so even one
+        sample may be decisive. Every other claim needs at least 3 samples (seeds) for a
+        decisive verdict.
       diagnostic: a quantity the paper does not claim (an ablation, a sanity check): it
         is reported beside the claims, never counted in the tally. Only a diagnostic may
         name neither a baseline nor a paper number.

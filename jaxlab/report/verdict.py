@@ -17,14 +17,17 @@ The rule, by ``Claim.kind`` (every test at level ``ALPHA`` = 0.05):
 Edge cases, decided before any test:
 
 - NaN or ±inf in ours or the baseline → *failed*, with the reason.
-- Fewer than ``MIN_SAMPLES`` (3) samples in ours or the baseline → *inconclusive*, unless
-  the claim is ``deterministic`` (an exact, seed-free quantity): then the means are compared
-  exactly (mean vs the baseline's mean, the band or the threshold), with no test.
+- A ``deterministic`` claim (an exact, seed-free quantity) is compared exactly, with no
+  test, at any n: the mean against the baseline's mean (strictly better → *supports*,
+  equal → *inconclusive*), the closed band ``|mean − paper| ≤ tolerance`` (inside →
+  *supports*, outside → *contradicts*) or the threshold (``mean ≥ paper − tolerance`` for
+  ``"at_least"``, ``≤ paper + tolerance`` for ``"at_most"``).
+- Otherwise fewer than ``MIN_SAMPLES`` (3) samples in ours or the baseline →
+  *inconclusive*.
 - Zero variance (every sample equal, or every paired difference equal) with ≥ 3 samples:
   a t statistic is undefined, and the spread is known to be nil, so the value is compared
   exactly as for a deterministic claim (e.g. all differences equal and non-zero →
-  decisive with p = 0; all equal to the baseline → inconclusive). A value exactly on the
-  band's edge or on the threshold is inconclusive.
+  decisive with p = 0; all equal to the baseline → inconclusive).
 
 The reported ``effect`` is signed so that positive is the claim's direction (``"better"``:
 ours − baseline, negated when lower is better; ``"at_least"``: mean − threshold;
@@ -110,10 +113,18 @@ def _word(effect: float, p_for: float | None = None, p_against: float | None = N
     return INCONCLUSIVE
 
 
-def _exact(effect: float, n: int, why: str) -> Verdict:
-    word = _word(effect)
+def _exact(effect: float, n: int, why: str, closed: bool = False) -> Verdict:
+    """An exact comparison: the sign of ``effect`` decides; ``closed``: 0 supports (a band
+    or a threshold that includes its edge)."""
+    word = SUPPORTS if closed and effect == 0 else _word(effect)
     p = None if word == INCONCLUSIVE else 0.0
     return Verdict(word, EXACT, n, effect, (effect, effect), p, why)
+
+
+def _exact_band(effect: float, tol: float, n: int, why: str) -> Verdict:
+    """``|effect| ≤ tol`` supports, beyond it contradicts (exactly)."""
+    verdict = _exact(tol - abs(effect), n, why, closed=True)
+    return dataclasses.replace(verdict, effect=effect, ci=(effect, effect))
 
 
 def _ci(result, shift: float = 0.0, sign: float = 1.0) -> tuple[float, float]:
@@ -151,9 +162,7 @@ def _matches(claim: Claim, ours: np.ndarray) -> Verdict:
     paper, tol = float(claim.paper), float(claim.tolerance)
     n, effect = len(ours), float(np.mean(ours)) - paper
     if _constant(ours):
-        band = tol - abs(effect)  # > 0 inside the band, < 0 outside
-        return dataclasses.replace(_exact(band, n, "every sample is equal (zero variance)"),
-                                   effect=effect, ci=(effect, effect))
+        return _exact_band(effect, tol, n, "every sample is equal (zero variance)")
     p_tost = max(stats.ttest_1samp(ours, paper - tol, alternative="greater").pvalue,
                  stats.ttest_1samp(ours, paper + tol, alternative="less").pvalue)
     p_out = min(stats.ttest_1samp(ours, paper + tol, alternative="greater").pvalue,
@@ -175,7 +184,7 @@ def _one_sided(claim: Claim, ours: np.ndarray) -> Verdict:
     threshold, sign = _threshold(claim)
     n, effect = len(ours), sign * (float(np.mean(ours)) - threshold)
     if _constant(ours):
-        return _exact(effect, n, "every sample is equal (zero variance)")
+        return _exact(effect, n, "every sample is equal (zero variance)", closed=True)
     up, down = ("greater", "less") if sign > 0 else ("less", "greater")
     p_for = float(stats.ttest_1samp(ours, threshold, alternative=up).pvalue)
     p_against = float(stats.ttest_1samp(ours, threshold, alternative=down).pvalue)
@@ -184,19 +193,17 @@ def _one_sided(claim: Claim, ours: np.ndarray) -> Verdict:
     return Verdict(word, ONE_SIDED, n, effect, ci, p_against if word == CONTRADICTS else p_for)
 
 
-def _exact_few(claim: Claim, ours: np.ndarray, base: np.ndarray | None) -> Verdict:
-    """A deterministic claim with fewer than ``MIN_SAMPLES`` samples: compare means exactly."""
+def _deterministic(claim: Claim, ours: np.ndarray, base: np.ndarray | None) -> Verdict:
+    """A deterministic claim: its mean compared exactly (no test), at any n."""
     n, mean = len(ours), float(np.mean(ours))
     why = f"deterministic: exact comparison of {n} value(s)"
     if claim.kind == "better":
         sign = 1.0 if claim.higher_is_better else -1.0
         return _exact(sign * (mean - float(np.mean(base))), n, why)
     if claim.kind == "matches":
-        effect = mean - float(claim.paper)
-        verdict = _exact(float(claim.tolerance) - abs(effect), n, why)
-        return dataclasses.replace(verdict, effect=effect, ci=(effect, effect))
+        return _exact_band(mean - float(claim.paper), float(claim.tolerance), n, why)
     threshold, sign = _threshold(claim)
-    return _exact(sign * (mean - threshold), n, why)
+    return _exact(sign * (mean - threshold), n, why, closed=True)
 
 
 def _non_finite(name: str, x: np.ndarray) -> str:
@@ -230,10 +237,10 @@ def verdict(claim: Claim, ours: np.ndarray, baseline: np.ndarray | None = None) 
             return Verdict(FAILED, NO_TEST, n, reason=_non_finite(name, x))
     if claim.paper is None and kind != "better":
         return Verdict(INCONCLUSIVE, NO_TEST, n, reason="diagnostic: nothing to compare with")
+    if claim.deterministic:
+        return _deterministic(claim, ours, base)
     fewest = min(n, len(base)) if kind == "better" else n
     if fewest < MIN_SAMPLES:
-        if claim.deterministic:
-            return _exact_few(claim, ours, base)
         return Verdict(INCONCLUSIVE, NO_TEST, n,
                        reason=f"{fewest} sample(s) < {MIN_SAMPLES}: never decisive")
     if kind == "better":

@@ -96,6 +96,7 @@ def test_at_least_and_at_most_are_one_sided():
 
 
 def test_fewer_than_three_samples_is_never_decisive_unless_deterministic():
+    # A deterministic claim is compared exactly at any n (no test).
     up = Claim("x", metric="m", baseline="b")
     single = verdict.verdict(up, np.array([5.0]), np.array([1.0]))
     assert single.word == "inconclusive" and single.p is None and "< 3" in single.reason
@@ -107,12 +108,14 @@ def test_fewer_than_three_samples_is_never_decisive_unless_deterministic():
     assert verdict.verdict(exact, np.array([1.0]), np.array([1.0])).word == "inconclusive"
     band = Claim("x", metric="m", paper=840.0, tolerance=400.0, deterministic=True)
     assert verdict.verdict(band, np.array([900.0]), None).word == "supports"
-    assert verdict.verdict(band, np.array([440.0]), None).word == "inconclusive"  # the edge
+    assert verdict.verdict(band, np.array([440.0]), None).word == "supports"  # closed band
     assert verdict.verdict(band, np.array([300.0]), None).word == "contradicts"
     floor = Claim("x", metric="m", paper=1.0, test="at_least", deterministic=True)
-    assert verdict.verdict(floor, np.array([1.0]), None).word == "inconclusive"
+    assert verdict.verdict(floor, np.array([1.0]), None).word == "supports"  # ≥ includes =
     assert verdict.verdict(floor, np.array([0.5]), None).word == "contradicts"
     assert verdict.verdict(floor, np.array([1.5, 1.0]), None).word == "supports"
+    many = verdict.verdict(floor, np.array([1.0, 1.0, 0.9, 1.0]), None)  # one miss of four
+    assert many.word == "contradicts" and many.test == verdict.EXACT
 
 
 def test_zero_variance_is_compared_exactly():
@@ -129,7 +132,7 @@ def test_zero_variance_is_compared_exactly():
     np.testing.assert_allclose(one.p, stats.ttest_ind(np.full(5, 2.0), BASE,
                                                       equal_var=False).pvalue)
     matches = Claim("x", metric="m", paper=1.0, tolerance=0.0)
-    assert verdict.verdict(matches, np.ones(4), None).word == "inconclusive"
+    assert verdict.verdict(matches, np.ones(4), None).word == "supports"
     assert verdict.verdict(matches, np.full(4, 1.2), None).word == "contradicts"
     at_least = Claim("x", metric="m", paper=1.0, test="at_least")
     assert verdict.verdict(at_least, np.full(3, 1.1), None).word == "supports"
