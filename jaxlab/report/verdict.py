@@ -39,7 +39,6 @@ of the test that decided (for *inconclusive*, that of the test that would have s
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -249,14 +248,3 @@ def verdict(claim: Claim, ours: np.ndarray, baseline: np.ndarray | None = None) 
         return _matches(claim, ours)
     return _one_sided(claim, ours)
 
-
-def summary(result: Verdict) -> str:
-    """``"p = 0.012, effect +1.3 [0.4, 2.2]"`` (or the reason when there is no test)."""
-    if result.p is None:
-        return result.reason
-    text = f"p = {result.p:.2g}"
-    if result.effect is not None and math.isfinite(result.effect):
-        text += f", effect {result.effect:+.3g}"
-        if result.ci is not None:
-            text += f" [{result.ci[0]:.3g}, {result.ci[1]:.3g}]"
-    return text
