@@ -18,7 +18,7 @@ Seeds (quick: 10), from a power calculation (``jaxlab.report.power``, paired t-t
 (per-seed differences, so the sd is the paired one). Smallest effects worth a row: 0.2
 error against the untrained model (chance is 0.5), 0.02 error between prompt lengths or
 α, 0.05 hinge loss between pruning orders, 0.1 attention mass.
-- trained vs untrained, unseen / OOD (sd 0.12 / 0.064): 4 / 3 seeds; l = 40 vs 5
+- trained vs untrained, unseen / OOD (sd 0.12 / 0.064): 6 / 4 seeds; l = 40 vs 5
   (sd 0.012): 5 seeds.
 - α = 0.7 vs 0.3 (sd 0.058): 68 seeds; pruning smallest vs largest / random (sd 0.16 /
   0.11): 85 / 43 seeds; attention mass final vs init (sd 0.41): 132 seeds. The spread is
