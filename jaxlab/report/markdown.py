@@ -13,57 +13,101 @@ import numpy as np
 
 from jaxlab.report import verdict as verdict_lib
 
+LEGEND = (
+    "Verdicts (every test at α = 0.05, from `scipy.stats`). *better* rows (a baseline of the "
+    "same run): a **paired t-test** on the per-seed differences when both arms share seeds, "
+    "else a **Welch t-test**, two-sided; *supports* when significant in the claim's "
+    "direction, *contradicts* when significant against it. *matches* rows: **TOST** "
+    "equivalence to the paper's number within ± the stated tolerance (*supports*: equivalence"
+    " shown; *contradicts*: the mean is significantly outside the band, by a one-sided "
+    "t-test). *at least* / *at most* rows: a **one-sided t-test** against the paper's number "
+    "shifted by the tolerance (*contradicts*: significant the other way). Otherwise "
+    "*inconclusive*. A **deterministic** row (an exact, seed-free quantity) is compared "
+    "**exactly**, with no test; any other row with fewer than 3 samples is never decisive, "
+    "and samples with no spread are compared exactly. NaN or inf in ours or the baseline → "
+    "*failed*. The effect is signed in the claim's direction (ours − baseline, or distance to"
+    " the paper's number / threshold) with its 95 % CI; p is the p-value of the deciding "
+    "test. When a row has both a baseline and a paper number, the paper's number is shown for"
+    " reference and the verdict is the row's test. Diagnostics (quantities the paper does not"
+    " claim) are listed apart and never tallied."
+)
+
+
+def _num(value: float | None) -> float | None:
+    """A JSON-safe number: ``None`` for a missing or non-finite value."""
+    return None if value is None or not np.isfinite(value) else float(value)
+
+
+def _stats(samples: np.ndarray) -> tuple[float | None, float | None, list[float | None]]:
+    std = float(np.std(samples, ddof=1)) if len(samples) > 1 else 0.0
+    return _num(float(np.mean(samples))), _num(std), [_num(v) for v in samples]
+
+
+def _empty_row(experiment, claim, record: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "paper_id": experiment.paper.id if experiment.paper else "",
+        "experiment": experiment.name,
+        "claim": claim.name,
+        "metric": claim.metric,
+        "kind": claim.kind,
+        "paper": claim.paper,
+        "tolerance": claim.tolerance,
+        "ours_mean": None,
+        "ours_std": None,
+        "num_seeds": 0,
+        "ours_samples": [],
+        "setting": claim.setting,
+        "verdict": verdict_lib.FAILED,
+        "test": verdict_lib.NO_TEST,
+        "p_value": None,
+        "effect": None,
+        "ci_low": None,
+        "ci_high": None,
+        "reason": "",
+        "deterministic": claim.deterministic,
+        "diagnostic": claim.diagnostic,
+        "baseline": claim.baseline,
+        "baseline_mean": None,
+        "baseline_std": None,
+        "baseline_samples": [],
+        "unit": claim.unit,
+        "error": record["error"],
+        "wall_s": _finite(record.get("seconds")),
+        "budget_s": _finite(record.get("budget")),
+    }
+
+
+def claim_row(experiment, claim, record: dict[str, Any]) -> dict[str, Any]:
+    """The row of one claim: our (and the baseline's) samples, the test and its verdict."""
+    row = _empty_row(experiment, claim, record)
+    if record["error"] is not None:
+        return row
+    try:
+        ours = verdict_lib.pool(record["results"], claim.metric)
+        base = verdict_lib.pool(record["results"], claim.baseline) if claim.baseline else None
+    except KeyError as error:
+        row["error"] = str(error)
+        return row
+    row["ours_mean"], row["ours_std"], row["ours_samples"] = _stats(ours)
+    row["num_seeds"] = len(ours)
+    if base is not None:
+        row["baseline_mean"], row["baseline_std"], row["baseline_samples"] = _stats(base)
+    try:
+        result = verdict_lib.verdict(claim, ours, base)
+    except ValueError as error:  # a paired claim whose arms differ in length
+        row["error"] = str(error)
+        return row
+    ci_low, ci_high = result.ci if result.ci is not None else (None, None)
+    row.update(verdict=result.word, test=result.test, p_value=_num(result.p),
+               effect=_num(result.effect), ci_low=_num(ci_low), ci_high=_num(ci_high),
+               reason=result.reason)
+    return row
+
 
 def claim_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One machine-readable row per claim (the ``results.json`` schema)."""
-    rows = []
-    for record in records:
-        experiment = record["experiment"]
-        for claim in experiment.claims:
-            row: dict[str, Any] = {
-                "paper_id": experiment.paper.id if experiment.paper else "",
-                "experiment": experiment.name,
-                "claim": claim.name,
-                "metric": claim.metric,
-                "paper": claim.paper,
-                "ours_mean": None,
-                "ours_std": None,
-                "num_seeds": 0,
-                "setting": claim.setting,
-                "verdict": verdict_lib.FAILED,
-                "baseline": claim.baseline,
-                "baseline_mean": None,
-                "baseline_std": None,
-                "unit": claim.unit,
-                "error": record["error"],
-                "wall_s": _finite(record.get("seconds")),
-                "budget_s": _finite(record.get("budget")),
-            }
-            if record["error"] is None:
-                try:
-                    ours = verdict_lib.pool(record["results"], claim.metric)
-                    base = (
-                        verdict_lib.pool(record["results"], claim.baseline)
-                        if claim.baseline
-                        else None
-                    )
-                except KeyError as error:
-                    row["error"] = str(error)
-                    rows.append(row)
-                    continue
-                row.update(
-                    ours_mean=float(ours.mean()),
-                    ours_std=float(ours.std(ddof=1)) if len(ours) > 1 else 0.0,
-                    num_seeds=len(ours),
-                    verdict=verdict_lib.verdict(claim, ours, base),
-                )
-                if base is not None:
-                    row.update(
-                        baseline_mean=float(base.mean()),
-                        baseline_std=float(base.std(ddof=1)) if len(base) > 1 else 0.0,
-                    )
-            rows.append(row)
-    return rows
+    return [claim_row(record["experiment"], claim, record)
+            for record in records for claim in record["experiment"].claims]
 
 
 def _finite(value: float | None) -> float | None:
@@ -79,15 +123,63 @@ def _fmt(mean: float | None, std: float | None, unit: str = "") -> str:
     return text + unit
 
 
+def paper_cell(row: dict[str, Any]) -> str:
+    """The paper's number (± the tolerance of a ``matches`` row)."""
+    if row["paper"] is None:
+        return "—"
+    band = f" ± {row['tolerance']:.3g}" if row.get("kind") == "matches" else ""
+    return f"{row['paper']:.4g}{band}{row['unit']}"
+
+
+def ours_cell(row: dict[str, Any]) -> str:
+    """Mean ± std, the number of samples, and the deterministic flag."""
+    text = _fmt(row["ours_mean"], row["ours_std"], row["unit"])
+    notes = [f"n={row['num_seeds']}"] if row["num_seeds"] else []
+    if row.get("deterministic"):
+        notes.append("deterministic")
+    return text + (f" ({', '.join(notes)})" if notes else "")
+
+
+def baseline_cell(row: dict[str, Any], name: bool = True) -> str:
+    if not row["baseline"]:
+        return "—"
+    value = _fmt(row["baseline_mean"], row["baseline_std"], row["unit"])
+    return f"`{row['baseline']}` {value}" if name else value
+
+
+def test_cell(row: dict[str, Any]) -> str:
+    """The deciding test with its p-value and effect [95 % CI] (``—`` for rows written
+    before rows recorded their test)."""
+    test = row.get("test")
+    if test is None:
+        return "—"
+    if test == verdict_lib.NO_TEST:
+        return row.get("reason") or "—"
+    effect = row["effect"]
+    if test == verdict_lib.EXACT:
+        return f"exact, effect {effect:+.4g}" if effect is not None else "exact"
+    text = f"{test}, p = {row['p_value']:.2g}"
+    if effect is not None:
+        text += f", effect {effect:+.3g}"
+        if row["ci_low"] is not None and row["ci_high"] is not None:
+            text += f" [{row['ci_low']:.3g}, {row['ci_high']:.3g}]"
+    return text
+
+
+def verdict_cell(row: dict[str, Any]) -> str:
+    if row["verdict"] != verdict_lib.FAILED:
+        return row["verdict"]
+    why = row.get("error") or row.get("reason")
+    return f"failed: {why}" if why else "failed"
+
+
 def _plot(rows: list[dict[str, Any]], path: Path) -> None:
-    import matplotlib
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 0.45 * len(rows) + 1.2))
+    fig = Figure(figsize=(7, 0.45 * len(rows) + 1.2))
+    ax = fig.subplots()
     y = np.arange(len(rows))
-    ax.barh(y, [r["ours_mean"] for r in rows], xerr=[r["ours_std"] for r in rows],
+    ax.barh(y, [r["ours_mean"] for r in rows], xerr=[r["ours_std"] or 0 for r in rows],
             height=0.35, label="ours", color="tab:blue")
     base = [r["baseline_mean"] if r["baseline_mean"] is not None else np.nan for r in rows]
     ax.barh(y + 0.35, base, xerr=[r["baseline_std"] or 0 for r in rows], height=0.35,
@@ -100,32 +192,39 @@ def _plot(rows: list[dict[str, Any]], path: Path) -> None:
     ax.set_title(rows[0]["experiment"], fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
-def _claim_table(rows: list[dict[str, Any]]) -> list[str]:
+def claim_table(rows: list[dict[str, Any]]) -> list[str]:
+    """Markdown lines: one row per claim (paper, ours, baseline, test, setting, verdict)."""
     lines = [
         "| experiment | claim | paper | ours (mean ± std, n) | baseline (same run) "
-        "| setting | verdict |",
-        "|---|---|---|---|---|---|---|",
+        "| test: p, effect [95 % CI] | setting | verdict |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
-        paper_num = "—" if row["paper"] is None else f"{row['paper']:.4g}{row['unit']}"
-        ours = _fmt(row["ours_mean"], row["ours_std"], row["unit"])
-        if row["num_seeds"]:
-            ours += f" (n={row['num_seeds']})"
-        base = "—"
-        if row["baseline"]:
-            base = f"`{row['baseline']}` " + _fmt(
-                row["baseline_mean"], row["baseline_std"], row["unit"]
-            )
-        verdict = row["verdict"]
-        if verdict == verdict_lib.FAILED:
-            verdict = f"failed: {row['error']}"
         lines.append(
-            f"| {row['experiment']} | {row['claim']} (`{row['metric']}`) | {paper_num} | {ours} "
-            f"| {base} | {row['setting']} | {verdict} |"
+            f"| {row['experiment']} | {row['claim']} (`{row['metric']}`) | {paper_cell(row)} "
+            f"| {ours_cell(row)} | {baseline_cell(row)} | {test_cell(row)} | {row['setting']} "
+            f"| {verdict_cell(row)} |"
         )
+    return lines
+
+
+def tallied(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows that count (diagnostics are reported apart)."""
+    return [r for r in rows if not r.get("diagnostic")]
+
+
+def diagnostics(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [r for r in rows if r.get("diagnostic")]
+
+
+def claim_tables(rows: list[dict[str, Any]]) -> list[str]:
+    """The claims' table, then (when there are any) the diagnostics' table."""
+    lines = claim_table(tallied(rows))
+    if diagnostics(rows):
+        lines += ["", "Diagnostics (not claimed by the paper; not tallied):", ""]
+        lines += claim_table(diagnostics(rows))
     return lines
 
 
@@ -143,7 +242,7 @@ def _paper_page(paper, records, rows, out: Path, preset: str) -> list[str]:
     lines += [f"Preset `{preset}`; regenerate with `jaxlab reproduce --preset {preset} "
               f"--paper {paper.id if paper else ''}`.", ""]
     names = [r["experiment"].name for r in records]
-    lines += _claim_table([r for r in rows if r["experiment"] in names]) + [""]
+    lines += claim_tables([r for r in rows if r["experiment"] in names]) + ["", LEGEND, ""]
     for record in records:
         name = record["experiment"].name
         plotted = [r for r in rows if r["experiment"] == name and r["ours_mean"] is not None]
@@ -158,10 +257,8 @@ def _paper_page(paper, records, rows, out: Path, preset: str) -> list[str]:
 
 
 def summary_counts(rows: list[dict[str, Any]]) -> dict[str, int]:
-    """Number of claims per verdict word."""
-    words = (verdict_lib.SUPPORTS, verdict_lib.CONTRADICTS, verdict_lib.INCONCLUSIVE,
-             verdict_lib.FAILED)
-    return {w: sum(r["verdict"] == w for r in rows) for w in words}
+    """Number of tallied claims (diagnostics left out) per verdict word."""
+    return {w: sum(r["verdict"] == w for r in tallied(rows)) for w in verdict_lib.WORDS}
 
 
 def write_report(
@@ -190,10 +287,7 @@ def write_report(
         f"({os.cpu_count()} CPUs, JAX {jax.__version__}, backend {jax.default_backend()}). "
         f"Wall time: **{wall_seconds / 60:.1f} min**.",
         "",
-        "Verdict: *supports* when our mean beats the baseline (or matches the paper's number "
-        "within the stated tolerance) by more than twice its standard error; *contradicts* "
-        "when it loses by as much; otherwise *inconclusive*. Our settings are small unless "
-        "the row says the data is the paper's.",
+        LEGEND + " Our settings are small unless the row says the data is the paper's.",
         "",
     ]
     if not records:
@@ -222,7 +316,11 @@ def write_report(
             f"| {counts['contradicts']} | {counts['inconclusive']} | {counts['failed']} "
             f"| {_seconds(wall)} | {_seconds(budget)} |"
         )
-    lines.append("")
+    counts = summary_counts(rows)
+    lines += ["", f"{len(tallied(rows))} claims: {counts['supports']} supports, "
+              f"{counts['contradicts']} contradicts, {counts['inconclusive']} inconclusive, "
+              f"{counts['failed']} failed; {len(diagnostics(rows))} diagnostics (not tallied).",
+              ""]
     for record in records:
         if record["error"]:
             lines.append(f"- `{record['experiment'].name}` failed: {record['error']}")

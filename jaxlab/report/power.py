@@ -36,7 +36,8 @@ def t_test_power(n: int, effect: float, sd: float, *, alpha: float = 0.05,
     tail = alpha if one_sided else alpha / 2
     crit = stats.t.ppf(1 - tail, df)
     upper = stats.nct.sf(crit, df, delta)
-    return float(upper if one_sided else upper + stats.nct.cdf(-crit, df, delta))
+    # P(T < −crit | δ) = P(T > crit | −δ): scipy's nct.cdf is NaN far in the tail.
+    return float(upper if one_sided else upper + stats.nct.sf(crit, df, -delta))
 
 
 def seeds_for_power(effect: float, sd: float, *, alpha: float = 0.05, power: float = 0.8,

@@ -44,42 +44,41 @@ def copy_results(report_dir: str | os.PathLike, results_dir: str | os.PathLike) 
     return names
 
 
-def _cell(mean, std, unit: str, n: int | None = None) -> str:
-    if mean is None:
-        return "—"
-    text = f"{mean:.4g}" + (f" ± {std:.2g}" if std else "") + unit
-    return text + (f" (n={n})" if n else "")
+def _rows(name: str, rows: list[dict[str, Any]]) -> list[str]:
+    return [f"| {name} | {row['claim']} | {markdown.paper_cell(row)} | {markdown.ours_cell(row)} "
+            f"| {markdown.baseline_cell(row, name=False)} | {markdown.test_cell(row)} "
+            f"| {markdown.verdict_cell(row)} |" for row in rows]
+
+
+HEADER = ["| experiment | claim | paper | ours | baseline (same run) "
+          "| test: p, effect [95 % CI] | verdict |", "|---|---|---|---|---|---|---|"]
 
 
 def results_block(results: dict[str, list[dict[str, Any]]], preset: str = "quick") -> str:
-    """The markdown block: per paper, one row per claim (ours, the paper's, the verdict)."""
+    """The markdown block: per paper, one row per claim (ours, the paper's, the test, the
+    verdict), then the paper's diagnostics (not tallied); the tally and the legend last.
+    Rows written before rows recorded their test (no samples) render with ``—`` there."""
     lines = []
-    for paper_id, (paper, experiments) in registry.discover_papers().items():
-        del paper_id
-        lines += [f"#### {paper.title} ({paper.authors})", ""]
-        lines += ["| experiment | claim | paper | ours | baseline (same run) | verdict |",
-                  "|---|---|---|---|---|---|"]
+    for paper, experiments in registry.discover_papers().values():
+        lines += [f"#### {paper.title} ({paper.authors})", "", *HEADER]
+        extra = []
         for name in experiments:
             if name not in results:
-                lines.append(f"| {name} | (not run at `{preset}` yet) | | | | |")
+                lines.append(f"| {name} | (not run at `{preset}` yet) | | | | | |")
                 continue
-            for row in results[name]:
-                paper_num = "—" if row["paper"] is None else f"{row['paper']:.4g}{row['unit']}"
-                base = "—"
-                if row["baseline"]:
-                    base = _cell(row["baseline_mean"], row["baseline_std"], row["unit"])
-                lines.append(
-                    f"| {name} | {row['claim']} | {paper_num} "
-                    f"| {_cell(row['ours_mean'], row['ours_std'], row['unit'], row['num_seeds'])} "
-                    f"| {base} | {row['verdict']} |"
-                )
+            lines += _rows(name, markdown.tallied(results[name]))
+            extra += _rows(name, markdown.diagnostics(results[name]))
+        if extra:
+            lines += ["", "Diagnostics (not tallied):", "", *HEADER, *extra]
         lines.append("")
     rows = [r for experiment_rows in results.values() for r in experiment_rows]
     counts = markdown.summary_counts(rows)
     lines.append(
-        f"{len(rows)} claims: {counts['supports']} supports, {counts['contradicts']} "
-        f"contradicts, {counts['inconclusive']} inconclusive, {counts['failed']} failed."
+        f"{len(markdown.tallied(rows))} claims: {counts['supports']} supports, "
+        f"{counts['contradicts']} contradicts, {counts['inconclusive']} inconclusive, "
+        f"{counts['failed']} failed; {len(markdown.diagnostics(rows))} diagnostics."
     )
+    lines += ["", markdown.LEGEND]
     return "\n".join(lines)
 
 

@@ -66,13 +66,15 @@ class Claim:
       name: the claim in a few words ("MultiMax beats softmax on test accuracy").
       metric: key of the value in ``train_and_evaluate``'s result.
       paper: the paper's number for this metric, or ``None`` when the paper has none at
-        our scale.
+        our scale. With a ``baseline`` too, the report shows it beside the row, and the
+        verdict is the test of ``kind``.
       higher_is_better: direction of the metric.
       setting: how our setting differs from the paper's, in one line.
       baseline: optional key of the metric the claim is compared against (the method
         beats the baseline). Without it the claim is "ours matches the paper's number
         within ``tolerance``".
-      tolerance: absolute tolerance for claims without a baseline.
+      tolerance: absolute tolerance (≥ 0) around ``paper``: the equivalence band of
+        ``"matches"`` (required there), the shift of ``"at_least"`` / ``"at_most"``.
       unit: printed after numbers ("%", "Å", "").
       paired: the metric and its baseline are measured on the same seeds/splits in the same
         order (e.g. ε = 0 and ε = 1 on each split), so the verdict tests the per-sample
@@ -85,10 +87,14 @@ class Claim:
         ours is ≥ / ≤ ``paper`` (one-sided t-test against the paper's number, shifted by
         ``tolerance`` when one is given).
       deterministic: the metric is an exact, seed-free quantity (an oracle recovery, a
-        count of CI tests): fewer than 3 samples may then be decisive, compared without a
-        test. Every other claim needs at least 3 samples (seeds) for a decisive verdict.
+        count of CI tests): its mean is compared exactly, without a test, so even one
+        sample may be decisive. Every other claim needs at least 3 samples (seeds) for a
+        decisive verdict.
       diagnostic: a quantity the paper does not claim (an ablation, a sanity check): it
-        is reported beside the claims, never counted in the tally.
+        is reported beside the claims, never counted in the tally. Only a diagnostic may
+        name neither a baseline nor a paper number.
+
+    Every other claim must name a baseline or a paper number (``ValueError`` otherwise).
     """
 
     name: str
@@ -105,8 +111,20 @@ class Claim:
     diagnostic: bool = False
 
     def __post_init__(self) -> None:
+        """Refuses a claim the verdict could not tally (see the class docstring)."""
         if self.test not in (None, *TESTS):
             raise ValueError(f"claim {self.name!r}: test must be one of {TESTS}, got {self.test!r}")
+        if self.baseline is None and self.paper is None and not self.diagnostic:
+            raise ValueError(f"claim {self.name!r} has neither a baseline nor a paper number, "
+                             "so it cannot be tallied; name one, or mark it diagnostic=True")
+        if self.kind == "better" and self.baseline is None:
+            raise ValueError(f"claim {self.name!r}: test 'better' needs a baseline")
+        if self.kind != "better" and self.paper is None and not self.diagnostic:
+            raise ValueError(f"claim {self.name!r}: test {self.kind!r} needs a paper number")
+        if self.kind == "matches" and self.paper is not None and self.tolerance is None:
+            raise ValueError(f"claim {self.name!r}: test 'matches' needs a tolerance")
+        if self.tolerance is not None and self.tolerance < 0:
+            raise ValueError(f"claim {self.name!r}: tolerance must be >= 0, got {self.tolerance}")
 
     @property
     def kind(self) -> str:

@@ -28,3 +28,8 @@ def test_seed_count_is_the_first_reaching_power():
     assert t_test_power(n, 0.8, 1.0) >= 0.8 > t_test_power(n - 1, 0.8, 1.0)
     assert seeds_for_power(0.8, 1.0, two_sample=True) > n
     assert seeds_for_power(1e-6, 1.0, maximum=50) == 50
+
+
+def test_power_of_a_huge_effect_is_one_not_nan():
+    assert 0.9999 < t_test_power(4, 0.05, 0.0088) <= 1.0  # was NaN (scipy nct.cdf tail)
+    assert seeds_for_power(0.05, 0.0088) == 3

@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 from jaxlab.report import configs, markdown, registry, runner, verdict
-from jaxlab.report.registry import Claim
 
 FAKE = "tests.report.fake_experiments"
 
@@ -54,33 +53,6 @@ def test_overrides_types_and_unknown_keys():
         configs.apply_overrides(config, ["steps=abc"])
     with pytest.raises(ValueError, match="KEY=VALUE"):
         configs.apply_overrides(config, ["lr"])
-
-
-def test_verdicts():
-    up = Claim("x", metric="m", baseline="b")
-    down = Claim("x", metric="m", baseline="b", higher_is_better=False)
-    ours, base = np.array([2.0, 2.1, 1.9]), np.array([1.0, 1.1, 0.9])
-    assert verdict.verdict(up, ours, base) == "supports"
-    assert verdict.verdict(down, ours, base) == "contradicts"
-    noisy = np.array([0.0, 3.0, 1.5])
-    assert verdict.verdict(up, noisy, base) == "inconclusive"
-    paper = Claim("x", metric="m", paper=2.0, tolerance=0.2)
-    assert verdict.verdict(paper, ours, None) == "supports"
-    assert verdict.verdict(paper, base, None) == "contradicts"
-    assert verdict.verdict(Claim("x", metric="m"), ours, None) == "inconclusive"
-
-
-def test_paired_verdict_removes_shared_split_variance():
-    # Each split shifts both arms alike; ε=1 is 0.5 better on every split.
-    split = np.array([60.0, 75.0, 68.0, 80.0, 71.0])
-    base, ours = split, split + 0.5
-    unpaired = Claim("x", metric="m", baseline="b")
-    paired = Claim("x", metric="m", baseline="b", paired=True)
-    assert verdict.verdict(unpaired, ours, base) == "inconclusive"
-    assert verdict.verdict(paired, ours, base) == "supports"
-    assert verdict.verdict(paired, base, ours) == "contradicts"
-    with pytest.raises(ValueError, match="one baseline per sample"):
-        verdict.verdict(paired, ours, base[:3])
 
 
 def test_runner_seeds_resume_and_overrides(tmp_path):

@@ -11,6 +11,19 @@ grows like n·2^(n-2) tests).
 Paper numbers (reference README figures, read from plots): runtime at n = 20 — CCPG ≈ 0.06 s,
 PC ≈ 360 s; samples to recover the 10-node DAG — CCPG ≈ 840, PC ≈ 840. The paper's own
 result is the O(n⁵) bound on the number of tests.
+
+Seeds (quick: 6), from a power calculation made before the run
+(``jaxlab.report.power``) on the committed pilot (5 seeds):
+- ``sample_ratio_ccpg_to_pc`` (TOST within ±0.25 of 1): pilot sd 0.16; each one-sided test
+  must detect a distance of 0.25 to the band's edge, ``t_test_power(6, 0.25, 0.16,
+  one_sided=True)`` = 0.95, so the TOST power at a true ratio of 1 is ≥ 2·0.95 − 1 = 0.89
+  (5 seeds: 0.77).
+- ``ccpg_runtime_s`` vs ``pc_runtime_s`` (paired t-test): the smallest effect worth a row is
+  half of PC's pilot time, 0.9 s; pilot sd of the difference ≤ √(0.054² + 0.61²) ≈ 0.61
+  (an upper bound, assuming the two arms are not negatively correlated):
+  ``seeds_for_power(0.9, 0.61)`` = 6.
+- The oracle counts and recovery are exact (``deterministic``): seeds do not matter there.
+Budget: 6 seeds ≈ 75 s on the pilot's 63.5 s for 5, within ``cpu_budget_s`` = 120.
 """
 
 import ml_collections
@@ -20,7 +33,7 @@ from jaxlab.report import base_config
 
 def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c = base_config(preset)
-    c.num_seeds = 5
+    c.num_seeds = 6  # power calculation in the docstring
     c.batch_seeds = True
     c.cpu_budget_s = {"smoke": 15, "quick": 120, "paper": 3600}[preset]
     c.alpha = 1e-3

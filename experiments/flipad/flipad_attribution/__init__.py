@@ -11,12 +11,13 @@ EXPERIMENT = Experiment(
     paper="flipad",
     claims=(
         Claim(name="FLIPAD beats RawPAD on mean AUC over outsiders (real, same arch, other arch)",
-              metric="flipad_auc_mean", baseline="rawpad_auc_mean", unit="", setting=_SETTING),
+              metric="flipad_auc_mean", baseline="rawpad_auc_mean", unit="", setting=_SETTING,
+              paired=True),
         Claim(name="FLIPAD beats RawPAD against the same architecture with another seed",
               metric="flipad_auc_same_arch", baseline="rawpad_auc_same_arch", unit="",
-              setting=_SETTING),
+              setting=_SETTING, paired=True),
         Claim(name="FLIPAD beats RawPAD with Gaussian noise on the queries",
               metric="flipad_noisy_auc_mean", baseline="rawpad_noisy_auc_mean", unit="",
-              setting=_SETTING + "; noise std 0.01 on queries in (-1, 1)"),
+              setting=_SETTING + "; noise std 0.01 on queries in (-1, 1)", paired=True),
     ),
 )

@@ -21,12 +21,13 @@ class Generator(nn.Module):
     out_dim: int
     penultimate: int
     arch: str  # "a": one hidden tanh layer; "b": two hidden ReLU layers
+    hidden: int  # width of architecture b's first hidden layer
 
     def setup(self):
         if self.arch == "a":
             self.body = nn.Sequential([nn.Dense(self.penultimate), nn.tanh])
         else:
-            self.body = nn.Sequential([nn.Dense(96), nn.relu, nn.Dense(self.penultimate),
+            self.body = nn.Sequential([nn.Dense(self.hidden), nn.relu, nn.Dense(self.penultimate),
                                        nn.relu])
         self.last = nn.Dense(self.out_dim)
 
@@ -37,7 +38,7 @@ class Generator(nn.Module):
         return jnp.tanh(self.last(self.body(u)))
 
 
-def _mmd(x, y, scales=(0.5, 1.0, 2.0, 4.0)):
+def _mmd(x, y, scales):
     def k(a, b):
         d2 = jnp.sum((a[:, None, :] - b[None, :, :]) ** 2, axis=-1)
         return sum(jnp.exp(-d2 / (2 * s**2)) for s in scales)
@@ -53,7 +54,8 @@ def _fit_generator(model, real, key, config):
         k1, k2 = jax.random.split(jax.random.fold_in(key, t))
         u = jax.random.normal(k1, (config.gen_batch, config.latent_dim))
         batch = real[jax.random.randint(k2, (config.gen_batch,), 0, real.shape[0])]
-        loss, g = jax.value_and_grad(lambda p: _mmd(model.apply(p, u), batch))(params)
+        loss, g = jax.value_and_grad(
+            lambda p: _mmd(model.apply(p, u), batch, config.mmd_scales))(params)
         up, opt = tx.update(g, opt)
         return (optax.apply_updates(params, up), opt), loss
 
@@ -69,7 +71,7 @@ def _deep_sad(train_x, train_labels, test_x, key, config):
     net = attribution.DeepSADNet(tuple(config.sad_features))
     params = net.init(key, tr[:2])
     center = attribution.deep_sad_center(net.apply(params, tr))
-    tx = optax.adamw(config.sad_lr, weight_decay=1e-6)
+    tx = optax.adamw(config.sad_lr, weight_decay=config.sad_weight_decay)
 
     def step(carry, _):
         params, opt = carry
@@ -96,8 +98,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
 
     key = jax.random.key(seed)
     k_g, k_g2, k_h, k_u, k_sad, k_noise = jax.random.split(key, 6)
-    gen_a = Generator(d, config.penultimate, "a")
-    gen_b = Generator(d, config.penultimate, "b")
+    gen_a = Generator(d, config.penultimate, "a", config.other_arch_hidden)
+    gen_b = Generator(d, config.penultimate, "b", config.other_arch_hidden)
     params_g = _fit_generator(gen_a, jnp.asarray(real_train), k_g, config)
     params_g2 = _fit_generator(gen_a, jnp.asarray(real_train), k_g2, config)
     params_h = _fit_generator(gen_b, jnp.asarray(real_train), k_h, config)
@@ -113,8 +115,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
                  "same_arch": sample(gen_a, params_g2, ks[2], n_te),
                  "other_arch": sample(gen_b, params_h, ks[3], n_te)}
     # The anchor z̄: G's mean penultimate activation over its own samples.
-    anchor = jnp.mean(gen_a.apply(params_g, jax.random.normal(ks[4], (2048, config.latent_dim)),
-                                  method=Generator.penult), axis=0)
+    draws = jax.random.normal(ks[4], (config.anchor_draws, config.latent_dim))
+    anchor = jnp.mean(gen_a.apply(params_g, draws, method=Generator.penult), axis=0)
     kernel = params_g["params"]["last"]["kernel"]  # [p, d]: x = tanh(z @ K + b)
     bias = params_g["params"]["last"]["bias"]
 
@@ -122,7 +124,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
         return z @ kernel + bias
 
     invert = jax.jit(jax.vmap(lambda x: attribution.final_layer_inversion(
-        last_layer, x, anchor, alpha=config.alpha, num_iters=config.lasso_iters)))
+        last_layer, x, anchor, alpha=config.alpha, num_iters=config.lasso_iters,
+        eps=config.tanh_eps)))
 
     train_x = np.concatenate([g_train, real_train])
     labels = jnp.concatenate([jnp.zeros(len(g_train), jnp.int32),
@@ -134,7 +137,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
         if noisy:
             rs = np.random.default_rng(seed + 1)
             queries = {k: np.clip(v + config.query_noise * rs.normal(size=v.shape),
-                                  -1 + 1e-6, 1 - 1e-6).astype(np.float32)
+                                  -1 + config.tanh_eps, 1 - config.tanh_eps).astype(np.float32)
                        for k, v in queries.items()}
         names = list(queries)
         test_x = np.concatenate([queries[k] for k in names])

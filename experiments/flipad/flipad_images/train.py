@@ -23,9 +23,6 @@ from jaxlab.train import jit_run, scan_run
 GENERATORS = ("a1", "a2", "b")  # a1, a2: architecture A with two seeds; b: architecture B
 METHODS = ("flipad", "rawpad", "dctpad")
 STANDARDISE = {"flipad": "target", "rawpad": "none", "dctpad": "all"}
-ANCHOR_DRAWS = 2048  # samples of G whose mean penultimate activation is the anchor z̄
-CLIP = 1e-4  # the inversion's ε: t = atanh(clip(x, −1 + ε, 1 − ε)) (reference: 1e-4)
-EPS_STD = 0.05  # standardisation (x − μ)/(σ + 0.05) of FLIPAD and DCT features (reference)
 
 
 def _to_pixels(x: np.ndarray) -> np.ndarray:
@@ -118,7 +115,7 @@ def _sample(params, key, *, arch, channels, latent_dim, n):
     return dec.apply(params, u), dec.apply(params, u, method=Decoder.penult)
 
 
-def _invert(last_params, anchor, xs, alpha, *, iters):
+def _invert(last_params, anchor, xs, alpha, *, iters, eps):
     """FLIPAD features ẑ(x) for a batch ``xs: [n, 8, 8]`` → ``[n, 4, 4, C]``."""
     layer = LastLayer()
 
@@ -134,14 +131,15 @@ def _invert(last_params, anchor, xs, alpha, *, iters):
     # One step size 1/(1.01 L) for all queries (L = ‖W‖²_op by power iteration).
     step = 1.0 / (1.01 * attribution.lipschitz_constant(apply_w, apply_wt, anchor.shape))
     return jax.vmap(lambda x: attribution.final_layer_inversion(
-        last_layer, x, anchor, alpha=alpha, num_iters=iters, eps=CLIP, step=step))(xs)
+        last_layer, x, anchor, alpha=alpha, num_iters=iters, eps=eps, step=step))(xs)
 
 
-def _deep_sad(key, train_x, labels, std_weights, test_x, *, features, steps, lr, eta):
+def _deep_sad(key, train_x, labels, std_weights, test_x, *, features, steps, lr, eta,
+              std_eps, weight_decay):
     """Standardise the features, fit Deep SAD full-batch, score ``test_x``.
 
     ``std_weights: [n]`` selects the rows whose mean and std standardise the features,
-    (x − μ)/(σ + 0.05); all zeros = no standardisation. As the reference pipeline: FLIPAD
+    (x − μ)/(σ + ``std_eps``); all zeros = no standardisation. As the reference pipeline: FLIPAD
     features use G's training samples, DCT features all training data, raw pixels none.
     """
     w = std_weights[:, None]
@@ -149,12 +147,12 @@ def _deep_sad(key, train_x, labels, std_weights, test_x, *, features, steps, lr,
     mu = jnp.sum(w * train_x, axis=0, keepdims=True) / count
     sd = jnp.sqrt(jnp.sum(w * (train_x - mu) ** 2, axis=0, keepdims=True) / (count - 1.0))
     use = jnp.sum(w) > 0
-    tr = jnp.where(use, (train_x - mu) / (sd + EPS_STD), train_x)
-    te = jnp.where(use, (test_x - mu) / (sd + EPS_STD), test_x)
+    tr = jnp.where(use, (train_x - mu) / (sd + std_eps), train_x)
+    te = jnp.where(use, (test_x - mu) / (sd + std_eps), test_x)
     net = attribution.DeepSADNet(features)
     params = net.init(key, tr[:2])
     center = attribution.deep_sad_center(net.apply(params, tr))
-    tx = optax.adamw(lr, weight_decay=1e-6)
+    tx = optax.adamw(lr, weight_decay=weight_decay)
 
     def step(carry, _):
         params, opt = carry
@@ -176,8 +174,8 @@ def _programs(fast_compile: bool):
     return {
         "fit": jit(_fit_vae, ("arch", "channels", "latent_dim", "steps", "batch")),
         "sample": jit(_sample, ("arch", "channels", "latent_dim", "n")),
-        "invert": jit(_invert, ("iters",)),
-        "sad": jit(_deep_sad, ("features", "steps")),
+        "invert": jit(_invert, ("iters", "eps")),
+        "sad": jit(_deep_sad, ("features", "steps", "weight_decay")),
         "dct": jax.jit(attribution.log_dct),
     }
 
@@ -208,11 +206,11 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
             jax.random.fold_in(k_fit, i), jnp.asarray(real_train), arch=arch[name],
             channels=config.channels, latent_dim=dim, steps=config.gen_steps,
             lr=config.gen_lr, batch=config.gen_batch, sigma=config.vae_sigma)
-        # G's training samples, its held-out samples, and 2048 draws for the anchor z̄;
+        # G's training samples, its held-out samples, and ``anchor_draws`` for the anchor z̄;
         # samples are stored as 8-bit images, as the reference saves them (PNG).
         images, acts = prog["sample"](gen[name], jax.random.fold_in(k_sample, i),
                                       arch=arch[name], channels=config.channels,
-                                      latent_dim=dim, n=n_tr + n_te + ANCHOR_DRAWS)
+                                      latent_dim=dim, n=n_tr + n_te + config.anchor_draws)
         images = _from_pixels(_to_pixels(np.asarray(images[: n_tr + n_te])))
         samples[name] = {"train": images[:n_tr], "test": images[n_tr:],
                          "anchor": jnp.mean(acts[n_tr + n_te:], axis=0)}
@@ -253,7 +251,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
         for m_idx, method in enumerate(METHODS):
             if method == "flipad":
                 feats = prog["invert"](last, anchor, all_img, config.alpha,
-                                       iters=config.lasso_iters)
+                                       iters=config.lasso_iters, eps=config.tanh_eps)
             elif method == "dctpad":
                 feats = prog["dct"](all_img)
             else:
@@ -268,7 +266,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
                     jax.random.fold_in(k_sad, 10 * t_idx + m_idx), train_x, labels,
                     std_weights[STANDARDISE[method]], test_x,
                     features=tuple(config.sad_features), steps=config.sad_steps,
-                    lr=config.sad_lr, eta=config.eta))
+                    lr=config.sad_lr, eta=config.eta, std_eps=config.std_eps,
+                    weight_decay=config.sad_weight_decay))
                 blocks = dict(zip(("", "_noisy", "_immune"), np.split(scores, 3), strict=True))
                 blocks = ({"_immune": blocks["_immune"]} if immune else
                           {"": blocks[""], "_noisy": blocks["_noisy"]})

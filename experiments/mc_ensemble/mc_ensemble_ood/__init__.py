@@ -7,8 +7,10 @@ _DATA = ("scikit-learn digits MLPs, ID = 0-4, near-OOD = 5-9, far-OOD = Fashion-
 
 
 def _vs(name, metric, baseline, higher, setting=_DATA, unit=""):
+    """A comparison of two arms trained on the same seeds: a paired test per seed."""
     return Claim(name=name, metric=metric, baseline=baseline, paper=None,
-                 higher_is_better=higher, setting=setting, unit=unit)
+                 higher_is_better=higher, setting=f"{setting}; paired per seed", unit=unit,
+                 paired=True)
 
 
 EXPERIMENT = Experiment(

@@ -42,10 +42,11 @@ NAIVE_TASKS, MC_TASKS = (CE, CE, CE), (CE, SUPCON, SIMCLR)
 def _data(config):
     x, y = load_digits(return_X_y=True)
     x, y = (x / 16.0).astype(np.float32), y.astype(np.int32)
-    rng = np.random.default_rng(0)
+    rng = np.random.default_rng(config.data_seed)
     ind = rng.permutation(np.flatnonzero(y < config.num_classes))
     n = len(ind)
-    train, val, test = np.split(ind, [int(0.6 * n), int(0.7 * n)])
+    train_end, val_end = config.split_fractions
+    train, val, test = np.split(ind, [int(train_end * n), int(val_end * n)])
     near = np.flatnonzero(y >= config.num_classes)
     folder = find_fashion_mnist(config.data_dir or None)
     fashion = read_idx(folder / FASHION_MNIST_FILES["test"][0]).astype(np.float32) / 255.0
@@ -81,9 +82,9 @@ def _features(encoder, x):
     return h
 
 
-def _augment(key, x, noise_std):
+def _augment(key, x, noise_std, max_shift):
     k_shift, k_noise = jax.random.split(key)
-    shifts = jax.random.randint(k_shift, (x.shape[0], 2), -1, 2)
+    shifts = jax.random.randint(k_shift, (x.shape[0], 2), -max_shift, max_shift + 1)
     imgs = x.reshape(-1, 8, 8)
     imgs = jax.vmap(lambda im, s: jnp.roll(im, s, axis=(0, 1)))(imgs, shifts)
     imgs = imgs + noise_std * jax.random.normal(k_noise, imgs.shape)
@@ -98,7 +99,8 @@ def _train_member(key, task, x, y, config):
 
     def loss_fn(params, xb, yb, key):
         k1, k2 = jax.random.split(key)
-        v1, v2 = _augment(k1, xb, config.noise_std), _augment(k2, xb, config.noise_std)
+        v1 = _augment(k1, xb, config.noise_std, config.max_shift)
+        v2 = _augment(k2, xb, config.noise_std, config.max_shift)
         f1, f2 = _features(params["encoder"], v1), _features(params["encoder"], v2)
         w, b = params["head"]
         ce = optax.softmax_cross_entropy_with_integer_labels(f1 @ w + b[None], yb).mean()
@@ -126,10 +128,10 @@ def _train_member(key, task, x, y, config):
     return params
 
 
-def _fit_probe(features, y, num_classes, steps):
+def _fit_probe(features, y, num_classes, steps, learning_rate):
     """Linear probe on frozen features (full-batch Adam)."""
     w0 = (jnp.zeros((features.shape[1], num_classes)), jnp.zeros(num_classes))
-    opt = optax.adam(1e-2)
+    opt = optax.adam(learning_rate)
 
     def step(carry, _):
         p, s = carry
@@ -223,7 +225,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
                             in_axes=(0, None, None)))(wide_keys, x_tr, y_tr)
     probes = jax.jit(jax.vmap(
         lambda enc: _fit_probe(_features(enc, x_tr), y_tr, config.num_classes,
-                               config.probe_steps)))(members["encoder"])
+                               config.probe_steps, config.probe_learning_rate)))(
+        members["encoder"])
 
     inputs = {s: jnp.asarray(data[s][0] if s == "train" else data[s])
               for s in ("train", "val", "test", "near", "far")}

@@ -10,6 +10,7 @@ EXPERIMENT = Experiment(
             name="MultiMax reaches lower validation perplexity than softmax",
             metric="val_perplexity_multimax",
             baseline="val_perplexity_softmax",
+            paired=True,
             higher_is_better=False,
             setting="char-level 2-block width-64 LM on Shakespeare, 500 steps; "
             "paper: word-level WikiText-103",

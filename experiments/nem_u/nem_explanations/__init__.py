@@ -20,11 +20,11 @@ EXPERIMENT = Experiment(
                    "(non-inferiority, paired over seeds)",
               metric="nem_mass_inside_plus_margin", baseline="relax_mass_inside",
               unit="", paired=True, setting=_SETTING + "; margin 0.05 fixed before the run"),
-        Claim(name="NEM explains faster than RELAX (explanations per second, same encoder, "
-                   "same images; speed-up reported as speedup_nem_over_relax)",
-              metric="nem_explanations_per_s", baseline="relax_explanations_per_s",
-              unit="/s", paired=True,
-              setting=_SETTING + "; wall-clock on a shared 2-core CPU, NEM timed as encoder + "
-              "decoder pass"),
+        Claim(name="NEM explains faster than RELAX (log10 explanations per second, same "
+                   "encoder, same images; speed-up reported as speedup_nem_over_relax)",
+              metric="nem_log10_explanations_per_s", baseline="relax_log10_explanations_per_s",
+              unit="", paired=True,
+              setting=_SETTING + "; interleaved wall-clock timing on a shared 2-core CPU, NEM "
+              "timed as encoder + decoder pass; log scale, as speed-ups are ratios"),
     ),
 )

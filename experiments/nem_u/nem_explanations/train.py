@@ -30,11 +30,6 @@ from jaxlab.explain import (
 from jaxlab.nn import simclr_loss
 from jaxlab.train import time_interleaved
 
-# Non-inferiority margins of the claims (fixed before the quick run).
-POINTING_MARGIN = 0.1
-MASS_MARGIN = 0.05
-
-
 
 class Projection(nn.Module):
     """SimCLR's projection head (trained with the encoder, dropped afterwards)."""
@@ -46,8 +41,10 @@ class Projection(nn.Module):
         return nn.Dense(self.dim)(nn.relu(nn.Dense(e.shape[-1])(e)))
 
 
-def augment(key, x, max_shift):
-    """A SimCLR view of ``x [b, S, S, 1]``: shift, flip, brightness/contrast, noise."""
+def augment(key, x, config):
+    """A SimCLR view of ``x [b, S, S, 1]``: shift (±``max_shift``), flip (probability
+    ``view_flip``), gain in ``view_gain``, bias in ±``view_bias``, noise ``view_noise``."""
+    max_shift = config.max_shift
     b, s = x.shape[0], x.shape[1]
     k_shift, k_flip, k_gain, k_bias, k_noise = jax.random.split(key, 5)
     padded = jnp.pad(x, ((0, 0), (max_shift, max_shift), (max_shift, max_shift), (0, 0)),
@@ -55,11 +52,13 @@ def augment(key, x, max_shift):
     shifts = jax.random.randint(k_shift, (b, 2), 0, 2 * max_shift + 1)
     x = jax.vmap(lambda im, sh: jax.lax.dynamic_slice(im, (sh[0], sh[1], 0), (s, s, 1)))(
         padded, shifts)
-    flip = jax.random.bernoulli(k_flip, 0.5, (b, 1, 1, 1))
+    flip = jax.random.bernoulli(k_flip, config.view_flip, (b, 1, 1, 1))
     x = jnp.where(flip, x[:, :, ::-1], x)
-    gain = jax.random.uniform(k_gain, (b, 1, 1, 1), minval=0.7, maxval=1.3)
-    bias = jax.random.uniform(k_bias, (b, 1, 1, 1), minval=-0.1, maxval=0.1)
-    return x * gain + bias + 0.05 * jax.random.normal(k_noise, x.shape)
+    low, high = config.view_gain
+    gain = jax.random.uniform(k_gain, (b, 1, 1, 1), minval=low, maxval=high)
+    bias = jax.random.uniform(k_bias, (b, 1, 1, 1), minval=-config.view_bias,
+                              maxval=config.view_bias)
+    return x * gain + bias + config.view_noise * jax.random.normal(k_noise, x.shape)
 
 
 def _models(config):
@@ -86,7 +85,7 @@ def trainers(config):
     def simclr_step(p, state, data, key):
         k_idx, k_aug = jax.random.split(key)
         x = data[jax.random.randint(k_idx, (config.simclr_batch,), 0, data.shape[0])]
-        views = augment(k_aug, jnp.concatenate([x, x]), config.max_shift)  # two views
+        views = augment(k_aug, jnp.concatenate([x, x]), config)  # two views
         loss, grads = jax.value_and_grad(simclr_loss_fn)(p, views)
         updates, state = simclr_opt.update(grads, state, p)
         return optax.apply_updates(p, updates), state, loss
@@ -224,7 +223,8 @@ def train_and_evaluate(
             repeats=config.time_repeats, warmup=1)
         for name, t in times.items():
             put(f"{name}_explanations_per_s", config.num_time / t)
+            put(f"{name}_log10_explanations_per_s", float(np.log10(config.num_time / t)))
         put("speedup_nem_over_relax", times["relax"] / times["nem"])
-        put("nem_pointing_game_plus_margin", out["nem_pointing_game"][-1] + POINTING_MARGIN)
-        put("nem_mass_inside_plus_margin", out["nem_mass_inside"][-1] + MASS_MARGIN)
+        put("nem_pointing_game_plus_margin", out["nem_pointing_game"][-1] + config.pointing_margin)
+        put("nem_mass_inside_plus_margin", out["nem_mass_inside"][-1] + config.mass_margin)
     return out

@@ -1,0 +1,77 @@
+"""Result rows: samples, the deciding test and its numbers; diagnostics apart from the tally;
+old rows (written before rows recorded samples) still render in the README block."""
+
+import json
+
+import numpy as np
+from scipy import stats
+
+from jaxlab.report import markdown, readme, registry
+from jaxlab.report.registry import Claim, Experiment, Paper
+
+PAPER = Paper(id="p", title="A paper", authors="A. Author")
+CLAIMS = (
+    Claim("beats", metric="m", baseline="b", paired=True, paper=3.0),
+    Claim("ablation", metric="m", baseline="b", diagnostic=True),
+    Claim("broken", metric="nan_metric", paper=1.0, tolerance=0.1),
+    Claim("exact", metric="count", baseline="count_b", deterministic=True,
+          higher_is_better=False),
+)
+EXPERIMENT = Experiment(name="e", claims=CLAIMS, paper=PAPER, module="unused")
+RESULTS = [{"m": [2.0, 2.2], "b": [1.0, 1.1], "nan_metric": [np.nan, 1.0], "count": 5.0,
+            "count_b": 9.0},
+           {"m": 1.9, "b": 1.05, "nan_metric": 1.0, "count": 5.0, "count_b": 9.0}]
+RECORD = {"experiment": EXPERIMENT, "results": RESULTS, "error": None, "seconds": 3.0,
+          "budget": 10.0}
+
+
+def _rows():
+    return {r["claim"]: r for r in markdown.claim_rows([RECORD])}
+
+
+def test_rows_record_samples_test_and_numbers():
+    rows = _rows()
+    beats = rows["beats"]
+    assert beats["ours_samples"] == [2.0, 2.2, 1.9] and beats["num_seeds"] == 3
+    assert beats["baseline_samples"] == [1.0, 1.1, 1.05]
+    ref = stats.ttest_rel([2.0, 2.2, 1.9], [1.0, 1.1, 1.05])
+    assert beats["test"] == "paired t-test" and beats["verdict"] == "supports"
+    np.testing.assert_allclose(beats["p_value"], ref.pvalue)
+    np.testing.assert_allclose([beats["ci_low"], beats["ci_high"]],
+                               ref.confidence_interval(0.95))
+    assert beats["paper"] == 3.0 and beats["kind"] == "better"
+    assert beats["deterministic"] is False and beats["diagnostic"] is False
+    assert json.loads(json.dumps(list(rows.values()), allow_nan=False))  # strict JSON
+    broken = rows["broken"]
+    assert broken["verdict"] == "failed" and "non-finite" in broken["reason"]
+    assert broken["ours_samples"][0] is None and broken["ours_mean"] is None
+    exact = rows["exact"]
+    assert exact["verdict"] == "supports" and exact["test"] == "exact"
+    assert exact["deterministic"] and exact["effect"] == 4.0
+
+
+def test_diagnostics_are_listed_apart_and_not_tallied():
+    rows = list(_rows().values())
+    counts = markdown.summary_counts(rows)
+    assert counts == {"supports": 2, "contradicts": 0, "inconclusive": 0, "failed": 1}
+    lines = markdown.claim_tables(rows)
+    split = lines.index("Diagnostics (not claimed by the paper; not tallied):")
+    assert any("ablation" in line for line in lines[split:])
+    assert not any("ablation" in line for line in lines[:split])
+    assert any("deterministic" in line and "exact" in line for line in lines)
+    assert any("failed: 1 non-finite" in line for line in lines)
+
+
+def test_readme_block_renders_old_and_new_rows(monkeypatch):
+    monkeypatch.setattr(registry, "discover_papers", lambda: {"p": (PAPER, {"e": EXPERIMENT,
+                                                                            "old": None})})
+    old = {"experiment": "old", "claim": "an old claim", "metric": "m", "paper": 1.0,
+           "ours_mean": 1.1, "ours_std": 0.1, "num_seeds": 1, "setting": "", "verdict":
+           "supports", "baseline": None, "baseline_mean": None, "baseline_std": None,
+           "unit": "%", "error": None}
+    block = readme.results_block({"e": list(_rows().values()), "old": [old]})
+    assert "| old | an old claim | 1% | 1.1 ± 0.1% (n=1) | — | — | supports |" in block
+    assert "Diagnostics (not tallied):" in block and "paired t-test" in block
+    assert "4 claims: 3 supports, 0 contradicts, 0 inconclusive, 1 failed; 1 diagnostics" \
+        in block
+    assert markdown.LEGEND in block
