@@ -211,8 +211,7 @@ def _cmd_list(args) -> int:
     if not papers:
         print("No experiment is registered yet.")
     for paper_id, (paper, experiments) in papers.items():
-        # Authors ending in "et al." must not gain a second period from the citation format.
-        print(f"{paper_id}: {paper.citation.replace('et al.. ', 'et al. ')}")
+        print(f"{paper_id}: {paper.citation}")
         for name, experiment in experiments.items():
             budget = experiment.get_config("quick").cpu_budget_s
             count = len(experiment.claims)

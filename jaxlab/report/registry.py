@@ -55,7 +55,7 @@ class Paper:
     def citation(self) -> str:
         """``Authors. Title. Venue`` — the one format the report prints."""
         title = self.title if self.title[-1:] in "?!." else f"{self.title}."
-        return f"{self.authors}. {title} {self.venue}"
+        return f"{self.authors.rstrip('.')}. {title} {self.venue}"
 
 
 @dataclasses.dataclass(frozen=True)

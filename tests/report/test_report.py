@@ -63,7 +63,8 @@ def test_runner_seeds_resume_and_overrides(tmp_path):
     runner.run_experiment(experiment, tmp_path, overrides=["lr=0.5"])  # cached
     assert (tmp_path / "seed_1" / "calls.txt").read_text() == "x"
     runner.run_experiment(experiment, tmp_path, overrides=["lr=0.7"])  # config changed
-    assert (tmp_path / "seed_1" / "calls.txt").read_text() == "xx"
+    # A changed config empties the seed folder and runs it once more.
+    assert (tmp_path / "seed_1" / "calls.txt").read_text() == "x"
 
 
 def test_reproduce_in_worker_processes_gives_the_same_records(tmp_path):
