@@ -38,6 +38,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.room = 3  # 9 × 9 cells with walls (room 4 at the paper preset)
     c.step_size = 0.5
     c.segment = 100  # steps per episode (collection segments and evaluation episodes)
+    c.goal_radius = 0.5  # evaluation: a goal is reached within 0.5 cells
     c.far_rooms = 2  # "far" goals: at least this many rooms away (Manhattan over rooms)
     # World model and landmarks. stochastic_latent: an RSSM (GRU state h of size latent,
     # Gaussian z of size stoch, KL balancing and free nats as DreamerV2); else the
@@ -53,6 +54,10 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.num_landmarks = 16
     c.code_dim = 16
     c.wm_lr = 1e-3
+    c.grad_clip = 100.0  # global-norm clip of every update (DreamerV2's 100)
+    c.adam_eps = 1e-5
+    c.vq_decay = 0.99  # EMA decay of the landmark codebook
+    c.vq_min_count = 1.0  # codes used less than this (EMA count) are re-seeded
     c.wm_batch = 32
     c.wm_length = 16
     # Behaviours (Dreamer actor-critic in imagination).
