@@ -36,5 +36,8 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.eval_size = {"smoke": 256, "quick": 1024, "paper": 8192}[preset]
     c.init_std = 0.01
     c.accuracy_level = 0.9  # steps to 90 % preference accuracy per behaviour
-    c.misalign_level = 0.5  # flipped preferences "win": the policy prefers them on half
+    # Flipped preferences "win": the policy prefers them on 90 % of the held-out prompts
+    # (mean over behaviours). Not 0.5: an untrained head sits at chance, about 0.5, and
+    # would "win" at step 1 (the run reports that start accuracy per seed).
+    c.misalign_level = 0.9
     return c

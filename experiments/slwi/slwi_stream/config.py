@@ -20,6 +20,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.channels = (16, 32)
     c.train_steps = 400
     c.train_batch = 128
+    c.source_lr = 2e-3  # Adam on the clean training images (source model)
     c.batch_size = 64  # test-stream batch
     c.batches_per_segment = 8
     c.passes = 3
@@ -29,12 +30,14 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
                                             warmup=5))
     c.pull = 0.9  # mean-reversion arm: θ ← pull·θ + (1 − pull)·θ₀ (= SLWI's b)
     c.source_eval = 1000  # clean test images for the source error after the stream
+    c.timing_rounds = 15  # interleaved TENT / SLWI timing rounds (one overhead sample each)
     if preset == "smoke":
         c.train_steps = 20
         c.batches_per_segment = 2
         c.passes = 1
         c.num_seeds = 2
         c.source_eval = 128
+        c.timing_rounds = 3
     if preset == "paper":
         c.image_size = 28
         c.train_steps = 2000
