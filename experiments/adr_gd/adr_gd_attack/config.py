@@ -11,9 +11,10 @@ steps).
 Power (chosen before the run; ``jaxlab.report.power.seeds_for_power``, α = 0.05, power 0.8,
 paired t-test of the per-seed success rates). Smallest effect worth reporting: 5 points of
 success rate. The committed pilot pooled images, so the per-seed sd of the ADR − PGD
-difference is bounded from its discordance: the two attacks disagree on at most ~5 % of the
-images, i.e. sd ≈ √(0.05/100) = 0.022 for 100 images per seed. That needs 4 seeds (3: power
-0.55); quick runs 5 (power 0.96), vmapped: about 5/3 of the 28 s pilot wall time.
+difference is bounded from its discordance, assumed at most 5 % of the images (the pilot's
+rates differ by 0.3 points and both attacks succeed on the same images, docs/adr_gd.md):
+sd ≈ √(0.05/100) = 0.022 for 100 images per seed. That needs 4 seeds (3: power 0.55);
+quick runs 5 (power 0.96), vmapped: about 5/3 of the 28 s pilot wall time.
 """
 
 import ml_collections
