@@ -21,6 +21,13 @@ Hyper-parameters from the reference code (``agent/drstrategy.yaml``, ``configs/d
 discount 0.99, λ 0.95, imagination horizon 15, code dimension 16, 64 landmarks (16 here),
 256 TDP positives with negative factor 0.1, reach thresholds 0.07 / 0.05 (MSE), at most 100
 highway steps.
+
+Power (chosen before the run; ``jaxlab.report.power.seeds_for_power``, α = 0.05, power 0.8,
+paired t-test over seeds). Smallest effect worth reporting: 0.1 success on far goals. Pilot:
+the committed quick results, both achievers 0.022 ± 0.050 over 5 seeds; the per-seed
+difference's sd is at most √2 · 0.050 = 0.070, which needs 7 seeds (5: power 0.67). The quick
+run already takes about twice its 150 s budget with 5 seeds on the shared CPU, so quick keeps
+5 (power 0.67 at the bound; more where the pairing removes the seeds' shared difficulty).
 """
 
 import ml_collections
