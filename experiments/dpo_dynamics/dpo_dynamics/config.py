@@ -17,7 +17,7 @@ committed quick pilot's sds, 10 seeds). Steps to 90 % (equal mixture): effect 14
 ≤ 368 → 3 seeds; unequal mixture: 531, ≤ 274 → 5; early slope: 0.144, ≤ 0.014 → 3; R²:
 0.124, ≤ 0.0033 → 4. Misalignment at the new 90 % threshold (a 10-seed quick pilot of this
 change, since the committed pilot used the 0.5 threshold): the fresh head's steps have sd
-15.6; the smallest effect worth reporting, 50 steps (10 % of the stage), needs 3 seeds.
+15.6; the smallest effect worth reporting, 50 steps (10 % of the stage), needs 4 seeds.
 Quick keeps 10 seeds (vmapped, seconds on an idle machine): power ≥ 0.99 for every claim.
 """
 
