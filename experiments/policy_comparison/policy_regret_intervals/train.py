@@ -72,7 +72,7 @@ def _intervals(v1, p0, lo, hi):
 
 
 @functools.partial(jax.jit, static_argnums=(1, 2, 5, 6, 7))
-def _replications(keys, num_samples, setting, lam, beta, num_z, folds, steps, ridge=1e-3):
+def _replications(keys, num_samples, setting, lam, beta, num_z, folds, steps, ridge):
     def one(key):
         k_data, k_fold = jax.random.split(key)
         dat = P.simulate_policy_data(k_data, num_samples, setting, lam, beta, num_z)
