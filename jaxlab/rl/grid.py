@@ -43,10 +43,74 @@ from jax.typing import ArrayLike
 
 from jaxlab.rl.envs import LAYOUTS, CellLayout, MazeState, _free_cells, layout_array
 
-__all__ = ["GRID_MOVES", "GridRooms", "make_grid_rooms"]
+__all__ = ["GRID_MOVES", "GridRooms", "make_grid_rooms", "room_cells", "room_of"]
 
 GRID_MOVES = np.array([[0, 1], [1, 0], [0, -1], [-1, 0]], np.int32)
 """``[4, 2]`` (Δrow, Δcol) of actions 0..3: +x (east), +y (row + 1), −x, −y."""
+
+
+def room_cells(rooms_per_side: int, room: int, rooms) -> np.ndarray:
+    """The free cells inside the given rooms of a ``rooms_layout(rooms_per_side, room)`` maze.
+
+    Room ``(i, j)`` (row ``i``, column ``j`` of rooms, ``(0, 0)`` top-left) covers the cells
+    ``(i·(room + 1) + 1 + r, j·(room + 1) + 1 + c)`` for ``r, c ∈ 0 .. room − 1``; doors
+    (the one-cell gaps in the walls between rooms) belong to no room. Host-side NumPy.
+
+    Args:
+      rooms_per_side: rooms per side of the maze (``n`` of ``rooms_layout(n, room)``).
+      room: free cells per side of one room.
+      rooms: iterable of ``(i, j)`` room indices, each in ``0 .. rooms_per_side − 1``.
+
+    Returns:
+      ``[len(rooms) · room², 2]`` int32 (row, col) cells, room by room, row-major inside a
+      room.
+
+    Raises:
+      ValueError: ``rooms_per_side < 1``, ``room < 1`` or a room index out of range.
+
+    Example:
+      >>> room_cells(2, 1, [(1, 1)]).tolist()
+      [[3, 3]]
+    """
+    if rooms_per_side < 1 or room < 1:
+        raise ValueError(f"rooms_per_side and room must be >= 1, got {rooms_per_side}, {room}")
+    rooms = np.asarray(list(rooms), np.int64).reshape(-1, 2)
+    if ((rooms < 0) | (rooms >= rooms_per_side)).any():
+        raise ValueError(f"rooms must be (i, j) in 0..{rooms_per_side - 1}, got {rooms.tolist()}")
+    offsets = np.stack(np.meshgrid(np.arange(room), np.arange(room), indexing="ij"), -1)
+    cells = rooms[:, None, None, :] * (room + 1) + 1 + offsets[None]
+    return cells.reshape(-1, 2).astype(np.int32)
+
+
+def room_of(cells: ArrayLike, room: int) -> tuple[np.ndarray, np.ndarray]:
+    """Room index and door flag of free (row, col) cells of a ``rooms_layout(n, room)`` maze.
+
+    The inverse of :func:`room_cells`: ``(i, j) = (cell − 1) // (room + 1)``; a cell on a
+    wall row or column (``(cell − 1) mod (room + 1) = room``) is a door, and gets the index
+    of the room to its north (south door) or west (east door).
+
+    Args:
+      cells: ``[n, 2]`` integer (row, col) free cells.
+      room: free cells per side of one room.
+
+    Returns:
+      ``(rooms [n, 2] int32, door [n] bool)``.
+
+    Raises:
+      ValueError: ``room < 1`` or ``cells`` not an integer ``[n, 2]`` array.
+
+    Example:
+      >>> rooms, door = room_of(np.array([[1, 1], [2, 4], [5, 6]]), room=3)
+      >>> rooms.tolist(), door.tolist()
+      ([[0, 0], [0, 0], [1, 1]], [False, True, False])
+    """
+    if room < 1:
+        raise ValueError(f"room must be >= 1, got {room}")
+    cells = np.asarray(cells)
+    if cells.ndim != 2 or cells.shape[1] != 2 or not np.issubdtype(cells.dtype, np.integer):
+        raise ValueError(f"cells must be integer [n, 2], got shape {cells.shape} {cells.dtype}")
+    rel = (cells - 1) % (room + 1)
+    return ((cells - 1) // (room + 1)).astype(np.int32), (rel == room).any(axis=1)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

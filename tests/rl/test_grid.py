@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from jaxlab.rl import LAYOUTS, make_grid_rooms, rooms_layout
+from jaxlab.rl.grid import room_cells, room_of
 from jaxlab.train.rl import PPOConfig, make_ppo_train
 
 # (Δrow, Δcol) of actions 0..3, written out independently of GRID_MOVES.
@@ -251,3 +252,72 @@ def test_ppo_solves_four_rooms_from_a_fixed_start():
     assert d == 8
     assert (steps_per_episode[:, 0] > 2 * d).all()  # the initial policy wanders
     assert (sr[:, -3:] > 0.95).all() and (steps_per_episode[:, -3:] < 1.1 * d).all()
+
+
+# ----------------------------------------------------------------------- room geometry
+def brute_force_rooms(layout):
+    """Doors by their neighbourhood, rooms as connected components of the other free cells.
+
+    A door is a free cell with walls on two opposite sides and free cells on the other two
+    (true of no room cell when rooms are at least 2 × 2). Rooms are the 4-connected
+    components of the free non-door cells; returned as {centroid (row, col): set of cells}.
+    """
+    walls = parse(layout)
+    free = [tuple(c) for c in np.argwhere(~walls)]
+    doors = set()
+    for r, c in free:
+        ns = walls[r, c + 1], walls[r, c - 1]
+        ew = walls[r + 1, c], walls[r - 1, c]
+        if (all(ns) and not any(ew)) or (all(ew) and not any(ns)):
+            doors.add((r, c))
+    left = set(free) - doors
+    rooms = {}
+    while left:
+        seed = left.pop()
+        comp, queue = {seed}, deque([seed])
+        while queue:
+            r, c = queue.popleft()
+            for dr, dc in MOVES.values():
+                if (r + dr, c + dc) in left:
+                    left.remove((r + dr, c + dc))
+                    comp.add((r + dr, c + dc))
+                    queue.append((r + dr, c + dc))
+        rooms[tuple(np.mean(sorted(comp), axis=0))] = comp
+    return doors, rooms
+
+
+@pytest.mark.parametrize("n,room", [(1, 2), (2, 3), (3, 3), (3, 5), (4, 2)])
+def test_room_geometry_matches_brute_force(n, room):
+    doors, rooms = brute_force_rooms(rooms_layout(n, room))
+    assert len(rooms) == n * n
+    free = np.array(sorted(doors | set().union(*rooms.values())), np.int32)
+    idx, door = room_of(free, room)
+    assert {tuple(c) for c in free[door]} == doors
+    for i in range(n):
+        for j in range(n):
+            cells = room_cells(n, room, [(i, j)])
+            # The room at grid position (i, j) is the component centred at the centre of
+            # the (i, j)-th block of room + 1 cells, found independently above.
+            centre = (i * (room + 1) + 1 + (room - 1) / 2, j * (room + 1) + 1 + (room - 1) / 2)
+            assert {tuple(c) for c in cells.tolist()} == rooms[centre]
+            assert (room_of(cells, room)[0] == [i, j]).all()
+            assert not room_of(cells, room)[1].any()
+    # Several rooms at once: the concatenation, in the order given.
+    both = room_cells(n, room, [(n - 1, 0), (0, n - 1)])
+    parts = [room_cells(n, room, [r]) for r in [(n - 1, 0), (0, n - 1)]]
+    np.testing.assert_array_equal(both, np.concatenate(parts))
+    # A door gets the room to its north (south door) or west (east door).
+    for r, c in doors:
+        i, j = room_of(np.array([[r, c]]), room)[0][0]
+        centre = (i * (room + 1) + 1 + (room - 1) / 2, j * (room + 1) + 1 + (room - 1) / 2)
+        assert (r - 1, c) in rooms[centre] or (r, c - 1) in rooms[centre]
+
+def test_room_geometry_bad_input():
+    with pytest.raises(ValueError, match="rooms must be"):
+        room_cells(2, 3, [(2, 0)])
+    with pytest.raises(ValueError, match="rooms_per_side and room"):
+        room_cells(2, 0, [(0, 0)])
+    with pytest.raises(ValueError, match="cells must be integer"):
+        room_of(np.array([[1.0, 1.0]]), 3)
+    with pytest.raises(ValueError, match="room must be"):
+        room_of(np.array([[1, 1]]), 0)

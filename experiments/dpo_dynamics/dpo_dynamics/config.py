@@ -10,6 +10,16 @@ DPO-aligned head trained on flipped preferences against a fresh head.
 Command: ``jaxlab run dpo_dynamics --preset quick`` (quick: ≈ 20 s on 2 CPU cores, 10 seeds
 batched with vmap; smoke: ≈ 5 s). The paper reports orderings, not table values (no
 headline number); its model and definitions were recalled from the abstract (unverified).
+
+Power ( ``jaxlab.report.power.seeds_for_power``, α = 0.05, power
+0.8, paired t-tests over seeds, per-seed difference sd bounded by √(s₁² + s₂²) of the
+committed quick pilot's sds, 10 seeds). Steps to 90 % (equal mixture): effect 1428 steps, sd
+≤ 368 → 3 seeds; unequal mixture: 531, ≤ 274 → 5; early slope: 0.144, ≤ 0.014 → 3; R²:
+0.124, ≤ 0.0033 → 4. Misalignment at the new 90 % threshold (a 10-seed quick pilot of this
+change, since the committed pilot used the 0.5 threshold): the fresh head's steps have sd
+15.6; the smallest effect worth reporting, 50 steps (10 % of the stage), needs 4 seeds.
+Quick keeps its 10 seeds (vmapped, seconds on an idle machine; unchanged after the pilot):
+power ≥ 0.99 for every claim.
 """
 
 import ml_collections
@@ -36,5 +46,8 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.eval_size = {"smoke": 256, "quick": 1024, "paper": 8192}[preset]
     c.init_std = 0.01
     c.accuracy_level = 0.9  # steps to 90 % preference accuracy per behaviour
-    c.misalign_level = 0.5  # flipped preferences "win": the policy prefers them on half
+    # Flipped preferences "win": the policy prefers them on 90 % of the held-out prompts
+    # (mean over behaviours). Not 0.5: an untrained head sits at chance, about 0.5, and
+    # would "win" at step 1 (the run reports that start accuracy per seed).
+    c.misalign_level = 0.9
     return c

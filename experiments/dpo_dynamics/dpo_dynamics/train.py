@@ -35,6 +35,16 @@ def _margin_direction(w: jax.Array) -> jax.Array:
     return w[0] - w[1]  # w_Yes − w_No
 
 
+def _policy_accuracy(w, eval_batch, flip, num_beh: int) -> jax.Array:
+    """Per behaviour ``[K]``: share of eval prompts where the head prefers the chosen answer
+    (the rejected one when ``flip``)."""
+    chosen = jnp.where(flip, eval_batch.rejected, eval_batch.chosen)
+    sign = jnp.where(chosen == 0, 1.0, -1.0)
+    onehot = jax.nn.one_hot(eval_batch.behaviour, num_beh)
+    correct = (sign * (eval_batch.embeddings @ _margin_direction(w)) > 0).astype(jnp.float32)
+    return (onehot * correct[:, None]).sum(0) / onehot.sum(0)
+
+
 def _train(key, w0, w_ref, weights, flip, problem, config, loss: str, steps: int):
     """One SGD run of the head; per-step eval metrics per behaviour."""
     directions, deltas, offset, eval_batch = problem
@@ -62,11 +72,11 @@ def _train(key, w0, w_ref, weights, flip, problem, config, loss: str, steps: int
         w = w - lr * jax.grad(objective)(w, batch)
         v = _margin_direction(w)
         implicit = sign_eval * (g_eval @ (v - v_ref))  # sign of the DPO implicit-reward margin
-        policy = sign_eval * (g_eval @ v)  # the policy itself prefers the chosen answer
         per_beh = lambda x: (onehot * x[:, None]).sum(0) / counts  # noqa: E731
         metrics = {
             "accuracy": per_beh((implicit > 0).astype(jnp.float32)),
-            "policy_accuracy": per_beh((policy > 0).astype(jnp.float32)),
+            # The policy itself prefers the chosen answer.
+            "policy_accuracy": _policy_accuracy(w, eval_batch, flip, num_beh),
             "loss": per_beh(jax.nn.softplus(-beta * implicit)),
             "projection": directions @ (v - v0),  # Δ(w_Yes − w_No)·u_k
         }
@@ -127,10 +137,12 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         _, mis_aligned = run(k_d, w_dpo, w_dpo, equal, True, loss="dpo", steps=ms)
         _, mis_fresh = run(k_d, w0, w0, equal, True, loss="dpo", steps=ms)
         del k_e
-        return dpo, sft, uneq, mis_aligned, mis_fresh
+        # Chance: how often the untrained head already prefers the flipped answers.
+        chance = _policy_accuracy(w0, eval_batch, True, num_beh).mean()
+        return dpo, sft, uneq, mis_aligned, mis_fresh, chance
 
     keys = jax.random.split(jax.random.key(config.seed), config.num_seeds)
-    dpo, sft, uneq, mis_aligned, mis_fresh = jax.device_get(
+    dpo, sft, uneq, mis_aligned, mis_fresh, chance = jax.device_get(
         batch_runs(one_seed, in_axes=0, method="vmap")(keys)
     )
     level = config.accuracy_level
@@ -153,6 +165,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     results["spearman_early_slope"] = [
         float(stats.spearmanr(deltas_np, row).statistic) for row in slopes
     ]
+    results["misalign_start_accuracy_fresh"] = np.asarray(chance).tolist()
     for name, hist in (("aligned", mis_aligned), ("fresh", mis_fresh)):
         policy = np.asarray(hist["policy_accuracy"]).mean(-1)[..., None]  # [seeds, T, 1]
         win = config.misalign_level

@@ -49,6 +49,7 @@ from jaxlab.rl import (
     temporal_distance_pairs,
     world_model_loss,
 )
+from jaxlab.rl.grid import room_of
 from jaxlab.rl.rssm import RSSM, rssm_loss
 from jaxlab.rl.world_model import MLP
 from jaxlab.train import jit_run, scan_run
@@ -56,14 +57,7 @@ from jaxlab.train import jit_run, scan_run
 NUM_ACTIONS = 4
 
 
-# --------------------------------------------------------------------------- maze geometry
-def room_of(cells: np.ndarray, room: int) -> tuple[np.ndarray, np.ndarray]:
-    """Room index ``[n, 2]`` of (row, col) cells and whether each is a door cell."""
-    rel = (cells - 1) % (room + 1)
-    door = (rel == room).any(1)
-    return (cells - 1) // (room + 1), door
-
-
+# --------------------------------------------------------------------------- maze
 def make_env(c, start_room_only: bool = True, goal_radius: float = 1e-3, max_steps=None):
     layout = rooms_layout(c.rooms_per_side, c.room)
     walls = make_point_maze(layout).walls
@@ -140,7 +134,7 @@ def _pad(x: jax.Array, dim: int) -> jax.Array:
 
 def _txs(c):
     def tx(lr):
-        return optax.chain(optax.clip_by_global_norm(100.0), optax.adam(lr, eps=1e-5))
+        return optax.chain(optax.clip_by_global_norm(c.grad_clip), optax.adam(lr, eps=c.adam_eps))
 
     return tx(c.wm_lr), tx(c.ac_lr)
 
@@ -230,8 +224,8 @@ def train_step(nets, c, agent: Agent, buffer, key, step_index) -> tuple[Agent, d
     (vq_loss, (z_e, codes)), g = jax.value_and_grad(landmark_loss, has_aux=True)(
         agent.vq, nets.vq, agent.vq_state.codebook, h)
     vq, o_vq = _apply(wtx, agent.vq, o_vq, g)
-    state = ema_update(agent.vq_state, z_e, codes, decay=0.99)
-    reseeded = reseed_dead_codes(state, z_e, k_seed, min_count=1.0)
+    state = ema_update(agent.vq_state, z_e, codes, decay=c.vq_decay)
+    reseeded = reseed_dead_codes(state, z_e, k_seed, min_count=c.vq_min_count)
     state = jax.tree.map(lambda x, y: jnp.where(step_index % c.resample_every == 0, x, y),
                          reseeded, state)
     agent = agent._replace(wm=wm, vq=vq, vq_state=state)
@@ -386,7 +380,7 @@ def coverage(walls: np.ndarray, pos: jax.Array) -> jax.Array:
 # --------------------------------------------------------------------------- one seed
 def make_run(c):
     nets = make_nets(c)
-    env = make_env(c, goal_radius=0.5)  # start room only; goal reached within 0.5 cells
+    env = make_env(c, goal_radius=c.goal_radius)  # start room only
     walls = env.walls
     free = np.argwhere(~walls).astype(np.int32)
     rooms, door = room_of(free, c.room)
@@ -479,16 +473,14 @@ def make_run(c):
 
 
 def _plot_landmarks(res, meta, workdir: str, seed_index: int = 0) -> str:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # no pyplot: no backend, no global state
 
     walls = meta["walls"]
     pos = np.asarray(res["replay_pos"][seed_index])
     code = np.asarray(res["replay_code"][seed_index])
     lm = np.asarray(res["landmark_pos"][seed_index])
-    fig, ax = plt.subplots(figsize=(4.5, 4.5))
+    fig = Figure(figsize=(4.5, 4.5))
+    ax = fig.subplots()
     ax.imshow(walls, cmap="Greys", extent=(0, walls.shape[1], walls.shape[0], 0), alpha=0.6)
     ax.scatter(pos[:, 0], pos[:, 1], c=code, cmap="tab20", s=2, alpha=0.5)
     ax.scatter(lm[:, 0], lm[:, 1], c=np.arange(len(lm)), cmap="tab20", marker="*", s=180,
@@ -497,7 +489,6 @@ def _plot_landmarks(res, meta, workdir: str, seed_index: int = 0) -> str:
     fig.tight_layout()
     path = os.path.join(workdir, "landmarks.png")
     fig.savefig(path, dpi=100)
-    plt.close(fig)
     return path
 
 

@@ -19,6 +19,7 @@ import numpy as np
 import optax
 
 from jaxlab.rl import cell_distances, make_point_maze, rooms_layout, shortest_path_direction
+from jaxlab.rl.grid import room_cells
 from jaxlab.rl.mscp import (
     MLP,
     ensemble_disagreement,
@@ -44,32 +45,23 @@ SETTINGS = {  # name: (layout key, noisy, arms, passive rooms)
     "long": ("long_layout", False, ("fast", "fast_slow"), "all"),
     "noisy": ("layout", True, ("scratch", "fast_slow"), "limited"),
 }
-ROOM = 3
-
-
-def room_cells(rooms_per_side: int, rooms) -> np.ndarray:
-    """(row, col) free cells of the given rooms (i, j) of a ``rooms_layout`` maze."""
-    cells = [
-        (i * (ROOM + 1) + 1 + r, j * (ROOM + 1) + 1 + c)
-        for i, j in rooms for r in range(ROOM) for c in range(ROOM)
-    ]
-    return np.array(cells, np.int32)
 
 
 def make_envs(config, layout_key: str, noisy: bool, coverage: str):
     n = {"four_rooms": 2, "nine_rooms": 3}[config[layout_key]]
     long = layout_key == "long_layout"
-    layout = rooms_layout(n, ROOM)
+    layout = rooms_layout(n, config.room)
     noise = config.noise if noisy else 0.0
     task = make_point_maze(
-        layout, start_cells=room_cells(n, [(0, 0)]), goal_cells=room_cells(n, [(n - 1, n - 1)]),
+        layout, start_cells=room_cells(n, config.room, [(0, 0)]),
+        goal_cells=room_cells(n, config.room, [(n - 1, n - 1)]),
         step_size=config.step_size, noise=noise,
         max_steps=config.long_max_steps if long else config.max_steps,
     )
     rooms = [(i, j) for i in range(n) for j in range(n)]
     if coverage == "limited":  # leave out the bottom-left room
         rooms = [r for r in rooms if r != (n - 1, 0)]
-    cells = room_cells(n, rooms)
+    cells = room_cells(n, config.room, rooms)
     traj_len = config.long_traj_len if long else config.traj_len
     passive = make_point_maze(
         layout, start_cells=cells, goal_cells=cells, step_size=config.step_size, noise=noise,
@@ -121,11 +113,12 @@ def pretrain(key, states, config, reach_radius: float):
         k_sub = jnp.minimum(t + jax.random.randint(ks[2], (b,), 1, config.proposal_horizon + 1),
                             t_len - 1)
         l_prop = proposal_loss(p.proposal, prop_net.apply, s, s1, states[i, k_sub])
-        # Hindsight goals: a later state of the same trajectory, or (30%) any passive state.
+        # Hindsight goals: a later state of the same trajectory, or any passive state (with
+        # probability random_goal_frac).
         fut = jax.random.randint(ks[3], (b,), 0, t_len) % (t_len - 1 - t) + t + 1
         j = jax.random.randint(ks[4], (b,), 0, n)
         rand = states[j, jax.random.randint(ks[5], (b,), 0, t_len)]
-        use_rand = (jax.random.uniform(k, (b,)) < 0.3)[:, None]
+        use_rand = (jax.random.uniform(k, (b,)) < config.random_goal_frac)[:, None]
         g = jnp.where(use_rand, rand, states[i, fut])
         l_val = goal_value_loss(
             p.value, target_v, value_net.apply, s, s1, g, gamma=config.gamma_value,
@@ -156,11 +149,11 @@ class GuideArgs(NamedTuple):
 def make_guide(config, num_actions: int, min_value: float) -> Guide:
     h = (config.hidden, config.hidden)
     prop_net, value_net, idm_net = MLP(2, h), MLP(1, h), MLP(num_actions, h)
-    tx = optax.adam(1e-3)
+    tx = optax.adam(config.idm_lr)
     e = config.idm_ensemble
 
     def idm_logits(idm, s, s_next):  # [E, n, K]
-        x = jnp.concatenate([s, 10.0 * (s_next - s)], -1)
+        x = jnp.concatenate([s, config.idm_delta_scale * (s_next - s)], -1)
         return jax.vmap(lambda p: idm_net.apply(p, x))(idm)
 
     def init(key, args: GuideArgs):
@@ -248,9 +241,8 @@ def run_setting(config, name: str, seed_keys) -> dict[str, np.ndarray]:
         jax.vmap(prepare), fast_compile=config.fast_compile)(seed_keys)
     gamma = config.gamma_value
     min_value = -(1 - gamma**config.subgoal_horizon) / (1 - gamma)
-    ppo = PPOConfig(num_envs=config.num_envs, num_steps=config.num_steps,
-                    num_updates=config.num_updates, lr=config.ppo_lr,
-                    guide_coef=config.guide_coef)
+    ppo_hp = config.ppo.to_dict()
+    ppo = PPOConfig(**{**ppo_hp, "hidden": tuple(ppo_hp["hidden"])})
     train = make_ppo_train(task, ppo, make_guide(config, task.num_actions, min_value))
     n_arms, n_seeds = len(arms), seed_keys.shape[0]
     flags = jnp.repeat(jnp.asarray([ARMS[a] for a in arms]), n_seeds, axis=0)
@@ -270,12 +262,10 @@ def run_setting(config, name: str, seed_keys) -> dict[str, np.ndarray]:
 
 
 def _plot(results, workdir: str) -> None:
-    import matplotlib
+    from matplotlib.figure import Figure  # no pyplot: no backend, no global state
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, len(results), figsize=(5 * len(results), 3.5))
+    fig = Figure(figsize=(5 * len(results), 3.5))
+    axes = fig.subplots(1, len(results))
     for ax, (name, r) in zip(np.atleast_1d(axes), results.items(), strict=True):
         for arm, curve in zip(r["arms"], r["curves"], strict=True):
             mean = curve.mean(0)
@@ -286,7 +276,6 @@ def _plot(results, workdir: str) -> None:
         ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(os.path.join(workdir, "success_curves.png"), dpi=100)
-    plt.close(fig)
 
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[str, Any]:

@@ -2,59 +2,74 @@
 
 from jaxlab.report import Claim, Experiment
 
+_PER_REP = "one sample per replication (seed), the share over its cases"
+
 EXPERIMENT = Experiment(
     name="policy_regret_intervals",
     claims=(
         Claim(
-            name="δ-regret intervals are never wider than standard ones",
+            name="δ-regret intervals are never wider than standard ones (sanity check)",
             metric="frac_delta_not_wider",
             paper=1.0,
-            tolerance=0.0,
-            setting="all metrics, assumptions, N, estimators and replications; paper: "
-            "stated as a result (no number)",
+            test="at_least",
+            diagnostic=True,
+            setting="all metrics, assumptions, N, estimators; δ takes its extremes over the "
+            "same box as the standard interval, so 1.0 holds by construction: a check of the "
+            f"code, not of the paper; {_PER_REP}",
         ),
         Claim(
             name="δ-regret intervals are much tighter",
             metric="width_delta",
             baseline="width_standard",
             higher_is_better=False,
-            setting="oracle nuisances, MSM Λ = 2, N = 5k, mean width over 5 metrics; "
-            "paper: figures only",
+            paired=True,
+            setting="oracle nuisances, MSM Λ = 2, N = 5k, mean width over 5 metrics per "
+            "replication; the sign holds by construction, the claim's content is the size "
+            "(effect and CI); paper: figures only",
         ),
         Claim(
-            name="oracle intervals contain the true regret",
+            name="oracle intervals contain the true regret (sanity check)",
             metric="oracle_coverage_delta",
             paper=1.0,
-            tolerance=0.0,
-            setting="true regret from the simulated outcome model; MSM and IV settings",
+            test="at_least",
+            diagnostic=True,
+            setting="true regret from the simulated outcome model; MSM and IV settings; "
+            f"valid bounds contain it by construction; {_PER_REP}",
         ),
         Claim(
-            name="estimated (DR, cross-fit) δ-intervals cover near the nominal rate",
+            name="estimated (DR, cross-fit) δ-intervals cover at least the nominal rate",
             metric="dr_coverage_delta",
             paper=0.95,
-            tolerance=0.05,
-            setting="N = 20k, Λ ∈ {1.4, 2}, JAX logistic nuisances, K = 5 folds; intervals "
-            "without sampling margin (as the reference)",
+            test="at_least",
+            setting="0.95 is the nominal level, not a paper number (the paper reports no "
+            "coverage); one-sided: over-coverage is no failure; N = 20k, Λ ∈ {1.4, 2}, JAX "
+            "logistic nuisances, K = 5 folds; intervals without sampling margin (as the "
+            f"reference); {_PER_REP}",
         ),
         Claim(
             name="widths shrink as Λ → 1",
             metric="width_delta_lambda_1p4",
             baseline="width_delta_lambda_2",
             higher_is_better=False,
-            setting="oracle nuisances, N = 5k",
+            paired=True,
+            setting="oracle nuisances, N = 5k; the same replications at both Λ",
         ),
         Claim(
             name="widths shrink with a stronger instrument",
             metric="width_delta_iv_strong",
             baseline="width_delta_iv_weak",
             higher_is_better=False,
-            setting="|Z| = 5 levels, instrument loading 2 vs 0.5 on the logit of D, oracle",
+            paired=True,
+            setting="|Z| = 5 levels, instrument loading 2 vs 0.5 on the logit of D, oracle; "
+            "the same replication keys at both strengths",
         ),
         Claim(
             name="only the δ-interval excludes 0 in some cases",
             metric="frac_only_delta_excludes_zero",
-            baseline="frac_only_standard_excludes_zero",
-            setting="fraction of (setting, metric, replication) cases, all estimators",
+            diagnostic=True,
+            setting="share of (setting, metric, estimator) cases per replication; the δ "
+            "interval lies inside the standard one, so the reverse share is 0 by "
+            "construction and no test can contradict the claim: reported, not tallied",
         ),
     ),
 )

@@ -72,7 +72,7 @@ def _intervals(v1, p0, lo, hi):
 
 
 @functools.partial(jax.jit, static_argnums=(1, 2, 5, 6, 7))
-def _replications(keys, num_samples, setting, lam, beta, num_z, folds, steps, ridge=1e-3):
+def _replications(keys, num_samples, setting, lam, beta, num_z, folds, steps, ridge):
     def one(key):
         k_data, k_fold = jax.random.split(key)
         dat = P.simulate_policy_data(k_data, num_samples, setting, lam, beta, num_z)
@@ -154,9 +154,13 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         sel = [width(r, kind) for r in rows if pred(r)]
         return np.mean(np.stack(sel), axis=0).tolist()  # per replication, over metrics
 
+    def per_replication(flags):
+        """Share of the cases (rows) that hold, per replication: ``[num_seeds]``."""
+        return np.mean(np.stack(flags).astype(float), axis=0).tolist()
+
     out: dict = {}
-    not_wider = np.concatenate([width(r, "delta") <= width(r, "std") + 1e-6 for r in rows])
-    out["frac_delta_not_wider"] = float(not_wider.mean())
+    out["frac_delta_not_wider"] = per_replication(
+        [width(r, "delta") <= width(r, "std") + 1e-6 for r in rows])
     ref = lambda r, lam: (r["setting"] == "msm" and r["n"] == config.reference_n  # noqa: E731
                           and r["lam"] == lam and r["est"] == "oracle")
     out["width_delta"] = mean_width(lambda r: ref(r, max(config.lambdas)), "delta")
@@ -173,10 +177,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     out["width_standard_iv_strong"] = mean_width(lambda r: iv(r, max(config.iv_strengths)),
                                                  "std")
     oracle = [r for r in rows if r["est"] == "oracle"]
-    out["oracle_coverage_delta"] = float(np.concatenate([covers(r, "delta") for r in oracle])
-                                         .mean())
-    out["oracle_coverage_standard"] = float(np.concatenate([covers(r, "std") for r in oracle])
-                                            .mean())
+    out["oracle_coverage_delta"] = per_replication([covers(r, "delta") for r in oracle])
+    out["oracle_coverage_standard"] = per_replication([covers(r, "std") for r in oracle])
     for est in ("plugin", "dr"):
         sel = [r for r in rows if r["est"] == est and r["setting"] == "msm"
                and r["n"] == config.coverage_n and r["lam"] > 1.0]
@@ -187,12 +189,10 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
                    and r["lam"] > 1.0]
             out[f"{est}_coverage_delta_n{n}"] = float(
                 np.concatenate([covers(r, "delta") for r in sel]).mean())
-    only_d = np.concatenate([excludes_zero(r, "delta") & ~excludes_zero(r, "std")
-                             for r in rows])
-    only_s = np.concatenate([excludes_zero(r, "std") & ~excludes_zero(r, "delta")
-                             for r in rows])
-    out["frac_only_delta_excludes_zero"] = only_d.astype(float).tolist()
-    out["frac_only_standard_excludes_zero"] = only_s.astype(float).tolist()
+    only_d = np.stack([excludes_zero(r, "delta") & ~excludes_zero(r, "std") for r in rows])
+    only_s = np.stack([excludes_zero(r, "std") & ~excludes_zero(r, "delta") for r in rows])
+    out["frac_only_delta_excludes_zero"] = per_replication(only_d)
+    out["frac_only_standard_excludes_zero"] = per_replication(only_s)
     out["count_only_delta_excludes_zero"] = float(only_d.sum())
     out["num_cases"] = float(only_d.size)
     for m in P.METRICS:

@@ -11,18 +11,21 @@ EXPERIMENT = Experiment(
     claims=(
         Claim(name="SLWI lowers TENT's online error on a long non-stationary stream",
               metric="slwi_online_error", baseline="tent_online_error", paper=None,
-              higher_is_better=False, unit="%", setting=_SETTING),
+              higher_is_better=False, unit="%", paired=True, setting=_SETTING),
         Claim(name="SLWI limits forgetting: lower clean error after the stream than TENT",
               metric="slwi_source_error", baseline="tent_source_error", paper=None,
-              higher_is_better=False, unit="%", setting=_SETTING),
+              higher_is_better=False, unit="%", paired=True, setting=_SETTING),
         Claim(name="the filter adds to plain mean reversion (online error)",
               metric="slwi_online_error", baseline="pull_online_error", paper=None,
-              higher_is_better=False, unit="%",
+              higher_is_better=False, unit="%", paired=True,
               setting="TENT + exponential pull toward the source with the same strength (1 − b)"),
-        Claim(name="SLWI's extra time per step is small (paper: about 2.4 %)",
-              metric="slwi_time_overhead", paper=2.4, tolerance=2.6, higher_is_better=False,
-              unit="%", setting="time per step of the jitted scan vs TENT's on CPU; paper: "
-              "ROID 257.5 s vs SLWI 263.8 s (secondary summary, unverified)"),
+        Claim(name="SLWI's extra time per step is small: at most 5 % (paper: about 2.4 %)",
+              metric="slwi_time_overhead", paper=2.4, tolerance=2.6, test="at_most",
+              higher_is_better=False, unit="%",
+              setting="one-sided: overhead ≤ 2.4 + 2.6 %; samples are interleaved timing "
+              "rounds of the compiled TENT and TENT + SLWI stream programs (jaxlab.train."
+              "timing), not seeds; CPU; paper: ROID 257.5 s vs SLWI 263.8 s (secondary "
+              "summary, unverified)"),
     ),
     requires=("fashion_mnist",),
 )

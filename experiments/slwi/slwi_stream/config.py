@@ -4,6 +4,18 @@ Command: ``jaxlab run slwi_stream --preset quick``.
 CPU time on 2 cores: smoke ≈ 15 s, quick ≈ 1-2 min, paper ≈ 10 min.
 Paper numbers: only the runtime overhead (about 2.4 %, from a secondary summary of the paper,
 unverified); the paper's error tables are on ImageNet-C / D109 with ViTs.
+
+Power (chosen before the run; ``jaxlab.report.power``, α = 0.05, power 0.8). Error claims
+(paired over stream seeds, all arms on the same streams): smallest effect worth reporting 1
+point of error. The committed pilot (5 streams) has only each arm's sd (online 3.4 / 2.4 /
+3.6, source 0.35 / 0.95); bounding the paired sd by √(s₁² + s₂²) gives 140 (vs TENT online),
+11 (source error) and 194 (vs mean reversion) streams — a bound that ignores the pairing,
+which removes the stream-to-stream difficulty the arms share. Quick keeps 5 streams (power
+≥ 0.8 for the source-error claim; unknown, at most the bound's 0.07, for the online ones);
+the first quick run of this change measured a paired sd of 1.1 points (online,
+SLWI − TENT), so the paper preset runs 12 streams (power 0.8 for 1 point). Time overhead
+(one-sided, ≤ 5 %): with a round-to-round sd of 5 points (assumed for a loaded CPU) a true
+overhead of 1 % is shown with 12 rounds; quick takes 15 (power 0.90; 0.43 if the sd is 10).
 """
 
 import ml_collections
@@ -20,6 +32,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.channels = (16, 32)
     c.train_steps = 400
     c.train_batch = 128
+    c.source_lr = 2e-3  # Adam on the clean training images (source model)
     c.batch_size = 64  # test-stream batch
     c.batches_per_segment = 8
     c.passes = 3
@@ -29,13 +42,16 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
                                             warmup=5))
     c.pull = 0.9  # mean-reversion arm: θ ← pull·θ + (1 − pull)·θ₀ (= SLWI's b)
     c.source_eval = 1000  # clean test images for the source error after the stream
+    c.timing_rounds = 15  # interleaved TENT / SLWI timing rounds (one overhead sample each)
     if preset == "smoke":
         c.train_steps = 20
         c.batches_per_segment = 2
         c.passes = 1
         c.num_seeds = 2
         c.source_eval = 128
+        c.timing_rounds = 3
     if preset == "paper":
+        c.num_seeds = 12  # power: module docstring
         c.image_size = 28
         c.train_steps = 2000
         c.batches_per_segment = 30
