@@ -2,7 +2,8 @@
 # The core install (no extras) is enough for the kernel families and the training harness:
 # installs `pip install .` into a scratch venv, imports jaxlab.nn/graph/robust/diffusion/train
 # and the causal/audio/rl packages from another directory, checks that the optional packages
-# are really absent, and that calling an audio function names the extra that installs it.
+# are really absent, that calling an audio function names the extra that installs it, and
+# that `jaxlab list` runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
@@ -40,5 +41,6 @@ except ImportError as error:
 else:
     raise AssertionError("audio_features ran without librosa")
 PY
+"$tmp/venv/bin/jaxlab" list > /dev/null  # the CLI and every experiment's metadata
 echo "core-import-check: core-only install imports nn, graph, robust, diffusion, train," \
      "causal, audio, rl: ok ($((SECONDS - start)) s)"
