@@ -15,9 +15,12 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
-import librosa
 import numpy as np
 from jax.typing import ArrayLike
+
+from jaxlab._optional import lazy_import
+
+librosa = lazy_import("librosa", extra="audio")
 
 
 class FeatureConfig(NamedTuple):

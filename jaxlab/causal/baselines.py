@@ -11,6 +11,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from jaxlab._optional import import_optional
+
 
 def pc_adjacency(num_vars: int, ci_test: Callable[..., bool], stable: bool = True) -> np.ndarray:
     """Runs causal-learn's PC with ``ci_test``; returns the learned CPDAG as ``[n, n]`` codes.
@@ -18,8 +20,8 @@ def pc_adjacency(num_vars: int, ci_test: Callable[..., bool], stable: bool = Tru
     Returns ``out`` with ``out[i, j] = 1`` for a directed edge i → j and
     ``out[i, j] = out[j, i] = 1`` for an undirected (or bidirected) edge.
     """
-    from causallearn.search.ConstraintBased.PC import pc
-    from causallearn.utils import cit
+    pc = import_optional("causallearn.search.ConstraintBased.PC", extra="causal").pc
+    cit = import_optional("causallearn.utils.cit", extra="causal")
 
     class _Adapter(cit.CIT_Base):
         def __init__(self, data, test=None, **kwargs):

@@ -25,7 +25,10 @@ import itertools
 from collections.abc import Callable, Hashable, Iterable
 from typing import Literal
 
-import networkx as nx
+from jaxlab._optional import lazy_import
+
+nx = lazy_import("networkx", extra="causal")
+
 
 CITest = Callable[..., bool]
 EdgeRule = Literal["prefix", "before_i", "reference"]

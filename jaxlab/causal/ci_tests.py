@@ -24,10 +24,13 @@ from typing import Protocol
 
 import jax
 import jax.numpy as jnp
-import networkx as nx
 import numpy as np
 import scipy.special
 from jax.typing import ArrayLike
+
+from jaxlab._optional import lazy_import
+
+nx = lazy_import("networkx", extra="causal")
 
 
 class CITest(Protocol):

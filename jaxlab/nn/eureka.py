@@ -45,13 +45,15 @@ def norm_softmax(
 
     Large spreads (collapsed attention) are divided down; small spreads (near-uniform
     attention) are divided by the spread rather than by γ, which sharpens them. Hand-written:
-    no maintained JAX library ships it. The VJP is written in closed form (softmax
-    cotangent plus the spread's derivative), which XLA fuses far better than autodiff of
-    the forward pass; reverse mode only (``jax.grad``/``jax.vjp``; ``jvp`` raises).
+    no maintained JAX library ships it. The forward is ``jax.nn.softmax(a / D)`` after one
+    per-row mean/variance pass; the VJP is written in closed form from the input, the output
+    and the per-row statistics of the forward (softmax cotangent plus the spread's
+    derivative), which XLA fuses far better than autodiff of the forward pass; reverse mode
+    only (``jax.grad``/``jax.vjp``; ``jvp`` raises). Speed: ``benchmarks/attention.py``.
 
     Edge cases: a constant row (s = 0, or any spread below √tiny of the dtype, ≈ 1e-19 in
-    float32) gives the uniform distribution with finite gradients (the row's max is
-    subtracted first and the divisor set to 1); ±1e4 logits are fine.
+    float32) gives the uniform distribution with finite gradients (the divisor is set to 1
+    and the softmax subtracts the row's max); ±1e4 logits are fine.
     Entries with ``where`` False get weight 0 and are excluded from the spread; a fully
     masked row is all zeros. Non-finite unmasked logits give NaN rows (not checked, so the
     kernel stays free under ``jit``).
@@ -102,22 +104,20 @@ def norm_softmax(
 
 
 def _stats(a, gamma, mask, spread):
-    """Per-row divisor D = min(γ, s) and its pieces; the last axis is normalised."""
+    """Per-row statistics of the last axis: the masked logits, mean, divisor D = min(γ, s),
+    whether D = s (so the spread's derivative enters), and ∂s/∂a_j / (a_j − ā)."""
     if mask is None:
         count = jnp.asarray(a.shape[-1], a.dtype)
         mean = jnp.mean(a, axis=-1, keepdims=True)
-        top = jnp.max(a, axis=-1, keepdims=True)
     else:
         count = jnp.sum(mask, axis=-1, keepdims=True).astype(a.dtype)
         a = jnp.where(mask, a, 0.0)
         mean = jnp.sum(a, axis=-1, keepdims=True) / jnp.maximum(count, 1.0)
-        top = jnp.max(jnp.where(mask, a, -jnp.inf), axis=-1, keepdims=True)
-        top = jnp.where(jnp.isfinite(top), top, 0.0)
     centered = a - mean
     sq = centered * centered if mask is None else jnp.where(mask, centered * centered, 0.0)
     ss = jnp.sum(sq, axis=-1, keepdims=True)
-    # Below `floor` the row is treated as constant (divisor 1, a − max a = 0: uniform) so
-    # that neither the value nor the gradient (∝ 1/D², 1/√ss) overflows.
+    # Below `floor` the row is treated as constant (divisor 1: softmax of a constant row is
+    # uniform) so that neither the value nor the gradient (∝ 1/D², 1/√ss) overflows.
     floor = jnp.sqrt(jnp.finfo(a.dtype).tiny)
     if spread == "variance":
         s = ss / jnp.maximum(count, 1.0)
@@ -133,18 +133,15 @@ def _stats(a, gamma, mask, spread):
         ds_scale = 1.0 / (jnp.maximum(count - 1.0, 1.0) * s)
     uses_s = jnp.logical_and(~flat, s < gamma)
     divisor = jnp.where(flat, 1.0, jnp.minimum(gamma, jnp.where(flat, 1.0, s)))
-    return a, top, centered, divisor, uses_s, ds_scale
+    return a, mean, divisor, uses_s, ds_scale
 
 
 def _forward(a, gamma, mask, spread):
-    a, top, centered, divisor, uses_s, ds_scale = _stats(a, gamma, mask, spread)
-    z = (a - top) / divisor
-    if mask is not None:
-        z = jnp.where(mask, z, -jnp.inf)
-    e = jnp.exp(z)
-    total = jnp.sum(e, axis=-1, keepdims=True)
-    p = e / jnp.where(total > 0, total, 1.0)
-    return p, (p, z, centered, divisor, uses_s, ds_scale)
+    # The softmax itself is jax.nn.softmax (max-shifted, masked): XLA lowers it to its
+    # fused softmax kernel (one YNNPACK fusion on CPU) instead of exp/sum/divide passes.
+    a, mean, divisor, uses_s, ds_scale = _stats(a, gamma, mask, spread)
+    p = jax.nn.softmax(a / divisor, axis=-1, where=mask)
+    return p, (a, p, mean, divisor, uses_s, ds_scale)
 
 
 @functools.partial(jax.custom_vjp, nondiff_argnums=(3,))
@@ -158,17 +155,20 @@ def _norm_softmax_fwd(a, gamma, mask, spread):
 
 
 def _norm_softmax_bwd(spread, residuals, g):
-    (p, z, centered, divisor, uses_s, ds_scale), mask = residuals
+    # Residuals: the (masked) input and the output, which exist anyway, and per-row
+    # statistics; a − ā is recomputed inside the fused elementwise passes, not stored.
+    (a, p, mean, divisor, uses_s, ds_scale), mask = residuals
     del spread
-    # Softmax cotangent u = ∂L/∂z = p ⊙ (g − Σ p g); Σ u = 0, so the max shift drops out.
-    u = p * (g - jnp.sum(p * g, axis=-1, keepdims=True))
-    zu = jnp.where(jnp.isfinite(z), z, 0.0) * u
-    # z = (a − top)/D: ∂L/∂D = −Σ u z / D; D = s where s < γ (else γ, else 1 when flat).
-    dl_dd = -jnp.sum(zu, axis=-1, keepdims=True) / divisor
+    # Softmax cotangent u = ∂L/∂z for z = a/D: u = p ⊙ (g − Σ p g); Σ u = 0 (masked u = 0).
+    pg = p * g
+    u = pg - p * jnp.sum(pg, axis=-1, keepdims=True)
+    centered = a - mean
+    # ∂L/∂D = −Σ u a / D² = −Σ u (a − ā) / D² (Σ u = 0); D = s where s < γ, γ where γ ≤ s.
+    dl_dd = -jnp.sum(centered * u, axis=-1, keepdims=True) / (divisor * divisor)
     grad_a = u / divisor + jnp.where(uses_s, dl_dd * ds_scale, 0.0) * centered
     if mask is not None:
         grad_a = jnp.where(mask, grad_a, 0.0)
-    grad_gamma = jnp.sum(jnp.where(uses_s, 0.0, dl_dd))  # D = γ where γ ≤ s
+    grad_gamma = jnp.sum(jnp.where(uses_s, 0.0, dl_dd))
     return grad_a, grad_gamma.astype(divisor.dtype), None
 
 

@@ -20,16 +20,19 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
-import distrax
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
-import rlax
 from flax import struct
 from flax.training.train_state import TrainState
 from jax.typing import ArrayLike
+
+from jaxlab._optional import lazy_import
+
+distrax = lazy_import("distrax", extra="rl")
+rlax = lazy_import("rlax", extra="rl")
 
 __all__ = [
     "DQNBatch",

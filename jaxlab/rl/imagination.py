@@ -19,8 +19,11 @@ from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
-import rlax
 from jax.typing import ArrayLike
+
+from jaxlab._optional import lazy_import
+
+rlax = lazy_import("rlax", extra="rl")
 
 __all__ = ["actor_critic_loss", "imagine", "lambda_returns", "return_scale"]
 

@@ -10,13 +10,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-import distrax
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
-import rlax
 from flax.training.train_state import TrainState
 from jax.typing import ArrayLike
+
+from jaxlab._optional import lazy_import
+
+distrax = lazy_import("distrax", extra="rl")
+rlax = lazy_import("rlax", extra="rl")
 
 __all__ = ["ActorCritic", "PPOBatch", "gae", "policy_distribution", "ppo_loss", "ppo_update"]
 

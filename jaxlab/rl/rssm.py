@@ -44,13 +44,15 @@ References:
 
 from __future__ import annotations
 
-import distrax
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
+from jaxlab._optional import lazy_import
 from jaxlab.rl.world_model import MLP, check_sequences
+
+distrax = lazy_import("distrax", extra="rl")
 
 __all__ = ["RSSM", "gaussian", "kl_balance", "rssm_loss"]
 
