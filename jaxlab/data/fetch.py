@@ -36,11 +36,19 @@ class RemoteFile:
     sha256: str
 
 
-class ChecksumError(ValueError):
+class FetchError(Exception):
+    """A user-facing fetch failure (the CLI prints it as one line)."""
+
+
+class UnknownDatasetError(FetchError, ValueError):
+    """``fetch`` was asked for a dataset it does not know."""
+
+
+class ChecksumError(FetchError, ValueError):
     """A downloaded file's SHA-256 differs from the one recorded in the code."""
 
 
-class DownloadError(OSError):
+class DownloadError(FetchError, OSError):
     """A file could not be downloaded (network, HTTP status); names the URL."""
 
 
@@ -239,14 +247,15 @@ def fetch(name: str, data_dir: str | os.PathLike | None = None, *,
       ChecksumError, DownloadError: see :func:`download_files`.
     """
     if name not in DATASETS:
-        raise ValueError(f"unknown dataset {name!r}; available: {', '.join(available())}")
+        raise UnknownDatasetError(
+            f"unknown dataset {name!r}; available: {', '.join(available())}")
     root = Path(data_dir) if data_dir is not None else default_data_dir()
     download_files(DATASETS[name], root, mirror=mirror)
     return root / "graphs" / name
 
 
 __all__ = [
-    "ALLOW_ENV", "DATASETS", "ChecksumError", "DownloadError", "RemoteFile", "available",
-    "dataset_of", "default_data_dir", "download_allowed", "download_files", "fetch",
+    "ALLOW_ENV", "DATASETS", "ChecksumError", "DownloadError", "FetchError", "RemoteFile",
+    "UnknownDatasetError", "available", "dataset_of", "default_data_dir", "download_allowed", "download_files", "fetch",
     "sha256_of",
 ]

@@ -37,7 +37,7 @@ from jaxlab.rl.envs import (
     rooms_layout,
     shortest_path_direction,
 )
-from jaxlab.rl.grid import GRID_MOVES, GridRooms, make_grid_rooms
+from jaxlab.rl.grid import GRID_MOVES, GridRooms, make_grid_rooms, room_cells, room_of
 from jaxlab.rl.imagination import actor_critic_loss, imagine, lambda_returns, return_scale
 from jaxlab.rl.landmarks import VQState, ema_update, init_vq, quantize, reseed_dead_codes
 from jaxlab.rl.mscp import (
@@ -56,13 +56,13 @@ from jaxlab.rl.rssm import RSSM, gaussian, kl_balance, rssm_loss
 from jaxlab.rl.world_model import LatentWorldModel, world_model_loss
 
 __all__ = [
-    "GRID_MOVES",
-    "LAYOUTS",
-    "CellLayout",
     "ActorCritic",
+    "CellLayout",
     "DQNBatch",
     "DQNState",
+    "GRID_MOVES",
     "GridRooms",
+    "LAYOUTS",
     "LandmarkVQ",
     "LatentWorldModel",
     "MazeState",
@@ -110,9 +110,11 @@ __all__ = [
     "replay_init",
     "replay_sample",
     "reseed_dead_codes",
-    "rssm_loss",
     "return_scale",
+    "room_cells",
+    "room_of",
     "rooms_layout",
+    "rssm_loss",
     "select_subgoal",
     "shortest_path_direction",
     "target_update",
