@@ -56,7 +56,8 @@ def fake_copy(tmp_path_factory, monkeypatch):
     shutil.copytree(root / name / "toy_paper" / "broken_exp", exp)
     (exp / "__init__.py").write_text(
         "from jaxlab.report import Claim, Experiment\n\n"
-        "EXPERIMENT = Experiment(name='ckpt_exp', claims=(Claim('c', metric='m', diagnostic=True),))\n")
+        "EXPERIMENT = Experiment(name='ckpt_exp',\n"
+        "                        claims=(Claim('c', metric='m', diagnostic=True),))\n")
     (exp / "train.py").write_text(_CKPT_TRAIN)
     monkeypatch.syspath_prepend(str(root))
     _use_package(monkeypatch, name)

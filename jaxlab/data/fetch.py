@@ -256,6 +256,6 @@ def fetch(name: str, data_dir: str | os.PathLike | None = None, *,
 
 __all__ = [
     "ALLOW_ENV", "DATASETS", "ChecksumError", "DownloadError", "FetchError", "RemoteFile",
-    "UnknownDatasetError", "available", "dataset_of", "default_data_dir", "download_allowed", "download_files", "fetch",
-    "sha256_of",
+    "UnknownDatasetError", "available", "dataset_of", "default_data_dir", "download_allowed",
+    "download_files", "fetch", "sha256_of",
 ]
