@@ -26,6 +26,7 @@ from jaxlab.report import base_config
 # CurBench's text curricula (its run script's list) and the baseline.
 METHODS = ("baseline", "spl", "ttcl", "mcl", "dihcl", "adaptive_cl", "screener_net", "lre",
            "mw_net", "dcl", "dds", "superloss")
+META_METHODS = ("lre", "mw_net", "dds")
 
 
 def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
@@ -50,9 +51,14 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.chunk_steps = None  # paper: checkpoint every 50 steps, resume mid-epoch
     c.spl_start_rate = 0.2
     c.grow_fraction = 0.5
+    # The cost claim: one epoch of each meta-gradient method over the baseline's, per seed,
+    # standard setting, same model and data, timed interleaved (jaxlab.train.timing).
+    c.meta_methods = META_METHODS
+    c.timing_repeats = 5
     if preset == "smoke":
         c.num_seeds = 2
         c.methods = ("baseline", "lre")
+        c.timing_repeats = 1
         c.num_train, c.num_val, c.num_test, c.num_teacher = 25, 25, 25, 25
         c.num_epochs = 1
     elif preset == "paper":

@@ -48,9 +48,14 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     # Per-method hyper-parameters (the reference's defaults, epochs scaled to the run).
     c.spl_start_rate = 0.2
     c.grow_fraction = 0.5  # pacing reaches the whole set at this fraction of the epochs
+    # The cost claim: one epoch of each meta-gradient method over the baseline's, per seed,
+    # standard setting, same model and data, timed interleaved (jaxlab.train.timing).
+    c.meta_methods = META_METHODS
+    c.timing_repeats = 5
     if preset == "smoke":
         c.num_seeds = 2
         c.methods = ("baseline", "lre")
+        c.timing_repeats = 1
         c.num_train, c.num_val, c.num_test, c.num_teacher = 100, 50, 100, 50
         c.num_epochs = 1
     elif preset == "paper":
