@@ -10,6 +10,7 @@ import jax.numpy as jnp
 import ml_collections
 import numpy as np
 import optax
+from matplotlib.figure import Figure
 from sklearn.datasets import load_digits
 
 from jaxlab import diffusion
@@ -70,6 +71,21 @@ def _load(name: str, config, rng: np.random.Generator) -> np.ndarray:
     comp = rng.integers(0, k, size=n)
     coef = rng.normal(size=(n, r)) * SIGMA_DATA * np.sqrt(64 / r)
     return np.stack([bases[c] @ a for c, a in zip(comp, coef, strict=True)]).astype(np.float32)
+
+
+def chance_threshold(features: np.ndarray, chance_rate: float) -> float:
+    """τ at which a pair of distinct, unrelated items agrees with probability ``chance_rate``.
+
+    The (1 − ``chance_rate``)-quantile of cos(e_i, e_j) over all pairs i < j of the items'
+    embeddings ``features [N, k]``: RP's definition (Sec. 2 of Zhang et al.: a pair counts
+    when its cosine exceeds τ) then scores two independent generators at about
+    ``chance_rate``, so the chance floor is measurable and RP above it means agreement.
+    """
+    if not 0.0 < chance_rate < 1.0:
+        raise ValueError(f"chance_rate must be in (0, 1), got {chance_rate}")
+    e = features / np.linalg.norm(features, axis=1, keepdims=True)
+    cos = (e @ e.T)[np.triu_indices(len(e), k=1)]
+    return float(np.quantile(cos, 1.0 - chance_rate))
 
 
 def _make_run(model: nn.Module, config):
@@ -140,10 +156,16 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
                                     for n in n_values_ds]) for i in range(len(seeds))])
 
         proxy = diffusion.pca_proxy(pool, config.pca_components)
+        pool_emb = np.asarray(diffusion.pca_embed(proxy, pool))
+        # RP's τ: calibrated on unrelated pairs, so that the chance floor is not 0.
+        tau = chance_threshold(pool_emb, config.chance_rate)
+        # The memorization score asks another question (is a sample a copy of a training
+        # item?): its τ separates lightly noised copies from nearest distinct items.
         copies = pool + config.copy_noise * rng.normal(size=pool.shape).astype(np.float32)
-        tau = float(diffusion.calibrate_threshold(diffusion.pca_embed(proxy, pool),
-                                                  diffusion.pca_embed(proxy, copies)))
+        copy_tau = float(diffusion.calibrate_threshold(pool_emb,
+                                                       diffusion.pca_embed(proxy, copies)))
         results[f"{name}_threshold"] = [tau] * len(seeds)
+        results[f"{name}_copy_threshold"] = [copy_tau] * len(seeds)
 
         def emb(x, proxy=proxy):
             return diffusion.pca_embed(proxy, x)
@@ -165,8 +187,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
                 per["cos_ab"][i, j] = jnp.mean(diffusion.pair_cosine(ea, eb))
                 per["cos_floor"][i, j] = jnp.mean(diffusion.pair_cosine(ea, jnp.roll(eb, 1, 0)))
                 per["cos_mlp_dstar"][i, j] = jnp.mean(diffusion.pair_cosine(ea, ed))
-                per["mem_mlp"][i, j] = diffusion.memorization_score(ea, et, tau)
-                per["mem_unet"][i, j] = diffusion.memorization_score(eb, et, tau)
+                per["mem_mlp"][i, j] = diffusion.memorization_score(ea, et, copy_tau)
+                per["mem_unet"][i, j] = diffusion.memorization_score(eb, et, copy_tau)
                 for fam, x in (("mlp", samples["mlp"][i, j]), ("unet", samples["unet"][i, j]),
                                ("dstar", dstar[i, j])):
                     per[f"nn_ratio_{fam}"][i, j] = jnp.mean(
@@ -192,14 +214,9 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
 
 
 def _plot(curves: dict, n_values, workdir: str) -> None:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:  # plotting is optional
-        return
-    fig, axes = plt.subplots(1, len(curves), figsize=(5 * len(curves), 3.5), squeeze=False)
+    """RP curves against the training-set size, one panel per dataset."""
+    fig = Figure(figsize=(5 * len(curves), 3.5))
+    axes = fig.subplots(1, len(curves), squeeze=False)
     for ax, (name, c) in zip(axes[0], curves.items(), strict=True):
         for key, label in (("rp_ab", "RP(MLP, U-Net)"), ("rp_mlp_dstar", "RP(MLP, D*)"),
                            ("rp_unet_dstar", "RP(U-Net, D*)"), ("rp_floor", "chance floor"),
@@ -213,4 +230,3 @@ def _plot(curves: dict, n_values, workdir: str) -> None:
     fig.tight_layout()
     os.makedirs(workdir, exist_ok=True)
     fig.savefig(os.path.join(workdir, "rp_vs_n.png"), dpi=100)
-    plt.close(fig)
