@@ -60,6 +60,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.unet_channels = 8
     c.num_samples = 256  # the spec's 1000 costs 4x the sampling time on a 2-core CPU
     c.heun_steps = 18
+    c.sigma_data = 0.5  # EDM's σ_data (preconditioning, loss weight; MoLRG's scale)
     c.sigma_min = 0.002
     c.sigma_max = 80.0
     c.pca_components = 16

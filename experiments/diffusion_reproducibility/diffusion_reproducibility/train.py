@@ -16,7 +16,6 @@ from sklearn.datasets import load_digits
 from jaxlab import diffusion
 from jaxlab.train import batch_runs, jit_run, scan_run
 
-SIGMA_DATA = 0.5
 DATASETS = ("digits", "molrg")
 
 
@@ -63,13 +62,14 @@ class UNetDenoiser(nn.Module):
 
 
 def _load(name: str, config, rng: np.random.Generator) -> np.ndarray:
-    """[N, 64] items scaled so that their per-coordinate std is about σ_data."""
+    """[N, 64] items: digits in [-1, 1]; MoLRG scaled so that its per-coordinate std is
+    about ``config.sigma_data``."""
     if name == "digits":
         return (load_digits().data / 8.0 - 1.0).astype(np.float32)  # [-1, 1]
     k, r, n = config.molrg_components, config.molrg_rank, max(config.n_values)
     bases = [np.linalg.qr(rng.normal(size=(64, r)))[0] for _ in range(k)]
     comp = rng.integers(0, k, size=n)
-    coef = rng.normal(size=(n, r)) * SIGMA_DATA * np.sqrt(64 / r)
+    coef = rng.normal(size=(n, r)) * config.sigma_data * np.sqrt(64 / r)
     return np.stack([bases[c] @ a for c, a in zip(comp, coef, strict=True)]).astype(np.float32)
 
 
@@ -94,7 +94,7 @@ def _make_run(model: nn.Module, config):
 
     def denoiser(params):
         return lambda x, s: diffusion.edm_denoise(
-            lambda u, c: model.apply(params, u, c), x, s, SIGMA_DATA)
+            lambda u, c: model.apply(params, u, c), x, s, config.sigma_data)
 
     def run(key, n, train_set, noise):
         init_key, train_key = jax.random.split(key)
@@ -107,7 +107,7 @@ def _make_run(model: nn.Module, config):
             idx = jax.random.randint(k_batch, (config.batch_size,), 0, n)
             loss, grads = jax.value_and_grad(
                 lambda p: diffusion.edm_loss(denoiser(p), train_set[idx], k_loss,
-                                             sigma_data=SIGMA_DATA))(params)
+                                             sigma_data=config.sigma_data))(params)
             updates, opt_state = tx.update(grads, opt_state)
             return (optax.apply_updates(params, updates), opt_state), loss
 
