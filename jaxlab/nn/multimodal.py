@@ -90,7 +90,7 @@ def answer_loss(logits: ArrayLike, tokens: ArrayLike, loss_mask: ArrayLike) -> j
 
 def cached_attention(
     module: MultiHeadAttention, inputs: jax.Array, position: ArrayLike, key_cache: jax.Array,
-    value_cache: jax.Array,
+    value_cache: jax.Array, scale: ArrayLike | None = None,
 ) -> tuple[jax.Array, tuple[jax.Array, jax.Array]]:
     """Self-attention of one new position over a key/value cache, with ``module``'s weights.
 
@@ -104,6 +104,7 @@ def cached_attention(
       inputs: ``[batch, 1, features]``, the new position's attention input.
       position: int scalar, the new position.
       key_cache, value_cache: ``[batch, max_len, heads, head_dim]``.
+      scale: the score scale of this call (``None``: the module's, else 1/√head_dim).
 
     Returns:
       ``([batch, 1, out_features], (key_cache, value_cache))`` with the caches updated.
@@ -124,7 +125,7 @@ def cached_attention(
     mask = (jnp.arange(key_cache.shape[1]) <= position)[None, None, None, :]
     x = normalized_dot_product_attention(project("query"), key_cache, value_cache, mask=mask,
                                          deterministic=True, normalizer=module.normalizer,
-                                         scale=module.scale)
+                                         scale=module.scale if scale is None else scale)
     out = nn.DenseGeneral(module.out_features or inputs.shape[-1], axis=(-2, -1),
                           use_bias=module.use_bias)
     return out.apply({"params": params["out"]}, x), (key_cache, value_cache)
@@ -215,7 +216,8 @@ class AudioLM(nn.Module):
             if not isinstance(module, MultiHeadAttention) or context.method_name != "__call__":
                 return call(*args, **kwargs)
             block = module.parent.name
-            out, updated[block] = cached_attention(module, args[0], position, *cache[block])
+            out, updated[block] = cached_attention(module, args[0], position, *cache[block],
+                                                   scale=kwargs.get("scale"))
             return out
 
         pos = jax.lax.dynamic_slice_in_dim(self.pos_embed, position, 1, axis=1)
