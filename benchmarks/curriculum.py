@@ -20,12 +20,12 @@ import argparse
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jaxlab_experiments.curbench.trainer import CurriculumData, CurriculumTrainer
 
 from jaxlab import curriculum as cl
 from jaxlab.curriculum.mw_net import init_weight_net
 from jaxlab.nn.lenet import LeNet
 from jaxlab.train import ratios, time_interleaved
-from jaxlab.train.curriculum import CurriculumData, CurriculumTrainer
 
 
 def _task(n: int, size: int = 14):
@@ -46,7 +46,8 @@ def epoch_ratios(methods, n: int, repeats: int) -> dict[str, float]:
     apply_fn = lambda p, x, a: model.apply({"params": p}, x, a.get("sigma"))
     fns = {}
     for name in methods:
-        trainer = CurriculumTrainer(cl.get_curriculum(name), init_fn, apply_fn, batch_size=50)
+        trainer = CurriculumTrainer(cl.get_curriculum(name), init_fn, apply_fn, batch_size=50,
+                                    lr=1e-3)
         fns[name] = lambda t=trainer: t.run(data, [0], 1)["val_acc"]
     return time_interleaved(fns, repeats=repeats)
 

@@ -4,9 +4,11 @@ LLark (Gardner et al., ICML 2024) maps each frozen audio frame through one linea
 the LM's embedding space and puts the projected frames where placeholder tokens sit between
 audio-start / audio-end markers (LLaVA-style splicing); the LM is trained on instruction data
 with the loss on answer tokens only, projector and LM together. The model here is a small
-pre-LN decoder (the layout of ``jaxlab.nn.TransformerLM``: learned positions, pre-LN blocks,
-GELU MLP, final LN) built from ``flax.linen.MultiHeadDotProductAttention`` so that it also
-decodes with a key/value cache. Parameters: ``projector`` (the multimodal module),
+pre-LN decoder with the layout of ``jaxlab.nn.TransformerLM`` (learned positions, final LN)
+built from the same blocks, ``jaxlab.nn.TransformerBlock`` over jaxlab's pluggable
+``MultiHeadAttention``. Cached decoding runs those blocks unchanged and swaps only their
+attention call for one over a key/value cache (:func:`cached_attention`, through
+``flax.linen.intercept_methods``). Parameters: ``projector`` (the multimodal module),
 ``embed``, ``pos_embed``, ``block_i``, ``ln_final``, ``head`` (the LM).
 """
 
@@ -16,6 +18,12 @@ import flax.linen as nn
 import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
+
+from jaxlab.nn.attention import MultiHeadAttention, normalized_dot_product_attention
+from jaxlab.nn.layers import Normalizer
+from jaxlab.nn.transformer import TransformerBlock
+
+KVCache = dict[str, tuple[jax.Array, jax.Array]]
 
 
 def splice_audio(
@@ -80,22 +88,47 @@ def answer_loss(logits: ArrayLike, tokens: ArrayLike, loss_mask: ArrayLike) -> j
     return (nll * m).sum() / jnp.maximum(m.sum(), 1.0)
 
 
-class DecoderBlock(nn.Module):
-    """Pre-LN decoder block (as ``jaxlab.nn.TransformerBlock``) that can decode with a KV cache."""
+def cached_attention(
+    module: MultiHeadAttention, inputs: jax.Array, position: ArrayLike, key_cache: jax.Array,
+    value_cache: jax.Array, scale: ArrayLike | None = None,
+) -> tuple[jax.Array, tuple[jax.Array, jax.Array]]:
+    """Self-attention of one new position over a key/value cache, with ``module``'s weights.
 
-    num_heads: int
-    mlp_dim: int
-    decode: bool = False
+    The new token's key and value are written at ``position`` of the caches; its query
+    attends to positions ``0 … position`` through ``normalized_dot_product_attention`` with
+    the module's normaliser and scale — the same projections and attention as
+    ``module(inputs)`` on the whole prefix, one position at a time.
 
-    @nn.compact
-    def __call__(self, x: jax.Array, mask: jax.Array | None = None) -> jax.Array:
-        y = nn.LayerNorm(name="ln_attention")(x)
-        x = x + nn.MultiHeadDotProductAttention(
-            num_heads=self.num_heads, decode=self.decode, name="attention"
-        )(y, y, mask=mask)
-        y = nn.LayerNorm(name="ln_mlp")(x)
-        y = nn.Dense(self.mlp_dim, name="mlp_in")(y)
-        return x + nn.Dense(x.shape[-1], name="mlp_out")(nn.gelu(y))
+    Args:
+      module: a bound ``MultiHeadAttention`` (its ``query``/``key``/``value``/``out``).
+      inputs: ``[batch, 1, features]``, the new position's attention input.
+      position: int scalar, the new position.
+      key_cache, value_cache: ``[batch, max_len, heads, head_dim]``.
+      scale: the score scale of this call (``None``: the module's, else 1/√head_dim).
+
+    Returns:
+      ``([batch, 1, out_features], (key_cache, value_cache))`` with the caches updated.
+    """
+    if module.normalizer == "multimax":
+        raise ValueError("cached_attention: normalizer 'multimax' keeps its parameters in a "
+                         "submodule; decode without the cache (use_cache=False)")
+    params = module.variables["params"]
+    heads, head_dim = key_cache.shape[2:]
+
+    def project(name: str) -> jax.Array:
+        dense = nn.DenseGeneral((heads, head_dim), axis=-1, use_bias=module.use_bias)
+        return dense.apply({"params": params[name]}, inputs)
+
+    key_cache = jax.lax.dynamic_update_slice_in_dim(key_cache, project("key"), position, 1)
+    value_cache = jax.lax.dynamic_update_slice_in_dim(value_cache, project("value"), position,
+                                                      1)
+    mask = (jnp.arange(key_cache.shape[1]) <= position)[None, None, None, :]
+    x = normalized_dot_product_attention(project("query"), key_cache, value_cache, mask=mask,
+                                         deterministic=True, normalizer=module.normalizer,
+                                         scale=module.scale if scale is None else scale)
+    out = nn.DenseGeneral(module.out_features or inputs.shape[-1], axis=(-2, -1),
+                          use_bias=module.use_bias)
+    return out.apply({"params": params["out"]}, x), (key_cache, value_cache)
 
 
 class AudioLM(nn.Module):
@@ -106,7 +139,8 @@ class AudioLM(nn.Module):
       audio_token_id: the placeholder token that audio frames replace.
       max_len: longest sequence (learned positions).
       dim, depth, num_heads, mlp_dim: LM sizes.
-      decode: build the key/value cache (use ``decode_step``; one token per call).
+      normalizer: the attention normaliser of every block (``jaxlab.nn.TransformerBlock``);
+        cached decoding takes any but ``"multimax"``.
     """
 
     vocab_size: int
@@ -116,15 +150,15 @@ class AudioLM(nn.Module):
     depth: int = 2
     num_heads: int = 4
     mlp_dim: int = 512
-    decode: bool = False
+    normalizer: str | Normalizer = "softmax"
 
     def setup(self):
         self.projector = nn.Dense(self.dim, name="projector")
         self.embed = nn.Embed(self.vocab_size, self.dim, name="embed")
         self.pos_embed = self.param("pos_embed", nn.initializers.normal(0.02),
                                     (1, self.max_len, self.dim))
-        self.blocks = [DecoderBlock(self.num_heads, self.mlp_dim, self.decode, name=f"block_{i}")
-                       for i in range(self.depth)]
+        self.blocks = [TransformerBlock(self.num_heads, self.mlp_dim, self.normalizer,
+                                        name=f"block_{i}") for i in range(self.depth)]
         self.ln_final = nn.LayerNorm(name="ln_final")
         self.head = nn.Dense(self.vocab_size, name="head")
 
@@ -166,20 +200,38 @@ class AudioLM(nn.Module):
         mask = nn.make_causal_mask(jnp.ones((1, length), jnp.int32), dtype=jnp.bool_)
         return self._trunk(x, mask)
 
-    def decode_step(self, x: ArrayLike, position: ArrayLike) -> jax.Array:
-        """One cached decoding step: ``x: [b, 1, dim]`` input embedding at ``position`` (int).
+    def decode_step(self, x: ArrayLike, position: ArrayLike,
+                    cache: KVCache) -> tuple[jax.Array, KVCache]:
+        """One cached decoding step of the same blocks.
 
-        Returns logits ``[b, 1, vocab]``; requires ``decode=True`` and an initialised cache.
+        ``x: [b, 1, dim]`` is the input embedding at ``position`` (int); ``cache`` holds each
+        block's keys and values of the earlier positions (:func:`init_cache`). Every block
+        runs as in ``__call__``, except that its attention call becomes
+        :func:`cached_attention`. Returns ``(logits [b, 1, vocab], updated cache)``.
         """
+        updated: KVCache = {}
+
+        def attend(call, args, kwargs, context):
+            module = context.module
+            if not isinstance(module, MultiHeadAttention) or context.method_name != "__call__":
+                return call(*args, **kwargs)
+            block = module.parent.name
+            out, updated[block] = cached_attention(module, args[0], position, *cache[block],
+                                                   scale=kwargs.get("scale"))
+            return out
+
         pos = jax.lax.dynamic_slice_in_dim(self.pos_embed, position, 1, axis=1)
-        return self._trunk(jnp.asarray(x) + jnp.broadcast_to(pos, jnp.shape(x)), None)
+        with nn.intercept_methods(attend):
+            logits = self._trunk(jnp.asarray(x) + jnp.broadcast_to(pos, jnp.shape(x)), None)
+        return logits, updated
 
 
-def init_cache(model: AudioLM, batch: int):
-    """An empty key/value cache of ``model`` (``decode=True``) for ``batch`` sequences."""
-    shapes = jax.eval_shape(lambda: model.init(jax.random.key(0),
-                                               jnp.zeros((batch, model.max_len), jnp.int32)))
-    return jax.tree.map(lambda s: jnp.zeros(s.shape, s.dtype), shapes["cache"])
+def init_cache(model: AudioLM, batch: int, dtype=jnp.float32) -> KVCache:
+    """An empty key/value cache of ``model`` for ``batch`` sequences: per block, keys and
+    values ``[batch, max_len, num_heads, dim // num_heads]``."""
+    shape = (batch, model.max_len, model.num_heads, model.dim // model.num_heads)
+    return {f"block_{i}": (jnp.zeros(shape, dtype), jnp.zeros(shape, dtype))
+            for i in range(model.depth)}
 
 
 def generate(
@@ -197,11 +249,11 @@ def generate(
     Position t+1 keeps the prompt's token while t + 1 < ``prompt_length`` and otherwise takes
     the model's next token: argmax at ``temperature == 0``, else a sample of
     softmax(logits / temperature). With ``use_cache`` each step is one token through a
-    key/value cache (``AudioLM(decode=True)``); without, the whole prefix is recomputed.
+    key/value cache (``AudioLM.decode_step``); without, the whole prefix is recomputed.
 
     Args:
       params: ``AudioLM`` parameters.
-      model: the ``AudioLM`` (``decode`` False; the cached copy is derived from it).
+      model: the ``AudioLM``.
       prompt: int ``[b, L]``; entries at or beyond ``prompt_length`` are ignored.
       prompt_length: int ``[b]``, at least 1.
       audio: ``[b, F, features]`` or None.
@@ -233,8 +285,7 @@ def generate(
         return jax.lax.dynamic_update_slice_in_dim(tokens, nxt[:, None], t + 1, axis=1)
 
     if use_cache:
-        cached = model.clone(decode=True)
-        cache = init_cache(cached, b)
+        cache = init_cache(model, b)
 
         def step(carry, t):
             tokens, cache = carry
@@ -242,9 +293,8 @@ def generate(
             tok_embed = model.apply(params, current, method=AudioLM.embed_inputs)
             prompt_embed = jax.lax.dynamic_slice_in_dim(embedded, t, 1, axis=1)
             x = jnp.where((t < prompt_length)[:, None, None], prompt_embed, tok_embed)
-            logits, updated = cached.apply({**params, "cache": cache}, x, t,
-                                           method=AudioLM.decode_step, mutable=["cache"])
-            return (write(tokens, t, pick(logits[:, 0], t)), updated["cache"]), None
+            logits, cache = model.apply(params, x, t, cache, method=AudioLM.decode_step)
+            return (write(tokens, t, pick(logits[:, 0], t)), cache), None
 
         (tokens, _), _ = jax.lax.scan(step, (prompt, cache), jnp.arange(length - 1))
         return tokens

@@ -8,6 +8,7 @@ from jax.test_util import check_grads
 
 from jaxlab.audio.instructions import WordTokenizer, encode_example
 from jaxlab.nn import AudioLM, answer_loss, generate, splice_audio
+from jaxlab.nn.multimodal import init_cache
 
 TOK = WordTokenizer.fit(["What key is this in?", "It is in C# minor at 96 BPM."])
 AUDIO_ID = TOK.id("<audio>")
@@ -124,3 +125,23 @@ def test_bad_inputs():
         model.apply(params, np.zeros((2, 8)), audio)
     with pytest.raises(ValueError, match="audio must be"):
         model.apply(params, tokens, audio[:1])
+
+
+@pytest.mark.parametrize("normalizer", ["softmax", "sparsemax"])
+def test_decode_steps_equal_the_full_forward(normalizer):
+    """Cached decoding runs the same jaxlab blocks: its logits at every position equal the
+    full causal forward pass, for any attention normaliser."""
+    tokens, _, _, audio = _batch()
+    model = _model(normalizer=normalizer)
+    params = model.init(jax.random.key(0), tokens, audio)
+    full = np.asarray(model.apply(params, tokens, audio))
+    embedded = model.apply(params, tokens, audio, method=AudioLM.embed_inputs)
+    cache = init_cache(model, tokens.shape[0])
+    step = jax.jit(lambda x, t, c: model.apply(params, x, t, c, method=AudioLM.decode_step))
+    for t in range(tokens.shape[1]):
+        logits, cache = step(embedded[:, t:t + 1], t, cache)
+        np.testing.assert_allclose(np.asarray(logits[:, 0]), full[:, t], atol=2e-5)
+    with pytest.raises(ValueError, match="multimax"):
+        mm = _model(normalizer="multimax")
+        generate(mm.init(jax.random.key(0), tokens, audio), mm, tokens, np.array([20, 20]),
+                 audio, jax.random.key(0))

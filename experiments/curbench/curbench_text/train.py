@@ -1,7 +1,7 @@
 """CurBench text: which Shakespeare play a window of speech comes from, every text curriculum.
 
-The runs go through ``jaxlab.train.curbench`` (one trainer per curriculum, resumable per
-run under ``<workdir>/runs``).
+The runs go through the paper's trainer (``experiments/curbench/trainer.py``: one trainer per
+curriculum, resumable per run under ``<workdir>/runs``).
 """
 
 from __future__ import annotations
@@ -14,9 +14,13 @@ import ml_collections
 import numpy as np
 
 from jaxlab.data.text import char_vocabulary, encode, load_plays
-from jaxlab.train import curbench
-from jaxlab.train.curbench import noisy_or_imbalanced, train_teacher
-from jaxlab.train.curriculum import CurriculumData
+
+from ..trainer import (
+    CurriculumData,
+    noisy_or_imbalanced,
+    run_experiment,
+    train_teacher,
+)
 
 # A speaker tag: "Ham.", "First Citizen.", "P. King." on a line of its own.
 _SPEAKER = re.compile(r"^[A-Z][A-Za-z .']{0,24}\.$")
@@ -110,6 +114,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         return train_teacher(data, init_fn, apply_fn, config.seed + 10_000, config.num_epochs,
                              config.batch_size, config.learning_rate)
 
-    return curbench.run_experiment(
-        config, lambda setting: noisy_or_imbalanced(clean, setting, seeds, config.noise_rate),
+    return run_experiment(
+        config,
+        lambda setting: noisy_or_imbalanced(clean, setting, seeds, noise_rate=config.noise_rate),
         init_fn, apply_fn, seeds=seeds, workdir=workdir, teacher=teacher)

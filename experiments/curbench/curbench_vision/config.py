@@ -14,6 +14,20 @@ standard 92.33 → 92.88, noise-0.4 82.75 → 86.92, imbalance-50 75.49 → 76.4
 70.43, 65.02 → 65.93, 44.93 → 45.28); meta-gradient methods 4–7× the cost (Table 8a). The
 ``paper`` preset is the issue's credible reproduction (10k images at 28×28, 30 epochs,
 5 seeds, checkpoints every 50 steps); CIFAR-10 itself needs the user's data and is not wired.
+
+Seeds and power (before the run; one-sided paired t-tests by seed, α = 0.05,
+``jaxlab.report.power``). Pilot: the committed quick result, 3 seeds. Noise-0.4: the
+paper's effect (+4.17 points, CIFAR-10) against the pilot's per-seed gain sd 0.56 has power
+≈ 1 at 3 seeds; a 1-point effect would need 4. Standard: the paper's +0.55 against the
+pilot's gain sd 1.38 needs 41 seeds, imbalance's +0.94 needs 15: neither fits the budget,
+so both are expected to stay inconclusive (the paper's own point is that these gains are
+small). Noise gain vs standard gain: the paper's difference (3.6 points) against sd ≈ 1.5
+gives 83 %. Cost (at least 2× the baseline's epoch, per method): no per-method pilot (the
+committed metric pooled three methods and three settings: mean 2.50, sd 0.29); against that
+sd an effect of 0.5 gives 61 % at 3 seeds (4 for 80 %); the interleaved per-seed ratios of
+one method are expected to vary less. Budget trade-off: the quick run was at its 420 s
+budget on the shared machine before the timing (about 40 s more: four one-seed compiles
+and 5 rounds per seed; budget now 460 s), so the seed count stays at 3.
 """
 
 import ml_collections
@@ -30,7 +44,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c = base_config(preset)
     c.num_seeds = 3
     c.batch_seeds = True
-    c.cpu_budget_s = {"smoke": 25, "quick": 420, "paper": 3 * 3600}[preset]
+    c.cpu_budget_s = {"smoke": 25, "quick": 460, "paper": 3 * 3600}[preset]
     c.methods = METHODS
     c.settings = ("standard", "noise", "imbalance")
     c.noise_rate = 0.4
@@ -48,9 +62,14 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     # Per-method hyper-parameters (the reference's defaults, epochs scaled to the run).
     c.spl_start_rate = 0.2
     c.grow_fraction = 0.5  # pacing reaches the whole set at this fraction of the epochs
+    # The cost claim: one epoch of each meta-gradient method over the baseline's, per seed,
+    # standard setting, same model and data, timed interleaved (jaxlab.train.timing).
+    c.meta_methods = META_METHODS
+    c.timing_repeats = 5
     if preset == "smoke":
         c.num_seeds = 2
         c.methods = ("baseline", "lre")
+        c.timing_repeats = 1
         c.num_train, c.num_val, c.num_test, c.num_teacher = 100, 50, 100, 50
         c.num_epochs = 1
     elif preset == "paper":

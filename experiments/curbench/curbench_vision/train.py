@@ -1,4 +1,5 @@
-"""CurBench vision: each curriculum × setting through ``jaxlab.train.curbench``.
+"""CurBench vision: each curriculum × setting through the paper's trainer
+(``experiments/curbench/trainer.py``).
 
 Every (setting, method) run trains all seeds in one program and is saved to
 ``<workdir>/runs/<setting>__<method>.json``; a killed experiment resumes at the next run.
@@ -13,9 +14,13 @@ import numpy as np
 from jaxlab.data import builders, idx
 from jaxlab.data.paths import resolve_data_dir
 from jaxlab.nn.lenet import LeNet
-from jaxlab.train import curbench
-from jaxlab.train.curbench import noisy_or_imbalanced, train_teacher
-from jaxlab.train.curriculum import CurriculumData
+
+from ..trainer import (
+    CurriculumData,
+    noisy_or_imbalanced,
+    run_experiment,
+    train_teacher,
+)
 
 NUM_CLASSES = 10
 
@@ -57,8 +62,9 @@ def setting_data(splits, setting: str, config, seeds) -> CurriculumData:
     """The task of one setting: clean, per-seed noisy labels, or an imbalanced subset."""
     clean = CurriculumData(splits["x"], splits["y"], splits["val_x"], splits["val_y"],
                            splits["test_x"], splits["test_y"], NUM_CLASSES)
-    return noisy_or_imbalanced(clean, setting, seeds, config.noise_rate,
-                               config.imbalance_ratio, imbalance_seed=config.seed)
+    return noisy_or_imbalanced(clean, setting, seeds, noise_rate=config.noise_rate,
+                               imbalance_ratio=config.imbalance_ratio,
+                               imbalance_seed=config.seed)
 
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
@@ -79,6 +85,6 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         return train_teacher(data, init_fn, apply_fn, config.seed + 10_000, config.num_epochs,
                              config.batch_size, config.learning_rate)
 
-    return curbench.run_experiment(
+    return run_experiment(
         config, lambda setting: setting_data(splits, setting, config, seeds),
         init_fn, apply_fn, seeds=seeds, workdir=workdir, teacher=teacher)

@@ -3,7 +3,8 @@
 from jaxlab.report import Claim, Experiment
 
 _SETTING = ("scikit-learn digits (8x8) instead of CIFAR-10, two small EDM denoisers (MLP, "
-            "conv U-Net) instead of DDPM++, PCA proxy for SSCD with a calibrated threshold; "
+            "conv U-Net) instead of DDPM++, PCA proxy for SSCD, RP threshold at which 5 % of "
+            "unrelated item pairs agree (paper: SSCD > 0.6); paired by seed (shared noises); "
             "paper has no number at this scale")
 
 EXPERIMENT = Experiment(
@@ -11,27 +12,28 @@ EXPERIMENT = Experiment(
     paper="diffusion_reproducibility",
     claims=(
         Claim(name="memorization regime: RP(MLP, U-Net) at the smallest n is above chance",
-              metric="digits_rp_ab_small", baseline="digits_rp_floor_small", unit="",
+              metric="digits_rp_ab_small", baseline="digits_rp_floor_small",
+              unit="", paired=True,
               setting=_SETTING),
         Claim(name="generalization regime: RP(MLP, U-Net) at the largest n is above chance",
-              metric="digits_rp_ab_large", baseline="digits_rp_floor_large", unit="",
+              metric="digits_rp_ab_large", baseline="digits_rp_floor_large", unit="", paired=True,
               setting=_SETTING),
         Claim(name="RP dips between the two regimes (digits)",
-              metric="digits_rp_ends", baseline="digits_rp_middle", unit="",
+              metric="digits_rp_ends", baseline="digits_rp_middle", unit="", paired=True,
               setting=_SETTING + "; ends = min(RP at smallest, largest n), middle = min between"),
         Claim(name="RP dips between the two regimes (mixture of low-rank Gaussians)",
-              metric="molrg_rp_ends", baseline="molrg_rp_middle", unit="",
+              metric="molrg_rp_ends", baseline="molrg_rp_middle", unit="", paired=True,
               setting="mixture of 3 rank-4 Gaussians in R^64 (the paper's MoLRG setting, "
               "smaller); no paper number"),
         Claim(name="at small n the MLP reproduces the optimal denoiser's samples",
-              metric="digits_rp_mlp_dstar_small", baseline="digits_rp_floor_small", unit="",
+              metric="digits_rp_mlp_dstar_small", baseline="digits_rp_floor_small",
+              unit="", paired=True,
               setting=_SETTING),
         Claim(name="at small n the U-Net reproduces the optimal denoiser's samples",
-              metric="digits_rp_unet_dstar_small", baseline="digits_rp_floor_small", unit="",
+              metric="digits_rp_unet_dstar_small", baseline="digits_rp_floor_small",
+              unit="", paired=True,
               setting=_SETTING),
-        # Threshold-free versions: the mean cosine of shared-noise pairs in the proxy space
-        # (RP needs a detector threshold; the proxy's calibrated one is far stricter than
-        # SSCD's 0.6, see docs/diffusion_reproducibility.md).
+        # Threshold-free versions: the mean cosine of shared-noise pairs in the proxy space.
         Claim(name="threshold-free: MLP and U-Net samples agree above chance at the smallest n",
               metric="digits_cos_ab_small", baseline="digits_cos_floor_small", unit="",
               paired=True, setting=_SETTING + "; mean pair cosine, floor = mismatched noises"),

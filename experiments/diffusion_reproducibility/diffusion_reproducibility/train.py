@@ -10,12 +10,12 @@ import jax.numpy as jnp
 import ml_collections
 import numpy as np
 import optax
+from matplotlib.figure import Figure
 from sklearn.datasets import load_digits
 
 from jaxlab import diffusion
 from jaxlab.train import batch_runs, jit_run, scan_run
 
-SIGMA_DATA = 0.5
 DATASETS = ("digits", "molrg")
 
 
@@ -62,14 +62,30 @@ class UNetDenoiser(nn.Module):
 
 
 def _load(name: str, config, rng: np.random.Generator) -> np.ndarray:
-    """[N, 64] items scaled so that their per-coordinate std is about σ_data."""
+    """[N, 64] items: digits in [-1, 1]; MoLRG scaled so that its per-coordinate std is
+    about ``config.sigma_data``."""
     if name == "digits":
         return (load_digits().data / 8.0 - 1.0).astype(np.float32)  # [-1, 1]
     k, r, n = config.molrg_components, config.molrg_rank, max(config.n_values)
     bases = [np.linalg.qr(rng.normal(size=(64, r)))[0] for _ in range(k)]
     comp = rng.integers(0, k, size=n)
-    coef = rng.normal(size=(n, r)) * SIGMA_DATA * np.sqrt(64 / r)
+    coef = rng.normal(size=(n, r)) * config.sigma_data * np.sqrt(64 / r)
     return np.stack([bases[c] @ a for c, a in zip(comp, coef, strict=True)]).astype(np.float32)
+
+
+def chance_threshold(features: np.ndarray, chance_rate: float) -> float:
+    """τ at which a pair of distinct, unrelated items agrees with probability ``chance_rate``.
+
+    The (1 − ``chance_rate``)-quantile of cos(e_i, e_j) over all pairs i < j of the items'
+    embeddings ``features [N, k]``: RP's definition (Sec. 2 of Zhang et al.: a pair counts
+    when its cosine exceeds τ) then scores two independent generators at about
+    ``chance_rate``, so the chance floor is measurable and RP above it means agreement.
+    """
+    if not 0.0 < chance_rate < 1.0:
+        raise ValueError(f"chance_rate must be in (0, 1), got {chance_rate}")
+    e = features / np.linalg.norm(features, axis=1, keepdims=True)
+    cos = (e @ e.T)[np.triu_indices(len(e), k=1)]
+    return float(np.quantile(cos, 1.0 - chance_rate))
 
 
 def _make_run(model: nn.Module, config):
@@ -78,7 +94,7 @@ def _make_run(model: nn.Module, config):
 
     def denoiser(params):
         return lambda x, s: diffusion.edm_denoise(
-            lambda u, c: model.apply(params, u, c), x, s, SIGMA_DATA)
+            lambda u, c: model.apply(params, u, c), x, s, config.sigma_data)
 
     def run(key, n, train_set, noise):
         init_key, train_key = jax.random.split(key)
@@ -91,7 +107,7 @@ def _make_run(model: nn.Module, config):
             idx = jax.random.randint(k_batch, (config.batch_size,), 0, n)
             loss, grads = jax.value_and_grad(
                 lambda p: diffusion.edm_loss(denoiser(p), train_set[idx], k_loss,
-                                             sigma_data=SIGMA_DATA))(params)
+                                             sigma_data=config.sigma_data))(params)
             updates, opt_state = tx.update(grads, opt_state)
             return (optax.apply_updates(params, updates), opt_state), loss
 
@@ -140,10 +156,16 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
                                     for n in n_values_ds]) for i in range(len(seeds))])
 
         proxy = diffusion.pca_proxy(pool, config.pca_components)
+        pool_emb = np.asarray(diffusion.pca_embed(proxy, pool))
+        # RP's τ: calibrated on unrelated pairs, so that the chance floor is not 0.
+        tau = chance_threshold(pool_emb, config.chance_rate)
+        # The memorization score asks another question (is a sample a copy of a training
+        # item?): its τ separates lightly noised copies from nearest distinct items.
         copies = pool + config.copy_noise * rng.normal(size=pool.shape).astype(np.float32)
-        tau = float(diffusion.calibrate_threshold(diffusion.pca_embed(proxy, pool),
-                                                  diffusion.pca_embed(proxy, copies)))
+        copy_tau = float(diffusion.calibrate_threshold(pool_emb,
+                                                       diffusion.pca_embed(proxy, copies)))
         results[f"{name}_threshold"] = [tau] * len(seeds)
+        results[f"{name}_copy_threshold"] = [copy_tau] * len(seeds)
 
         def emb(x, proxy=proxy):
             return diffusion.pca_embed(proxy, x)
@@ -165,8 +187,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
                 per["cos_ab"][i, j] = jnp.mean(diffusion.pair_cosine(ea, eb))
                 per["cos_floor"][i, j] = jnp.mean(diffusion.pair_cosine(ea, jnp.roll(eb, 1, 0)))
                 per["cos_mlp_dstar"][i, j] = jnp.mean(diffusion.pair_cosine(ea, ed))
-                per["mem_mlp"][i, j] = diffusion.memorization_score(ea, et, tau)
-                per["mem_unet"][i, j] = diffusion.memorization_score(eb, et, tau)
+                per["mem_mlp"][i, j] = diffusion.memorization_score(ea, et, copy_tau)
+                per["mem_unet"][i, j] = diffusion.memorization_score(eb, et, copy_tau)
                 for fam, x in (("mlp", samples["mlp"][i, j]), ("unet", samples["unet"][i, j]),
                                ("dstar", dstar[i, j])):
                     per[f"nn_ratio_{fam}"][i, j] = jnp.mean(
@@ -192,14 +214,9 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
 
 
 def _plot(curves: dict, n_values, workdir: str) -> None:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:  # plotting is optional
-        return
-    fig, axes = plt.subplots(1, len(curves), figsize=(5 * len(curves), 3.5), squeeze=False)
+    """RP curves against the training-set size, one panel per dataset."""
+    fig = Figure(figsize=(5 * len(curves), 3.5))
+    axes = fig.subplots(1, len(curves), squeeze=False)
     for ax, (name, c) in zip(axes[0], curves.items(), strict=True):
         for key, label in (("rp_ab", "RP(MLP, U-Net)"), ("rp_mlp_dstar", "RP(MLP, D*)"),
                            ("rp_unet_dstar", "RP(U-Net, D*)"), ("rp_floor", "chance floor"),
@@ -213,4 +230,3 @@ def _plot(curves: dict, n_values, workdir: str) -> None:
     fig.tight_layout()
     os.makedirs(workdir, exist_ok=True)
     fig.savefig(os.path.join(workdir, "rp_vs_n.png"), dpi=100)
-    plt.close(fig)

@@ -17,6 +17,20 @@ Command: ``jaxlab run eureka_two_step --preset quick`` (quick: 126 s wall on 2 i
 cores, 5 seeds per arm vmapped, both tasks; smoke: mostly compilation of 3 arms).
 Paper: "95 % of the baseline's performance in 20 % of the training steps" (abstract);
 per-table values were not retrieved.
+
+Seeds and power (before the run; every comparison is paired by seed, one-sided, α = 0.05,
+``jaxlab.report.power``). Pilot: the committed quick result, 5 seeds. Steps to 95 % of
+softmax's final accuracy: the abstract's effect is 80 % fewer steps (≈ 284 of softmax's
+355), per-arm sd ≈ 95-147, so a paired-difference sd ≈ 170 gives 92 % power at 5 seeds
+(4 would do). Intermediate step solved, heat vs softmax: effect 0.8, sd 0.45: 94 %. Jump
+step on the intermediate step: effect ≈ 290 steps, sd ≈ 250: 69 % at 5 seeds (7 for 80 %).
+NormSoftmax's early ‖∂L/∂(W_Q, W_K)‖: effect ≈ 0.04, sd of the difference assumed ≈ 0.03:
+75 %. "Solved" on the two-step task: no seed solved it in the pilot (sd 0), so no power
+can be computed; a difference of half the seeds (sd ≈ 0.55) would need 9 seeds. Final
+accuracy differences of 1 point (sd 0.016) would need 18. Budget trade-off: the quick run
+already takes about twice its 150 s budget on the shared machine, so the seed count stays
+at 5; the claims short of 80 % power are expected to end inconclusive unless the effect is
+larger than the pilot's.
 """
 
 import ml_collections

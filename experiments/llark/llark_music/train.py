@@ -92,7 +92,7 @@ def make_run(model: AudioLM, config: ml_collections.ConfigDict, num_steps: int):
     """
     schedule = optax.warmup_cosine_decay_schedule(
         0.0, config.learning_rate, max(1, int(config.warmup_fraction * num_steps)), num_steps)
-    optimizer = optax.chain(optax.clip_by_global_norm(1.0),
+    optimizer = optax.chain(optax.clip_by_global_norm(config.grad_clip),
                             optax.adamw(schedule, weight_decay=config.weight_decay))
 
     def run(key, params, gate, trainable, data):
@@ -168,7 +168,8 @@ def score(texts, instructions, metas) -> dict[str, float]:
     return out
 
 
-def probe(features, valid, metas, num_train, seed) -> dict[str, float]:
+def probe(features, valid, metas, num_train, seed, c: float,
+          max_iter: int) -> dict[str, float]:
     """Logistic-regression probe on time-pooled frozen features (mean and std over frames)."""
     count = valid.sum(1, keepdims=True)[..., None]
     mask = valid[..., None]
@@ -180,7 +181,7 @@ def probe(features, valid, metas, num_train, seed) -> dict[str, float]:
     test = metas[num_train:]
     for name, labels in (("key", [m.key for m in metas]),
                          ("tempo", [int(m.tempo_bpm) for m in metas])):
-        clf = LogisticRegression(max_iter=2000, C=1.0, random_state=seed)
+        clf = LogisticRegression(max_iter=max_iter, C=c, random_state=seed)
         clf.fit(x[:num_train], labels[:num_train])
         pred = clf.predict(x[num_train:])
         if name == "key":
@@ -250,7 +251,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
             if s == 0:
                 examples[arm] = [(i.question, t, i.answer) for i, t in
                                  list(zip(test_ins, texts, strict=True))[:len(config.tasks)]]
-    probe_metrics = probe(raw, valid, metas, n_train, config.seed)
+    probe_metrics = probe(raw, valid, metas, n_train, config.seed, config.probe_c,
+                          config.probe_max_iter)
     for name, value in probe_metrics.items():
         results[f"{name}_probe"] = [value] * len(seeds)
     results["key_score_gap_to_probe"] = [

@@ -1,7 +1,10 @@
-"""The one trainer of every curriculum (CurBench's protocol): epochs, hooks, best-val test.
+"""CurBench's trainer, shared by its two experiments: one trainer for every curriculum, the
+benchmark loop over methods × settings, and the meta-gradient cost measurement.
 
     trainer = CurriculumTrainer(curriculum, init_fn, apply_fn, batch_size=50, lr=1e-3)
     result = trainer.run(data, seeds=[0, 1, 2], num_epochs=30)
+    metrics = run_experiment(config, make_data, init_fn, apply_fn, seeds=seeds,
+                             workdir=workdir, teacher=teacher_fn)
 
 Per epoch, on the host, each seed's curriculum gets ``data_curriculum`` (with the current
 model's per-sample training losses when it asks for them) and ``model_curriculum``; the
@@ -14,13 +17,25 @@ that into an assertion with ``chex.assert_max_traces``). Seeds are batched in on
 its best-validation parameters, which are tested at the end; wall times per epoch are
 recorded. With a ``workdir`` the run saves an orbax checkpoint (model, optimiser and
 curriculum states, best parameters, history) after every epoch and resumes from it.
+
+The benchmark loop (:func:`run_curbench`) saves every (setting, method) run, all seeds in
+one program, to ``<workdir>/runs/<setting>__<method>.json``; a killed experiment resumes at
+the next run. Curricula that need a teacher (TTCL, C2F, Adaptive CL) get its logits and
+losses on each setting's training labels. Hyper-parameters are the reference's, with their
+200-epoch schedules scaled to the run (:func:`scaled_curriculum`). The cost of the
+meta-gradient methods is timed separately, per seed (:func:`epoch_cost_ratios`).
+
+The curriculum selection between epochs is a data-dependent search: it runs on the host in
+plain Python, and only the epoch's steps and the evaluation passes are jitted.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import chex
@@ -29,6 +44,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
+from jaxlab import curriculum as cl
 from jaxlab.curriculum.base import (
     Curriculum,
     CurriculumState,
@@ -36,7 +52,10 @@ from jaxlab.curriculum.base import (
     StepContext,
     check_weights,
 )
+from jaxlab.train import time_interleaved
 from jaxlab.train.checkpoint import Checkpointer
+
+REFERENCE_EPOCHS = 200  # the reference's schedules are written for 200 epochs
 
 
 class CurriculumData(NamedTuple):
@@ -71,6 +90,11 @@ class Carry(NamedTuple):
     curriculum: CurriculumState
     key: jax.Array  # raw key data (uint32), checkpointable
     step: jax.Array
+
+
+def _stack(trees: Sequence[Any]) -> Any:
+    """Stacks a list of equally shaped pytrees on a new leading (seed) axis."""
+    return jax.tree.map(lambda *a: jnp.stack([jnp.asarray(v) for v in a]), *trees)
 
 
 def per_sample_ce(logits: jax.Array, labels: jax.Array) -> jax.Array:
@@ -110,8 +134,8 @@ class CurriculumTrainer:
     curriculum: Curriculum
     init_fn: Callable[[jax.Array], Any]
     apply_fn: Callable[[Any, jax.Array, dict], jax.Array]
-    batch_size: int = 50
-    lr: float = 1e-3
+    batch_size: int
+    lr: float
     seed_batching: str = "map"
     eval_batch_size: int = 500
     max_traces: int | None = None
@@ -221,6 +245,65 @@ class CurriculumTrainer:
         shape = (num_steps, b)
         return idx.reshape(shape), valid.reshape(shape), meta.reshape(shape)
 
+    def _start(self, data: CurriculumData, seeds: Sequence[int], num_epochs: int):
+        """Checked inputs and the initial state of every seed: ``(x [N, ...], labels
+        [S, N], carry, base_mask [S, N], meta_sets)`` — ``base_mask`` zeroes each seed's
+        held-out meta split (LRE, MW-Net, DDS), ``meta_sets`` its indices (or ``None``)."""
+        curriculum = self.curriculum
+        x = np.asarray(data.train_inputs)
+        n, s = x.shape[0], len(seeds)
+        if num_epochs < 1 or s < 1:
+            raise ValueError(f"need num_epochs >= 1 and seeds, got {num_epochs}, {seeds}")
+        if curriculum.vision_only and x.ndim != 4:
+            raise ValueError(f"curriculum {curriculum.name!r} is vision-only (CurBench): "
+                             f"inputs must be images [N, h, w, c], got shape {x.shape}")
+        labels = np.asarray(data.train_labels, np.int32)
+        labels = np.broadcast_to(labels, (s, n)) if labels.ndim == 1 else labels
+        if labels.shape != (s, n):
+            raise ValueError(f"train_labels must be [N] or [S, N] = {(s, n)}, got "
+                             f"{labels.shape}")
+        keys = [jax.random.key(int(seed)) for seed in seeds]
+        rngs = [np.random.default_rng([int(seed), 1]) for seed in seeds]
+        # Meta split (LRE, MW-Net, DDS): a fixed fraction held out from training.
+        base_mask = np.ones((s, n), np.float32)
+        meta_sets: list[np.ndarray | None] = [None] * s
+        if curriculum.meta_fraction > 0:
+            m = max(1, int(n * curriculum.meta_fraction))
+            for i in range(s):
+                meta_sets[i] = np.sort(rngs[i].permutation(n)[:m])
+                base_mask[i, meta_sets[i]] = 0.0
+        params, cstates = [], []
+        for i, key in enumerate(keys):
+            k_model, k_cur, k_run = jax.random.split(key, 3)
+            params.append(self._init_jit(k_model))
+            c = curriculum.data_prepare(n, data.num_classes, k_cur)
+            cstates.append(curriculum.model_prepare(c, params[-1], num_epochs))
+            keys[i] = k_run
+        carry = Carry(_stack(params), _stack([self.tx.init(p) for p in params]),
+                      _stack(cstates), jnp.stack([jax.random.key_data(k) for k in keys]),
+                      jnp.zeros(s, jnp.int32))
+        return x, labels, carry, base_mask, meta_sets
+
+    def epoch_program(self, data: CurriculumData, seed: int,
+                      num_epochs: int) -> Callable[[], Any]:
+        """One training epoch of one seed as a function of no arguments (for timing).
+
+        The epoch starts from the seed's initial state and steps through its whole
+        training set (less its meta split), the plan ``run`` makes when the curriculum
+        keeps every sample; the function returns the new parameters. The first call
+        compiles the program for one seed.
+        """
+        x, labels, carry, base_mask, meta_sets = self._start(data, [seed], num_epochs)
+        state = jax.tree.map(lambda a: a[0], jax.device_get(carry.curriculum))
+        model_args = _stack([self.curriculum.model_curriculum(state, 0)])
+        weights = check_weights(base_mask[0], x.shape[0], f"{self.curriculum.name} weights")
+        steps = -(-x.shape[0] // self.batch_size)
+        plan = self._plan(weights, np.random.default_rng([int(seed), 2, 0]), steps,
+                          meta_sets[0])
+        plan = tuple(jnp.asarray(a[None]) for a in plan)
+        x_dev, labels_dev = jnp.asarray(x), jnp.asarray(labels)
+        return lambda: self._epoch_jit(carry, plan, x_dev, labels_dev, model_args).params
+
     def run(self, data: CurriculumData, seeds: Sequence[int], num_epochs: int,
             workdir: str | None = None, progress: bool = False,
             stop_after: int | None = None, return_params: bool = False,
@@ -243,40 +326,10 @@ class CurriculumTrainer:
           ValueError: bad shapes, a vision-only curriculum on non-image inputs, or a
             curriculum returning invalid weights.
         """
-        curriculum = self.curriculum
-        x = np.asarray(data.train_inputs)
-        n, s = x.shape[0], len(seeds)
-        if num_epochs < 1 or s < 1:
-            raise ValueError(f"need num_epochs >= 1 and seeds, got {num_epochs}, {seeds}")
-        if curriculum.vision_only and x.ndim != 4:
-            raise ValueError(f"curriculum {curriculum.name!r} is vision-only (CurBench): "
-                             f"inputs must be images [N, h, w, c], got shape {x.shape}")
-        labels = np.asarray(data.train_labels, np.int32)
-        labels = np.broadcast_to(labels, (s, n)) if labels.ndim == 1 else labels
-        if labels.shape != (s, n):
-            raise ValueError(f"train_labels must be [N] or [S, N] = {(s, n)}, got "
-                             f"{labels.shape}")
         start_time = time.perf_counter()
-        keys = [jax.random.key(int(seed)) for seed in seeds]
-        rngs = [np.random.default_rng([int(seed), 1]) for seed in seeds]
-        # Meta split (LRE, MW-Net, DDS): a fixed fraction held out from training.
-        base_mask = np.ones((s, n), np.float32)
-        meta_sets: list[np.ndarray | None] = [None] * s
-        if curriculum.meta_fraction > 0:
-            m = max(1, int(n * curriculum.meta_fraction))
-            for i in range(s):
-                meta_sets[i] = np.sort(rngs[i].permutation(n)[:m])
-                base_mask[i, meta_sets[i]] = 0.0
-        params, cstates = [], []
-        for i, key in enumerate(keys):
-            k_model, k_cur, k_run = jax.random.split(key, 3)
-            params.append(self._init_jit(k_model))
-            c = curriculum.data_prepare(n, data.num_classes, k_cur)
-            cstates.append(curriculum.model_prepare(c, params[-1], num_epochs))
-            keys[i] = k_run
-        stack = lambda xs: jax.tree.map(lambda *a: jnp.stack([jnp.asarray(v) for v in a]), *xs)
-        carry = Carry(stack(params), stack([self.tx.init(p) for p in params]), stack(cstates),
-                      jnp.stack([jax.random.key_data(k) for k in keys]), jnp.zeros(s, jnp.int32))
+        x, labels, carry, base_mask, meta_sets = self._start(data, seeds, num_epochs)
+        curriculum, stack = self.curriculum, _stack
+        n, s = x.shape[0], len(seeds)
         best_params = carry.params
         best_val = np.full(s, -1.0)
         val_hist = np.zeros((num_epochs, s))
@@ -397,20 +450,18 @@ def _epoch_time(result: dict) -> float:
     return float(np.median(times[1:] if len(times) > 1 else times))  # the first compiles
 
 
-def summarize_runs(runs: dict[str, dict[str, dict]], baseline: str = "baseline",
-                   meta_methods: Sequence[str] = ()) -> tuple[dict[str, Any], str]:
+def summarize_runs(runs: dict[str, dict[str, dict]],
+                   baseline: str = "baseline") -> tuple[dict[str, Any], str]:
     """CurBench's tables from ``runs[setting][method]`` (results of ``run``).
 
-    Returns ``(metrics, markdown)``. Metrics (accuracies in %): ``{setting}_{method}_test_acc``
-    (per seed), ``{setting}_{method}_time_ratio`` (median epoch time after the first over
-    the baseline's), ``{setting}_best_cl_test_acc`` (per seed, the curriculum with the best
-    mean validation accuracy — chosen without looking at the test set),
-    ``{setting}_gain`` (that minus the baseline, per seed) and ``meta_cost_ratio`` (the time
-    ratios of ``meta_methods`` over all settings).
+    Returns ``(metrics, markdown)``. Metrics (accuracies in %, lists one entry per seed):
+    ``{setting}_{method}_test_acc``, ``{setting}_best_cl_test_acc`` (the curriculum with the
+    best mean validation accuracy — chosen without looking at the test set) and
+    ``{setting}_gain`` (that minus the baseline). The table also shows each method's median
+    epoch time after the first (all seeds in one program) over the baseline's.
     """
     metrics: dict[str, Any] = {}
     lines = []
-    meta_ratios = []
     for setting, by_method in runs.items():
         if baseline not in by_method:
             raise ValueError(f"setting {setting!r} has no {baseline!r} run")
@@ -422,18 +473,212 @@ def summarize_runs(runs: dict[str, dict[str, dict]], baseline: str = "baseline",
                   "|---|---|---|---|"]
         for method, result in by_method.items():
             acc = 100 * np.asarray(result["test_acc"])
-            ratio = _epoch_time(result) / base_time
             metrics[f"{setting}_{method}_test_acc"] = acc.tolist()
-            metrics[f"{setting}_{method}_time_ratio"] = ratio
-            if method in meta_methods:
-                meta_ratios.append(ratio)
             mark = " (best by val)" if method == best else ""
             lines.append(f"| {method}{mark} | {acc.mean():.2f} ± {acc.std():.2f} | "
-                         f"{100 * np.mean(result['best_val_acc']):.2f} | {ratio:.2f} |")
+                         f"{100 * np.mean(result['best_val_acc']):.2f} | "
+                         f"{_epoch_time(result) / base_time:.2f} |")
         best_acc = 100 * np.asarray(by_method[best]["test_acc"])
         metrics[f"{setting}_best_cl_test_acc"] = best_acc.tolist()
         metrics[f"{setting}_gain"] = (
             best_acc - 100 * np.asarray(by_method[baseline]["test_acc"])).tolist()
-    if meta_methods:
-        metrics["meta_cost_ratio"] = meta_ratios or [float("nan")]
     return metrics, "\n".join(lines) + "\n"
+
+
+def epoch_cost_ratios(trainers: dict[str, CurriculumTrainer], data: CurriculumData, *,
+                      seeds: Sequence[int], num_epochs: int, repeats: int,
+                      baseline: str = "baseline") -> dict[str, list[float]]:
+    """Per seed, each trainer's epoch time over the baseline trainer's (CurBench Table 8a's
+    cost, measured here on the same model and data).
+
+    For every seed the one-epoch programs (:meth:`CurriculumTrainer.epoch_program`) of all
+    trainers are timed round-robin by :func:`jaxlab.train.time_interleaved` (one warm-up
+    call, which compiles, then ``repeats`` rounds; medians), so a load burst on a shared
+    machine slows every method of its round alike. Returns ``{name: [ratio per seed]}`` for
+    every trainer but the baseline.
+    """
+    if baseline not in trainers:
+        raise ValueError(f"trainers lack the baseline {baseline!r}: {sorted(trainers)}")
+    out: dict[str, list[float]] = {name: [] for name in trainers if name != baseline}
+    for seed in seeds:
+        fns = {name: t.epoch_program(data, seed, num_epochs) for name, t in trainers.items()}
+        times = time_interleaved(fns, repeats=repeats)
+        for name in out:
+            out[name].append(times[name] / times[baseline])
+    return out
+
+
+def scaled_curriculum(name: str, num_epochs: int, lr: float, spl_start_rate: float,
+                      grow_fraction: float) -> cl.Curriculum:
+    """The curriculum ``name`` with the reference's hyper-parameters, its epoch schedules
+    scaled from 200 epochs to ``num_epochs`` (each at least one epoch); SPL and TTCL's
+    pacing reaches the whole set at ``grow_fraction`` of the run."""
+    e = num_epochs
+
+    def scale(epochs: int) -> int:
+        return max(1, round(epochs / REFERENCE_EPOCHS * e))
+
+    pacing = {"start_rate": spl_start_rate, "grow_epochs": max(1, round(grow_fraction * e))}
+    kwargs = {
+        "spl": pacing,
+        "ttcl": pacing,
+        "cbs": {"grow_interval": scale(5)},
+        "dihcl": {"warm_epochs": scale(50)},
+        "mcl": {"schedule_epochs": scale(20), "warm_epochs": scale(5)},
+        "lgl": {"grow_interval": scale(20)},
+        "adaptive_cl": {"pace_r": scale(15), "inv": scale(20)},
+        "screener_net": {"lr": lr},
+        "dds": {"lr": lr},
+    }.get(name, {})
+    return cl.get_curriculum(name, **kwargs)
+
+
+def noisy_or_imbalanced(data: CurriculumData, setting: str, seeds: Sequence[int], *,
+                        noise_rate: float | None = None, imbalance_ratio: float | None = None,
+                        imbalance_seed: int = 0) -> CurriculumData:
+    """A CurBench setting of a clean task: ``"standard"``; ``"noise"`` (per-seed noisy
+    labels at ``noise_rate``, :func:`~jaxlab.curriculum.noisy_labels` with key
+    ``1000 + seed``); ``"imbalance"`` (the kept subset of
+    :func:`~jaxlab.curriculum.imbalance` at ``imbalance_ratio``). The setting's own rate
+    must be given."""
+    x, y = np.asarray(data.train_inputs), np.asarray(data.train_labels)
+    c = data.num_classes
+    needs = {"noise": ("noise_rate", noise_rate), "imbalance": ("imbalance_ratio",
+                                                                imbalance_ratio)}
+    if setting in needs and needs[setting][1] is None:
+        raise ValueError(f"setting {setting!r} needs {needs[setting][0]}")
+    if setting == "noise":
+        y = np.stack([np.asarray(cl.noisy_labels(y, noise_rate, c, jax.random.key(1000 + s)))
+                      for s in seeds])
+    elif setting == "imbalance":
+        kept = np.asarray(cl.imbalance(y, imbalance_ratio, c, jax.random.key(imbalance_seed)))
+        x, y = x[kept], y[kept]
+    elif setting != "standard":
+        raise ValueError(f"unknown setting {setting!r}; valid: standard, noise, imbalance")
+    return data._replace(train_inputs=x, train_labels=y)
+
+
+def with_teacher(trainer: CurriculumTrainer, params: Any, data: CurriculumData) -> CurriculumData:
+    """``data`` with a fixed teacher's logits ``[N, C]`` and per-sample losses (``[N]``, or
+    ``[S, N]`` for per-seed labels) on the setting's (possibly noisy) training labels."""
+    logits = trainer.logits(params, data.train_inputs)[0]
+    z = logits - logits.max(-1, keepdims=True)
+    logp = z - np.log(np.exp(z).sum(-1, keepdims=True))
+    labels = np.asarray(data.train_labels)
+    losses = -logp[np.arange(logp.shape[0]), labels]
+    return data._replace(teacher_losses=losses, teacher_logits=logits)
+
+
+def train_teacher(teacher_data: CurriculumData, init_fn, apply_fn, seed: int, num_epochs: int,
+                  batch_size: int, lr: float) -> tuple[CurriculumTrainer, Any]:
+    """A baseline model trained on a held-out clean split: ``(trainer, params)``."""
+    trainer = CurriculumTrainer(cl.baseline(), init_fn, apply_fn, batch_size=batch_size, lr=lr)
+    params = trainer.run(teacher_data, [seed], num_epochs, return_params=True)["params"]
+    return trainer, params
+
+
+def run_curbench(curricula: dict[str, cl.Curriculum], settings: Sequence[str],
+                 make_data: Callable[[str], CurriculumData], init_fn, apply_fn, *,
+                 seeds: Sequence[int], num_epochs: int, batch_size: int, lr: float,
+                 workdir: str, seed_batching: str = "map",
+                 teacher: Callable[[], tuple[CurriculumTrainer, Any]] | None = None,
+                 chunk_steps: int | None = None,
+                 verbose: bool = True) -> dict[str, dict[str, dict]]:
+    """Runs every curriculum in every setting; returns ``runs[setting][method]``.
+
+    Args:
+      curricula: name → curriculum (the no-op ``"baseline"`` among them).
+      settings: setting names, passed to ``make_data``.
+      make_data: ``setting -> CurriculumData``.
+      init_fn, apply_fn: the model (see ``CurriculumTrainer``).
+      seeds, num_epochs, batch_size, lr, seed_batching: the trainer's.
+      workdir: finished runs are saved under ``<workdir>/runs`` and not repeated.
+      teacher: ``() -> (trainer, params)`` of the teacher, called once if a curriculum
+        ``uses_teacher``.
+      chunk_steps: if set, each run also checkpoints every ``chunk_steps`` steps under
+        ``<workdir>/checkpoints/<setting>__<method>`` and resumes mid-epoch (long runs).
+    """
+    runs_dir = Path(workdir) / "runs"
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    runs: dict[str, dict[str, dict]] = {s: {} for s in settings}
+    teacher_model = None
+    for method, curriculum in curricula.items():
+        trainer = None
+        for setting in settings:
+            path = runs_dir / f"{setting}__{method}.json"
+            if path.exists():
+                runs[setting][method] = json.loads(path.read_text())
+                continue
+            if trainer is None:  # one trainer per method: settings of equal shapes share
+                trainer = CurriculumTrainer(curriculum, init_fn, apply_fn,  # its programs
+                                            batch_size=batch_size, lr=lr,
+                                            seed_batching=seed_batching,
+                                            chunk_steps=chunk_steps)
+            data = make_data(setting)
+            if curriculum.uses_teacher:
+                if teacher is None:
+                    raise ValueError(f"curriculum {method!r} needs a teacher")
+                if teacher_model is None:
+                    teacher_model = teacher()
+                data = with_teacher(*teacher_model, data)
+            checkpoints = None
+            if chunk_steps is not None:
+                checkpoints = str(Path(workdir).resolve() / "checkpoints" / path.stem)
+            result = trainer.run(data, list(seeds), num_epochs, workdir=checkpoints)
+            path.write_text(json.dumps(result))
+            runs[setting][method] = result
+            if verbose:
+                print(f"{setting:>9} {method:>15}: test "
+                      f"{100 * np.mean(result['test_acc']):.2f} ± "
+                      f"{100 * np.std(result['test_acc']):.2f}  "
+                      f"({result['wall_time_s']:.1f} s)", flush=True)
+    return runs
+
+
+def run_experiment(config, make_data: Callable[[str], CurriculumData], init_fn, apply_fn, *,
+                   seeds: Sequence[int], workdir: str,
+                   teacher: Callable[[], tuple[CurriculumTrainer, Any]] | None = None,
+                   ) -> dict[str, Any]:
+    """A CurBench experiment from its config: every curriculum of ``config.methods``
+    (``scaled_curriculum`` to the config's epochs and learning rate) in every setting of
+    ``config.settings``, then the cost of each of ``config.meta_methods``.
+
+    Returns ``summarize_runs``'s metrics and ``meta_cost_ratio_{method}`` (per seed, its
+    epoch time over the baseline's in the ``"standard"`` setting, ``epoch_cost_ratios``
+    with ``config.timing_repeats`` rounds); writes the table to ``<workdir>/table.md`` and
+    the ratios to ``<workdir>/timing.json`` (read back, not re-timed, on a resumed run).
+
+    ``config`` fields: methods, settings, num_epochs, batch_size, learning_rate,
+    spl_start_rate, grow_fraction, seed_batching, chunk_steps, meta_methods,
+    timing_repeats.
+    """
+    def curriculum(name: str) -> cl.Curriculum:
+        return scaled_curriculum(name, config.num_epochs, config.learning_rate,
+                                 config.spl_start_rate, config.grow_fraction)
+
+    runs = run_curbench({m: curriculum(m) for m in config.methods}, config.settings,
+                        make_data, init_fn, apply_fn,
+                        seeds=seeds, num_epochs=config.num_epochs,
+                        batch_size=config.batch_size, lr=config.learning_rate,
+                        workdir=workdir, seed_batching=config.seed_batching, teacher=teacher,
+                        chunk_steps=config.chunk_steps)
+    metrics, table = summarize_runs(runs)
+    timing = Path(workdir) / "timing.json"
+    if timing.exists():
+        ratios = json.loads(timing.read_text())
+    else:
+        trainers = {m: CurriculumTrainer(curriculum(m), init_fn, apply_fn,
+                                         batch_size=config.batch_size, lr=config.learning_rate)
+                    for m in ("baseline", *config.meta_methods)}
+        ratios = epoch_cost_ratios(trainers, make_data("standard"), seeds=seeds,
+                                   num_epochs=config.num_epochs,
+                                   repeats=config.timing_repeats)
+        timing.write_text(json.dumps(ratios))
+    table += "\n### epoch cost (standard setting, per seed, interleaved)\n\n"
+    table += "| method | epoch time × baseline |\n|---|---|\n"
+    for method, per_seed in ratios.items():
+        metrics[f"meta_cost_ratio_{method}"] = per_seed
+        table += f"| {method} | {', '.join(f'{r:.2f}' for r in per_seed)} |\n"
+    (Path(workdir) / "table.md").write_text(table)
+    print(table)
+    return metrics

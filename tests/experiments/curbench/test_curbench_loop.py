@@ -2,16 +2,23 @@
 
 import flax.linen as nn
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
+from jaxlab_experiments.curbench.trainer import (
+    CurriculumData,
+    CurriculumTrainer,
+    epoch_cost_ratios,
+    noisy_or_imbalanced,
+    run_curbench,
+    scaled_curriculum,
+)
 
 from jaxlab.curriculum import EpochInputs
-from jaxlab.train.curbench import noisy_or_imbalanced, run_curbench, scaled_curriculum
-from jaxlab.train.curriculum import CurriculumData
 
 
 def test_scaled_schedules_match_the_reference_at_200_epochs():
-    c = scaled_curriculum("lgl", 200, 1e-3)
+    c = scaled_curriculum("lgl", 200, 1e-3, 0.2, 0.5)
     s = c.data_prepare(10, 10, jax.random.key(0))
     labels = np.arange(10)
     counts = []
@@ -19,7 +26,7 @@ def test_scaled_schedules_match_the_reference_at_200_epochs():
         s = c.data_curriculum(s, e, EpochInputs(labels))
         counts.append(int(s.extra["classes"].sum()))
     assert counts == [4, 4, 7, 10]
-    short = scaled_curriculum("lgl", 10, 1e-3)  # 20 of 200 epochs -> 1 of 10
+    short = scaled_curriculum("lgl", 10, 1e-3, 0.2, 0.5)  # 20 of 200 epochs -> 1 of 10
     s = short.data_prepare(10, 10, jax.random.key(0))
     assert [int(short.data_curriculum(s, e, EpochInputs(labels)).extra["classes"].sum())
             for e in (0, 1, 2)] == [4, 7, 10]
@@ -38,6 +45,8 @@ def test_settings():
     assert len(imb.train_inputs) == len(imb.train_labels) and counts[0] > 3 * counts[4]
     with pytest.raises(ValueError, match="setting"):
         noisy_or_imbalanced(data, "shift", [0])
+    with pytest.raises(ValueError, match="noise_rate"):  # no silent default rate
+        noisy_or_imbalanced(data, "noise", [0])
 
 
 class _Lin(nn.Module):
@@ -58,18 +67,47 @@ def test_runs_resume_and_teacher(tmp_path):
     calls = []
 
     def teacher():
-        from jaxlab.train.curbench import train_teacher
+        from jaxlab_experiments.curbench.trainer import train_teacher
         calls.append(1)
         return train_teacher(data, init, apply, 0, 1, 20, 1e-2)
 
-    curricula = {"baseline": scaled_curriculum("baseline", 2, 1e-2),
-                 "ttcl": scaled_curriculum("ttcl", 2, 1e-2)}
+    curricula = {"baseline": scaled_curriculum("baseline", 2, 1e-2, 0.2, 0.5),
+                 "ttcl": scaled_curriculum("ttcl", 2, 1e-2, 0.2, 0.5)}
     kw = dict(seeds=[0], num_epochs=2, batch_size=20, lr=1e-2, workdir=str(tmp_path),
               teacher=teacher, chunk_steps=2, verbose=False)
     runs = run_curbench(curricula, ["standard", "noise"],
-                        lambda s: noisy_or_imbalanced(data, s, [0]), init, apply, **kw)
+                        lambda s: noisy_or_imbalanced(data, s, [0], noise_rate=0.4), init,
+                        apply, **kw)
     assert set(runs) == {"standard", "noise"} and set(runs["noise"]) == {"baseline", "ttcl"}
     assert len(calls) == 1
     again = run_curbench(curricula, ["standard", "noise"], None, init, apply, **kw)
     assert again == runs and len(calls) == 1  # every run read back from the workdir
     assert (tmp_path / "checkpoints" / "noise__ttcl").is_dir()
+
+
+def test_epoch_cost_ratios_are_per_seed_and_see_extra_work():
+    """A model whose forward pass adds 200 [64, 64] matmuls per batch costs clearly more
+    than the bare linear model; one ratio per seed, none for the baseline."""
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(400, 64)).astype(np.float32)
+    y = rng.integers(0, 3, 400).astype(np.int32)
+    data = CurriculumData(x, y, x[:10], y[:10], x[:10], y[:10], 3)
+    m = nn.Dense(3)
+    init = lambda k: m.init(k, x[:1])["params"]
+    mix = jnp.asarray(np.linalg.qr(rng.normal(size=(64, 64)))[0], jnp.float32)
+
+    def heavy(p, z, a):
+        z = jax.lax.fori_loop(0, 200, lambda _, h: jnp.tanh(h @ mix), z)
+        return m.apply({"params": p}, z)
+
+    trainers = {"baseline": CurriculumTrainer(scaled_curriculum("baseline", 1, 1e-2, 0.2, 0.5),
+                                              init, lambda p, z, a: m.apply({"params": p}, z),
+                                              batch_size=50, lr=1e-2),
+                "heavy": CurriculumTrainer(scaled_curriculum("baseline", 1, 1e-2, 0.2, 0.5),
+                                           init, heavy, batch_size=50, lr=1e-2)}
+    ratios = epoch_cost_ratios(trainers, data, seeds=[0, 1, 2], num_epochs=1, repeats=3)
+    assert set(ratios) == {"heavy"} and len(ratios["heavy"]) == 3
+    assert all(r > 1.5 for r in ratios["heavy"])
+    with pytest.raises(ValueError, match="baseline"):
+        epoch_cost_ratios({"heavy": trainers["heavy"]}, data, seeds=[0], num_epochs=1,
+                          repeats=1)

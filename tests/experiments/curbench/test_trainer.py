@@ -5,9 +5,9 @@ import dataclasses
 import flax.linen as nn
 import numpy as np
 import pytest
+from jaxlab_experiments.curbench.trainer import CurriculumData, CurriculumTrainer
 
 from jaxlab import curriculum as cl
-from jaxlab.train.curriculum import CurriculumData, CurriculumTrainer
 
 N, D, C = 120, 4, 3
 
@@ -63,13 +63,15 @@ def test_bad_curriculum_weights_are_errors(data, weights, match):
         cl.baseline(), name="bad",
         data_curriculum=lambda state, epoch, losses: state._replace(weights=weights))
     with pytest.raises(ValueError, match=match):
-        CurriculumTrainer(bad, _init, _apply, batch_size=16).run(data, seeds=[0], num_epochs=1)
+        CurriculumTrainer(bad, _init, _apply, batch_size=16, lr=1e-2).run(data, seeds=[0],
+                                                                          num_epochs=1)
 
 
 def test_vision_only_curriculum_refuses_vectors(data):
     vision = dataclasses.replace(cl.baseline(), name="cbs_like", vision_only=True)
     with pytest.raises(ValueError, match="vision-only"):
-        CurriculumTrainer(vision, _init, _apply).run(data, seeds=[0], num_epochs=1)
+        CurriculumTrainer(vision, _init, _apply, batch_size=16, lr=1e-2).run(
+            data, seeds=[0], num_epochs=1)
 
 
 def test_resume_from_workdir_matches_uninterrupted(data, tmp_path):
@@ -83,9 +85,9 @@ def test_resume_from_workdir_matches_uninterrupted(data, tmp_path):
 
 def test_bad_arguments(data):
     with pytest.raises(ValueError, match="batch_size"):
-        CurriculumTrainer(cl.baseline(), _init, _apply, batch_size=0)
+        CurriculumTrainer(cl.baseline(), _init, _apply, batch_size=0, lr=1e-2)
     with pytest.raises(ValueError, match="train_labels"):
-        CurriculumTrainer(cl.baseline(), _init, _apply).run(
+        CurriculumTrainer(cl.baseline(), _init, _apply, batch_size=16, lr=1e-2).run(
             data._replace(train_labels=np.zeros((3, N), np.int32)), seeds=[0, 1],
             num_epochs=1)
 
@@ -137,4 +139,5 @@ def test_mid_epoch_resume_keeps_the_curriculum_state(data, tmp_path):
     np.testing.assert_allclose(resumed["val_acc"], full["val_acc"])
     np.testing.assert_allclose(resumed["test_acc"], full["test_acc"])
     with pytest.raises(ValueError, match="chunk_steps"):
-        CurriculumTrainer(cl.baseline(), _init, _apply, chunk_steps=0)
+        CurriculumTrainer(cl.baseline(), _init, _apply, batch_size=16, lr=1e-2,
+                          chunk_steps=0)

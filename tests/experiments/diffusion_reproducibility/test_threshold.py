@@ -1,0 +1,22 @@
+"""RP's threshold: an unrelated pair of items passes it at the chance rate (scipy reference)."""
+
+import numpy as np
+import pytest
+from jaxlab_experiments.diffusion_reproducibility.diffusion_reproducibility.train import (
+    chance_threshold,
+)
+from scipy.spatial.distance import pdist
+
+
+@pytest.mark.parametrize("rate", [0.05, 0.2])
+def test_chance_threshold_passes_the_chance_rate_of_distinct_pairs(rate):
+    features = np.random.default_rng(0).normal(size=(300, 16)) + 0.3
+    tau = chance_threshold(features, rate)
+    cosines = 1.0 - pdist(features, "cosine")  # every pair i < j, scipy's own cosine
+    assert np.mean(cosines > tau) == pytest.approx(rate, abs=2e-3)
+    assert chance_threshold(features, 0.01) > tau  # a rarer chance needs a higher τ
+
+
+def test_chance_threshold_refuses_a_rate_outside_0_1():
+    with pytest.raises(ValueError, match="chance_rate"):
+        chance_threshold(np.eye(3), 0.0)
