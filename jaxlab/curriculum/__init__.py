@@ -1,9 +1,9 @@
 """Curriculum learning as CurBench's five hooks: the protocol, the curricula, the settings.
 
 A curriculum is a :class:`Curriculum` of five pure hooks (see ``jaxlab.curriculum.base``);
-one trainer (``jaxlab.train.curriculum``) runs every method, the no-op :func:`baseline`
-included. The settings of the benchmark are data transforms (:func:`noisy_labels`,
-:func:`imbalance`).
+one trainer (``experiments/curbench/trainer.py``, beside the CurBench experiments) runs
+every method, the no-op :func:`baseline` included. The settings of the benchmark are data
+transforms (:func:`noisy_labels`, :func:`imbalance`).
 """
 
 from jaxlab.curriculum.adaptive_cl import adaptive_cl, adaptive_pace, teacher_kl
