@@ -6,6 +6,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from jaxlab.train.mesh import make_mesh
 from jaxlab.train.runs import batch_runs, jit_run, scan_run
 
 
@@ -141,3 +142,40 @@ def test_jit_run_fast_compile_computes_the_same_function():
     for fast in (False, True):
         np.testing.assert_allclose(jit_run(f, fast_compile=fast)(x), np.tanh(x) * x**2,
                                    rtol=1e-6)
+
+
+@pytest.mark.parametrize("method", ["vmap", "map", "auto"])
+@pytest.mark.parametrize("num_runs", [8, 5])  # 5: padded to 8, padding dropped
+def test_runs_sharded_over_a_mesh_equal_a_python_loop(method, num_runs):
+    mesh = make_mesh({"runs": -1})
+    keys = jax.random.split(jax.random.key(4), num_runs)
+    lrs = jnp.linspace(0.05, 0.2, num_runs)
+    data = problem()
+    w, losses = batch_runs(sgd_run, in_axes=(0, None, 0), method=method, mesh=mesh)(
+        keys, data, lrs)
+    chex.assert_shape(w, (num_runs, 3))
+    for i in range(num_runs):
+        w_ref, losses_ref = python_sgd_run(keys[i], data, float(lrs[i]))
+        np.testing.assert_allclose(w[i], w_ref, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(losses[i], losses_ref, rtol=1e-4, atol=1e-6)
+    if num_runs == 8:  # the outputs stay split over the 8 devices, one run each
+        assert len(w.sharding.device_set) == 8
+        assert {s.data.shape for s in w.addressable_shards} == {(1, 3)}
+
+
+def test_runs_on_a_two_axis_mesh_and_one_device_equal_unsharded():
+    keys = jax.random.split(jax.random.key(5), 4)
+    unsharded = batch_runs(sgd_run, in_axes=(0, None, None))(keys, problem(), 0.1)
+    for layout in ({"runs": 2, "data": -1}, {"runs": 1}):
+        mesh = make_mesh(layout)
+        out = batch_runs(sgd_run, in_axes=(0, None, None), mesh=mesh)(keys, problem(), 0.1)
+        assert len(out[0].sharding.device_set) == mesh.size
+        for a, b in zip(out, unsharded, strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+
+
+def test_mesh_bad_inputs():
+    with pytest.raises(ValueError, match="no axis 'runs'"):
+        batch_runs(sgd_run, mesh=make_mesh({"data": -1}))
+    with pytest.raises(ValueError, match="loop"):
+        batch_runs(sgd_run, method="loop", mesh=make_mesh({"runs": -1}))
