@@ -10,6 +10,9 @@ shapes, and XLA does not spend seconds constant-folding a closed-over dataset.
 
     step(carry, x) -> (carry, metrics)              pure; x is the step's input
     final, history = scan_run(step, carry0, xs)     history: metrics stacked over steps
+    final, history = segmented_scan_run(step, carry0, xs, segments=k,
+                                        checkpointer=Checkpointer(workdir))
+                                                    the same, in k checkpointed segments
     run_all = batch_runs(run, in_axes=(0, None))    run(key, data) -> pytree
     results = run_all(keys, data)                   leading axis: one entry per run
 
@@ -30,8 +33,10 @@ from typing import Any, TypeVar
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
+from jaxlab.train.checkpoint import Checkpointer
 from jaxlab.train.mesh import RUNS_AXIS
 
 Carry = TypeVar("Carry")
@@ -84,6 +89,107 @@ def scan_run(
             raise ValueError(f"scan_run without xs needs length >= 0, got {length}")
         xs = jnp.arange(length, dtype=jnp.int32)
     return jax.lax.scan(step, carry, xs, length=length, unroll=unroll)
+
+
+def segmented_scan_run(
+    step: Callable[[Carry, Any], tuple[Carry, Any]],
+    carry: Carry,
+    xs: Any = None,
+    *,
+    length: int | None = None,
+    segments: int = 1,
+    checkpointer: Checkpointer | None = None,
+    unroll: int = 1,
+    fast_compile: bool = False,
+) -> tuple[Carry, Any]:
+    """:func:`scan_run` in ``segments`` jitted pieces, checkpointed between them.
+
+    The steps ``0 .. length-1`` are cut into ``segments`` consecutive pieces of
+    ``ceil(length / segments)`` steps (the last may be shorter); each piece is one jitted
+    ``lax.scan`` of the same ``step``. After each piece the carry and the metrics of every
+    finished step are saved through ``checkpointer`` (orbax, atomically); a call on a
+    workdir holding such a checkpoint resumes after its last complete piece. The carry
+    and the step inputs ``x_t`` are those of the uninterrupted scan, so a run killed at
+    any moment and called again ends bit-identical to :func:`scan_run` (the step's rng
+    must come from the carry or from ``t``, as in :func:`scan_run`).
+
+    A batch of runs is the same call with a batched step and carry (e.g.
+    ``jax.vmap(step)`` and a carry with a leading run axis, placed sharded over a
+    ``runs`` mesh axis); the pieces keep the carry's sharding.
+
+    Args:
+      step: pure ``(carry, x) -> (carry, metrics)``.
+      carry: the initial state (concrete arrays: this runs on the host, not under jit).
+      xs: per-step inputs with a leading step axis, or ``None`` (then ``x_t = t``).
+      length: number of steps; required when ``xs`` is ``None``.
+      segments: number of pieces (``1``: one scan, still checkpointed at its end).
+      checkpointer: a :class:`jaxlab.train.Checkpointer` on the run's workdir; ``None``
+        keeps nothing (the pieces still run).
+      unroll: passed to ``lax.scan``.
+      fast_compile: compile with XLA's cheapest settings (see :func:`jit_run`).
+
+    Returns:
+      ``(final_carry, metrics)`` as :func:`scan_run` (metrics: numpy arrays stacked on a
+      leading step axis, or ``None`` when the step returns none).
+
+    Raises:
+      ValueError: ``segments < 1`` or no length.
+      jaxlab.train.CheckpointError: the workdir holds a checkpoint of another run shape.
+    """
+    if xs is None:
+        if length is None or length < 0:
+            raise ValueError(f"segmented_scan_run without xs needs length >= 0, got {length}")
+        xs = jnp.arange(length, dtype=jnp.int32)
+    length = jax.tree.leaves(xs)[0].shape[0]
+    if segments < 1:
+        raise ValueError(f"segments must be >= 1, got {segments}")
+    piece = max(1, -(-length // segments))
+    metrics_shape = jax.eval_shape(lambda c, x: step(c, x)[1], carry,
+                                   jax.tree.map(lambda a: a[0], xs)) if length else None
+    history = jax.tree.map(lambda s: np.zeros((length, *s.shape), s.dtype), metrics_shape)
+    leaves, treedef = jax.tree.flatten(carry)
+    impls = [_key_impl(leaf) for leaf in leaves]
+    start = 0
+    if checkpointer is not None:
+        restored = checkpointer.restore({"carry": _unkey(carry), "history": history}, _NO_RNG)
+        if restored is not None:
+            state, _, start = restored
+            carry = jax.tree.unflatten(treedef, [
+                _rekey(leaf, impl)
+                for leaf, impl in zip(jax.tree.leaves(state["carry"]), impls, strict=True)])
+            history = jax.tree.map(np.asarray, state["history"])
+    scan = jit_run(lambda c, x: jax.lax.scan(step, c, x, unroll=unroll),
+                   fast_compile=fast_compile)
+    for begin in range(start, length, piece):
+        stop = min(begin + piece, length)
+        carry, out = scan(carry, jax.tree.map(lambda a, b=begin, e=stop: a[b:e], xs))
+        jax.tree.map(lambda h, o, b=begin, e=stop: h.__setitem__(slice(b, e), np.asarray(o)),
+                     history, out)
+        if checkpointer is not None:
+            checkpointer.save(stop, {"carry": _unkey(carry), "history": history}, _NO_RNG)
+    if checkpointer is not None:
+        checkpointer.wait()
+    return carry, history
+
+
+# The checkpoint's rng slot: a segmented scan keeps its rng in the carry.
+_NO_RNG = np.zeros(2, np.uint32)
+
+
+def _key_impl(leaf):
+    if jax.dtypes.issubdtype(getattr(leaf, "dtype", None), jax.dtypes.prng_key):
+        return jax.random.key_impl(leaf)
+    return None
+
+
+def _unkey(tree):
+    """PRNG keys as their raw data (orbax saves plain arrays)."""
+    return jax.tree.map(
+        lambda x: jax.random.key_data(x) if _key_impl(x) is not None else x, tree)
+
+
+def _rekey(leaf, impl):
+    return leaf if impl is None else jax.random.wrap_key_data(leaf, impl=impl)
 
 
 def _normalize_axes(in_axes: int | None | Sequence[int | None], num_args: int):
