@@ -1,11 +1,14 @@
-"""Byzantine-robust training runs: ``m`` simulated workers, a small CNN or MLP, batches of runs.
+"""The Byzantine paper's trainer: ``m`` simulated workers, a small CNN or MLP, batches of runs.
 
-Both ``byzantine_*`` experiments, the benchmark and the notebook build their runs here, so
-the code path is shared: :func:`make_run_spec` names the optimizer, aggregator and attacks;
+Both ``byzantine_*`` experiments and the benchmark build their runs here (this paper's
+experiments only; ``jaxlab/train`` keeps what any experiment could use), so the code path
+is shared: :func:`make_run_spec` names the optimizer, aggregator and attacks;
 :func:`simulate_run` trains one model as a :func:`jaxlab.train.scan_run` of
 :func:`jaxlab.robust.simulation.byzantine_step` (the kernel); :func:`run_batch` trains a batch
 of runs (seeds × attacks × learning rates) with :func:`jaxlab.train.batch_runs`, the training
-and test arrays passed to the compiled program as arguments.
+and test arrays passed to the compiled program as arguments. With a mesh, the runs are
+split over its ``runs`` axis and each run's workers over its ``workers`` axis (the
+kernel's ``shard_map`` path), when the mesh has those axes.
 """
 
 from __future__ import annotations
@@ -25,9 +28,11 @@ from jaxlab.nn.cnn import SmallCNN, SmallMLP, classifier_functions
 from jaxlab.robust import attacks as attacks_lib
 from jaxlab.robust import simulation
 from jaxlab.robust.compose import make_aggregator
+from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.runs import batch_runs, scan_run
 
 Params = Any
+
 
 class RunSpec(NamedTuple):
     """What one batch of simulated runs shares (everything static under ``jit``).
@@ -93,7 +98,7 @@ def simulate_run(
       learning_rate: the server's learning rate.
       train: ``(images [n, ...], labels [n])``.
       test: ``(images [n_test, ...], labels [n_test])``.
-      mesh: optional mesh with a ``workers`` axis.
+      mesh: optional mesh; its ``workers`` axis (if any) splits the workers.
 
     Returns:
       ``{"accuracy": scalar test accuracy, "loss": [num_steps] honest train loss}``.
@@ -131,7 +136,8 @@ def simulate_run(
             num_classes=spec.num_classes,
             flip_labels=flips,
             two_point=spec.two_point,
-            mesh=mesh,
+            mesh=mesh if mesh is not None and simulation.WORKERS_AXIS in mesh.axis_names
+            else None,
         )
 
     state, metrics = scan_run(body, state, length=spec.num_steps)
@@ -149,10 +155,10 @@ MODELS = ("cnn", "mlp")
 def worker_and_server(
     optimizer: str,
     *,
-    momentum_beta: float = 0.9,
-    clip_norm: float | None = 2.0,
-    beta_floor: float = 0.01,
-    gamma_floor: float = 0.01,
+    momentum_beta: float,
+    clip_norm: float | None,
+    beta_floor: float,
+    gamma_floor: float,
 ):
     """``(estimator, make_server(lr), two_point)`` for ``optimizer`` ∈ OPTIMIZERS.
 
@@ -189,6 +195,8 @@ SPEC_KEYS = (
     "ipm_epsilon",
     "clip_norm",
     "momentum_beta",
+    "beta_floor",
+    "gamma_floor",
 )
 
 
@@ -196,26 +204,29 @@ def make_run_spec(
     *,
     optimizer: str,
     cells: Sequence[tuple[str, str]],
-    attack_names: Sequence[str] = ATTACKS,
-    num_workers: int = 17,
-    num_byzantine: int = 8,
-    batch_size: int = 8,
-    num_steps: int = 200,
-    image_shape: Sequence[int] = (8, 8, 1),
+    attack_names: Sequence[str],
+    num_workers: int,
+    num_byzantine: int,
+    batch_size: int,
+    num_steps: int,
+    image_shape: Sequence[int],
+    model: str,
+    hidden: Sequence[int],
+    features: Sequence[int],
+    kernel_size: int,
+    ipm_epsilon: float,
+    clip_norm: float | None,
+    momentum_beta: float,
+    beta_floor: float,
+    gamma_floor: float,
     num_classes: int = 10,
-    model: str = "cnn",
-    hidden: Sequence[int] = (64,),
-    features: Sequence[int] = (16, 32),
-    kernel_size: int = 5,
-    ipm_epsilon: float = 0.5,
-    clip_norm: float | None = 2.0,
-    momentum_beta: float = 0.9,
 ) -> RunSpec:
     """The :class:`RunSpec` of a classifier trained by ``m`` workers, ``f`` of them Byzantine.
 
     ``model`` ∈ MODELS picks a :class:`~jaxlab.nn.cnn.SmallCNN` (``features``,
     ``kernel_size``) or a :class:`~jaxlab.nn.cnn.SmallMLP` (``hidden``); the other model's
-    arguments are ignored. ``cells`` are the ``(base, meta)`` aggregator pairs a run can pick
+    arguments are ignored. Every hyper-parameter is required (the experiments pass their
+    config's :data:`SPEC_KEYS`). ``cells`` are the ``(base, meta)`` aggregator pairs a run can pick
     by index (see :func:`jaxlab.robust.compose.make_aggregator`); ``attack_names`` ⊆ ATTACKS
     likewise.
     """
@@ -227,7 +238,8 @@ def make_run_spec(
         raise ValueError(f"unknown model {model!r}; valid: {MODELS}")
     init_params, loss_fn, predict_fn = classifier_functions(net, tuple(image_shape))
     estimator, make_server, two_point = worker_and_server(
-        optimizer, momentum_beta=momentum_beta, clip_norm=clip_norm
+        optimizer, momentum_beta=momentum_beta, clip_norm=clip_norm, beta_floor=beta_floor,
+        gamma_floor=gamma_floor,
     )
     return RunSpec(
         init_params=init_params,
@@ -254,10 +266,12 @@ def make_run_spec(
 @functools.lru_cache(maxsize=8)
 def _batched_runs(spec: RunSpec, mesh: Mesh | None, method: str, shared_aggregator: bool):
     """The jitted batch of :func:`simulate_run`, cached so that repeated calls reuse it."""
+    runs_mesh = mesh if mesh is not None and RUNS_AXIS in mesh.axis_names else None
     return batch_runs(
         lambda k, g, a, lr, tr, te: simulate_run(spec, k, g, a, lr, tr, te, mesh),
         in_axes=(0, None if shared_aggregator else 0, 0, 0, None, None),
         method=method,
+        mesh=runs_mesh,
     )
 
 
@@ -282,6 +296,10 @@ def run_batch(
     an unbatched (traced) argument, so only that rule runs (under ``vmap`` a per-run index
     evaluates every candidate rule and selects one), and one compiled program, cached per
     ``spec``, serves every index — a grid over aggregators is a loop of such calls.
+
+    With a ``mesh``, the runs are split over its ``runs`` axis (padded to a multiple of
+    its size, see :func:`jaxlab.train.batch_runs`) and each run's workers over its
+    ``workers`` axis; either axis may be absent.
 
     Returns ``{"accuracy": [R], "loss": [R, num_steps]}`` as numpy arrays.
     """
