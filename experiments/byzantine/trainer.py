@@ -14,6 +14,8 @@ kernel's ``shard_map`` path), when the mesh has those axes.
 from __future__ import annotations
 
 import functools
+import hashlib
+import os
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -321,3 +323,23 @@ def run_batch(
         test,
     )
     return jax.tree_util.tree_map(np.asarray, out)
+
+
+def resumable(
+    workdir: str, name: str, config: Any, compute: Callable[[], dict[str, np.ndarray]]
+) -> dict[str, np.ndarray]:
+    """``compute()`` once per ``(name, config)``: its arrays are saved to
+    ``<workdir>/runs/<name>-<config digest>.npz`` (written to a temporary file, then renamed),
+    so a killed experiment, run again, loads the batches it finished and computes the rest.
+    A file of another config (other digest) is never read.
+    """
+    digest = hashlib.sha256(config.to_json_best_effort(sort_keys=True).encode()).hexdigest()
+    path = os.path.join(workdir, "runs", f"{name}-{digest[:12]}.npz")
+    if os.path.exists(path):
+        with np.load(path) as saved:
+            return dict(saved)
+    out = compute()
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    np.savez(path + ".tmp.npz", **out)
+    os.replace(path + ".tmp.npz", path)
+    return out

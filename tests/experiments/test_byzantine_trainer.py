@@ -10,11 +10,11 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 import pytest
+from jaxlab_experiments.byzantine import trainer as byzantine
 
 from jaxlab import robust
 from jaxlab.robust import attacks, simulation
 from jaxlab.train import make_mesh
-from jaxlab_experiments.byzantine import trainer as byzantine
 
 M, F, B, D, C, N, STEPS = 7, 2, 3, 4, 3, 40, 5
 

@@ -15,16 +15,16 @@ from flax.training import train_state
 from jaxlab.data.pipeline import batch_dataset
 from jaxlab.data.text import char_vocabulary, encode, shakespeare_splits, windows
 from jaxlab.nn import TransformerLM, multimax_decay_mask
-from jaxlab.train import create_state, fit
+from jaxlab.train import create_state, fit, mesh_from_config
 
 
 def make_optimizer(config: ml_collections.ConfigDict) -> optax.GradientTransformation:
     schedule = optax.warmup_cosine_decay_schedule(
-        0.0, config.learning_rate, config.warmup_steps, config.num_steps
+        config.init_learning_rate, config.learning_rate, config.warmup_steps, config.num_steps
     )
     # The MultiMax scalars get Adam updates without weight decay (reference README).
     return optax.chain(
-        optax.clip_by_global_norm(1.0),
+        optax.clip_by_global_norm(config.clip_norm),
         optax.adamw(schedule, weight_decay=config.weight_decay, mask=multimax_decay_mask),
     )
 
@@ -61,6 +61,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     if config.eval_windows:
         val_windows = val_windows[: config.eval_windows]
     dataset = batch_dataset({"window": train_windows}, config.batch_size, config.seed)
+    mesh = mesh_from_config(config)  # the batch rows split over the data axis
     results: dict[str, float] = {}
     for normalizer in config.normalizers:
         model = TransformerLM(
@@ -82,6 +83,9 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
             num_steps=config.num_steps,
             rng=rng,
             workdir=os.path.join(workdir, normalizer),
+            checkpoint_every=config.checkpoint_every,
+            log_every=config.log_every,
+            mesh=mesh,
             desc=f"lm/{normalizer}",
             hparams={**config.to_dict(), "normalizer": normalizer},
         )

@@ -14,7 +14,7 @@ from flax.training import train_state
 from jaxlab.data.images import load_images
 from jaxlab.data.pipeline import batch_dataset
 from jaxlab.nn import ViT, multimax_decay_mask
-from jaxlab.train import create_state, fit
+from jaxlab.train import create_state, fit, mesh_from_config
 
 
 def make_model(config: ml_collections.ConfigDict, normalizer: str, num_classes: int) -> ViT:
@@ -32,7 +32,7 @@ def make_model(config: ml_collections.ConfigDict, normalizer: str, num_classes: 
 
 def make_optimizer(config: ml_collections.ConfigDict) -> optax.GradientTransformation:
     schedule = optax.warmup_cosine_decay_schedule(
-        0.0, config.learning_rate, config.warmup_steps, config.num_steps
+        config.init_learning_rate, config.learning_rate, config.warmup_steps, config.num_steps
     )
     # The MultiMax scalars get Adam updates without weight decay (reference README).
     return optax.adamw(schedule, weight_decay=config.weight_decay, mask=multimax_decay_mask)
@@ -86,6 +86,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     dataset = batch_dataset(
         {"image": train_images, "label": train_labels}, config.batch_size, config.seed
     )
+    mesh = mesh_from_config(config)  # the batch rows split over the data axis
     results: dict[str, float] = {}
     for normalizer in config.normalizers:
         model = make_model(config, normalizer, num_classes)
@@ -97,6 +98,9 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
             num_steps=config.num_steps,
             rng=rng,
             workdir=os.path.join(workdir, normalizer),
+            checkpoint_every=config.checkpoint_every,
+            log_every=config.log_every,
+            mesh=mesh,
             desc=f"vit/{normalizer}",
             hparams={**config.to_dict(), "normalizer": normalizer},
         )
