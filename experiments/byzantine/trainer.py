@@ -23,7 +23,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
-from jax.sharding import Mesh
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from jaxlab import optim
 from jaxlab.nn.cnn import SmallCNN, SmallMLP, classifier_functions
@@ -31,6 +31,7 @@ from jaxlab.robust import attacks as attacks_lib
 from jaxlab.robust import simulation
 from jaxlab.robust.compose import make_aggregator
 from jaxlab.train.mesh import RUNS_AXIS
+from jaxlab.train.plan import PlanSpec, abstract
 from jaxlab.train.runs import batch_runs, scan_run
 
 Params = Any
@@ -105,11 +106,44 @@ def simulate_run(
     Returns:
       ``{"accuracy": scalar test accuracy, "loss": [num_steps] honest train loss}``.
     """
-    train_images, train_labels = (jnp.asarray(a) for a in train)
     init_key, data_key = jax.random.split(key)
-    params = spec.init_params(init_key)
+    state = init_run(spec, init_key, learning_rate)
+    train = tuple(jnp.asarray(a) for a in train)
+
+    def body(state, step):
+        return run_step(spec, state, step, data_key, aggregator_index, attack_index,
+                        learning_rate, train, mesh)
+
+    state, metrics = scan_run(body, state, length=spec.num_steps)
+    test_images, test_labels = (jnp.asarray(a) for a in test)
+    logits = spec.predict_fn(state.params, test_images)
+    accuracy = jnp.mean(jnp.argmax(logits, axis=-1) == test_labels)
+    return {"accuracy": accuracy, "loss": metrics["loss"]}
+
+
+def init_run(spec: RunSpec, init_key: jax.Array, learning_rate: jax.Array):
+    """A run's initial :class:`~jaxlab.robust.simulation.ByzantineState`."""
     server = spec.make_server(learning_rate)
-    state = simulation.init_state(params, spec.estimator, server, spec.num_workers)
+    return simulation.init_state(spec.init_params(init_key), spec.estimator, server,
+                                 spec.num_workers)
+
+
+def run_step(
+    spec: RunSpec,
+    state: Any,
+    step: jax.Array,
+    data_key: jax.Array,
+    aggregator_index: jax.Array,
+    attack_index: jax.Array,
+    learning_rate: jax.Array,
+    train: tuple[jax.Array, jax.Array],
+    mesh: Mesh | None = None,
+):
+    """Step ``step`` of a run: every worker samples ``B`` training examples uniformly (from
+    ``fold_in(data_key, step)``), then one :func:`jaxlab.robust.simulation.byzantine_step`.
+    Returns ``(state, {"loss", "grad_norm"})``."""
+    train_images, train_labels = train
+    server = spec.make_server(learning_rate)
     flips = jnp.asarray(spec.attack_flips_labels)[attack_index]
 
     def attack(honest, own):
@@ -118,35 +152,78 @@ def simulate_run(
     def aggregate(rows, key):
         return jax.lax.switch(aggregator_index, spec.aggregators, rows, key)
 
-    def body(state, step):
-        step_key = jax.random.fold_in(data_key, step)
-        sample_key, agg_key = jax.random.split(step_key)
-        idx = jax.random.randint(
-            sample_key, (spec.num_workers, spec.batch_size), 0, train_labels.shape[0]
-        )
-        return simulation.byzantine_step(
-            state,
-            train_images[idx],
-            train_labels[idx],
-            agg_key,
-            loss_fn=spec.loss_fn,
-            estimator=spec.estimator,
-            server=server,
-            aggregate=aggregate,
-            attack=attack,
-            num_byzantine=spec.num_byzantine,
-            num_classes=spec.num_classes,
-            flip_labels=flips,
-            two_point=spec.two_point,
-            mesh=mesh if mesh is not None and simulation.WORKERS_AXIS in mesh.axis_names
-            else None,
-        )
+    sample_key, agg_key = jax.random.split(jax.random.fold_in(data_key, step))
+    idx = jax.random.randint(
+        sample_key, (spec.num_workers, spec.batch_size), 0, train_labels.shape[0]
+    )
+    return simulation.byzantine_step(
+        state,
+        train_images[idx],
+        train_labels[idx],
+        agg_key,
+        loss_fn=spec.loss_fn,
+        estimator=spec.estimator,
+        server=server,
+        aggregate=aggregate,
+        attack=attack,
+        num_byzantine=spec.num_byzantine,
+        num_classes=spec.num_classes,
+        flip_labels=flips,
+        two_point=spec.two_point,
+        mesh=mesh if mesh is not None and simulation.WORKERS_AXIS in mesh.axis_names
+        else None,
+    )
 
-    state, metrics = scan_run(body, state, length=spec.num_steps)
-    test_images, test_labels = (jnp.asarray(a) for a in test)
-    logits = spec.predict_fn(state.params, test_images)
-    accuracy = jnp.mean(jnp.argmax(logits, axis=-1) == test_labels)
-    return {"accuracy": accuracy, "loss": metrics["loss"]}
+
+def plan_lanes(
+    spec: RunSpec, mesh: Mesh, num_lanes: int, image_shape: Sequence[int], num_train: int
+):
+    """``(fn, abstract_args, lanes)`` for :mod:`jaxlab.train.plan`: one step of
+    ``num_lanes`` runs (padded to the ``runs`` axis), split over the mesh like
+    :func:`run_batch`, the training set replicated; nothing allocated."""
+    runs = mesh.shape.get(RUNS_AXIS, 1)
+    lanes = -(-num_lanes // runs) * runs
+    split = NamedSharding(mesh, PartitionSpec(RUNS_AXIS if RUNS_AXIS in mesh.axis_names
+                                              else None))
+    rep = NamedSharding(mesh, PartitionSpec())
+    keys = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes))
+    lrs = jax.ShapeDtypeStruct((lanes,), jnp.float32)
+    state = jax.eval_shape(jax.vmap(lambda k, lr: init_run(spec, k, lr)), keys, lrs)
+    ints = jax.ShapeDtypeStruct((lanes,), jnp.int32)
+    train = (jax.ShapeDtypeStruct((num_train, *image_shape), jnp.float32),
+             jax.ShapeDtypeStruct((num_train,), jnp.int32))
+
+    def fn(state, step, keys, aggregator_index, attack_indices, lrs, train):
+        one = lambda s, k, a, lr: run_step(  # noqa: E731
+            spec, s, step, k, aggregator_index, a, lr, train, mesh)
+        spmd = RUNS_AXIS if RUNS_AXIS in mesh.axis_names else None
+        return jax.vmap(one, spmd_axis_name=spmd)(state, keys, attack_indices, lrs)
+
+    args = (abstract(state, split), abstract(jax.ShapeDtypeStruct((), jnp.int32), rep),
+            abstract(keys, split), abstract(jax.ShapeDtypeStruct((), jnp.int32), rep),
+            abstract(ints, split), abstract(lrs, split), abstract(train, rep))
+    return fn, args, lanes
+
+
+#: ``(image shape, training examples)`` of each dataset, for plans made without the data.
+TRAIN_SHAPES = {"digits": ((8, 8, 1), 1437), "fashion_mnist": ((28, 28, 1), 60000),
+                "mnist": ((28, 28, 1), 60000)}
+
+
+def plan_spec(
+    config: Any, mesh: Mesh, cells: Sequence[tuple[str, str]], num_lanes: int, num_runs: int
+) -> PlanSpec:
+    """The :class:`jaxlab.train.plan.PlanSpec` of a Byzantine experiment: one μ²-SGD step
+    (the two-point estimator, the heavier optimiser) of a call's ``num_lanes`` runs."""
+    image_shape, num_train = TRAIN_SHAPES[config.dataset]
+    spec = make_run_spec(optimizer="mu2sgd", cells=cells, attack_names=list(config.attacks),
+                         image_shape=image_shape, **{key: config[key] for key in SPEC_KEYS})
+    fn, args, lanes = plan_lanes(spec, mesh, num_lanes, image_shape, num_train)
+    return PlanSpec(
+        fn=fn, abstract_args=args, steps_per_run=config.num_steps, num_runs=num_runs,
+        runs_per_call=num_lanes,
+        note=f"one μ²-SGD step of {num_lanes} runs ({lanes} with padding) × {config.num_workers}"
+        f" workers, {config.model} on {config.dataset}; test evaluation and timing not planned")
 
 
 OPTIMIZERS = ("momentum", "mu2sgd")

@@ -174,3 +174,10 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
             indent=1,
         )
     return results
+
+
+def plan_program(config: ml_collections.ConfigDict, mesh) -> byzantine.PlanSpec:
+    """For ``jaxlab plan``: one step of a cell's call (attacks × seeds runs)."""
+    lanes = len(config.attacks) * config.num_seeds
+    return byzantine.plan_spec(config, mesh, _parse_cells(config.cells), lanes,
+                               lanes * len(config.cells) * len(config.optimizers))

@@ -72,3 +72,10 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     with open(os.path.join(workdir, "byzantine_lr_sensitivity.json"), "w") as fh:
         json.dump({"config": config.to_dict(), "results": results}, fh, indent=1)
     return results
+
+
+def plan_program(config: ml_collections.ConfigDict, mesh) -> byzantine.PlanSpec:
+    """For ``jaxlab plan``: one step of an optimiser's call (lrs × attacks × seeds runs)."""
+    lanes = len(config.learning_rates) * len(config.attacks) * config.num_seeds
+    return byzantine.plan_spec(config, mesh, [tuple(config.cell.split("+"))], lanes,
+                               lanes * len(config.optimizers))
