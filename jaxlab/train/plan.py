@@ -143,8 +143,16 @@ def plan(name: str, preset: str = "paper") -> Plan:
     from jaxlab.report import registry  # the harness imports the report only here
 
     experiment = registry.get_experiment(name)
-    config = experiment.get_config(preset)
     module = importlib.import_module(f"{experiment.module}.train")
+    return plan_module(module, experiment.get_config(preset), name)
+
+
+def plan_module(module: Any, config: Any, name: str = "") -> Plan:
+    """:func:`plan` of an experiment's ``train`` module and config.
+
+    Raises:
+      ValueError: ``module`` has no ``plan_program``.
+    """
     plan_program = getattr(module, "plan_program", None)
     if plan_program is None:
         raise ValueError(
@@ -157,7 +165,7 @@ def plan(name: str, preset: str = "paper") -> Plan:
     cost = compiled.cost_analysis()
     cost = cost[0] if isinstance(cost, list | tuple) else cost
     calls = spec.steps_per_run * math.ceil(spec.num_runs / spec.runs_per_call)
-    return Plan(name=name, preset=preset, devices=mesh.size, mesh_shape=dict(mesh.shape),
+    return Plan(name=name, preset=config.preset, devices=mesh.size, mesh_shape=dict(mesh.shape),
                 argument_bytes=int(memory.argument_size_in_bytes),
                 output_bytes=int(memory.output_size_in_bytes),
                 temp_bytes=int(memory.temp_size_in_bytes),

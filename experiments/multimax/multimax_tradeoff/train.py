@@ -7,6 +7,7 @@ split over the ``runs`` axis of ``config.mesh``.
 
 from __future__ import annotations
 
+import functools
 import os
 
 import jax
@@ -14,11 +15,13 @@ import jax.numpy as jnp
 import ml_collections
 import numpy as np
 import optax
+from jax.sharding import NamedSharding, PartitionSpec
 from matplotlib.figure import Figure
 
 from jaxlab.nn import MultiMaxParams, entmax15, init_multimax_params, multimax_modulate, sparsemax
 from jaxlab.train import batch_runs, log_history, mesh_from_config, scan_run
 from jaxlab.train.mesh import RUNS_AXIS
+from jaxlab.train.plan import PlanSpec, abstract
 
 
 def make_scores(key: jax.Array, config: ml_collections.ConfigDict) -> tuple[jax.Array, jax.Array]:
@@ -55,16 +58,27 @@ def fit(loss_fn, params, scores, is_peak, config):
 
     The ``config.fit_steps`` full-batch steps are one ``scan_run``; the scores are arguments.
     """
-    tx = getattr(optax, config.fit_optimizer)(config.fit_lr)
-
-    def step(carry, _):
-        params, opt_state = carry
-        loss, grads = jax.value_and_grad(loss_fn)(params, scores, is_peak)
-        updates, opt_state = tx.update(grads, opt_state, params)
-        return (optax.apply_updates(params, updates), opt_state), loss
-
+    tx = make_optimizer(config)
+    step = lambda carry, _: fit_step(loss_fn, tx, carry, scores, is_peak)  # noqa: E731
     (params, _), losses = scan_run(step, (params, tx.init(params)), length=config.fit_steps)
     return params, losses
+
+
+def make_optimizer(config: ml_collections.ConfigDict) -> optax.GradientTransformation:
+    return getattr(optax, config.fit_optimizer)(config.fit_lr)
+
+
+def fit_step(loss_fn, tx, carry, scores, is_peak):
+    """One full-batch step: ``((params, opt_state), loss)``."""
+    params, opt_state = carry
+    loss, grads = jax.value_and_grad(loss_fn)(params, scores, is_peak)
+    updates, opt_state = tx.update(grads, opt_state, params)
+    return (optax.apply_updates(params, updates), opt_state), loss
+
+
+def multimax_loss(params, scores, is_peak, num_peaks: int):
+    """KL to the peak target of MultiMax(scores)."""
+    return kl_to_target(jax.nn.log_softmax(multimax_modulate(scores, params)), is_peak, num_peaks)
 
 
 def one_seed(key: jax.Array, config: ml_collections.ConfigDict) -> dict[str, jax.Array]:
@@ -75,11 +89,9 @@ def one_seed(key: jax.Array, config: ml_collections.ConfigDict) -> dict[str, jax
     m = config.num_peaks
 
     softmax_loss = lambda log_t, x, pk: kl_to_target(jax.nn.log_softmax(x / jnp.exp(log_t)), pk, m)
-    multimax_loss = lambda mp, x, pk: kl_to_target(
-        jax.nn.log_softmax(multimax_modulate(x, mp)), pk, m
-    )
     log_t, softmax_curve = fit(softmax_loss, jnp.zeros(()), fit_scores, fit_peaks, config)
-    fitted, multimax_curve = fit(multimax_loss, init_multimax_params(k_init, config.multimax_order),
+    fitted, multimax_curve = fit(functools.partial(multimax_loss, num_peaks=m),
+                                 init_multimax_params(k_init, config.multimax_order),
                                  fit_scores, fit_peaks, config)
     hand = MultiMaxParams(*(jnp.asarray(config[f"hand_{f}"], jnp.float32)
                             for f in MultiMaxParams._fields))
@@ -140,3 +152,25 @@ def _plot(results: dict, config, path: str) -> None:
     fig.tight_layout()
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     fig.savefig(path, dpi=120)
+
+
+def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
+    """For ``jaxlab plan``: one step of the MultiMax fit for every seed, split over ``runs``."""
+    runs = mesh.shape.get(RUNS_AXIS, 1)
+    lanes = -(-config.num_seeds // runs) * runs
+    tx = make_optimizer(config)
+    loss = functools.partial(multimax_loss, num_peaks=config.num_peaks)
+    carry = jax.eval_shape(jax.vmap(lambda k: (lambda p: (p, tx.init(p)))(
+        init_multimax_params(k, config.multimax_order))),
+        jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes)))
+    shape = (lanes, config.num_vectors, config.num_entries)
+    data = (jax.ShapeDtypeStruct(shape, jnp.float32), jax.ShapeDtypeStruct(shape, jnp.bool_))
+    split = NamedSharding(mesh, PartitionSpec(RUNS_AXIS if RUNS_AXIS in mesh.axis_names
+                                              else None))
+    fn = jax.vmap(lambda c, x, pk: fit_step(loss, tx, c, x, pk))
+    return PlanSpec(
+        fn=fn, abstract_args=(abstract(carry, split), *abstract(data, split)),
+        steps_per_run=2 * config.fit_steps, num_runs=config.num_seeds,
+        runs_per_call=config.num_seeds,
+        note="one MultiMax fit step of every seed (the softmax-temperature fit, as many "
+        "steps and cheaper, is counted as one more MultiMax step); evaluation not planned")
