@@ -122,3 +122,22 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="optimizer"):
         byzantine.worker_and_server("adam", momentum_beta=0.9, clip_norm=2.0, beta_floor=0.01,
                                     gamma_floor=0.01)
+
+
+def test_resumable_computes_once_per_config(tmp_path):
+    import ml_collections
+
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return {"accuracy": np.arange(3.0) + len(calls)}
+
+    config = ml_collections.ConfigDict({"seed": 0})
+    first = byzantine.resumable(str(tmp_path), "cell", config, compute)
+    again = byzantine.resumable(str(tmp_path), "cell", config, compute)  # a rerun: loaded
+    np.testing.assert_array_equal(again["accuracy"], first["accuracy"])
+    assert len(calls) == 1
+    other = byzantine.resumable(str(tmp_path), "cell", ml_collections.ConfigDict({"seed": 1}),
+                                compute)  # another config never reads the first file
+    assert len(calls) == 2 and other["accuracy"][0] == 2.0

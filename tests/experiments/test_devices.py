@@ -37,7 +37,7 @@ def split_over_all_devices(tree, mesh) -> bool:
     """Some leaf is split (not replicated) over every device of ``mesh``."""
     for leaf in jax.tree.leaves(tree):
         sharding = getattr(leaf, "sharding", None)
-        if sharding is None or len(sharding.device_set) != mesh.size:
+        if sharding is None or not leaf.shape or len(sharding.device_set) != mesh.size:
             continue
         if sharding.shard_shape(leaf.shape)[0] * mesh.size == leaf.shape[0]:
             return True
