@@ -22,10 +22,11 @@ import jax
 import jax.flatten_util
 import jax.numpy as jnp
 import numpy as np
+from jaxlab_experiments.byzantine import trainer as byzantine
+from jaxlab_experiments.byzantine.byzantine_grid.config import get_config
 
 from jaxlab import robust
 from jaxlab.robust import attacks, simulation
-from jaxlab.train import byzantine
 from jaxlab.train.timing import time_interleaved
 
 
@@ -136,10 +137,11 @@ def bench_aggregators(sizes, repeats: int) -> None:
 
 
 def bench_train_step(repeats: int) -> None:
-    m, f, batch = 17, 8, 4
+    config = get_config("paper")  # the reference's CNN, m = 17, f = 8, batch 4 per worker
+    m, f, batch = config.num_workers, config.num_byzantine, config.batch_size
     spec = byzantine.make_run_spec(
         optimizer="mu2sgd", cells=[("cwtm", "ctma")], attack_names=("alie",),
-        image_shape=(28, 28, 1), features=(16, 32), kernel_size=5, batch_size=batch,
+        image_shape=(28, 28, 1), **{key: config[key] for key in byzantine.SPEC_KEYS},
     )  # fmt: skip
     params = spec.init_params(jax.random.key(0))
     server = spec.make_server(0.1)

@@ -13,8 +13,9 @@ One step (Dahan & Levy 2024, Algorithm 2 with a generic worker estimator):
 3. the server aggregates the ``m`` rows and takes its optimizer step (SGD for worker
    momentum, AnyTime averaging for μ²-SGD).
 
-Pure functions of arrays: the step is a kernel; whole runs (a ``scan_run`` of steps, batched
-over seeds × grid points) are in :mod:`jaxlab.train.byzantine`.
+Pure functions of arrays: the step is a kernel; whole runs (a scan of steps, batched over
+seeds × grid points) belong to the code that trains with it (the Byzantine experiments'
+trainer), not to this module.
 """
 
 from __future__ import annotations
@@ -92,19 +93,16 @@ def map_workers(
         lambda a: jnp.concatenate([a, jnp.repeat(a[:1], pad, axis=0)], axis=0), per_worker
     )
 
-    def per_device(local, replicated):
-        # Mark the shared inputs as device-varying: otherwise the transpose of their implicit
-        # broadcast would psum gradients taken w.r.t. them across the workers axis.
-        local_shared = jax.tree_util.tree_map(
-            lambda a: jax.lax.pcast(a, axis_name, to="varying"), replicated
-        )
-        return batched(local, local_shared)
-
+    # check_vma=False: no implicit "pvary" of the shared inputs, whose transpose would psum
+    # gradients taken w.r.t. them across the workers; it also lets a vmap with
+    # spmd_axis_name (a ``runs`` axis around this call) batch the body. The body is
+    # per-device by nature (no collective), so the check has nothing to verify.
     out = jax.shard_map(
-        per_device,
+        batched,
         mesh=mesh,
         in_specs=(PartitionSpec(axis_name), PartitionSpec()),
         out_specs=PartitionSpec(axis_name),
+        check_vma=False,
     )(padded, shared)
     return jax.tree_util.tree_map(lambda a: a[:m], out)
 

@@ -2,9 +2,16 @@
 
 from jaxlab.train.checkpoint import Checkpointer, CheckpointError
 from jaxlab.train.loop import create_state, fit
-from jaxlab.train.mesh import batch_sharding, make_mesh, put_batch, replicate, replicated
-from jaxlab.train.metrics import MetricsWriter
-from jaxlab.train.runs import batch_runs, jit_run, scan_run
+from jaxlab.train.mesh import (
+    batch_sharding,
+    make_mesh,
+    mesh_from_config,
+    put_batch,
+    replicate,
+    replicated,
+)
+from jaxlab.train.metrics import MetricsWriter, log_history
+from jaxlab.train.runs import batch_runs, jit_run, scan_run, segmented_scan_run
 from jaxlab.train.timing import ratios, time_call, time_interleaved
 
 __all__ = [
@@ -16,12 +23,15 @@ __all__ = [
     "create_state",
     "fit",
     "jit_run",
+    "log_history",
     "make_mesh",
+    "mesh_from_config",
     "put_batch",
     "ratios",
     "replicate",
     "replicated",
     "scan_run",
+    "segmented_scan_run",
     "time_call",
     "time_interleaved",
 ]

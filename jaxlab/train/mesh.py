@@ -8,35 +8,73 @@ arrays with ``jax.make_array_from_process_local_data``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import jax
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 DATA_AXIS = "data"
+RUNS_AXIS = "runs"
+WORKERS_AXIS = "workers"
+#: Outer to inner: the order of a config's axes in its mesh (a ``ConfigDict`` sorts its
+#: keys, so the order is fixed here); other names follow, sorted.
+AXIS_ORDER = (RUNS_AXIS, WORKERS_AXIS, DATA_AXIS)
 
 
 def make_mesh(
-    axes: Mapping[str, int] | None = None, devices: Sequence[jax.Device] | None = None
+    axes: Mapping[str, int] | Any | None = None, devices: Sequence[jax.Device] | None = None
 ) -> Mesh:
     """A mesh over ``devices`` (default: all), by default one ``data`` axis.
 
     Args:
-      axes: ordered ``{axis_name: size}``; one size may be ``-1`` (takes the rest).
+      axes: ``{axis_name: size}`` (a dict, kept in its order, or a config's ``ConfigDict``,
+        put in :data:`AXIS_ORDER`); one size may be ``-1`` (takes the rest). Without a
+        ``-1`` the mesh takes the first ``prod(sizes)`` devices, so ``{"runs": 1}`` is a
+        one-device layout on any machine.
       devices: the devices to use; default ``jax.devices()``.
+
+    Raises:
+      ValueError: two ``-1`` sizes, or sizes that do not fit the devices.
     """
     devices = list(jax.devices() if devices is None else devices)
+    if hasattr(axes, "to_dict"):  # a ConfigDict (keys sorted): canonical order
+        axes = dict(sorted(axes.to_dict().items(), key=lambda kv: _axis_rank(kv[0])))
     axes = dict(axes or {DATA_AXIS: -1})
-    known = int(np.prod([s for s in axes.values() if s != -1]))
     if list(axes.values()).count(-1) > 1:
         raise ValueError(f"at most one axis size may be -1, got {axes}")
-    sizes = tuple(len(devices) // known if s == -1 else s for s in axes.values())
+    if any(not isinstance(s, int | np.integer) or (s < 1 and s != -1) for s in axes.values()):
+        raise ValueError(f"mesh axis sizes must be positive ints or -1, got {axes}")
+    known = int(np.prod([s for s in axes.values() if s != -1]))
+    if -1 not in axes.values() and known <= len(devices):
+        devices = devices[:known]
+    sizes = tuple(len(devices) // known if s == -1 else int(s) for s in axes.values())
     if int(np.prod(sizes)) != len(devices):
         raise ValueError(f"mesh axes {axes} do not fit {len(devices)} devices")
     return jax.make_mesh(
         sizes, tuple(axes), devices=devices,
         axis_types=(jax.sharding.AxisType.Auto,) * len(sizes),
     )
+
+
+def _axis_rank(name: str) -> tuple[int, str]:
+    return (AXIS_ORDER.index(name) if name in AXIS_ORDER else len(AXIS_ORDER), name)
+
+
+def mesh_from_config(
+    config: Any, default_axis: str = DATA_AXIS, devices: Sequence[jax.Device] | None = None
+) -> Mesh:
+    """The mesh a config asks for: ``config.mesh`` (e.g. ``{"runs": -1}``,
+    ``{"runs": 2, "data": -1}``), or every device on ``default_axis`` when it has none.
+
+    Example:
+      >>> import ml_collections
+      >>> config = ml_collections.ConfigDict({"mesh": {"data": -1, "runs": 1}})
+      >>> mesh_from_config(config).axis_names
+      ('runs', 'data')
+    """
+    layout = config.get("mesh") if hasattr(config, "get") else None
+    return make_mesh(layout or {default_axis: -1}, devices)
 
 
 def replicated(mesh: Mesh) -> NamedSharding:

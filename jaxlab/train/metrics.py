@@ -1,4 +1,8 @@
-"""Metrics to a JSONL file and TensorBoard event files; hyper-parameters beside them."""
+"""Metrics to a JSONL file and TensorBoard event files; hyper-parameters beside them.
+
+``fit`` logs row by row; a whole-run scan (``scan_run``/``batch_runs``) returns its metrics
+stacked over steps, which one call writes: ``log_history(workdir, history)``.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from tensorboardX import SummaryWriter
 
 
@@ -33,6 +38,47 @@ class MetricsWriter:
             if key != "step":
                 self._tb.add_scalar(key, value, step)
 
+    def write_history(
+        self,
+        history: Mapping[str, Any],
+        *,
+        first_step: int = 1,
+        every: int = 1,
+        step_axis: int = 0,
+        prefix: str = "",
+    ) -> int:
+        """Writes metrics stacked over steps, one row per step; returns the rows written.
+
+        A leaf of shape ``[steps]`` gives the scalar ``prefix + name``; a leaf with more
+        axes (e.g. ``[steps, runs]``) gives one scalar per entry, ``name/i`` (``name/i/j``
+        for two more axes). Rows already logged from ``first_step`` on (by an earlier,
+        interrupted call) are replaced, never duplicated.
+
+        Args:
+          history: ``{name: array}``, every array with the same number of steps.
+          first_step: the step number of the first entry.
+          every: keep every this many steps (and the last).
+          step_axis: the steps' axis in each array (e.g. 1 for ``[runs, steps]``).
+          prefix: prepended to every name.
+        """
+        arrays = {k: np.moveaxis(np.asarray(v), step_axis, 0) for k, v in history.items()}
+        lengths = {a.shape[0] for a in arrays.values()}
+        if len(lengths) > 1:
+            raise ValueError(f"history entries differ in their number of steps: {sorted(lengths)}")
+        if every < 1:
+            raise ValueError(f"every must be >= 1, got {every}")
+        num_steps = lengths.pop() if lengths else 0
+        self.truncate_after(first_step - 1)
+        kept = [t for t in range(num_steps) if (t + 1) % every == 0 or t == num_steps - 1]
+        for t in kept:
+            row = {}
+            for name, array in arrays.items():
+                for index, value in np.ndenumerate(array[t]):
+                    suffix = "".join(f"/{i}" for i in index)
+                    row[f"{prefix}{name}{suffix}"] = float(value)
+            self.write(first_step + t, row)
+        return len(kept)
+
     def read(self, up_to_step: int | None = None) -> list[dict[str, float]]:
         """The rows written so far (those with ``step <= up_to_step``)."""
         if not self.path.exists():
@@ -53,3 +99,19 @@ class MetricsWriter:
 
     def close(self) -> None:
         self._tb.close()
+
+
+def log_history(workdir: str | os.PathLike, history: Mapping[str, Any], **kwargs: Any) -> int:
+    """``MetricsWriter(workdir).write_history(history, **kwargs)`` and close: one call for an
+    experiment to log the stacked per-step metrics of a whole-run scan.
+
+    Example:
+      >>> import tempfile
+      >>> log_history(tempfile.mkdtemp(), {"loss": [3.0, 2.0, 1.5]})
+      3
+    """
+    writer = MetricsWriter(workdir)
+    try:
+        return writer.write_history(history, **kwargs)
+    finally:
+        writer.close()

@@ -10,8 +10,15 @@ shapes, and XLA does not spend seconds constant-folding a closed-over dataset.
 
     step(carry, x) -> (carry, metrics)              pure; x is the step's input
     final, history = scan_run(step, carry0, xs)     history: metrics stacked over steps
+    final, history = segmented_scan_run(step, carry0, xs, segments=k,
+                                        checkpointer=Checkpointer(workdir))
+                                                    the same, in k checkpointed segments
     run_all = batch_runs(run, in_axes=(0, None))    run(key, data) -> pytree
     results = run_all(keys, data)                   leading axis: one entry per run
+
+``batch_runs(..., mesh=mesh)`` spreads the runs over the devices: the run axis of the
+batched arguments is split over the mesh's ``runs`` axis (``NamedSharding``), the shared
+arguments are replicated, and each device runs its block of runs with the chosen method.
 
 ``fast_compile=True`` (``jit_run``, ``batch_runs``) compiles with XLA's cheapest settings:
 tiny ``smoke`` runs are compile-bound, and on XLA:CPU this halves their compile time at
@@ -26,6 +33,11 @@ from typing import Any, TypeVar
 
 import jax
 import jax.numpy as jnp
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+from jaxlab.train.checkpoint import Checkpointer
+from jaxlab.train.mesh import RUNS_AXIS
 
 Carry = TypeVar("Carry")
 METHODS = ("vmap", "map", "loop", "auto")
@@ -79,6 +91,107 @@ def scan_run(
     return jax.lax.scan(step, carry, xs, length=length, unroll=unroll)
 
 
+def segmented_scan_run(
+    step: Callable[[Carry, Any], tuple[Carry, Any]],
+    carry: Carry,
+    xs: Any = None,
+    *,
+    length: int | None = None,
+    segments: int = 1,
+    checkpointer: Checkpointer | None = None,
+    unroll: int = 1,
+    fast_compile: bool = False,
+) -> tuple[Carry, Any]:
+    """:func:`scan_run` in ``segments`` jitted pieces, checkpointed between them.
+
+    The steps ``0 .. length-1`` are cut into ``segments`` consecutive pieces of
+    ``ceil(length / segments)`` steps (the last may be shorter); each piece is one jitted
+    ``lax.scan`` of the same ``step``. After each piece the carry and the metrics of every
+    finished step are saved through ``checkpointer`` (orbax, atomically); a call on a
+    workdir holding such a checkpoint resumes after its last complete piece. The carry
+    and the step inputs ``x_t`` are those of the uninterrupted scan, so a run killed at
+    any moment and called again ends bit-identical to :func:`scan_run` (the step's rng
+    must come from the carry or from ``t``, as in :func:`scan_run`).
+
+    A batch of runs is the same call with a batched step and carry (e.g.
+    ``jax.vmap(step)`` and a carry with a leading run axis, placed sharded over a
+    ``runs`` mesh axis); the pieces keep the carry's sharding.
+
+    Args:
+      step: pure ``(carry, x) -> (carry, metrics)``.
+      carry: the initial state (concrete arrays: this runs on the host, not under jit).
+      xs: per-step inputs with a leading step axis, or ``None`` (then ``x_t = t``).
+      length: number of steps; required when ``xs`` is ``None``.
+      segments: number of pieces (``1``: one scan, still checkpointed at its end).
+      checkpointer: a :class:`jaxlab.train.Checkpointer` on the run's workdir; ``None``
+        keeps nothing (the pieces still run).
+      unroll: passed to ``lax.scan``.
+      fast_compile: compile with XLA's cheapest settings (see :func:`jit_run`).
+
+    Returns:
+      ``(final_carry, metrics)`` as :func:`scan_run` (metrics: numpy arrays stacked on a
+      leading step axis, or ``None`` when the step returns none).
+
+    Raises:
+      ValueError: ``segments < 1`` or no length.
+      jaxlab.train.CheckpointError: the workdir holds a checkpoint of another run shape.
+    """
+    if xs is None:
+        if length is None or length < 0:
+            raise ValueError(f"segmented_scan_run without xs needs length >= 0, got {length}")
+        xs = jnp.arange(length, dtype=jnp.int32)
+    length = jax.tree.leaves(xs)[0].shape[0]
+    if segments < 1:
+        raise ValueError(f"segments must be >= 1, got {segments}")
+    piece = max(1, -(-length // segments))
+    metrics_shape = jax.eval_shape(lambda c, x: step(c, x)[1], carry,
+                                   jax.tree.map(lambda a: a[0], xs)) if length else None
+    history = jax.tree.map(lambda s: np.zeros((length, *s.shape), s.dtype), metrics_shape)
+    leaves, treedef = jax.tree.flatten(carry)
+    impls = [_key_impl(leaf) for leaf in leaves]
+    start = 0
+    if checkpointer is not None:
+        restored = checkpointer.restore({"carry": _unkey(carry), "history": history}, _NO_RNG)
+        if restored is not None:
+            state, _, start = restored
+            carry = jax.tree.unflatten(treedef, [
+                _rekey(leaf, impl)
+                for leaf, impl in zip(jax.tree.leaves(state["carry"]), impls, strict=True)])
+            history = jax.tree.map(np.asarray, state["history"])
+    scan = jit_run(lambda c, x: jax.lax.scan(step, c, x, unroll=unroll),
+                   fast_compile=fast_compile)
+    for begin in range(start, length, piece):
+        stop = min(begin + piece, length)
+        carry, out = scan(carry, jax.tree.map(lambda a, b=begin, e=stop: a[b:e], xs))
+        jax.tree.map(lambda h, o, b=begin, e=stop: h.__setitem__(slice(b, e), np.asarray(o)),
+                     history, out)
+        if checkpointer is not None:
+            checkpointer.save(stop, {"carry": _unkey(carry), "history": history}, _NO_RNG)
+    if checkpointer is not None:
+        checkpointer.wait()
+    return carry, history
+
+
+# The checkpoint's rng slot: a segmented scan keeps its rng in the carry.
+_NO_RNG = np.zeros(2, np.uint32)
+
+
+def _key_impl(leaf):
+    if jax.dtypes.issubdtype(getattr(leaf, "dtype", None), jax.dtypes.prng_key):
+        return jax.random.key_impl(leaf)
+    return None
+
+
+def _unkey(tree):
+    """PRNG keys as their raw data (orbax saves plain arrays)."""
+    return jax.tree.map(
+        lambda x: jax.random.key_data(x) if _key_impl(x) is not None else x, tree)
+
+
+def _rekey(leaf, impl):
+    return leaf if impl is None else jax.random.wrap_key_data(leaf, impl=impl)
+
+
 def _normalize_axes(in_axes: int | None | Sequence[int | None], num_args: int):
     axes = tuple(in_axes) if isinstance(in_axes, list | tuple) else (in_axes,) * num_args
     if len(axes) != num_args:
@@ -111,6 +224,8 @@ def batch_runs(
     method: str = "vmap",
     batch_size: int | None = None,
     fast_compile: bool = False,
+    mesh: Mesh | None = None,
+    axis: str = RUNS_AXIS,
 ) -> Callable[..., Any]:
     """Batches ``run`` over a leading run axis of some arguments; returns a jitted callable.
 
@@ -119,19 +234,35 @@ def batch_runs(
     Arguments marked ``None`` are shared by every run and passed to the program as
     arguments (not constants), so the returned callable compiles once per shape.
 
+    With a ``mesh``, the run axis is split over the mesh axis ``axis``: the batched
+    arguments are placed with ``NamedSharding(mesh, P(axis))``, the shared ones replicated,
+    and every device runs its block of runs (``"vmap"``: one vectorized block; ``"map"``:
+    its runs in sequence). A run count that does not divide ``mesh.shape[axis]`` is
+    *padded* with copies of run 0 and the padded runs are dropped from the outputs (their
+    work is wasted, their values never seen). The outputs keep the run sharding when no
+    padding was needed. ``vmap`` carries ``spmd_axis_name=axis``, so a ``shard_map`` inside
+    ``run`` over another mesh axis (e.g. Byzantine ``workers``) stays split over ``axis``.
+    On one device the numbers are those of ``mesh=None``.
+
     Args:
       run: a pure function of arrays/pytrees returning a pytree.
       in_axes: per positional argument, ``0`` (batched on the leading axis) or ``None``
         (shared); an int or ``None`` applies to all.
       method: ``"vmap"`` (one batched program), ``"map"`` (``lax.map``, runs in sequence
         inside one program, ``batch_size`` at a time), ``"loop"`` (a Python loop over one
-        jitted run, results stacked) or ``"auto"`` (``"map"`` on CPU, ``"vmap"`` on
-        accelerators).
+        jitted run, results stacked; not with a mesh) or ``"auto"`` (``"map"`` on CPU,
+        ``"vmap"`` on accelerators).
       batch_size: for ``"map"``: runs vectorized together per iteration.
       fast_compile: compile with XLA's cheapest settings (see :func:`jit_run`).
+      mesh: split the runs over this mesh's ``axis``; ``None``: the default device.
+      axis: the mesh axis of the runs.
 
     Returns:
       A function with ``run``'s positional arguments whose outputs gain a leading run axis.
+
+    Raises:
+      ValueError: a bad ``method``/``in_axes``, ``method="loop"`` with a mesh, a mesh
+        without ``axis``, or batched arguments without one common leading axis.
 
     Example:
       >>> both = batch_runs(lambda k, x: jax.random.normal(k) + x, in_axes=(0, None))
@@ -139,6 +270,10 @@ def batch_runs(
       (3,)
     """
     method = _resolve(method)
+    if mesh is not None and method == "loop":
+        raise ValueError("batch_runs(method='loop') runs one run at a time; it takes no mesh")
+    if mesh is not None and axis not in mesh.axis_names:
+        raise ValueError(f"mesh has no axis {axis!r} for the runs (axes: {mesh.axis_names})")
 
     def split(args):
         axes = _normalize_axes(in_axes, len(args))
@@ -164,15 +299,52 @@ def batch_runs(
 
         return looped
 
-    @functools.partial(jit_run, fast_compile=fast_compile, static_argnums=0)
-    def program(axes, batched, shared):
+    if mesh is None:
+
+        @functools.partial(jit_run, fast_compile=fast_compile, static_argnums=0)
+        def program(axes, batched, shared):
+            one = lambda b: run(*_merge(axes, b, shared))
+            if method == "vmap":
+                return jax.vmap(one)(batched)
+            return jax.lax.map(one, batched, batch_size=batch_size)
+
+        def batched_call(*args):
+            axes, batched, shared = split(args)
+            return program(axes, batched, shared)
+
+        return batched_call
+
+    devices = mesh.shape[axis]
+    runs_sharding = NamedSharding(mesh, PartitionSpec(axis))
+    replicated = NamedSharding(mesh, PartitionSpec())
+
+    @functools.partial(jit_run, fast_compile=fast_compile, static_argnums=0,
+                       out_shardings=runs_sharding)
+    def sharded_program(axes, batched, shared):
         one = lambda b: run(*_merge(axes, b, shared))
         if method == "vmap":
-            return jax.vmap(one)(batched)
-        return jax.lax.map(one, batched, batch_size=batch_size)
+            return jax.vmap(one, spmd_axis_name=axis)(batched)
+        # "map": [devices, runs per device]; each device runs its block in sequence.
+        blocks = jax.tree.map(lambda x: x.reshape(devices, -1, *x.shape[1:]), batched)
+        per_device = lambda block: jax.lax.map(one, block, batch_size=batch_size)
+        out = jax.vmap(per_device, spmd_axis_name=axis)(blocks)
+        return jax.tree.map(lambda x: x.reshape(-1, *x.shape[2:]), out)
 
-    def batched_call(*args):
+    def sharded_call(*args):
         axes, batched, shared = split(args)
-        return program(axes, batched, shared)
+        n = jax.tree.leaves(batched)[0].shape[0]
+        pad = -n % devices
+        if pad:
+            batched = jax.tree.map(
+                lambda x: jnp.concatenate([x, jnp.repeat(x[:1], pad, axis=0)]), batched)
+        batched = _place(batched, runs_sharding)
+        shared = _place(shared, replicated)
+        out = sharded_program(axes, batched, shared)
+        return jax.tree.map(lambda x: x[:n], out) if pad else out
 
-    return batched_call
+    return sharded_call
+
+
+def _place(tree: Any, sharding: NamedSharding) -> Any:
+    """``jax.device_put`` of every leaf (python scalars keep their weak type)."""
+    return jax.tree.map(lambda x: jax.device_put(x, sharding), tree)

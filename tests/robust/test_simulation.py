@@ -12,7 +12,6 @@ from jax.sharding import AxisType
 
 from jaxlab import optim, robust
 from jaxlab.robust import attacks, simulation
-from jaxlab.train import byzantine
 
 M, F, B, D, C = 17, 8, 3, 5, 3
 
@@ -89,13 +88,14 @@ def test_label_flip_only_touches_byzantine_rows():
     np.testing.assert_allclose(rows[M - F :], flipped[M - F :], rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("optimizer", ["mu2sgd"])  # the two-point (STORM) path
-def test_vmap_and_shard_map_paths_agree(optimizer):
+def test_vmap_and_shard_map_paths_agree():
+    """μ²-SGD: STORM workers (the two-point path), clipped AnyTime server."""
     assert jax.device_count() == 8
     mesh = jax.make_mesh((8,), ("workers",), axis_types=(AxisType.Auto,))
     params, x, y = problem(2)
-    estimator, make_server, two_point = byzantine.worker_and_server(optimizer)
-    server = make_server(0.1)
+    estimator, two_point = optim.storm(0.01), True
+    server = optax.chain(optax.clip_by_global_norm(2.0),
+                         optim.anytime_averaging(0.1, gamma_floor=0.01))
     aggregate = lambda rows, key: robust.ctma(  # noqa: E731
         rows, F, functools.partial(robust.trimmed_mean, num_byzantine=F)
     )

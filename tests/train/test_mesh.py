@@ -9,7 +9,7 @@ def test_make_mesh_shapes():
     assert dict(make_mesh().shape) == {"data": 8}
     assert dict(make_mesh({"data": 2, "workers": -1}).shape) == {"data": 2, "workers": 4}
     with pytest.raises(ValueError, match="do not fit"):
-        make_mesh({"data": 3})
+        make_mesh({"data": 16})
     with pytest.raises(ValueError, match="at most one"):
         make_mesh({"a": -1, "b": -1})
 
@@ -31,3 +31,18 @@ def test_replicate_keeps_values_and_keys():
     np.testing.assert_array_equal(np.asarray(out["w"]), tree["w"])
     np.testing.assert_array_equal(jax.random.key_data(out["key"]), jax.random.key_data(tree["key"]))
     assert len(out["w"].sharding.device_set) == 8
+
+
+def test_mesh_from_config_orders_axes_and_defaults():
+    import ml_collections
+
+    from jaxlab.train.mesh import mesh_from_config
+
+    config = ml_collections.ConfigDict({"mesh": {"data": -1, "runs": 2}})
+    assert dict(mesh_from_config(config).shape) == {"runs": 2, "data": 4}
+    assert mesh_from_config(config).axis_names == ("runs", "data")
+    assert dict(mesh_from_config(ml_collections.ConfigDict(), "runs").shape) == {"runs": 8}
+    one = mesh_from_config(ml_collections.ConfigDict({"mesh": {"runs": 1}}))
+    assert one.devices.tolist() == jax.devices()[:1]
+    with pytest.raises(ValueError, match="positive"):
+        make_mesh({"runs": 0})

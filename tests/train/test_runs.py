@@ -6,7 +6,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxlab.train.runs import batch_runs, jit_run, scan_run
+from jaxlab.train.checkpoint import Checkpointer
+from jaxlab.train.mesh import make_mesh
+from jaxlab.train.runs import batch_runs, jit_run, scan_run, segmented_scan_run
 
 
 def sgd_run(key, data, lr):
@@ -141,3 +143,102 @@ def test_jit_run_fast_compile_computes_the_same_function():
     for fast in (False, True):
         np.testing.assert_allclose(jit_run(f, fast_compile=fast)(x), np.tanh(x) * x**2,
                                    rtol=1e-6)
+
+
+@pytest.mark.parametrize("method", ["vmap", "map", "auto"])
+@pytest.mark.parametrize("num_runs", [8, 5])  # 5: padded to 8, padding dropped
+def test_runs_sharded_over_a_mesh_equal_a_python_loop(method, num_runs):
+    mesh = make_mesh({"runs": -1})
+    keys = jax.random.split(jax.random.key(4), num_runs)
+    lrs = jnp.linspace(0.05, 0.2, num_runs)
+    data = problem()
+    w, losses = batch_runs(sgd_run, in_axes=(0, None, 0), method=method, mesh=mesh)(
+        keys, data, lrs)
+    chex.assert_shape(w, (num_runs, 3))
+    for i in range(num_runs):
+        w_ref, losses_ref = python_sgd_run(keys[i], data, float(lrs[i]))
+        np.testing.assert_allclose(w[i], w_ref, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(losses[i], losses_ref, rtol=1e-4, atol=1e-6)
+    if num_runs == 8:  # the outputs stay split over the 8 devices, one run each
+        assert len(w.sharding.device_set) == 8
+        assert {s.data.shape for s in w.addressable_shards} == {(1, 3)}
+
+
+def test_runs_on_a_two_axis_mesh_and_one_device_equal_unsharded():
+    keys = jax.random.split(jax.random.key(5), 4)
+    unsharded = batch_runs(sgd_run, in_axes=(0, None, None))(keys, problem(), 0.1)
+    for layout in ({"runs": 2, "data": -1}, {"runs": 1}):
+        mesh = make_mesh(layout)
+        out = batch_runs(sgd_run, in_axes=(0, None, None), mesh=mesh)(keys, problem(), 0.1)
+        assert len(out[0].sharding.device_set) == mesh.size
+        for a, b in zip(out, unsharded, strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+
+
+def test_mesh_bad_inputs():
+    with pytest.raises(ValueError, match="no axis 'runs'"):
+        batch_runs(sgd_run, mesh=make_mesh({"data": -1}))
+    with pytest.raises(ValueError, match="loop"):
+        batch_runs(sgd_run, method="loop", mesh=make_mesh({"runs": -1}))
+
+
+class _Killed(Exception):
+    pass
+
+
+class _KilledAfter(Checkpointer):
+    """A checkpointer whose process "dies" right after its ``n``-th save."""
+
+    def __init__(self, workdir, n):
+        super().__init__(workdir)
+        self.n = n
+
+    def save(self, step, state, rng):
+        super().save(step, state, rng)
+        self.n -= 1
+        if self.n == 0:
+            self.wait()
+            raise _Killed
+
+
+def _noisy_step(carry, t):
+    """A step with an rng in the carry and one folded from ``t``: both must resume exactly."""
+    w, key = carry
+    key, sub = jax.random.split(key)
+    noise = jax.random.normal(jax.random.fold_in(sub, t), w.shape)
+    w = 0.9 * w + 0.1 * jnp.tanh(w @ w.T) @ w + 0.01 * noise
+    return (w, key), {"norm": jnp.linalg.norm(w), "t": t}
+
+
+def test_segmented_scan_killed_and_resumed_is_bit_identical(tmp_path):
+    carry0 = (jnp.linspace(-1.0, 1.0, 6).reshape(2, 3), jax.random.key(7))
+    ref_carry, ref_hist = jax.jit(lambda c: scan_run(_noisy_step, c, length=12))(carry0)
+    with pytest.raises(_Killed):  # killed after 2 of 4 segments
+        segmented_scan_run(_noisy_step, carry0, length=12, segments=4,
+                           checkpointer=_KilledAfter(tmp_path, 2))
+    resumed = Checkpointer(tmp_path)
+    assert resumed.latest_step() == 6
+    ran = []
+    counting = lambda c, t: (jax.debug.callback(ran.append, t), _noisy_step(c, t))[1]  # noqa: E731
+    (w, key), hist = segmented_scan_run(counting, carry0, length=12, segments=4,
+                                        checkpointer=resumed)
+    jax.effects_barrier()
+    assert sorted(int(t) for t in ran) == list(range(6, 12))  # only the missing half ran
+    np.testing.assert_array_equal(w, ref_carry[0])
+    np.testing.assert_array_equal(jax.random.key_data(key), jax.random.key_data(ref_carry[1]))
+    np.testing.assert_array_equal(hist["norm"], ref_hist["norm"])
+    np.testing.assert_array_equal(hist["t"], np.arange(12))
+    uninterrupted, hist2 = segmented_scan_run(_noisy_step, carry0, length=12, segments=5)
+    np.testing.assert_array_equal(uninterrupted[0], ref_carry[0])  # 5 uneven segments
+    np.testing.assert_array_equal(hist2["norm"], ref_hist["norm"])
+
+
+def test_segmented_scan_with_xs_and_bad_inputs():
+    xs = jnp.arange(7.0)
+    final, hist = segmented_scan_run(lambda c, x: (c + x, c), 0.0, xs, segments=3)
+    np.testing.assert_allclose(final, 21.0)
+    np.testing.assert_allclose(hist, np.cumsum(np.arange(7.0)) - np.arange(7.0))
+    with pytest.raises(ValueError, match="segments"):
+        segmented_scan_run(lambda c, x: (c, c), 0.0, xs, segments=0)
+    with pytest.raises(ValueError, match="length"):
+        segmented_scan_run(lambda c, x: (c, c), 0.0)

@@ -23,6 +23,10 @@ batch 4 per worker and learning rate 0.1.
 Paper's numbers: Tables 1–2 of the paper (MNIST / CIFAR-10, per aggregator × attack) were
 not available offline when this preset was written, so no per-cell number is quoted; the
 claims carry the paper's qualitative statements (CTMA ≈ NNM, μ²-SGD ≥ momentum).
+
+Mesh (every preset): ``{"runs": -1}``: the lanes (runs) are independent and outnumber a
+node's devices, so they split over all of them without communication; the 17 workers of a
+run stay on its device.
 """
 
 import ml_collections
@@ -53,6 +57,10 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c = base_config(preset)
     c.num_seeds = 3
     c.batch_seeds = True  # seeds are vmap lanes inside one call
+    # Runs over every device (see the docstring); a ``workers`` axis, e.g. {"runs": 2,
+    # "workers": -1}, gathers every step's 17 rows for the aggregator: worth it only for
+    # models far larger than these.
+    c.mesh = {"runs": -1}
     c.cpu_budget_s = 480 if preset != "paper" else 6 * 3600
     c.dataset = "digits" if preset != "paper" else "fashion_mnist"
     c.num_workers = 17
@@ -64,6 +72,8 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.num_steps = 200 if preset != "paper" else 3000
     c.learning_rate = 0.3 if preset != "paper" else 0.1  # reference default 0.1
     c.momentum_beta = 0.9
+    c.beta_floor = 0.01  # μ²-SGD: STORM's β_t floor (reference code)
+    c.gamma_floor = 0.01  # μ²-SGD: AnyTime's γ_t floor (reference code)
     c.clip_norm = 2.0
     c.ipm_epsilon = 0.5  # reference CLI default
     c.features = (16, 32)  # CNN channels (model = "cnn")

@@ -6,20 +6,20 @@ import json
 import os
 import time
 
-import matplotlib
+import jax
+import jax.numpy as jnp
+import ml_collections
+import numpy as np
+import tqdm
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
-import jax  # noqa: E402
-import jax.numpy as jnp  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
-import ml_collections  # noqa: E402
-import numpy as np  # noqa: E402
-import tqdm  # noqa: E402
+from jaxlab.data.images import load_images
+from jaxlab.robust.compose import make_aggregator
+from jaxlab.train import log_history, mesh_from_config
+from jaxlab.train.mesh import RUNS_AXIS
+from jaxlab.train.timing import time_call
 
-from jaxlab.data.images import load_images  # noqa: E402
-from jaxlab.robust.compose import make_aggregator  # noqa: E402
-from jaxlab.train import byzantine  # noqa: E402
-from jaxlab.train.timing import time_call  # noqa: E402
+from .. import trainer as byzantine
 
 ROBUST_BASES = ("cwmed", "cwtm", "gm", "krum")
 
@@ -42,7 +42,8 @@ def _aggregator_seconds(aggregate, num_workers: int, dim: int, repeats: int) -> 
 
 
 def _plot(acc: dict[str, np.ndarray], cells, attacks, path: str) -> None:
-    fig, axes = plt.subplots(1, len(acc), figsize=(5 * len(acc), 0.4 * len(cells) + 1.5))
+    fig = Figure(figsize=(5 * len(acc), 0.4 * len(cells) + 1.5))
+    axes = fig.subplots(1, len(acc))
     for ax, (opt, values) in zip(np.atleast_1d(axes), acc.items(), strict=True):
         mean = values.mean(axis=-1)
         ax.imshow(mean, vmin=0, vmax=100, cmap="viridis")
@@ -53,7 +54,6 @@ def _plot(acc: dict[str, np.ndarray], cells, attacks, path: str) -> None:
         ax.set_title(f"test accuracy (%), {opt}")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
-    plt.close(fig)
 
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
@@ -69,10 +69,14 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
 
     # ------------------------------------------------------------------ training
     # One compiled program per optimiser; each cell is one call of it (the aggregator index
-    # is shared by the call's lanes, so only that rule runs), lanes = attacks × seeds.
+    # is shared by the call's lanes, so only that rule runs), lanes = attacks × seeds, split
+    # over the mesh's runs axis. A finished call is kept in the workdir (a killed run,
+    # started again, redoes only the calls it had not finished).
     lanes = [(a, s) for a in range(len(attacks)) for s in seeds]
+    mesh = mesh_from_config(config, RUNS_AXIS)
     acc: dict[str, np.ndarray] = {}
     loss: dict[str, np.ndarray] = {}
+    curves: dict[str, np.ndarray] = {}  # honest train loss, [lanes, steps] per (opt, cell)
     spec = None
     for opt in tqdm.tqdm(config.optimizers, desc="byzantine_grid optimisers"):
         spec = byzantine.make_run_spec(
@@ -83,21 +87,27 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
             **{key: config[key] for key in byzantine.SPEC_KEYS},
         )
         outs = [
-            byzantine.run_batch(
-                spec,
-                seeds=[s for _, s in lanes],
-                aggregator_indices=c,
-                attack_indices=[a for a, _ in lanes],
-                learning_rates=[config.learning_rate] * len(lanes),
-                train=train,
-                test=test,
-            )
+            byzantine.resumable(workdir, f"{opt}-{cell_names[c]}", config, lambda c=c, spec=spec: (
+                byzantine.run_batch(
+                    spec,
+                    seeds=[s for _, s in lanes],
+                    aggregator_indices=c,
+                    attack_indices=[a for a, _ in lanes],
+                    learning_rates=[config.learning_rate] * len(lanes),
+                    train=train,
+                    test=test,
+                    mesh=mesh,
+                )))
             for c in range(len(cells))
         ]
+        curves.update({f"loss/{opt}/{cell}": o["loss"]
+                       for cell, o in zip(cell_names, outs, strict=True)})
         accuracy = np.stack([o["accuracy"] for o in outs])
         acc[opt] = 100.0 * accuracy.reshape(len(cells), len(attacks), num_seeds)
         final = np.stack([o["loss"][:, -10:].mean(axis=1) for o in outs])
         loss[opt] = final.reshape(len(cells), len(attacks), -1)
+
+    log_history(workdir, curves, step_axis=1, every=10)
 
     # ------------------------------------------------------------------ timing
     dim = _model_dim(spec)
@@ -164,3 +174,10 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
             indent=1,
         )
     return results
+
+
+def plan_program(config: ml_collections.ConfigDict, mesh) -> byzantine.PlanSpec:
+    """For ``jaxlab plan``: one step of a cell's call (attacks × seeds runs)."""
+    lanes = len(config.attacks) * config.num_seeds
+    return byzantine.plan_spec(config, mesh, _parse_cells(config.cells), lanes,
+                               lanes * len(config.cells) * len(config.optimizers))

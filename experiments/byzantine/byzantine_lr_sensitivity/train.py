@@ -5,15 +5,15 @@ from __future__ import annotations
 import json
 import os
 
-import matplotlib
+import ml_collections
+import tqdm
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import ml_collections  # noqa: E402
-import tqdm  # noqa: E402
+from jaxlab.data.images import load_images
+from jaxlab.train import log_history, mesh_from_config
+from jaxlab.train.mesh import RUNS_AXIS
 
-from jaxlab.data.images import load_images  # noqa: E402
-from jaxlab.train import byzantine  # noqa: E402
+from .. import trainer as byzantine
 
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
@@ -26,8 +26,9 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     seeds = [config.seed * 1000 + s for s in range(config.num_seeds)]
     lanes = [(lr, a, s) for lr in lrs for a in range(len(attacks)) for s in seeds]
     base, meta = config.cell.split("+")
+    mesh = mesh_from_config(config, RUNS_AXIS)  # the lanes split over the runs axis
 
-    acc = {}
+    acc, curves = {}, {}
     for opt in tqdm.tqdm(config.optimizers, desc="byzantine_lr_sensitivity optimisers"):
         spec = byzantine.make_run_spec(
             optimizer=opt,
@@ -36,7 +37,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
             image_shape=train[0].shape[1:],
             **{key: config[key] for key in byzantine.SPEC_KEYS},
         )
-        out = byzantine.run_batch(
+        out = byzantine.resumable(workdir, opt, config, lambda spec=spec: byzantine.run_batch(
             spec,
             seeds=[s for _, _, s in lanes],
             aggregator_indices=0,
@@ -44,12 +45,16 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
             learning_rates=[lr for lr, _, _ in lanes],
             train=train,
             test=test,
-        )
+            mesh=mesh,
+        ))
+        curves[f"loss/{opt}"] = out["loss"]  # [lanes, steps]
         # [lr, attack, seed] in %
         acc[opt] = 100.0 * out["accuracy"].reshape(len(lrs), len(attacks), len(seeds))
 
+    log_history(workdir, curves, step_axis=1, every=10)
     results: dict[str, float | list[float]] = {}
-    fig, ax = plt.subplots(figsize=(5, 3.5))
+    fig = Figure(figsize=(5, 3.5))
+    ax = fig.subplots()
     for opt, values in acc.items():
         per_lr = values.mean(axis=1)  # [lr, seed], averaged over attacks
         for i, lr in enumerate(lrs):
@@ -64,7 +69,13 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     ax.legend()
     fig.tight_layout()
     fig.savefig(os.path.join(workdir, "byzantine_lr_sensitivity.png"), dpi=120)
-    plt.close(fig)
     with open(os.path.join(workdir, "byzantine_lr_sensitivity.json"), "w") as fh:
         json.dump({"config": config.to_dict(), "results": results}, fh, indent=1)
     return results
+
+
+def plan_program(config: ml_collections.ConfigDict, mesh) -> byzantine.PlanSpec:
+    """For ``jaxlab plan``: one step of an optimiser's call (lrs × attacks × seeds runs)."""
+    lanes = len(config.learning_rates) * len(config.attacks) * config.num_seeds
+    return byzantine.plan_spec(config, mesh, [tuple(config.cell.split("+"))], lanes,
+                               lanes * len(config.optimizers))

@@ -15,16 +15,18 @@ from flax.training import train_state
 from jaxlab.data.pipeline import batch_dataset
 from jaxlab.data.text import char_vocabulary, encode, shakespeare_splits, windows
 from jaxlab.nn import TransformerLM, multimax_decay_mask
-from jaxlab.train import create_state, fit
+from jaxlab.train import create_state, fit, mesh_from_config
+from jaxlab.train.mesh import batch_sharding, replicated
+from jaxlab.train.plan import PlanSpec, abstract
 
 
 def make_optimizer(config: ml_collections.ConfigDict) -> optax.GradientTransformation:
     schedule = optax.warmup_cosine_decay_schedule(
-        0.0, config.learning_rate, config.warmup_steps, config.num_steps
+        config.init_learning_rate, config.learning_rate, config.warmup_steps, config.num_steps
     )
     # The MultiMax scalars get Adam updates without weight decay (reference README).
     return optax.chain(
-        optax.clip_by_global_norm(1.0),
+        optax.clip_by_global_norm(config.clip_norm),
         optax.adamw(schedule, weight_decay=config.weight_decay, mask=multimax_decay_mask),
     )
 
@@ -53,6 +55,19 @@ def validation_perplexity(apply_fn, params, val_windows: np.ndarray, batch_size:
     return math.exp(total / count)
 
 
+def make_model(config: ml_collections.ConfigDict, normalizer: str, vocab_size: int):
+    return TransformerLM(
+        vocab_size=vocab_size,
+        max_len=config.seq_len,
+        dim=config.dim,
+        depth=config.depth,
+        num_heads=config.num_heads,
+        mlp_dim=config.mlp_dim,
+        attention_normalizer=normalizer,
+        output_normalizer=normalizer,
+    )
+
+
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[str, float]:
     train_text, val_text = shakespeare_splits(tuple(config.validation_plays))
     vocabulary = char_vocabulary(train_text)
@@ -61,18 +76,10 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     if config.eval_windows:
         val_windows = val_windows[: config.eval_windows]
     dataset = batch_dataset({"window": train_windows}, config.batch_size, config.seed)
+    mesh = mesh_from_config(config)  # the batch rows split over the data axis
     results: dict[str, float] = {}
     for normalizer in config.normalizers:
-        model = TransformerLM(
-            vocab_size=len(vocabulary),
-            max_len=config.seq_len,
-            dim=config.dim,
-            depth=config.depth,
-            num_heads=config.num_heads,
-            mlp_dim=config.mlp_dim,
-            attention_normalizer=normalizer,
-            output_normalizer=normalizer,
-        )
+        model = make_model(config, normalizer, len(vocabulary))
         state, rng = create_state(model, jnp.asarray(train_windows[:1, :-1]),
                                   make_optimizer(config), config.seed)
         state, history = fit(
@@ -82,6 +89,9 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
             num_steps=config.num_steps,
             rng=rng,
             workdir=os.path.join(workdir, normalizer),
+            checkpoint_every=config.checkpoint_every,
+            log_every=config.log_every,
+            mesh=mesh,
             desc=f"lm/{normalizer}",
             hparams={**config.to_dict(), "normalizer": normalizer},
         )
@@ -90,3 +100,23 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
         )
         results[f"train_loss_{normalizer}"] = float(history[-1]["loss"])
     return results
+
+
+def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
+    """For ``jaxlab plan``: one MultiMax train step, state replicated, batch over ``data``."""
+    train_text, _ = shakespeare_splits(tuple(config.validation_plays))
+    model = make_model(config, "multimax", len(char_vocabulary(train_text)))
+    window = jax.ShapeDtypeStruct((config.batch_size, config.seq_len + 1), jnp.int32)
+    state = jax.eval_shape(
+        lambda w: create_state(model, w[:1, :-1], make_optimizer(config), config.seed)[0],
+        window)
+    rng = jax.eval_shape(lambda: jax.random.key(0))
+    return PlanSpec(
+        fn=train_step,
+        abstract_args=(abstract(state, replicated(mesh)),
+                       abstract({"window": window}, batch_sharding(mesh)),
+                       abstract(rng, replicated(mesh))),
+        steps_per_run=config.num_steps,
+        num_runs=len(config.normalizers) * config.num_seeds,
+        note=f"one train step of the MultiMax LM (batch {config.batch_size} × "
+        f"{config.seq_len} characters over data); validation not planned")

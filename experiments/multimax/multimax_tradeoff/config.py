@@ -10,6 +10,10 @@ Setting: score vectors of ``num_entries`` entries, ``num_peaks`` of which are no
 peaks (height ``peak_height`` plus Gaussian jitter ``peak_jitter``) among N(0, 1) noise.
 
 Command: ``jaxlab run multimax_tradeoff`` (quick: about 30 s on 2 CPU cores, 3 seeds).
+
+Mesh (every preset): ``{"runs": -1}``: the seeds are independent runs of a few MB each, so
+they split over every device (one program, no communication; fewer seeds than devices
+leaves devices idle, which costs nothing here).
 Paper's number: none (the paper shows the trade-off qualitatively on 2-3 entry inputs).
 """
 
@@ -21,6 +25,8 @@ from jaxlab.report import base_config
 def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c = base_config(preset)
     c.num_seeds = 3
+    c.batch_seeds = True  # the seeds are the runs of one batch_runs program
+    c.mesh = {"runs": -1}
     c.cpu_budget_s = 60
     c.num_entries = 32
     c.num_peaks = 3
@@ -31,6 +37,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.near_zero = 1e-3  # "sparse" entries: weight below this
     c.kept_fraction = 0.5  # a peak "keeps mass" if it gets >= this share of 1/num_peaks
     c.fit_steps = 400
+    c.fit_optimizer = "adam"  # an optax name, full-batch steps
     c.fit_lr = 0.05
     c.multimax_order = 2
     # A hand setting of the kind the paper reports (steeper below b, flatter above d), placed

@@ -1,21 +1,27 @@
-"""Sparsity and multi-modality of each normaliser on controlled score vectors."""
+"""Sparsity and multi-modality of each normaliser on controlled score vectors.
+
+Every seed is one run (fit the softmax temperature and the MultiMax parameters on fitting
+vectors, measure every normaliser on fresh ones); the seeds are one ``batch_runs`` program,
+split over the ``runs`` axis of ``config.mesh``.
+"""
 
 from __future__ import annotations
 
+import functools
 import os
 
 import jax
 import jax.numpy as jnp
-import matplotlib
 import ml_collections
 import numpy as np
 import optax
+from jax.sharding import NamedSharding, PartitionSpec
+from matplotlib.figure import Figure
 
 from jaxlab.nn import MultiMaxParams, entmax15, init_multimax_params, multimax_modulate, sparsemax
-from jaxlab.train.runs import scan_run
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from jaxlab.train import batch_runs, log_history, mesh_from_config, scan_run
+from jaxlab.train.mesh import RUNS_AXIS
+from jaxlab.train.plan import PlanSpec, abstract
 
 
 def make_scores(key: jax.Array, config: ml_collections.ConfigDict) -> tuple[jax.Array, jax.Array]:
@@ -34,9 +40,9 @@ def measure(p: jax.Array, is_peak: jax.Array, config: ml_collections.ConfigDict)
     m = config.num_peaks
     kept = jnp.sum((p >= config.kept_fraction / m) & is_peak, -1)
     return {
-        "sparsity": float(jnp.mean(p < config.near_zero)),
-        "peaks_kept": float(jnp.mean(kept)),
-        "residual_mass": float(jnp.mean(jnp.sum(jnp.where(is_peak, 0.0, p), -1))),
+        "sparsity": jnp.mean(p < config.near_zero),
+        "peaks_kept": jnp.mean(kept),
+        "residual_mass": jnp.mean(jnp.sum(jnp.where(is_peak, 0.0, p), -1)),
     }
 
 
@@ -47,37 +53,46 @@ def kl_to_target(log_p: jax.Array, is_peak: jax.Array, m: int) -> jax.Array:
 
 
 def fit(loss_fn, params, scores, is_peak, config):
-    """Adam on ``loss_fn(params, scores, is_peak)``; returns the fitted parameters.
+    """The optimiser ``config.fit_optimizer`` (an optax name) on ``loss_fn(params, scores,
+    is_peak)``; returns the fitted parameters and the loss at every step.
 
     The ``config.fit_steps`` full-batch steps are one ``scan_run``; the scores are arguments.
     """
-    tx = optax.adam(config.fit_lr)
-
-    def step(carry, _):
-        params, opt_state = carry
-        grads = jax.grad(loss_fn)(params, scores, is_peak)
-        updates, opt_state = tx.update(grads, opt_state, params)
-        return (optax.apply_updates(params, updates), opt_state), None
-
-    (params, _), _ = scan_run(step, (params, tx.init(params)), length=config.fit_steps)
-    return params
+    tx = make_optimizer(config)
+    step = lambda carry, _: fit_step(loss_fn, tx, carry, scores, is_peak)  # noqa: E731
+    (params, _), losses = scan_run(step, (params, tx.init(params)), length=config.fit_steps)
+    return params, losses
 
 
-def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[str, float]:
-    key = jax.random.key(config.seed)
+def make_optimizer(config: ml_collections.ConfigDict) -> optax.GradientTransformation:
+    return getattr(optax, config.fit_optimizer)(config.fit_lr)
+
+
+def fit_step(loss_fn, tx, carry, scores, is_peak):
+    """One full-batch step: ``((params, opt_state), loss)``."""
+    params, opt_state = carry
+    loss, grads = jax.value_and_grad(loss_fn)(params, scores, is_peak)
+    updates, opt_state = tx.update(grads, opt_state, params)
+    return (optax.apply_updates(params, updates), opt_state), loss
+
+
+def multimax_loss(params, scores, is_peak, num_peaks: int):
+    """KL to the peak target of MultiMax(scores)."""
+    return kl_to_target(jax.nn.log_softmax(multimax_modulate(scores, params)), is_peak, num_peaks)
+
+
+def one_seed(key: jax.Array, config: ml_collections.ConfigDict) -> dict[str, jax.Array]:
+    """One run: every metric of one seed (scalars) and the two fits' loss curves."""
     k_fit, k_eval, k_init = jax.random.split(key, 3)
     fit_scores, fit_peaks = make_scores(k_fit, config)
     scores, is_peak = make_scores(k_eval, config)
     m = config.num_peaks
 
     softmax_loss = lambda log_t, x, pk: kl_to_target(jax.nn.log_softmax(x / jnp.exp(log_t)), pk, m)
-    multimax_loss = lambda mp, x, pk: kl_to_target(
-        jax.nn.log_softmax(multimax_modulate(x, mp)), pk, m
-    )
-    log_t = jax.jit(lambda *a: fit(softmax_loss, *a, config))(jnp.zeros(()), fit_scores, fit_peaks)
-    fitted = jax.jit(lambda *a: fit(multimax_loss, *a, config))(
-        init_multimax_params(k_init, config.multimax_order), fit_scores, fit_peaks
-    )
+    log_t, softmax_curve = fit(softmax_loss, jnp.zeros(()), fit_scores, fit_peaks, config)
+    fitted, multimax_curve = fit(functools.partial(multimax_loss, num_peaks=m),
+                                 init_multimax_params(k_init, config.multimax_order),
+                                 fit_scores, fit_peaks, config)
     hand = MultiMaxParams(*(jnp.asarray(config[f"hand_{f}"], jnp.float32)
                             for f in MultiMaxParams._fields))
 
@@ -91,31 +106,45 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     probs["sparsemax"] = sparsemax(scores)
     probs["entmax15"] = entmax15(scores)
 
-    results: dict[str, float] = {"softmax_fit_temperature": float(jnp.exp(log_t))}
+    results = {"softmax_fit_temperature": jnp.exp(log_t)}
     for name, p in probs.items():
         for metric, value in measure(p, is_peak, config).items():
             results[f"{metric}_{name}"] = value
     for name, lp in log_probs.items():
-        results[f"kl_{name}"] = float(kl_to_target(lp, is_peak, m))
+        results[f"kl_{name}"] = kl_to_target(lp, is_peak, m)
     for field, value in fitted._asdict().items():
-        for k, v in enumerate(np.asarray(value)):
-            results[f"multimax_fit_{field}{k + 1}"] = float(v)
-    _plot(results, list(probs), config, os.path.join(workdir, "tradeoff.png"))
+        for k in range(value.shape[0]):
+            results[f"multimax_fit_{field}{k + 1}"] = value[k]
+    curves = {"fit_loss/softmax": softmax_curve, "fit_loss/multimax": multimax_curve}
+    return {"results": results, "curves": curves}
+
+
+def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[str, list]:
+    """All ``config.num_seeds`` seeds (``seed + i``) as one program; a list per metric."""
+    keys = jnp.stack([jax.random.key(config.seed + i) for i in range(config.num_seeds)])
+    runs = batch_runs(lambda key: one_seed(key, config), in_axes=0, method="auto",
+                      mesh=mesh_from_config(config, RUNS_AXIS))
+    out = jax.device_get(runs(keys))
+    log_history(workdir, out["curves"], step_axis=1, every=10)
+    results = {name: np.asarray(v, np.float64).tolist() for name, v in out["results"].items()}
+    _plot(results, config, os.path.join(workdir, "tradeoff.png"))
     return results
 
 
-def _plot(results: dict, names: list[str], config, path: str) -> None:
-    fig, ax = plt.subplots(figsize=(5.5, 4))
+def _plot(results: dict, config, path: str) -> None:
+    """Sparsity vs peaks kept, seed means."""
+    mean = {k: float(np.mean(v)) for k, v in results.items()}
+    fig = Figure(figsize=(5.5, 4))
+    ax = fig.subplots()
     temps = [f"softmax_t{t:g}" for t in config.temperatures]
-    ax.plot([results[f"sparsity_{n}"] for n in temps], [results[f"peaks_kept_{n}"] for n in temps],
+    ax.plot([mean[f"sparsity_{n}"] for n in temps], [mean[f"peaks_kept_{n}"] for n in temps],
             "o-", color="gray", label="softmax, T = " + ", ".join(f"{t:g}" for t in
                                                                   config.temperatures))
     markers = {"softmax_fit": "s", "sparsemax": "^", "entmax15": "v", "multimax_fit": "*",
                "multimax_hand": "P"}
-    for name in names:
-        if name in markers:
-            ax.plot(results[f"sparsity_{name}"], results[f"peaks_kept_{name}"], markers[name],
-                    markersize=11, label=name)
+    for name, marker in markers.items():
+        ax.plot(mean[f"sparsity_{name}"], mean[f"peaks_kept_{name}"], marker,
+                markersize=11, label=name)
     ax.set_xlabel(f"sparsity: share of weights < {config.near_zero:g}")
     ax.set_ylabel(f"peaks keeping mass (of {config.num_peaks})")
     ax.set_title("sparsity vs multi-modality (upper right is better)")
@@ -123,4 +152,25 @@ def _plot(results: dict, names: list[str], config, path: str) -> None:
     fig.tight_layout()
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     fig.savefig(path, dpi=120)
-    plt.close(fig)
+
+
+def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
+    """For ``jaxlab plan``: one step of the MultiMax fit for every seed, split over ``runs``."""
+    runs = mesh.shape.get(RUNS_AXIS, 1)
+    lanes = -(-config.num_seeds // runs) * runs
+    tx = make_optimizer(config)
+    loss = functools.partial(multimax_loss, num_peaks=config.num_peaks)
+    carry = jax.eval_shape(jax.vmap(lambda k: (lambda p: (p, tx.init(p)))(
+        init_multimax_params(k, config.multimax_order))),
+        jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes)))
+    shape = (lanes, config.num_vectors, config.num_entries)
+    data = (jax.ShapeDtypeStruct(shape, jnp.float32), jax.ShapeDtypeStruct(shape, jnp.bool_))
+    split = NamedSharding(mesh, PartitionSpec(RUNS_AXIS if RUNS_AXIS in mesh.axis_names
+                                              else None))
+    fn = jax.vmap(lambda c, x, pk: fit_step(loss, tx, c, x, pk))
+    return PlanSpec(
+        fn=fn, abstract_args=(abstract(carry, split), *abstract(data, split)),
+        steps_per_run=2 * config.fit_steps, num_runs=config.num_seeds,
+        runs_per_call=config.num_seeds,
+        note="one MultiMax fit step of every seed (the softmax-temperature fit, as many "
+        "steps and cheaper, is counted as one more MultiMax step); evaluation not planned")

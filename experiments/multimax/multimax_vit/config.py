@@ -10,6 +10,10 @@ attention maps. Ours: a 2-block, width-64 ViT with 7×7 patches (16 tokens) on F
 Command: ``jaxlab run multimax_vit`` (quick: about 4-5 min on 2 idle CPU cores, 3 seeds × 2
 normalisers). Paper's number: DeiT-S ImageNet-1K top-1, MultiMax above softmax (PMLR
 Table 1; the ``paper`` preset is DeiT-S and needs the user's ImageNet in ``data_dir``).
+
+Mesh (every preset): ``{"data": -1}``: one small model per run (DeiT-S, 22 M parameters,
+at ``paper``) fits every device, so it is replicated and the batch rows are split over all
+devices (data parallelism; at ``paper`` 1024 images = 128 per device on 8 devices).
 """
 
 import ml_collections
@@ -20,6 +24,7 @@ from jaxlab.report import base_config
 def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c = base_config(preset)
     c.num_seeds = 3
+    c.mesh = {"data": -1}
     c.cpu_budget_s = 270
     c.dataset = "fashion_mnist"
     c.normalizers = ("softmax", "multimax")  # attention and head use the same one
@@ -30,10 +35,13 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.mlp_dim = 128
     c.batch_size = 128
     c.num_steps = 600
+    c.init_learning_rate = 0.0  # the warmup's start
     c.learning_rate = 2e-3
     c.warmup_steps = 50
     c.weight_decay = 0.05
     c.eval_images = 0  # test images to evaluate (0: all)
+    c.checkpoint_every = 100  # steps; a killed run resumes from the last one
+    c.log_every = 10
     c.eval_batch_size = 1000
     c.sparsity_threshold = 1e-3
     c.sparsity_images = 1000
@@ -50,9 +58,11 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.num_steps = 375_000
         c.learning_rate = 1e-3
         c.warmup_steps = 6250
+        c.checkpoint_every = 2000
         c.cpu_budget_s = 10**9
     if preset == "smoke":  # seconds: the quick code path and grid at toy sizes
         c.num_steps = 3
+        c.checkpoint_every = 0  # only at the end (3 steps)
         c.warmup_steps = 1
         c.num_seeds = 1
         c.dim = 16

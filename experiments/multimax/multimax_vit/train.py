@@ -14,7 +14,9 @@ from flax.training import train_state
 from jaxlab.data.images import load_images
 from jaxlab.data.pipeline import batch_dataset
 from jaxlab.nn import ViT, multimax_decay_mask
-from jaxlab.train import create_state, fit
+from jaxlab.train import create_state, fit, mesh_from_config
+from jaxlab.train.mesh import batch_sharding, replicated
+from jaxlab.train.plan import PlanSpec, abstract
 
 
 def make_model(config: ml_collections.ConfigDict, normalizer: str, num_classes: int) -> ViT:
@@ -32,7 +34,7 @@ def make_model(config: ml_collections.ConfigDict, normalizer: str, num_classes: 
 
 def make_optimizer(config: ml_collections.ConfigDict) -> optax.GradientTransformation:
     schedule = optax.warmup_cosine_decay_schedule(
-        0.0, config.learning_rate, config.warmup_steps, config.num_steps
+        config.init_learning_rate, config.learning_rate, config.warmup_steps, config.num_steps
     )
     # The MultiMax scalars get Adam updates without weight decay (reference README).
     return optax.adamw(schedule, weight_decay=config.weight_decay, mask=multimax_decay_mask)
@@ -86,6 +88,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     dataset = batch_dataset(
         {"image": train_images, "label": train_labels}, config.batch_size, config.seed
     )
+    mesh = mesh_from_config(config)  # the batch rows split over the data axis
     results: dict[str, float] = {}
     for normalizer in config.normalizers:
         model = make_model(config, normalizer, num_classes)
@@ -97,9 +100,37 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
             num_steps=config.num_steps,
             rng=rng,
             workdir=os.path.join(workdir, normalizer),
+            checkpoint_every=config.checkpoint_every,
+            log_every=config.log_every,
+            mesh=mesh,
             desc=f"vit/{normalizer}",
             hparams={**config.to_dict(), "normalizer": normalizer},
         )
         for key, value in evaluate(model, state.params, test_images, test_labels, config).items():
             results[f"{key}_{normalizer}"] = value
     return results
+
+
+#: ``(image shape, classes)`` per dataset, for plans made without the data.
+DATASET_SHAPES = {"fashion_mnist": ((28, 28, 1), 10), "digits": ((8, 8, 1), 10),
+                  "imagenet2012": ((224, 224, 3), 1000)}
+
+
+def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
+    """For ``jaxlab plan``: one MultiMax train step, state replicated, batch over ``data``."""
+    shape, num_classes = DATASET_SHAPES[config.dataset]
+    model = make_model(config, "multimax", num_classes)
+    example = jax.ShapeDtypeStruct((1, *shape), jnp.float32)
+    state = jax.eval_shape(
+        lambda x: create_state(model, x, make_optimizer(config), config.seed)[0], example)
+    rows, rep = batch_sharding(mesh), replicated(mesh)
+    batch = {"image": jax.ShapeDtypeStruct((config.batch_size, *shape), jnp.float32),
+             "label": jax.ShapeDtypeStruct((config.batch_size,), jnp.int32)}
+    rng = jax.eval_shape(lambda: jax.random.key(0))
+    return PlanSpec(
+        fn=train_step, abstract_args=(abstract(state, rep), abstract(batch, rows),
+                                      abstract(rng, rep)),
+        steps_per_run=config.num_steps,
+        num_runs=len(config.normalizers) * config.num_seeds,
+        note=f"one train step of the MultiMax ViT ({config.dataset}, batch "
+        f"{config.batch_size} over data); evaluation not planned")

@@ -1,16 +1,21 @@
-"""Byzantine-robust training runs: ``m`` simulated workers, a small CNN or MLP, batches of runs.
+"""The Byzantine paper's trainer: ``m`` simulated workers, a small CNN or MLP, batches of runs.
 
-Both ``byzantine_*`` experiments, the benchmark and the notebook build their runs here, so
-the code path is shared: :func:`make_run_spec` names the optimizer, aggregator and attacks;
+Both ``byzantine_*`` experiments and the benchmark build their runs here (this paper's
+experiments only; ``jaxlab/train`` keeps what any experiment could use), so the code path
+is shared: :func:`make_run_spec` names the optimizer, aggregator and attacks;
 :func:`simulate_run` trains one model as a :func:`jaxlab.train.scan_run` of
 :func:`jaxlab.robust.simulation.byzantine_step` (the kernel); :func:`run_batch` trains a batch
 of runs (seeds × attacks × learning rates) with :func:`jaxlab.train.batch_runs`, the training
-and test arrays passed to the compiled program as arguments.
+and test arrays passed to the compiled program as arguments. With a mesh, the runs are
+split over its ``runs`` axis and each run's workers over its ``workers`` axis (the
+kernel's ``shard_map`` path), when the mesh has those axes.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import os
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -18,16 +23,19 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
-from jax.sharding import Mesh
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from jaxlab import optim
 from jaxlab.nn.cnn import SmallCNN, SmallMLP, classifier_functions
 from jaxlab.robust import attacks as attacks_lib
 from jaxlab.robust import simulation
 from jaxlab.robust.compose import make_aggregator
+from jaxlab.train.mesh import RUNS_AXIS
+from jaxlab.train.plan import PlanSpec, abstract
 from jaxlab.train.runs import batch_runs, scan_run
 
 Params = Any
+
 
 class RunSpec(NamedTuple):
     """What one batch of simulated runs shares (everything static under ``jit``).
@@ -93,16 +101,49 @@ def simulate_run(
       learning_rate: the server's learning rate.
       train: ``(images [n, ...], labels [n])``.
       test: ``(images [n_test, ...], labels [n_test])``.
-      mesh: optional mesh with a ``workers`` axis.
+      mesh: optional mesh; its ``workers`` axis (if any) splits the workers.
 
     Returns:
       ``{"accuracy": scalar test accuracy, "loss": [num_steps] honest train loss}``.
     """
-    train_images, train_labels = (jnp.asarray(a) for a in train)
     init_key, data_key = jax.random.split(key)
-    params = spec.init_params(init_key)
+    state = init_run(spec, init_key, learning_rate)
+    train = tuple(jnp.asarray(a) for a in train)
+
+    def body(state, step):
+        return run_step(spec, state, step, data_key, aggregator_index, attack_index,
+                        learning_rate, train, mesh)
+
+    state, metrics = scan_run(body, state, length=spec.num_steps)
+    test_images, test_labels = (jnp.asarray(a) for a in test)
+    logits = spec.predict_fn(state.params, test_images)
+    accuracy = jnp.mean(jnp.argmax(logits, axis=-1) == test_labels)
+    return {"accuracy": accuracy, "loss": metrics["loss"]}
+
+
+def init_run(spec: RunSpec, init_key: jax.Array, learning_rate: jax.Array):
+    """A run's initial :class:`~jaxlab.robust.simulation.ByzantineState`."""
     server = spec.make_server(learning_rate)
-    state = simulation.init_state(params, spec.estimator, server, spec.num_workers)
+    return simulation.init_state(spec.init_params(init_key), spec.estimator, server,
+                                 spec.num_workers)
+
+
+def run_step(
+    spec: RunSpec,
+    state: Any,
+    step: jax.Array,
+    data_key: jax.Array,
+    aggregator_index: jax.Array,
+    attack_index: jax.Array,
+    learning_rate: jax.Array,
+    train: tuple[jax.Array, jax.Array],
+    mesh: Mesh | None = None,
+):
+    """Step ``step`` of a run: every worker samples ``B`` training examples uniformly (from
+    ``fold_in(data_key, step)``), then one :func:`jaxlab.robust.simulation.byzantine_step`.
+    Returns ``(state, {"loss", "grad_norm"})``."""
+    train_images, train_labels = train
+    server = spec.make_server(learning_rate)
     flips = jnp.asarray(spec.attack_flips_labels)[attack_index]
 
     def attack(honest, own):
@@ -111,34 +152,78 @@ def simulate_run(
     def aggregate(rows, key):
         return jax.lax.switch(aggregator_index, spec.aggregators, rows, key)
 
-    def body(state, step):
-        step_key = jax.random.fold_in(data_key, step)
-        sample_key, agg_key = jax.random.split(step_key)
-        idx = jax.random.randint(
-            sample_key, (spec.num_workers, spec.batch_size), 0, train_labels.shape[0]
-        )
-        return simulation.byzantine_step(
-            state,
-            train_images[idx],
-            train_labels[idx],
-            agg_key,
-            loss_fn=spec.loss_fn,
-            estimator=spec.estimator,
-            server=server,
-            aggregate=aggregate,
-            attack=attack,
-            num_byzantine=spec.num_byzantine,
-            num_classes=spec.num_classes,
-            flip_labels=flips,
-            two_point=spec.two_point,
-            mesh=mesh,
-        )
+    sample_key, agg_key = jax.random.split(jax.random.fold_in(data_key, step))
+    idx = jax.random.randint(
+        sample_key, (spec.num_workers, spec.batch_size), 0, train_labels.shape[0]
+    )
+    return simulation.byzantine_step(
+        state,
+        train_images[idx],
+        train_labels[idx],
+        agg_key,
+        loss_fn=spec.loss_fn,
+        estimator=spec.estimator,
+        server=server,
+        aggregate=aggregate,
+        attack=attack,
+        num_byzantine=spec.num_byzantine,
+        num_classes=spec.num_classes,
+        flip_labels=flips,
+        two_point=spec.two_point,
+        mesh=mesh if mesh is not None and simulation.WORKERS_AXIS in mesh.axis_names
+        else None,
+    )
 
-    state, metrics = scan_run(body, state, length=spec.num_steps)
-    test_images, test_labels = (jnp.asarray(a) for a in test)
-    logits = spec.predict_fn(state.params, test_images)
-    accuracy = jnp.mean(jnp.argmax(logits, axis=-1) == test_labels)
-    return {"accuracy": accuracy, "loss": metrics["loss"]}
+
+def plan_lanes(
+    spec: RunSpec, mesh: Mesh, num_lanes: int, image_shape: Sequence[int], num_train: int
+):
+    """``(fn, abstract_args, lanes)`` for :mod:`jaxlab.train.plan`: one step of
+    ``num_lanes`` runs (padded to the ``runs`` axis), split over the mesh like
+    :func:`run_batch`, the training set replicated; nothing allocated."""
+    runs = mesh.shape.get(RUNS_AXIS, 1)
+    lanes = -(-num_lanes // runs) * runs
+    split = NamedSharding(mesh, PartitionSpec(RUNS_AXIS if RUNS_AXIS in mesh.axis_names
+                                              else None))
+    rep = NamedSharding(mesh, PartitionSpec())
+    keys = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes))
+    lrs = jax.ShapeDtypeStruct((lanes,), jnp.float32)
+    state = jax.eval_shape(jax.vmap(lambda k, lr: init_run(spec, k, lr)), keys, lrs)
+    ints = jax.ShapeDtypeStruct((lanes,), jnp.int32)
+    train = (jax.ShapeDtypeStruct((num_train, *image_shape), jnp.float32),
+             jax.ShapeDtypeStruct((num_train,), jnp.int32))
+
+    def fn(state, step, keys, aggregator_index, attack_indices, lrs, train):
+        one = lambda s, k, a, lr: run_step(  # noqa: E731
+            spec, s, step, k, aggregator_index, a, lr, train, mesh)
+        spmd = RUNS_AXIS if RUNS_AXIS in mesh.axis_names else None
+        return jax.vmap(one, spmd_axis_name=spmd)(state, keys, attack_indices, lrs)
+
+    args = (abstract(state, split), abstract(jax.ShapeDtypeStruct((), jnp.int32), rep),
+            abstract(keys, split), abstract(jax.ShapeDtypeStruct((), jnp.int32), rep),
+            abstract(ints, split), abstract(lrs, split), abstract(train, rep))
+    return fn, args, lanes
+
+
+#: ``(image shape, training examples)`` of each dataset, for plans made without the data.
+TRAIN_SHAPES = {"digits": ((8, 8, 1), 1437), "fashion_mnist": ((28, 28, 1), 60000),
+                "mnist": ((28, 28, 1), 60000)}
+
+
+def plan_spec(
+    config: Any, mesh: Mesh, cells: Sequence[tuple[str, str]], num_lanes: int, num_runs: int
+) -> PlanSpec:
+    """The :class:`jaxlab.train.plan.PlanSpec` of a Byzantine experiment: one μ²-SGD step
+    (the two-point estimator, the heavier optimiser) of a call's ``num_lanes`` runs."""
+    image_shape, num_train = TRAIN_SHAPES[config.dataset]
+    spec = make_run_spec(optimizer="mu2sgd", cells=cells, attack_names=list(config.attacks),
+                         image_shape=image_shape, **{key: config[key] for key in SPEC_KEYS})
+    fn, args, lanes = plan_lanes(spec, mesh, num_lanes, image_shape, num_train)
+    return PlanSpec(
+        fn=fn, abstract_args=args, steps_per_run=config.num_steps, num_runs=num_runs,
+        runs_per_call=num_lanes,
+        note=f"one μ²-SGD step of {num_lanes} runs ({lanes} with padding) × {config.num_workers}"
+        f" workers, {config.model} on {config.dataset}; test evaluation and timing not planned")
 
 
 OPTIMIZERS = ("momentum", "mu2sgd")
@@ -149,10 +234,10 @@ MODELS = ("cnn", "mlp")
 def worker_and_server(
     optimizer: str,
     *,
-    momentum_beta: float = 0.9,
-    clip_norm: float | None = 2.0,
-    beta_floor: float = 0.01,
-    gamma_floor: float = 0.01,
+    momentum_beta: float,
+    clip_norm: float | None,
+    beta_floor: float,
+    gamma_floor: float,
 ):
     """``(estimator, make_server(lr), two_point)`` for ``optimizer`` ∈ OPTIMIZERS.
 
@@ -189,6 +274,8 @@ SPEC_KEYS = (
     "ipm_epsilon",
     "clip_norm",
     "momentum_beta",
+    "beta_floor",
+    "gamma_floor",
 )
 
 
@@ -196,26 +283,29 @@ def make_run_spec(
     *,
     optimizer: str,
     cells: Sequence[tuple[str, str]],
-    attack_names: Sequence[str] = ATTACKS,
-    num_workers: int = 17,
-    num_byzantine: int = 8,
-    batch_size: int = 8,
-    num_steps: int = 200,
-    image_shape: Sequence[int] = (8, 8, 1),
+    attack_names: Sequence[str],
+    num_workers: int,
+    num_byzantine: int,
+    batch_size: int,
+    num_steps: int,
+    image_shape: Sequence[int],
+    model: str,
+    hidden: Sequence[int],
+    features: Sequence[int],
+    kernel_size: int,
+    ipm_epsilon: float,
+    clip_norm: float | None,
+    momentum_beta: float,
+    beta_floor: float,
+    gamma_floor: float,
     num_classes: int = 10,
-    model: str = "cnn",
-    hidden: Sequence[int] = (64,),
-    features: Sequence[int] = (16, 32),
-    kernel_size: int = 5,
-    ipm_epsilon: float = 0.5,
-    clip_norm: float | None = 2.0,
-    momentum_beta: float = 0.9,
 ) -> RunSpec:
     """The :class:`RunSpec` of a classifier trained by ``m`` workers, ``f`` of them Byzantine.
 
     ``model`` ∈ MODELS picks a :class:`~jaxlab.nn.cnn.SmallCNN` (``features``,
     ``kernel_size``) or a :class:`~jaxlab.nn.cnn.SmallMLP` (``hidden``); the other model's
-    arguments are ignored. ``cells`` are the ``(base, meta)`` aggregator pairs a run can pick
+    arguments are ignored. Every hyper-parameter is required (the experiments pass their
+    config's :data:`SPEC_KEYS`). ``cells`` are the ``(base, meta)`` aggregator pairs a run can pick
     by index (see :func:`jaxlab.robust.compose.make_aggregator`); ``attack_names`` ⊆ ATTACKS
     likewise.
     """
@@ -227,7 +317,8 @@ def make_run_spec(
         raise ValueError(f"unknown model {model!r}; valid: {MODELS}")
     init_params, loss_fn, predict_fn = classifier_functions(net, tuple(image_shape))
     estimator, make_server, two_point = worker_and_server(
-        optimizer, momentum_beta=momentum_beta, clip_norm=clip_norm
+        optimizer, momentum_beta=momentum_beta, clip_norm=clip_norm, beta_floor=beta_floor,
+        gamma_floor=gamma_floor,
     )
     return RunSpec(
         init_params=init_params,
@@ -254,10 +345,12 @@ def make_run_spec(
 @functools.lru_cache(maxsize=8)
 def _batched_runs(spec: RunSpec, mesh: Mesh | None, method: str, shared_aggregator: bool):
     """The jitted batch of :func:`simulate_run`, cached so that repeated calls reuse it."""
+    runs_mesh = mesh if mesh is not None and RUNS_AXIS in mesh.axis_names else None
     return batch_runs(
         lambda k, g, a, lr, tr, te: simulate_run(spec, k, g, a, lr, tr, te, mesh),
         in_axes=(0, None if shared_aggregator else 0, 0, 0, None, None),
         method=method,
+        mesh=runs_mesh,
     )
 
 
@@ -283,6 +376,10 @@ def run_batch(
     evaluates every candidate rule and selects one), and one compiled program, cached per
     ``spec``, serves every index — a grid over aggregators is a loop of such calls.
 
+    With a ``mesh``, the runs are split over its ``runs`` axis (padded to a multiple of
+    its size, see :func:`jaxlab.train.batch_runs`) and each run's workers over its
+    ``workers`` axis; either axis may be absent.
+
     Returns ``{"accuracy": [R], "loss": [R, num_steps]}`` as numpy arrays.
     """
     shared = isinstance(aggregator_indices, (int, np.integer))
@@ -303,3 +400,23 @@ def run_batch(
         test,
     )
     return jax.tree_util.tree_map(np.asarray, out)
+
+
+def resumable(
+    workdir: str, name: str, config: Any, compute: Callable[[], dict[str, np.ndarray]]
+) -> dict[str, np.ndarray]:
+    """``compute()`` once per ``(name, config)``: its arrays are saved to
+    ``<workdir>/runs/<name>-<config digest>.npz`` (written to a temporary file, then renamed),
+    so a killed experiment, run again, loads the batches it finished and computes the rest.
+    A file of another config (other digest) is never read.
+    """
+    digest = hashlib.sha256(config.to_json_best_effort(sort_keys=True).encode()).hexdigest()
+    path = os.path.join(workdir, "runs", f"{name}-{digest[:12]}.npz")
+    if os.path.exists(path):
+        with np.load(path) as saved:
+            return dict(saved)
+    out = compute()
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    np.savez(path + ".tmp.npz", **out)
+    os.replace(path + ".tmp.npz", path)
+    return out

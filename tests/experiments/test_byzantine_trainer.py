@@ -1,5 +1,6 @@
-"""Byzantine runs (``jaxlab.train.byzantine``): a whole run against a Python loop of
-``byzantine_step``, and a batch of runs against its runs one by one."""
+"""The Byzantine paper's trainer (``experiments/byzantine/trainer.py``): a whole run against a
+Python loop of ``byzantine_step``, a batch of runs against its runs one by one, and the
+same batch split over a ``runs`` (× ``workers``) mesh of 8 devices."""
 
 import functools
 
@@ -9,10 +10,11 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 import pytest
+from jaxlab_experiments.byzantine import trainer as byzantine
 
 from jaxlab import robust
 from jaxlab.robust import attacks, simulation
-from jaxlab.train import byzantine
+from jaxlab.train import make_mesh
 
 M, F, B, D, C, N, STEPS = 7, 2, 3, 4, 3, 40, 5
 
@@ -27,7 +29,8 @@ def linear_spec(optimizer="momentum"):
     def loss_fn(params, x, y):
         return jnp.mean(optax.softmax_cross_entropy_with_integer_labels(predict(params, x), y))
 
-    estimator, make_server, two_point = byzantine.worker_and_server(optimizer)
+    estimator, make_server, two_point = byzantine.worker_and_server(
+        optimizer, momentum_beta=0.9, clip_norm=2.0, beta_floor=0.01, gamma_floor=0.01)
     return byzantine.RunSpec(
         init_params=init_params, loss_fn=loss_fn, predict_fn=predict, estimator=estimator,
         make_server=make_server,
@@ -99,10 +102,42 @@ def test_shared_aggregator_index_equals_per_run_indices():
     np.testing.assert_allclose(shared["accuracy"], per_run["accuracy"])
 
 
+@pytest.mark.parametrize("layout", [{"runs": -1}, {"runs": 2, "workers": -1}])
+def test_runs_split_over_a_mesh_equal_unsharded(layout):
+    spec = linear_spec("mu2sgd")
+    train, test = data(3)
+    lanes = dict(seeds=[0, 1, 2], aggregator_indices=1, attack_indices=[0, 1, 2],
+                 learning_rates=[0.1, 0.2, 0.3])  # 3 runs: padded over the runs axis
+    ref = byzantine.run_batch(spec, train=train, test=test, **lanes)
+    out = byzantine.run_batch(spec, train=train, test=test, mesh=make_mesh(layout), **lanes)
+    np.testing.assert_allclose(out["loss"], ref["loss"], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(out["accuracy"], ref["accuracy"])
+
+
 def test_bad_inputs():
     spec = linear_spec()
     train, test = data()
     with pytest.raises(ValueError, match="equal lengths"):
         byzantine.run_batch(spec, [0, 1], [0], [0, 0], [0.1, 0.1], train, test)
     with pytest.raises(ValueError, match="optimizer"):
-        byzantine.worker_and_server("adam")
+        byzantine.worker_and_server("adam", momentum_beta=0.9, clip_norm=2.0, beta_floor=0.01,
+                                    gamma_floor=0.01)
+
+
+def test_resumable_computes_once_per_config(tmp_path):
+    import ml_collections
+
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return {"accuracy": np.arange(3.0) + len(calls)}
+
+    config = ml_collections.ConfigDict({"seed": 0})
+    first = byzantine.resumable(str(tmp_path), "cell", config, compute)
+    again = byzantine.resumable(str(tmp_path), "cell", config, compute)  # a rerun: loaded
+    np.testing.assert_array_equal(again["accuracy"], first["accuracy"])
+    assert len(calls) == 1
+    other = byzantine.resumable(str(tmp_path), "cell", ml_collections.ConfigDict({"seed": 1}),
+                                compute)  # another config never reads the first file
+    assert len(calls) == 2 and other["accuracy"][0] == 2.0
