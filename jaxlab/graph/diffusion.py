@@ -21,7 +21,7 @@ import jax.numpy as jnp
 import jraph
 from jax.typing import ArrayLike
 
-from jaxlab.graph._checks import check_float, check_int, check_range
+from jaxlab.graph._checks import check_float, check_int, check_range, is_concrete
 from jaxlab.graph.graphs import check_graph, check_num_nodes, make_propagate
 
 Degree = Literal["in", "out"]
@@ -255,6 +255,8 @@ def adversarial_transition(
         apply_cos = make_propagate(graph.senders, graph.receivers, cos, n)
         return lambda v: apply_cos(v) + v
     a_hat = gcn_normalize(graph, n, degree=degree)
+    if is_concrete(eps) and float(eps) == 0.0:  # T = Â: skip computing Φ
+        return make_propagate(a_hat.senders, a_hat.receivers, a_hat.edges, n)
     if phi == "gram":
         propagate_a = make_propagate(a_hat.senders, a_hat.receivers, a_hat.edges, n)
         phi_op = _gram_operator(phi_features)

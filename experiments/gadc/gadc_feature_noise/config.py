@@ -31,15 +31,17 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.eps = 1.0
     c.gaussian = ml_collections.ConfigDict(dict(lam=32.0, num_terms=16))
     c.flip = ml_collections.ConfigDict(dict(lam=64.0, num_terms=32))
-    c.lr = 0.2
-    c.weight_decay = 1e-5
-    c.epochs = 100
+    c.select = "val_acc"  # model selection: best validation accuracy (the reference)
+    # The linear model trained on the diffused features.
+    c.linear = ml_collections.ConfigDict(dict(hidden=(), dropout=0.0, lr=0.2,
+                                              weight_decay=1e-5, epochs=100,
+                                              init_scheme="default"))
     c.appnp = ml_collections.ConfigDict(dict(hidden=64, lr=0.01, weight_decay=5e-4,
                                              epochs=200, alpha=0.1, num_terms=10,
                                              dropout=0.5))
     if preset == "smoke":  # seconds: the quick code path and grid at toy sizes
         c.num_seeds = 2
-        c.epochs = 3
+        c.linear.epochs = 3
         c.gaussian.num_terms = 2
         c.flip.num_terms = 2
         c.appnp.epochs = 2
