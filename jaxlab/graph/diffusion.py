@@ -105,8 +105,10 @@ def neumann_series(
     """``scale · Σ_{k=0..K} (coef · T)^k x`` for any linear operator ``apply_t: v ↦ T v``.
 
     Computed by the recurrence ``out ← coef · T out; acc ← acc + out`` (K steps), which
-    is how GADC and APPNP evaluate their kernels; ``x: [n, ...]``.
+    is how GADC and APPNP evaluate their kernels; ``x: [n, ...]``; ``K ≥ 0`` a static int
+    (``coef`` and ``scale`` may be traced and are unchecked).
     """
+    check_int("num_terms", num_terms, 0)
 
     def body(_, carry):
         out, acc = carry
@@ -201,6 +203,8 @@ def edge_cosine(graph: jraph.GraphsTuple, features: jax.Array) -> jax.Array:
 
     Edges of weight 0 (padding) get 0.
     """
+    check_graph(graph)
+    features = check_float("features", features, ndim=2)
     # Normalize the n rows first, then one gathered dot product per edge (a zero row
     # stays zero, so its cosines are 0).
     norms = jnp.linalg.norm(features, axis=-1, keepdims=True)
