@@ -23,15 +23,16 @@ t-tests on the per-split differences. Effect = the paper's gaps, 12.3 points (ev
 72.03 − 59.71) and 21.7 (poisoning, 70.73 − 48.99). With n = 3 splits (the verdict rule's
 minimum) a two-sided paired test at α = 0.05 has power ≥ 0.8 as long as the sd of the
 per-split difference is ≤ 3.7 points (evasion) / ≤ 6.6 points (poisoning)
-(``t_test_power(3, 12.32, 3.7) = 0.81``); the quick run's measured sd is in the docs, and
-a larger one means less power. Each split costs one Aux-Attack protocol (~100 s of CPU),
-so 3 splits are what quick's budget allows (≈ 1.3× the former 1-split 410 s); the paper
+(``t_test_power(3, 12.32, 3.7) = 0.81``); the quick run (made after this choice) measured
+0.5 / 1.35. Each split costs one Aux-Attack protocol (≈ 110 s of CPU), so 3 splits are
+what quick's budget allows (measured: 406 s of CPU for the whole quick run, within the
+former 1-split budget of 410 s because the unified attack and GCN are cheaper); the paper
 preset runs all 5 splits. The "matches" claims (TOST within 3 points of Table 2) have
 little power at n = 3 and are expected to stay inconclusive unless the spread is small.
 Our PGD rows: one model seed in quick (diagnostics, never decisive), 5 in paper.
 
 Command: ``jaxlab run gadc_adaptive``.
-Expected CPU time (2 shared cores): quick ≈ 9 min (3 splits × 2 Aux-Attacks of 200 PGD
+Expected CPU time (2 shared cores): quick ≈ 7 min (3 splits × 2 Aux-Attacks of 200 PGD
 steps on the 2485×2485 relaxed adjacency are most of it), paper ≈ 75 min (Cora and
 Citeseer, 5 splits, the through-cosine variant, all budgets, poisoning for our PGD too).
 Paper (Table 2, Cora / Citeseer): evasion GCN 59.71 / 62.78, GADC(IV) 72.03 / 72.94;
@@ -47,7 +48,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     quick = preset != "paper"
     c = base_config(preset)
     c.batch_seeds = True  # the splits / seeds are looped over inside one call
-    c.cpu_budget_s = 530 if quick else 4500
+    c.cpu_budget_s = 420 if quick else 4500
     c.select = "val_loss"  # model selection of the second rows' trainers
     # The paper's protocol (Table 2): Aux-Attack as in the reference scripts.
     c.aux = ml_collections.ConfigDict(dict(
