@@ -26,7 +26,7 @@ per-split difference is ≤ 3.7 points (evasion) / ≤ 6.6 points (poisoning)
 (``t_test_power(3, 12.32, 3.7) = 0.81``); the quick run (made after this choice) measured
 0.5 / 1.35. Each split costs one Aux-Attack protocol (≈ 110 s of CPU), so 3 splits are
 what quick's budget allows (measured: 406 s of CPU for the whole quick run, within the
-former 1-split budget of 410 s because the unified attack and GCN are cheaper); the paper
+former 1-split budget of 410 s; that run took 207 s of CPU); the paper
 preset runs all 5 splits. The "matches" claims (TOST within 3 points of Table 2) have
 little power at n = 3 and are expected to stay inconclusive unless the spread is small.
 Our PGD rows: one model seed in quick (diagnostics, never decisive), 5 in paper.
