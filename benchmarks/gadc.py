@@ -25,6 +25,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import scipy.sparse as sp
+from jaxlab_experiments.gadc.trainer import decoupled_runs, flax_fns, train_node_classifier
 
 from jaxlab.data.graphs import load_prognn
 from jaxlab.data.splits import index_masks
@@ -33,7 +34,6 @@ from jaxlab.graph.dense import row_normalize
 from jaxlab.graph.diffusion import gadc, ppr_diffusion
 from jaxlab.graph.graphs import from_scipy
 from jaxlab.graph.models import MLP
-from jaxlab.train.node_classification import decoupled_runs, flax_fns, train_node_classifier
 from jaxlab.train.timing import time_call, time_interleaved
 
 REFERENCE_TABLE1_S = 25 * 60.0
@@ -129,7 +129,7 @@ def bench_diffusion(quick: bool) -> None:
     cora = load_prognn("cora")
     graphs = [("Cora (Pro-GNN)", cora.adj, cora.features)]
     n, e = (10_000, 100_000) if quick else (100_000, 1_000_000)
-    adj, x, _ = csbm(0, n, e, num_classes=5, num_features=128)
+    adj, x, _ = csbm(jax.random.key(0), n, e, num_classes=5, num_features=128)
     graphs.append(("CSBM", adj, x))
     for name, adj, x in graphs:
         g = from_scipy(adj)
@@ -153,7 +153,7 @@ def bench_diffusion(quick: bool) -> None:
 
 
 def _option2_child(n: int, e: int) -> None:
-    adj, x, _ = csbm(0, n, e, num_classes=5, num_features=128)
+    adj, x, _ = csbm(jax.random.key(0), n, e, num_classes=5, num_features=128)
     g = from_scipy(adj)
     fn = jax.jit(lambda xx: gadc(g, xx, lam=32.0, eps=1.0, num_terms=16, phi="gram"))
     xj = jnp.asarray(x)

@@ -1,4 +1,9 @@
-"""jaxlab.graph: graph containers, GCN normalization, GDC/GADC diffusion, attacks, models."""
+"""jaxlab.graph: graph containers, GCN normalization, GDC/GADC diffusion, attacks, models.
+
+Input convention (every public kernel): bad shapes, ranks, dtypes and out-of-range static
+hyper-parameters raise ``ValueError`` naming the argument; integer features are promoted
+to float32; hyper-parameters traced under ``jit`` are unchecked (see ``_checks``).
+"""
 
 from jaxlab.graph import attacks, csbm, losses, models
 from jaxlab.graph.dense import row_normalize

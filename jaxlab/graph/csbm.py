@@ -12,12 +12,15 @@ References:
 
 from __future__ import annotations
 
+import jax
 import numpy as np
 import scipy.sparse as sp
 
+from jaxlab.graph._checks import check_int, check_key, check_range
+
 
 def csbm(
-    seed: int,
+    key: jax.Array,
     num_nodes: int,
     num_edges: int,
     *,
@@ -29,22 +32,31 @@ def csbm(
     """Samples a CSBM graph.
 
     Args:
-      seed: numpy seed.
+      key: JAX PRNG key; the graph is drawn in numpy from a generator seeded with the
+        key's bits (one draw per key, on the host).
       num_nodes: ``n``.
-      num_edges: number of undirected edges drawn (duplicates and self-pairs removed).
-      num_classes: ``c ≥ 2``.
-      num_features: ``d``.
-      homophily: probability that an edge joins two nodes of the same class.
-      signal: norm of each class mean (feature signal-to-noise with unit noise).
+      num_edges: number of undirected edges drawn, ``≥ 0`` (duplicates and self-pairs
+        removed).
+      num_classes: ``c``, ``2 ≤ c ≤ n``.
+      num_features: ``d ≥ 1``.
+      homophily: probability in ``[0, 1]`` that an edge joins two nodes of one class.
+      signal: norm ``≥ 0`` of each class mean (feature signal-to-noise with unit noise).
 
     Returns:
       ``(adj [n, n] symmetric CSR 0/1, features [n, d] float32, labels [n] int32)``.
     """
-    if not 0.0 <= homophily <= 1.0:
-        raise ValueError(f"homophily must lie in [0, 1], got {homophily}")
-    if num_classes < 2 or num_nodes < num_classes:
-        raise ValueError(f"need 2 <= num_classes <= num_nodes, got {num_classes}, {num_nodes}")
-    rng = np.random.default_rng(seed)
+    check_key("key", key)
+    check_int("num_nodes", num_nodes, 2)
+    check_int("num_edges", num_edges, 0)
+    check_int("num_classes", num_classes, 2)
+    check_int("num_features", num_features, 1)
+    check_range("homophily", homophily, 0.0, 1.0)
+    check_range("signal", signal, 0.0, None)
+    if num_nodes < num_classes:
+        raise ValueError(f"num_classes must be <= num_nodes, got {num_classes} > {num_nodes}")
+    bits = jax.random.key_data(key) if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key) \
+        else key
+    rng = np.random.default_rng(np.asarray(bits).ravel())
     labels = (np.arange(num_nodes) % num_classes).astype(np.int32)
     rng.shuffle(labels)
     means = rng.normal(size=(num_classes, num_features))
@@ -69,6 +81,15 @@ def csbm(
 
 
 def edge_homophily(adj: sp.spmatrix, labels: np.ndarray) -> float:
-    """Fraction of edges whose endpoints share a label."""
+    """Fraction of the stored edges of ``adj: [n, n]`` whose endpoints share a label.
+
+    NaN for a graph without edges (the fraction is undefined).
+    """
     coo = sp.coo_matrix(adj)
+    labels = np.asarray(labels)
+    if coo.shape[0] != coo.shape[1] or labels.shape != (coo.shape[0],):
+        raise ValueError(f"adj must be [n, n] and labels [n], got {coo.shape} and "
+                         f"{labels.shape}")
+    if coo.nnz == 0:
+        return float("nan")
     return float(np.mean(labels[coo.row] == labels[coo.col]))

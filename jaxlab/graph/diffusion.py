@@ -21,26 +21,24 @@ import jax.numpy as jnp
 import jraph
 from jax.typing import ArrayLike
 
-from jaxlab.graph.graphs import check_num_nodes, make_propagate
+from jaxlab.graph._checks import check_float, check_int, check_range, is_concrete
+from jaxlab.graph.graphs import check_graph, check_num_nodes, make_propagate
 
 Degree = Literal["in", "out"]
 Phi = Literal["cosine", "gram", "edge_inner", "limit"]
 _PHIS = ("cosine", "gram", "edge_inner", "limit")
 
 
-def _is_concrete(value: object) -> bool:
-    return not isinstance(value, jax.core.Tracer)
-
-
-def _check_features(graph: jraph.GraphsTuple, x: jax.Array, name: str = "x") -> None:
-    if x.ndim != 2:
-        raise ValueError(f"{name} must be a [n, d] matrix, got shape {x.shape}")
+def _check_features(graph: jraph.GraphsTuple, x: ArrayLike, name: str = "x") -> jax.Array:
+    """``x`` as a float ``[n, d]`` matrix matching the graph (ints promoted to float32)."""
+    x = check_float(name, x, ndim=2)
     check_num_nodes(graph, x.shape[0], name)
+    return x
 
 
-def _check_num_terms(num_terms: int) -> None:
-    if not isinstance(num_terms, int) or num_terms < 0:
-        raise ValueError(f"num_terms (K) must be a non-negative int, got {num_terms!r}")
+def _check_degree(degree: str) -> None:
+    if degree not in ("in", "out"):
+        raise ValueError(f"degree must be 'in' or 'out', got {degree!r}")
 
 
 def _safe_rsqrt(d: jax.Array) -> jax.Array:
@@ -81,14 +79,10 @@ def gcn_normalize(
       >>> a_hat.edges
       Array([0.5, 0.5, 0.5, 0.5], dtype=float32)
     """
-    if degree not in ("in", "out"):
-        raise ValueError(f"degree must be 'in' or 'out', got {degree!r}")
+    _check_degree(degree)
+    check_graph(graph)
+    check_int("num_nodes", num_nodes, 1)
     senders, receivers, weights = graph.senders, graph.receivers, graph.edges
-    if weights is None or weights.ndim != 1 or weights.shape != senders.shape:
-        raise ValueError(
-            f"graph.edges must hold one weight per edge, shape {senders.shape}, got "
-            f"{None if weights is None else weights.shape}"
-        )
     if add_self_loops:
         # Under jit a graph closed over as a constant keeps a concrete edge list, so its
         # CSR order is computed once in numpy (see make_propagate), not folded by XLA.
@@ -111,8 +105,10 @@ def neumann_series(
     """``scale · Σ_{k=0..K} (coef · T)^k x`` for any linear operator ``apply_t: v ↦ T v``.
 
     Computed by the recurrence ``out ← coef · T out; acc ← acc + out`` (K steps), which
-    is how GADC and APPNP evaluate their kernels; ``x: [n, ...]``.
+    is how GADC and APPNP evaluate their kernels; ``x: [n, ...]``; ``K ≥ 0`` a static int
+    (``coef`` and ``scale`` may be traced and are unchecked).
     """
+    check_int("num_terms", num_terms, 0)
 
     def body(_, carry):
         out, acc = carry
@@ -138,8 +134,8 @@ def ppr_diffusion(
     Args:
       graph: raw graph (no self-loops needed; they are added).
       x: ``[n, d]`` features.
-      alpha: teleport probability ``α`` in (0, 1].
-      num_terms: ``K`` (number of propagation steps).
+      alpha: teleport probability ``α`` in (0, 1] (may be traced: then unchecked).
+      num_terms: ``K ≥ 0`` (number of propagation steps), a static int.
       degree: degree convention of :func:`gcn_normalize`.
 
     Returns:
@@ -156,11 +152,9 @@ def ppr_diffusion(
       Gasteiger et al., "Predict then Propagate" (ICLR 2019); "Diffusion Improves Graph
       Learning" (NeurIPS 2019).
     """
-    x = jnp.asarray(x)
-    _check_features(graph, x)
-    _check_num_terms(num_terms)
-    if _is_concrete(alpha) and not 0.0 < float(alpha) <= 1.0:
-        raise ValueError(f"alpha must lie in (0, 1], got {alpha}")
+    x = _check_features(graph, x)
+    check_int("num_terms", num_terms, 0)
+    check_range("alpha", alpha, 0.0, 1.0, low_open=True)
     a_hat = gcn_normalize(graph, x.shape[0], degree=degree)
     apply_t = make_propagate(a_hat.senders, a_hat.receivers, a_hat.edges, x.shape[0])
     return neumann_series(apply_t, x, 1.0 - alpha, alpha, num_terms)
@@ -179,8 +173,8 @@ def heat_diffusion(
     Args:
       graph: raw graph.
       x: ``[n, d]`` features.
-      t: diffusion time ``t > 0``.
-      num_terms: ``K``.
+      t: diffusion time ``t > 0`` (may be traced: then unchecked).
+      num_terms: ``K ≥ 0``, a static int.
       degree: degree convention of :func:`gcn_normalize`.
 
     Returns:
@@ -189,11 +183,9 @@ def heat_diffusion(
     References:
       Gasteiger, Weißenberger, Günnemann. "Diffusion Improves Graph Learning". NeurIPS 2019.
     """
-    x = jnp.asarray(x)
-    _check_features(graph, x)
-    _check_num_terms(num_terms)
-    if _is_concrete(t) and float(t) <= 0.0:
-        raise ValueError(f"t must be positive, got {t}")
+    x = _check_features(graph, x)
+    check_int("num_terms", num_terms, 0)
+    check_range("t", t, 0.0, None, low_open=True)
     a_hat = gcn_normalize(graph, x.shape[0], degree=degree)
     apply_a = make_propagate(a_hat.senders, a_hat.receivers, a_hat.edges, x.shape[0])
 
@@ -211,6 +203,8 @@ def edge_cosine(graph: jraph.GraphsTuple, features: jax.Array) -> jax.Array:
 
     Edges of weight 0 (padding) get 0.
     """
+    check_graph(graph)
+    features = check_float("features", features, ndim=2)
     # Normalize the n rows first, then one gathered dot product per edge (a zero row
     # stays zero, so its cosines are 0).
     norms = jnp.linalg.norm(features, axis=-1, keepdims=True)
@@ -254,6 +248,10 @@ def adversarial_transition(
     Returns:
       A function mapping ``[n, ...]`` arrays to ``[n, ...]`` arrays.
     """
+    if phi not in _PHIS:
+        raise ValueError(f"phi must be one of {_PHIS}, got {phi!r}")
+    phi_features = _check_features(graph, phi_features, "phi_features")
+    check_range("eps", eps, 0.0, None)
     n = phi_features.shape[0]
     if phi == "limit":
         # Option IV: T = cos-on-edges + I, the ε → ∞ limit of −Φ/ε (no re-normalization).
@@ -261,6 +259,8 @@ def adversarial_transition(
         apply_cos = make_propagate(graph.senders, graph.receivers, cos, n)
         return lambda v: apply_cos(v) + v
     a_hat = gcn_normalize(graph, n, degree=degree)
+    if is_concrete(eps) and float(eps) == 0.0:  # T = Â: skip computing Φ
+        return make_propagate(a_hat.senders, a_hat.receivers, a_hat.edges, n)
     if phi == "gram":
         propagate_a = make_propagate(a_hat.senders, a_hat.receivers, a_hat.edges, n)
         phi_op = _gram_operator(phi_features)
@@ -302,17 +302,21 @@ def gadc(
     Args:
       graph: raw graph (both directions of undirected edges, no self-loops required).
       x: ``[n, d]`` features to diffuse.
-      lam: ``λ > 0``, weight of the smoothness term.
-      num_terms: ``K ≥ 0``, number of Neumann terms beyond the identity.
+      lam: ``λ > 0``, weight of the smoothness term (may be traced: then unchecked).
+      num_terms: ``K ≥ 0``, number of Neumann terms beyond the identity (a static int).
       phi: which Φ (see above).
-      eps: ``ε``, the adversary's budget.
+      eps: ``ε ≥ 0``, the adversary's budget (may be traced: then unchecked).
       phi_features: ``[n, d']`` features Φ is computed from; ``x`` when omitted (the
         reference code computes Φ on raw features and diffuses row-normalized ones).
+        Integer features (``x`` or ``phi_features``) are promoted to float32.
       degree: degree convention of :func:`gcn_normalize` (``"out"`` reproduces the
         reference's directed form).
 
     Returns:
-      ``[n, d]`` diffused features ``F``.
+      ``[n, d]`` diffused features ``F``. Isolated nodes (degree 0) are safe: their row of
+      ``Â`` is the self-loop alone, their cosines are 0. A zero feature row gives zero
+      cosines; an all-zero ``phi_features`` gives ``Φ = 0`` for ``"gram"`` and
+      ``"edge_inner"`` (no NaN).
 
     Example:
       >>> from jaxlab.graph.graphs import from_edges
@@ -324,15 +328,14 @@ def gadc(
     References:
       Liu, Chen, Fu, Lin, Zitnik, Wu. "Graph Adversarial Diffusion Convolution". ICML 2024.
     """
-    x = jnp.asarray(x)
-    _check_features(graph, x)
-    _check_num_terms(num_terms)
+    x = _check_features(graph, x)
+    check_int("num_terms", num_terms, 0)
     if phi not in _PHIS:
         raise ValueError(f"phi must be one of {_PHIS}, got {phi!r}")
-    if _is_concrete(lam) and float(lam) <= 0.0:
-        raise ValueError(f"lam (λ) must be positive, got {lam}")
-    p = x if phi_features is None else jnp.asarray(phi_features)
-    _check_features(graph, p, "phi_features")
+    _check_degree(degree)
+    check_range("lam", lam, 0.0, None, low_open=True)
+    check_range("eps", eps, 0.0, None)
+    p = x if phi_features is None else _check_features(graph, phi_features, "phi_features")
     if p.shape[0] != x.shape[0]:
         raise ValueError(f"phi_features has {p.shape[0]} rows, x has {x.shape[0]}")
     apply_t = adversarial_transition(graph, p, eps=eps, phi=phi, degree=degree)

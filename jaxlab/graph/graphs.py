@@ -26,6 +26,8 @@ import scipy.sparse as sp
 from jax.experimental import sparse as jsparse
 from jax.typing import ArrayLike
 
+from jaxlab.graph._checks import check_int
+
 
 def from_edges(
     senders: ArrayLike,
@@ -38,7 +40,8 @@ def from_edges(
     Args:
       senders: ``[E]`` integer source node of each directed edge.
       receivers: ``[E]`` integer target node of each directed edge.
-      num_nodes: number of nodes ``n`` (a Python int).
+      num_nodes: number of nodes ``n ≥ 1`` (a Python int). Nodes without edges are allowed
+        (the kernels give them degree 0 safely); an empty edge list is a valid graph.
       weights: optional ``[E]`` edge weights; unit weights when omitted.
 
     Returns:
@@ -54,9 +57,10 @@ def from_edges(
             f"senders and receivers must be 1-D of equal length, got {senders.shape} and "
             f"{receivers.shape}"
         )
-    num_nodes = int(num_nodes)
-    if num_nodes <= 0:
-        raise ValueError(f"num_nodes must be positive, got {num_nodes}")
+    check_int("num_nodes", num_nodes, 1)
+    for name, ids in (("senders", senders), ("receivers", receivers)):
+        if ids.size and not np.issubdtype(ids.dtype, np.integer):
+            raise ValueError(f"{name} must be integer node ids, got dtype {ids.dtype}")
     if senders.size and (min(senders.min(), receivers.min()) < 0
                          or max(senders.max(), receivers.max()) >= num_nodes):
         raise ValueError(f"edge endpoints must lie in [0, {num_nodes}), got out-of-range ids")
@@ -106,6 +110,8 @@ def pad_edges(graph: jraph.GraphsTuple, num_edges: int) -> jraph.GraphsTuple:
     Returns:
       The padded graph (``n_edge`` still counts the real edges).
     """
+    check_graph(graph)
+    check_int("num_edges", num_edges, 0)
     e = graph.senders.shape[0]
     if num_edges < e:
         raise ValueError(f"num_edges={num_edges} is smaller than the graph's {e} edges")
@@ -122,6 +128,18 @@ def to_dense(graph: jraph.GraphsTuple, num_nodes: int) -> jax.Array:
     """The ``[n, n]`` propagation matrix ``M`` with ``M[r, s] = sum of weights s -> r``."""
     m = jnp.zeros((num_nodes, num_nodes), graph.edges.dtype)
     return m.at[graph.receivers, graph.senders].add(graph.edges)
+
+
+def check_graph(graph: jraph.GraphsTuple) -> None:
+    """Raises ``ValueError`` unless ``graph`` has 1-D senders/receivers and ``[E]`` weights."""
+    senders, receivers, weights = graph.senders, graph.receivers, graph.edges
+    if senders is None or receivers is None or np.ndim(senders) != 1 \
+            or np.shape(senders) != np.shape(receivers):
+        raise ValueError("graph.senders and graph.receivers must be 1-D of one length [E], "
+                         f"got {np.shape(senders)} and {np.shape(receivers)}")
+    if weights is None or np.shape(weights) != np.shape(senders):
+        raise ValueError(f"graph.edges must hold one weight per edge, shape {np.shape(senders)}"
+                         f", got {None if weights is None else np.shape(weights)}")
 
 
 def check_num_nodes(graph: jraph.GraphsTuple, num_nodes: int, name: str = "x") -> None:
@@ -245,6 +263,7 @@ def make_propagate(
     Returns:
       A function mapping ``v: [n, ...]`` to ``M v: [n, ...]``.
     """
+    check_int("num_nodes", num_nodes, 1)
     weights = jnp.asarray(weights)
     if weights.shape != np.shape(senders) or np.shape(senders) != np.shape(receivers):
         raise ValueError(f"senders, receivers and weights must have one shape [E], got "
@@ -270,4 +289,6 @@ def propagate(
     One-off form of :func:`make_propagate`; build the operator once when applying it
     repeatedly (a diffusion's K steps).
     """
+    if jnp.ndim(x) < 1:
+        raise ValueError(f"x must have rank >= 1 ([n, ...]), got shape {jnp.shape(x)}")
     return make_propagate(senders, receivers, weights, x.shape[0])(x)

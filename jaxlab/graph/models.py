@@ -18,6 +18,7 @@ import flax.linen as nn
 import jax
 import jax.numpy as jnp
 
+from jaxlab.graph._checks import check_int
 from jaxlab.graph.diffusion import neumann_series
 
 Propagate = Callable[[jax.Array], jax.Array]
@@ -116,19 +117,58 @@ class MLP(nn.Module):
 
 
 class GCN(nn.Module):
-    """Two-layer GCN: ``Â ReLU(Â X W₁) W₂`` with dropout before each layer (Kipf & Welling)."""
+    """Two-layer GCN ``Â σ(Â X W₀ + b₀) W₁ + b₁`` (Kipf & Welling Eq. (2)), the one GCN.
+
+    Biases are added after propagation (Kipf & Welling; PyTorch Geometric's ``GCNConv``).
+    Dropout before the hidden layer's weights always, before the first layer when
+    ``input_dropout`` (Kipf & Welling drop both; Mujkanovic et al.'s ``gb`` GCN, used by
+    GADC's adaptive attacks, only the hidden one). ``activation="none"`` is the linear
+    two-hop model of GADC's adaptive scripts; it is then evaluated as
+    ``Â(Â(X W₀W₁) + b₀W₁) + b₁``, propagating ``c`` columns instead of ``hidden``.
+
+    Attributes:
+      hidden: hidden width.
+      num_classes: output width.
+      dropout: dropout rate in ``[0, 1)``.
+      activation: ``"relu"`` or ``"none"``.
+      input_dropout: dropout on the input features too.
+      init_scheme: ``"default"`` (flax LeCun normal) or ``"glorot"`` (Glorot uniform, the
+        PyTorch Geometric init ``gb`` uses); biases start at 0.
+    """
 
     hidden: int
     num_classes: int
-    dropout: float = 0.5
+    dropout: float
+    activation: str = "relu"
+    input_dropout: bool = True
+    init_scheme: str = "default"
 
     @nn.compact
     def __call__(self, x: jax.Array, propagate_fn: Propagate, *, train: bool) -> jax.Array:
-        """``x: [n, d]``, ``propagate_fn: [n, h] → [n, h]`` (Â v) → logits ``[n, c]``."""
-        x = Dropout(self.dropout)(x, train=train)
-        x = nn.relu(propagate_fn(nn.Dense(self.hidden, name="dense_0")(x)))
-        x = Dropout(self.dropout)(x, train=train)
-        return propagate_fn(nn.Dense(self.num_classes, name="dense_1")(x))
+        """``x: [n, d]``, ``propagate_fn: [n, k] → [n, k]`` (Â v) → logits ``[n, c]``."""
+        if self.activation not in ("relu", "none"):
+            raise ValueError(f"activation must be 'relu' or 'none', got {self.activation!r}")
+        inits = {"default": nn.initializers.lecun_normal(),
+                 "glorot": nn.initializers.glorot_uniform()}
+        if self.init_scheme not in inits:
+            raise ValueError(f"init_scheme must be 'default' or 'glorot', got "
+                             f"{self.init_scheme!r}")
+        init = inits[self.init_scheme]
+        w0 = self.param("w0", init, (x.shape[-1], self.hidden))
+        b0 = self.param("b0", nn.initializers.zeros, (self.hidden,))
+        w1 = self.param("w1", init, (self.hidden, self.num_classes))
+        b1 = self.param("b1", nn.initializers.zeros, (self.num_classes,))
+        if self.input_dropout:
+            x = Dropout(self.dropout)(x, train=train)
+        if self.activation == "none" and (not train or self.dropout == 0.0):
+            # Linear model: Â(Â X W₀ + b₀) W₁ = Â(Â (X W₀ W₁) + b₀ W₁), c columns instead of h.
+            h = propagate_fn(x @ (w0 @ w1)) + (b0 @ w1)[None, :]
+            return propagate_fn(h) + b1[None, :]
+        h = propagate_fn(x @ w0) + b0[None, :]  # Â X W₀ + b₀
+        if self.activation == "relu":
+            h = nn.relu(h)
+        h = Dropout(self.dropout)(h, train=train)
+        return propagate_fn(h @ w1) + b1[None, :]
 
 
 class APPNP(nn.Module):
@@ -149,5 +189,6 @@ class APPNP(nn.Module):
 
 
 def sgc_features(propagate_fn: Propagate, x: jax.Array, num_terms: int) -> jax.Array:
-    """SGC pre-processing ``Â^K x`` (Wu et al. 2019); train a linear model on the result."""
+    """SGC pre-processing ``Â^K x`` (Wu et al. 2019), ``K ≥ 0``; train a linear model on it."""
+    check_int("num_terms", num_terms, 0)
     return jax.lax.fori_loop(0, num_terms, lambda _, v: propagate_fn(v), x)

@@ -7,6 +7,7 @@ import functools
 import jax
 import jax.numpy as jnp
 import ml_collections
+from jaxlab_experiments.gadc.trainer import decoupled_runs, graph_model_runs
 from tqdm import tqdm
 
 from jaxlab.data.graphs import load_planetoid
@@ -16,10 +17,15 @@ from jaxlab.graph.dense import row_normalize
 from jaxlab.graph.diffusion import gadc
 from jaxlab.graph.graphs import from_scipy
 from jaxlab.graph.models import APPNP
-from jaxlab.train.node_classification import decoupled_runs, graph_model_runs
 
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[str, list[float]]:
+    """Per cell (dataset, noise, level): one entry per seed = per noise draw, for each arm.
+
+    Seed ``i`` of a cell draws one noisy feature matrix, shared by GADC(II), ε = 0 and
+    APPNP (and the same training key for the two diffusions), so the arms are paired.
+    """
+    del workdir
     data_dir = config.data_dir or None
     key = jax.random.key(config.seed)
     results: dict[str, list[float]] = {}
@@ -46,16 +52,17 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
             diffuse = functools.partial(gadc, graph, lam=hp.lam, eps=eps,
                                         num_terms=hp.num_terms, phi="gram")
             diffused = jax.lax.map(diffuse, noisy)
+            lin = config.linear
             metrics = decoupled_runs(
-                cell_key, diffused, labels, masks, num_runs=config.num_seeds, hidden=(),
-                dropout=0.0, lr=config.lr, weight_decay=config.weight_decay,
-                epochs=config.epochs, select="val_acc", per_run=("x",))
+                cell_key, diffused, labels, masks, num_runs=config.num_seeds, hidden=lin.hidden,
+                dropout=lin.dropout, lr=lin.lr, weight_decay=lin.weight_decay,
+                epochs=lin.epochs, select=config.select, init=lin.init_scheme, per_run=("x",))
             results[f"{name}_{label}"] = [100.0 * float(v) for v in metrics["test_acc"]]
         ap = config.appnp
         module = APPNP(ap.hidden, data.num_classes, ap.alpha, ap.num_terms, ap.dropout)
         metrics = graph_model_runs(
             cell_key, module, graph, noisy, labels, masks, num_runs=config.num_seeds,
-            lr=ap.lr, weight_decay=ap.weight_decay, epochs=ap.epochs, select="val_acc",
+            lr=ap.lr, weight_decay=ap.weight_decay, epochs=ap.epochs, select=config.select,
             per_run=("x",))
         results[f"{name}_appnp"] = [100.0 * float(v) for v in metrics["test_acc"]]
     return results

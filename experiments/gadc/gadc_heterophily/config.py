@@ -33,6 +33,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.weight_decay = 5e-4
     c.epochs = 200
     c.init_scheme = "reference"
+    c.select = "val_acc"  # model selection: best validation accuracy (the reference)
     if preset == "smoke":  # seconds: the quick code path and grid at toy sizes
         c.num_seeds = 2
         c.epochs = 3

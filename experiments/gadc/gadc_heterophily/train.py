@@ -7,11 +7,12 @@ import os
 
 import jax
 import jax.numpy as jnp
-import matplotlib
 import ml_collections
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg  # noqa: F401  (sp.linalg)
+from jaxlab_experiments.gadc.trainer import decoupled_runs
+from matplotlib.figure import Figure
 from tqdm import tqdm
 
 from jaxlab.data.graphs import load_geom_gcn
@@ -19,10 +20,6 @@ from jaxlab.data.splits import random_split_masks
 from jaxlab.graph.dense import row_normalize
 from jaxlab.graph.diffusion import adversarial_transition, gadc
 from jaxlab.graph.graphs import from_scipy
-from jaxlab.train.node_classification import decoupled_runs
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
 
 
 def _graph(adj: sp.csr_matrix, convention: str):
@@ -73,7 +70,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
                 jax.random.fold_in(key, index), diffused, labels, masks,
                 num_runs=config.num_seeds, hidden=(config.hidden,), dropout=config.dropout,
                 lr=config.lr, weight_decay=config.weight_decay, epochs=config.epochs,
-                select="val_acc", init=config.init_scheme, per_run=("masks",))
+                select=config.select, init=config.init_scheme, per_run=("masks",))
             name = f"{ds}_{conv}_eps{eps:g}"
             results[name] = [100.0 * float(v) for v in metrics["test_acc"]]
             results[f"{name}_spectral_radius"] = spectral_radius(
@@ -83,7 +80,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
 
 
 def _plot(results, config, workdir):
-    fig, ax = plt.subplots(figsize=(6, 3))
+    fig = Figure(figsize=(6, 3))
+    ax = fig.subplots()
     labels, means = [], []
     for ds in config.datasets:
         for conv in config.conventions:
@@ -96,4 +94,3 @@ def _plot(results, config, workdir):
     fig.tight_layout()
     os.makedirs(workdir, exist_ok=True)
     fig.savefig(os.path.join(workdir, "heterophily.png"), dpi=100)
-    plt.close(fig)

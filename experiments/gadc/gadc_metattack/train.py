@@ -5,6 +5,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import ml_collections
+from jaxlab_experiments.gadc.trainer import decoupled_runs, graph_model_runs
 from tqdm import tqdm
 
 from jaxlab.data.graphs import load_prognn
@@ -13,7 +14,6 @@ from jaxlab.graph.dense import row_normalize
 from jaxlab.graph.diffusion import gadc
 from jaxlab.graph.graphs import from_scipy
 from jaxlab.graph.models import APPNP, GCN
-from jaxlab.train.node_classification import decoupled_runs, graph_model_runs
 
 
 def _percent(values) -> list[float]:
@@ -39,19 +39,21 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
         metrics = decoupled_runs(
             cell_key, diffused, labels, masks, num_runs=config.num_seeds,
             hidden=(config.hidden,), dropout=config.dropout, lr=config.lr,
-            weight_decay=config.weight_decay, epochs=config.epochs, select="val_loss",
+            weight_decay=config.weight_decay, epochs=config.epochs, select=config.select,
             init=config.init_scheme)
         results[f"{ds}_{rate}_gadc"] = _percent(metrics["test_acc"])
         if ds in config.baseline_datasets and rate in config.baseline_rates:
             x_in = row_normalize(x)
+            gcn, ap = config.gcn, config.appnp
             for name, module, hp in (
-                ("gcn", GCN(config.gcn.hidden, data.num_classes, config.dropout), config.gcn),
-                ("appnp", APPNP(config.appnp.hidden, data.num_classes, config.appnp.alpha,
-                                config.appnp.num_terms, config.dropout), config.appnp),
+                ("gcn", GCN(gcn.hidden, data.num_classes, gcn.dropout, activation=gcn.activation,
+                            input_dropout=gcn.input_dropout, init_scheme=gcn.init_scheme), gcn),
+                ("appnp", APPNP(ap.hidden, data.num_classes, ap.alpha, ap.num_terms,
+                                ap.dropout), ap),
             ):
                 metrics = graph_model_runs(
                     cell_key, module, graph, x_in, labels, masks,
                     num_runs=config.baseline_num_seeds, lr=hp.lr, weight_decay=hp.weight_decay,
-                    epochs=hp.epochs, select="val_loss")
+                    epochs=hp.epochs, select=config.select)
                 results[f"{ds}_{rate}_{name}"] = _percent(metrics["test_acc"])
     return results

@@ -1,4 +1,4 @@
-"""Node-classification runs: one training run as a ``scan_run``, many as ``batch_runs``.
+"""The GADC experiments' trainer: full-batch node classification (shared by them only).
 
 ``train_node_classifier`` trains one model with Adam (L2 weight decay added to the
 gradient, as ``torch.optim.Adam(weight_decay=...)``), full batch, and keeps the test
@@ -10,6 +10,11 @@ runs as one program — the reason the 10-run GADC tables are cheap.
 ``graph_model_runs`` does the same for GCN/APPNP, which propagate in every forward pass.
 Both accept per-run masks and features (leading run axis) or shared ones. The loss and the
 accuracy are the kernels of :mod:`jaxlab.graph.losses`.
+
+``fit_with_patience`` is Mujkanovic et al.'s ``gb`` ``fit`` (early stopping on the
+validation loss), the trainer of GADC's adaptive-attack protocol (Table 2).
+
+Every hyper-parameter is an argument without a default: the experiments' configs hold them.
 """
 
 from __future__ import annotations
@@ -23,12 +28,13 @@ import jax.numpy as jnp
 import jraph
 import numpy as np
 import optax
+from jax.typing import ArrayLike
 
 from jaxlab.graph.diffusion import gcn_normalize
 from jaxlab.graph.graphs import make_propagate
 from jaxlab.graph.losses import masked_accuracy, masked_cross_entropy
 from jaxlab.graph.models import MLP
-from jaxlab.train.runs import batch_runs, scan_run
+from jaxlab.train import batch_runs, scan_run
 
 InitFn = Callable[[jax.Array], Any]
 ApplyFn = Callable[..., jax.Array]
@@ -53,7 +59,7 @@ def train_node_classifier(
     lr: float,
     weight_decay: float,
     epochs: int,
-    select: Literal["val_loss", "val_acc"] = "val_loss",
+    select: Literal["val_loss", "val_acc"],
     row_wise_sizes: tuple[int, int, int] | None = None,
 ) -> tuple[dict[str, jax.Array], Any]:
     """Trains one model full-batch; returns metrics at the best validation epoch.
@@ -75,7 +81,7 @@ def train_node_classifier(
     Args:
       key: PRNG key of this run (initialization and dropout).
       init_fn: ``key -> params``.
-      apply_fn: ``apply_fn(params, x, train=bool, rng=key_or_None) -> [n, c]`` logits.
+      apply_fn: ``apply_fn(params, x, train=bool, key=key_or_None) -> [n, c]`` logits.
       x: ``[n, d]`` model input.
       labels: ``[n]`` integer labels.
       train_mask, val_mask, test_mask: ``[n]`` boolean masks.
@@ -90,13 +96,16 @@ def train_node_classifier(
       ``({"val_acc", "test_acc", "val_loss", "best_epoch"}, best_params)``.
 
     Example:
+      >>> import jax, jax.numpy as jnp
       >>> from jaxlab.graph.models import MLP
+      >>> from jaxlab_experiments.gadc.trainer import flax_fns, train_node_classifier
       >>> x = jax.random.normal(jax.random.key(0), (8, 3))
       >>> labels = (x[:, 0] > 0).astype(jnp.int32)
       >>> init_fn, apply_fn = flax_fns(MLP((4,), 2, 0.0), x)
       >>> masks = [jnp.arange(8) % 3 == r for r in range(3)]
       >>> metrics, _ = train_node_classifier(jax.random.key(1), init_fn, apply_fn, x, labels,
-      ...                                    *masks, lr=0.1, weight_decay=0.0, epochs=5)
+      ...                                    *masks, lr=0.1, weight_decay=0.0, epochs=5,
+      ...                                    select="val_loss")
       >>> sorted(metrics)
       ['best_epoch', 'test_acc', 'val_acc', 'val_loss']
     """
@@ -121,9 +130,10 @@ def train_node_classifier(
     tx = optax.chain(optax.add_decayed_weights(weight_decay), optax.adam(lr))
     opt_state = tx.init(params)
 
-    def loss_fn(p, rng):
+    def loss_fn(p, dropout_key):
         inputs, targets, valid = sets["train"]
-        return masked_cross_entropy(apply_fn(p, inputs, train=True, rng=rng), targets, valid)
+        return masked_cross_entropy(apply_fn(p, inputs, train=True, key=dropout_key), targets,
+                                    valid)
 
     def epoch(carry, step):
         params, opt_state, best = carry
@@ -131,7 +141,7 @@ def train_node_classifier(
         updates, opt_state = tx.update(grads, opt_state, params)
         params = optax.apply_updates(params, updates)
         inputs, targets, valid = sets["val"]
-        logits = apply_fn(params, inputs, train=False, rng=None)
+        logits = apply_fn(params, inputs, train=False, key=None)
         val_loss = masked_cross_entropy(logits, targets, valid)
         val_acc = masked_accuracy(logits, targets, valid)
         improved = val_loss < best["val_loss"] if select == "val_loss" else (
@@ -146,7 +156,7 @@ def train_node_classifier(
     (_, _, best), _ = scan_run(epoch, (params, opt_state, best), length=epochs)
     best_params = best.pop("params")
     inputs, targets, valid = sets["test"]
-    best["test_acc"] = masked_accuracy(apply_fn(best_params, inputs, train=False, rng=None),
+    best["test_acc"] = masked_accuracy(apply_fn(best_params, inputs, train=False, key=None),
                                        targets, valid)
     return best, best_params
 
@@ -157,8 +167,8 @@ def flax_fns(module, x_example: jax.Array, **call_kwargs) -> tuple[InitFn, Apply
     def init_fn(key):
         return module.init(key, x_example, train=False, **call_kwargs)
 
-    def apply_fn(params, x, *, train, rng):
-        rngs = {"dropout": rng} if train else {}
+    def apply_fn(params, x, *, train, key):
+        rngs = {"dropout": key} if train else {}
         return module.apply(params, x, train=train, rngs=rngs, **call_kwargs)
 
     return init_fn, apply_fn
@@ -216,7 +226,7 @@ def _decoupled_program(hidden: tuple[int, ...], num_classes: int, dropout: float
 def decoupled_runs(
     key: jax.Array, x: jax.Array, labels: jax.Array, masks: tuple, *, num_runs: int,
     hidden: tuple[int, ...], dropout: float, lr: float, weight_decay: float, epochs: int,
-    select: str, init: str = "default", per_run: tuple[str, ...] = (),
+    select: str, init: str, per_run: tuple[str, ...] = (),
     batching: str = "auto",
 ) -> dict[str, jax.Array]:
     """Trains ``num_runs`` MLPs on fixed (diffused) features as one compiled batch.
@@ -237,12 +247,14 @@ def decoupled_runs(
       ``{"val_acc", "test_acc", "val_loss", "best_epoch"}``, each ``[R]``.
 
     Example:
+      >>> import jax, jax.numpy as jnp
+      >>> from jaxlab_experiments.gadc.trainer import decoupled_runs
       >>> x = jax.random.normal(jax.random.key(0), (12, 3))
       >>> labels = (x[:, 0] > 0).astype(jnp.int32)
       >>> masks = tuple(jnp.arange(12) % 3 == r for r in range(3))
       >>> out = decoupled_runs(jax.random.key(1), x, labels, masks, num_runs=2, hidden=(),
       ...                      dropout=0.0, lr=0.1, weight_decay=0.0, epochs=3,
-      ...                      select="val_acc")
+      ...                      select="val_acc", init="default")
       >>> out["test_acc"].shape
       (2,)
     """
@@ -278,3 +290,74 @@ def graph_model_runs(
 
     batched, common = _split_args(x, labels, masks, per_run)
     return _batch_program(train_one, "auto")(jax.random.split(key, num_runs), batched, common)
+
+
+def fit_with_patience(
+    key: jax.Array,
+    init_fn: InitFn,
+    apply_fn: ApplyFn,
+    x: ArrayLike,
+    labels: ArrayLike,
+    train_mask: ArrayLike,
+    val_mask: ArrayLike,
+    *,
+    lr: float,
+    weight_decay: float,
+    max_epochs: int,
+    patience: int,
+) -> tuple[Any, jax.Array]:
+    """Full-batch training with patience, as Mujkanovic et al.'s ``gb`` ``fit`` does.
+
+    Adam with L2 weight decay (``torch.optim.Adam(weight_decay=...)``), at most
+    ``max_epochs`` epochs, stopped ``patience`` epochs after the last improvement of the
+    validation loss, returning the parameters of the best validation loss. As in ``gb``,
+    each epoch runs the model ONCE in training mode (dropout on): that forward pass gives
+    both the training loss (whose gradient takes the step) and the validation loss used
+    for selection, and the selected parameters are those that produced it (before the
+    step). The loop is a ``lax.while_loop``: it costs the epochs it runs, not
+    ``max_epochs``.
+
+    Args:
+      key: PRNG key (initialization and dropout).
+      init_fn: ``key -> params``.
+      apply_fn: ``apply_fn(params, x, train=bool, key=key_or_None) -> [n, c]`` logits.
+      x: ``[n, d]`` model input.
+      labels: ``[n]`` integer labels.
+      train_mask, val_mask: ``[n]`` boolean masks.
+      lr, weight_decay: Adam step size and L2 coefficient.
+      max_epochs, patience: stopping rule (``gb``: stop when the validation loss has not
+        improved for ``patience`` epochs), both ``>= 1``.
+
+    Returns:
+      ``(params, epochs_run)``: the parameters of the lowest validation loss.
+    """
+    if max_epochs < 1 or patience < 1:
+        raise ValueError(f"max_epochs and patience must be >= 1, got {max_epochs}, {patience}")
+    init_key, dropout_key = jax.random.split(key)
+    params = init_fn(init_key)
+    tx = optax.chain(optax.add_decayed_weights(weight_decay), optax.adam(lr))
+
+    def losses(p, k):
+        logits = apply_fn(p, x, train=True, key=k)
+        return (masked_cross_entropy(logits, labels, train_mask),
+                masked_cross_entropy(logits, labels, val_mask))
+
+    def cond(c):
+        epoch, _, _, _, _, best_epoch = c
+        return (epoch < max_epochs) & (epoch < best_epoch + patience + 1)
+
+    def body(c):
+        epoch, p, opt_state, best_p, best_loss, best_epoch = c
+        (_, val_loss), grads = jax.value_and_grad(losses, has_aux=True)(
+            p, jax.random.fold_in(dropout_key, epoch))
+        improved = val_loss < best_loss
+        best_p = jax.tree.map(lambda new, old: jnp.where(improved, new, old), p, best_p)
+        best_loss = jnp.where(improved, val_loss, best_loss)
+        best_epoch = jnp.where(improved, epoch, best_epoch)
+        updates, opt_state = tx.update(grads, opt_state, p)
+        return epoch + 1, optax.apply_updates(p, updates), opt_state, best_p, best_loss, best_epoch
+
+    init = (jnp.array(0), params, tx.init(params), params, jnp.array(jnp.inf),
+            jnp.array(0))
+    epochs, _, _, best_p, _, _ = jax.lax.while_loop(cond, body, init)
+    return best_p, epochs

@@ -1,25 +1,33 @@
-"""Node-classification runs (``jaxlab.train.node_classification``) against Python loops."""
+"""The GADC trainer (``experiments/gadc/trainer.py``) against Python loops and numpy.
+
+``train_node_classifier`` / ``decoupled_runs`` / ``graph_model_runs`` against a Python loop
+of Adam steps with numpy selection; ``fit_with_patience`` (``gb``'s early stopping) against
+its patience rule on a separable toy graph.
+"""
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
 import pytest
-
-from jaxlab.data.splits import index_masks, random_split_masks
-from jaxlab.graph.csbm import csbm
-from jaxlab.graph.graphs import from_scipy
-from jaxlab.graph.models import GCN, MLP
-from jaxlab.train.node_classification import (
+from jaxlab_experiments.gadc.trainer import (
     decoupled_runs,
+    fit_with_patience,
     flax_fns,
     graph_model_runs,
     train_node_classifier,
 )
 
+from jaxlab.data.splits import index_masks, random_split_masks
+from jaxlab.graph.csbm import csbm
+from jaxlab.graph.dense import dense_gcn_propagate
+from jaxlab.graph.graphs import from_scipy
+from jaxlab.graph.losses import masked_accuracy, masked_cross_entropy
+from jaxlab.graph.models import GCN, MLP
+
 
 def _problem(seed, n=120, classes=3):
-    adj, x, y = csbm(seed, n, 4 * n, num_classes=classes, homophily=0.8, signal=2.0)
+    adj, x, y = csbm(jax.random.key(seed), n, 4 * n, num_classes=classes, homophily=0.8, signal=2.0)
     idx = np.random.default_rng(seed).permutation(n)
     masks = index_masks(n, idx[:30], idx[30:60], idx[60:])
     return adj, jnp.asarray(x), jnp.asarray(y), masks
@@ -50,7 +58,7 @@ def test_training_matches_a_python_loop(select):
         return xn @ np.asarray(w["kernel"]) + np.asarray(w["bias"])
 
     def loss(p):
-        out = apply_fn(p, x, train=False, rng=None)
+        out = apply_fn(p, x, train=False, key=None)
         ce = optax.softmax_cross_entropy_with_integer_labels(out, y)
         return jnp.sum(ce * tr) / tr.sum()
 
@@ -80,7 +88,7 @@ def test_vmapped_training_equals_loop_and_learns():
     _, x, y, masks = _problem(1, n=200, classes=2)
     init_fn, apply_fn = flax_fns(MLP((8,), 2, 0.5), x)
     run = lambda k: train_node_classifier(k, init_fn, apply_fn, x, y, *masks, lr=0.05,  # noqa: E731
-                                          weight_decay=0.0, epochs=30)[0]
+                                          weight_decay=0.0, epochs=30, select="val_loss")[0]
     keys = jax.random.split(jax.random.key(0), 3)
     batched = jax.jit(jax.vmap(run))(keys)
     for i in range(3):
@@ -96,7 +104,7 @@ def test_row_wise_training_matches_full_evaluation():
     idx = np.random.default_rng(1).permutation(150)
     masks = index_masks(150, idx[:20], idx[20:45], idx[45:])
     init_fn, apply_fn = flax_fns(MLP((8,), 3, 0.0), x)
-    kw = dict(lr=0.05, weight_decay=1e-4, epochs=25)
+    kw = dict(lr=0.05, weight_decay=1e-4, epochs=25, select="val_loss")
     full, p_full = train_node_classifier(jax.random.key(3), init_fn, apply_fn, x, y, *masks,
                                          **kw)
     rows, p_rows = train_node_classifier(jax.random.key(3), init_fn, apply_fn, x, y, *masks,
@@ -119,7 +127,8 @@ def test_decoupled_runs_equal_single_runs(batching):
         jax.random.split(jax.random.key(5), runs))
     kw = dict(lr=0.05, weight_decay=1e-4, epochs=6, select="val_acc")
     out = decoupled_runs(jax.random.key(7), xs, y, masks, num_runs=runs, hidden=(8,),
-                         dropout=0.0, per_run=("x", "masks"), batching=batching, **kw)
+                         dropout=0.0, init="default", per_run=("x", "masks"), batching=batching,
+                         **kw)
     keys = jax.random.split(jax.random.key(7), runs)
     init_fn, apply_fn = flax_fns(MLP((8,), 3, 0.0), x)
     single = jax.jit(lambda k, xi, m: train_node_classifier(k, init_fn, apply_fn, xi, y, *m,
@@ -158,7 +167,54 @@ def test_bad_inputs():
                               weight_decay=0.0, epochs=2, select="test_acc")
     with pytest.raises(ValueError, match="epochs"):
         train_node_classifier(jax.random.key(0), init_fn, apply_fn, x, y, *masks, lr=0.1,
-                              weight_decay=0.0, epochs=0)
+                              weight_decay=0.0, epochs=0, select="val_loss")
     with pytest.raises(ValueError, match="batching"):
         decoupled_runs(jax.random.key(0), x, y, masks, num_runs=2, hidden=(), dropout=0.0,
-                       lr=0.1, weight_decay=0.0, epochs=2, select="val_acc", batching="loop")
+                       lr=0.1, weight_decay=0.0, epochs=2, select="val_acc", init="default",
+                       batching="loop")
+
+
+def _two_cliques(k=6):
+    block = np.ones((k, k), np.float32) - np.eye(k, dtype=np.float32)
+    adj = np.zeros((2 * k, 2 * k), np.float32)
+    adj[:k, :k] = adj[k:, k:] = block
+    labels = np.repeat([0, 1], k)
+    x = np.random.default_rng(0).normal(size=(2 * k, 4)).astype(np.float32)
+    x[:, 0] += 2.0 * (2 * labels - 1)
+    train = np.arange(2 * k) % 3 == 0
+    val = np.arange(2 * k) % 3 == 1
+    return (jnp.asarray(a) for a in (adj, x, labels, train, val))
+
+
+def _linear_gcn(adj, x, hidden):
+    module = GCN(hidden, 2, 0.5, activation="none", input_dropout=False, init_scheme="glorot")
+    return module, *flax_fns(module, x, propagate_fn=dense_gcn_propagate(adj))
+
+
+def test_fit_with_patience_learns_and_selects_a_low_validation_loss():
+    adj, x, labels, train, val = _two_cliques()
+    module, init_fn, apply_fn = _linear_gcn(adj, x, 8)
+    params, epochs = jax.jit(lambda k: fit_with_patience(
+        k, init_fn, apply_fn, x, labels, train, val, lr=1e-2, weight_decay=5e-4,
+        max_epochs=200, patience=20))(jax.random.key(0))
+    logits = apply_fn(params, x, train=False, key=None)
+    assert float(masked_accuracy(logits, labels, val)) == 1.0
+    assert float(masked_cross_entropy(logits, labels, val)) < np.log(2.0)
+    assert int(epochs) <= 200
+
+
+@pytest.mark.parametrize("patience,expect_all", [(500, True), (1, False)])
+def test_fit_with_patience_rule(patience, expect_all):
+    adj, x, labels, train, val = _two_cliques()
+    _, init_fn, apply_fn = _linear_gcn(adj, x, 4)
+    _, epochs = fit_with_patience(jax.random.key(1), init_fn, apply_fn, x, labels, train, val,
+                                  lr=0.5, weight_decay=5e-4, max_epochs=60, patience=patience)
+    assert (int(epochs) == 60) == expect_all
+
+
+def test_fit_with_patience_bad_inputs():
+    adj, x, labels, train, val = _two_cliques()
+    _, init_fn, apply_fn = _linear_gcn(adj, x, 4)
+    with pytest.raises(ValueError, match="patience"):
+        fit_with_patience(jax.random.key(0), init_fn, apply_fn, x, labels, train, val, lr=0.1,
+                          weight_decay=0.0, max_epochs=10, patience=0)
