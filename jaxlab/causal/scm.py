@@ -11,6 +11,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
+from jaxlab._checks import numpy_seed
+
 
 def star_dag(n: int) -> np.ndarray:
     """The star/collider DAG: nodes ``0 … n-2`` all point into the sink ``n-1``.
@@ -43,7 +45,7 @@ def vstructure_chain_dag(depth: int) -> np.ndarray:
 
 
 def random_vstructure_dag(
-    n: int, rng: np.random.Generator | int, max_parents: int = 3, p_root: float = 0.25
+    n: int, key: jax.Array, max_parents: int = 3, p_root: float = 0.25
 ) -> np.ndarray:
     """A random DAG in which every edge sits in a v-structure (hence identifiable).
 
@@ -53,7 +55,7 @@ def random_vstructure_dag(
     """
     if n < 3:
         raise ValueError(f"n must be ≥ 3, got {n}")
-    rng = np.random.default_rng(rng)
+    rng = np.random.default_rng(numpy_seed("key", key))
     adj = np.zeros((n, n), dtype=np.int8)
     for v in range(2, n):
         if rng.random() < p_root and v < n - 1:

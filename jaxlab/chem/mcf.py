@@ -164,7 +164,7 @@ def center_positions(x: jax.Array, mask: jax.Array) -> jax.Array:
 
 
 def mcf_loss(
-    apply_fn, params, schedule: Schedule, batch: dict[str, jax.Array], rng: jax.Array
+    apply_fn, params, schedule: Schedule, batch: dict[str, jax.Array], key: jax.Array
 ) -> jax.Array:
     """The MCF training loss: masked ε-MSE of :func:`jaxlab.diffusion.ddpm_loss`.
 
@@ -175,7 +175,7 @@ def mcf_loss(
       schedule: the noise schedule.
       batch: ``{"atom_coords": [B, N, C], "positions": [B, N, 3] (normalized, centered),
         "mask": [B, N]}``.
-      rng: PRNG key.
+      key: PRNG key.
 
     Returns:
       The scalar loss.
@@ -185,7 +185,7 @@ def mcf_loss(
         lambda x_t, t: apply_fn(params, coords, x_t, t, mask),
         schedule,
         batch["positions"],
-        rng,
+        key,
         mask,
     )
 
@@ -196,7 +196,7 @@ def mcf_sample(
     schedule: Schedule,
     atom_coords: jax.Array,
     mask: jax.Array,
-    rng: jax.Array,
+    key: jax.Array,
     *,
     num_steps: int | None = 50,
     eta: float = 1.0,
@@ -208,7 +208,7 @@ def mcf_sample(
     (the paper's test protocol); an integer runs DDIM with that many steps and ``eta``
     (the paper's validation protocol is 50 steps, η = 1).
     """
-    init_rng, sample_rng = jax.random.split(rng)
+    init_rng, sample_rng = jax.random.split(key)
     x_T = center_positions(jax.random.normal(init_rng, mask.shape + (3,)), mask)
 
     def eps_fn(x_t, t):

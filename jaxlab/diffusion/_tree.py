@@ -36,9 +36,9 @@ def check_mask(tree: PyTree, mask: jax.typing.ArrayLike | None, name: str = "mas
     return mask
 
 
-def normal_like(rng: jax.Array, tree: PyTree) -> PyTree:
+def normal_like(key: jax.Array, tree: PyTree) -> PyTree:
     """Standard normal noise with the structure, shapes and dtypes of ``tree``."""
     leaves, treedef = jax.tree.flatten(tree)
-    keys = jax.random.split(rng, len(leaves))
+    keys = jax.random.split(key, len(leaves))
     noise = [jax.random.normal(k, x.shape, x.dtype) for k, x in zip(keys, leaves, strict=True)]
     return jax.tree.unflatten(treedef, noise)

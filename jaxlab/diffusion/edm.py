@@ -101,7 +101,7 @@ def edm_denoise(
 def edm_loss(
     denoise_fn: DenoiseFn,
     y: jax.typing.ArrayLike,
-    rng: jax.Array,
+    key: jax.Array,
     p_mean: float = -1.2,
     p_std: float = 1.2,
     sigma_data: float = 0.5,
@@ -116,7 +116,7 @@ def edm_loss(
     Args:
       denoise_fn: ``D(x, sigma)`` with ``x: [b, ...]``, ``sigma: [b]``.
       y: ``[b, ...]`` clean training examples.
-      rng: a PRNG key (σ and the noise are drawn from it).
+      key: a PRNG key (σ and the noise are drawn from it).
       p_mean: P_mean.
       p_std: P_std.
       sigma_data: σ_data.
@@ -133,7 +133,7 @@ def edm_loss(
     y = jnp.asarray(y)
     if y.ndim < 2:
         raise ValueError(f"y must have shape [b, ...] with a feature axis; got {y.shape}")
-    k_sigma, k_noise = jax.random.split(rng)
+    k_sigma, k_noise = jax.random.split(key)
     sigma = jnp.exp(p_mean + p_std * jax.random.normal(k_sigma, y.shape[:1]))
     weight = (sigma**2 + sigma_data**2) / (sigma * sigma_data) ** 2
     x = y + _expand(sigma, y) * jax.random.normal(k_noise, y.shape, y.dtype)

@@ -88,7 +88,7 @@ def ddpm_loss(
     eps_fn: EpsFn,
     schedule: Schedule,
     x0: PyTree,
-    rng: jax.Array,
+    key: jax.Array,
     mask: jax.typing.ArrayLike | None = None,
 ) -> jax.Array:
     """The simplified DDPM objective with ε-prediction, masked per example.
@@ -103,7 +103,7 @@ def ddpm_loss(
         ``t`` an int32 ``[B]`` array.
       schedule: the noise schedule.
       x0: clean data, pytree of ``[B, ...]`` leaves (padding entries should be 0).
-      rng: PRNG key for t and ε.
+      key: PRNG key for t and ε.
       mask: optional ``[B, ...]`` prefix of every leaf's shape (1 = real entry).
 
     Returns:
@@ -117,7 +117,7 @@ def ddpm_loss(
     if not leaves or leaves[0].ndim == 0:
         raise ValueError("x0 must be a non-empty pytree of arrays with a leading batch axis")
     batch = leaves[0].shape[0]
-    t_rng, eps_rng = jax.random.split(rng)
+    t_rng, eps_rng = jax.random.split(key)
     t = jax.random.randint(t_rng, (batch,), 0, schedule.num_steps, dtype=jnp.int32)
     noise = apply_mask(normal_like(eps_rng, x0), mask)
     x_t = apply_mask(q_sample(schedule, x0, t, noise), mask)

@@ -9,7 +9,7 @@ Both samplers share one interface:
   MCF's re-centering of the center of mass;
 * ``mask``: optional ``[B, ...]`` prefix of the leaves' shape; padding stays exactly 0.
 
-They are pure functions of their arguments: deterministic given ``rng``, ``jit``-able (the
+They are pure functions of their arguments: deterministic given ``key``, ``jit``-able (the
 step count is static), and differentiable in the model parameters if ``eps_fn`` is.
 """
 
@@ -65,7 +65,7 @@ def ancestral_sample(
     eps_fn: EpsFn,
     schedule: Schedule,
     x_T: PyTree,
-    rng: jax.Array,
+    key: jax.Array,
     *,
     mask: jax.typing.ArrayLike | None = None,
     clip_x0: float | None = None,
@@ -82,7 +82,7 @@ def ancestral_sample(
       eps_fn: the ε-prediction model ``eps_fn(x_t, t[B]) -> ε̂``.
       schedule: the noise schedule used in training.
       x_T: the starting noise, a pytree of ``[B, ...]`` leaves (usually N(0, I)).
-      rng: PRNG key for the per-step noise; step t uses ``fold_in(rng, t)``.
+      key: PRNG key for the per-step noise; step t uses ``fold_in(key, t)``.
       mask: optional ``[B, ...]`` real-entry mask.
       clip_x0: optional bound on x̂₀.
       project: optional per-step projection of the state.
@@ -116,7 +116,7 @@ def ancestral_sample(
         )
         c1, c2 = schedule.posterior_mean_coef1[t], schedule.posterior_mean_coef2[t]
         sigma = jnp.where(t > 0, jnp.exp(0.5 * schedule.posterior_log_variance_clipped[t]), 0.0)
-        z = normal_like(jax.random.fold_in(rng, t), x)
+        z = normal_like(jax.random.fold_in(key, t), x)
         # Eqs. (6)-(7): x_{t-1} = c₁ x̂₀ + c₂ x_t + σ_t z.
         x = jax.tree.map(lambda a, b, n: c1 * a + c2 * b + sigma * n, x0, x, z)
         return finish(x), None
@@ -137,7 +137,7 @@ def ddim_sample(
     eps_fn: EpsFn,
     schedule: Schedule,
     x_T: PyTree,
-    rng: jax.Array,
+    key: jax.Array,
     *,
     num_steps: int = 50,
     eta: float = 0.0,
@@ -158,7 +158,7 @@ def ddim_sample(
       eps_fn: the ε-prediction model ``eps_fn(x_t, t[B]) -> ε̂``.
       schedule: the noise schedule used in training.
       x_T: the starting noise, a pytree of ``[B, ...]`` leaves.
-      rng: PRNG key for the per-step noise (unused when η = 0).
+      key: PRNG key for the per-step noise (unused when η = 0).
       num_steps: the length of τ (static).
       eta: η ≥ 0.
       mask: optional ``[B, ...]`` real-entry mask.
@@ -199,7 +199,7 @@ def ddim_sample(
         # Eq. (16): σ_τ(η).
         sigma = eta * jnp.sqrt((1.0 - ab_prev) / (1.0 - ab_t) * (1.0 - ab_t / ab_prev))
         dir_coef = jnp.sqrt(jnp.maximum(1.0 - ab_prev - sigma**2, 0.0))
-        z = normal_like(jax.random.fold_in(rng, i), x)
+        z = normal_like(jax.random.fold_in(key, i), x)
         # Eq. (12).
         x = jax.tree.map(
             lambda a, e, n: jnp.sqrt(ab_prev) * a + dir_coef * e + sigma * n, x0, eps, z

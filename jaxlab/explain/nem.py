@@ -171,11 +171,11 @@ def nem_contrastive_loss(
 
 
 def smooth_random_masks(
-    rng: jax.Array, num_masks: int, height: int, width: int, cells: int = 6, p_keep: float = 0.5
+    key: jax.Array, num_masks: int, height: int, width: int, cells: int = 6, p_keep: float = 0.5
 ) -> jax.Array:
     """RISE/RELAX-style smooth random masks: Bernoulli(p) on a coarse grid, bilinearly
     upsampled with a random sub-cell shift. Returns ``[num_masks, H, W]`` in [0, 1]."""
-    k_grid, k_h, k_w = jax.random.split(rng, 3)
+    k_grid, k_h, k_w = jax.random.split(key, 3)
     grid = jax.random.bernoulli(k_grid, p_keep, (num_masks, cells + 1, cells + 1))
     cell_h, cell_w = -(-height // cells), -(-width // cells)
     big = jax.image.resize(grid.astype(jnp.float32),
@@ -192,7 +192,7 @@ def smooth_random_masks(
 def relax(
     encode_fn: EncodeFn,
     x: jax.typing.ArrayLike,
-    rng: jax.Array,
+    key: jax.Array,
     num_masks: int = 1000,
     chunk_size: int = 100,
     cells: int = 6,
@@ -208,7 +208,7 @@ def relax(
     Args:
       encode_fn: ``[b, H, W, C] -> [b, k]``.
       x: ``[H, W, C]`` one image.
-      rng: key for the masks.
+      key: key for the masks.
       num_masks: N (a multiple of ``chunk_size``).
       chunk_size: masks encoded per pass.
       cells: coarse grid size of the masks.
@@ -236,7 +236,7 @@ def relax(
                          f"({chunk_size})")
     h, w, _ = x.shape
     ref = encode_fn(x[None])  # [1, k]
-    masks = smooth_random_masks(rng, num_masks, h, w, cells, p_keep)
+    masks = smooth_random_masks(key, num_masks, h, w, cells, p_keep)
     chunks = masks.reshape(num_masks // chunk_size, chunk_size, h, w)
 
     def one_chunk(m):

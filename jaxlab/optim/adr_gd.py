@@ -23,6 +23,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
+from jaxlab._checks import numpy_seed
+
 Layer = tuple[ArrayLike, ArrayLike]
 MLP = Sequence[Layer]
 
@@ -165,17 +167,18 @@ def random_relu_mlp(
 
 
 def reference_random_relu_mlp(
-    seed: int, sizes: Sequence[int], *, scale: float = 1.0, positive_prob: float = 0.5
+    key: jax.Array, sizes: Sequence[int], *, scale: float = 1.0, positive_prob: float = 0.5
 ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The reference notebook's networks, bit for bit: numpy's legacy stream seeded by ``seed``.
+    """The reference notebook's networks, bit for bit: numpy's legacy stream seeded from ``key``.
 
     ``generate_random_ReLU_NN`` of the reference draws, per layer, sign probabilities then
-    magnitudes for W, then the same for b, from ``np.random.seed(seed)``. With seed 337550 and
+    magnitudes for W, then the same for b, from ``np.random.seed(s)`` where ``key`` is
+    ``jax.random.key(s)`` (:func:`jaxlab._checks.numpy_seed`). With seed 337550 and
     ``[10, 64, 64, 1]`` (resp. 499777 and ``[128, 500, 500, 500, 1]``) this is the network of
     the reference notebook's stored output (GD 19.96 vs ADR-GD 24.84, resp. 31236 vs 34681).
 
     Args:
-      seed: numpy seed.
+      key: ``jax.random.key(s)``; ``s`` (< 2**32) seeds numpy's legacy stream.
       sizes: layer widths ``[n, h_1, ..., 1]``.
       scale: the magnitude range.
       positive_prob: probability of a positive sign.
@@ -185,10 +188,13 @@ def reference_random_relu_mlp(
 
     Example:
       >>> from jaxlab.optim import reference_random_relu_mlp
-      >>> params = reference_random_relu_mlp(337550, [10, 64, 64, 1])
+      >>> params = reference_random_relu_mlp(jax.random.key(337550), [10, 64, 64, 1])
       >>> params[0][0].shape, params[0][1].shape
       ((10, 64), (64,))
     """
+    seed = numpy_seed("key", key)
+    if seed >= 2**32:
+        raise ValueError(f"key must come from a seed < 2**32 (numpy's legacy stream), got {seed}")
     rng = np.random.RandomState(seed)
 
     def draw(shape):

@@ -30,7 +30,7 @@ def _compare(key, sizes, count, hp, num_steps, restarts, reference_seed) -> dict
     """
     k_nets, k_noise, k_starts = jax.random.split(key, 3)
     nets = jax.vmap(lambda k: random_relu_mlp(k, sizes))(jax.random.split(k_nets, count))
-    ref = reference_random_relu_mlp(reference_seed, sizes)
+    ref = reference_random_relu_mlp(jax.random.key(reference_seed), sizes)
     nets = [
         (jnp.concatenate([w, jnp.asarray(rw, jnp.float32)[None]]),
          jnp.concatenate([b, jnp.asarray(rb, jnp.float32)[None]]))
