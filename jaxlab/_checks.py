@@ -24,6 +24,7 @@ __all__ = [
     "check_nonempty",
     "check_range",
     "check_rank",
+    "has_nan",
     "is_traced",
     "numpy_seed",
 ]
@@ -118,12 +119,22 @@ def check_labels(name: str, labels: ArrayLike, num_classes: int) -> jax.Array:
     arr = jnp.asarray(labels)
     if not jnp.issubdtype(arr.dtype, jnp.integer):
         raise ValueError(f"{name} must be integer class labels, got dtype {arr.dtype}")
-    if not is_traced(arr) and arr.size and (int(arr.min()) < 0 or int(arr.max()) >= num_classes):
-        raise ValueError(
-            f"{name} must lie in [0, {num_classes}), got values in "
-            f"[{int(arr.min())}, {int(arr.max())}]"
-        )
+    if not is_traced(arr) and arr.size:
+        host = np.asarray(arr)  # numpy: jnp reductions would be traced inside a jit
+        if host.min() < 0 or host.max() >= num_classes:
+            raise ValueError(
+                f"{name} must lie in [0, {num_classes}), got values in "
+                f"[{host.min()}, {host.max()}]"
+            )
     return arr
+
+
+def has_nan(x: Any) -> bool:
+    """True when a concrete ``x`` holds NaN (False when traced: the kernel yields NaN then)."""
+    if is_traced(x):
+        return False
+    arr = np.asarray(x)
+    return bool(np.issubdtype(arr.dtype, np.floating) and np.isnan(arr).any())
 
 
 def check_key(name: str, key: Any) -> jax.Array:

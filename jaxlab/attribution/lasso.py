@@ -15,7 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlab._checks import as_float, check_integer, check_range, is_traced
+from jaxlab._checks import as_float, check_integer, check_range
 
 __all__ = [
     "final_layer_inversion",

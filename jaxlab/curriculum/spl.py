@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlab._checks import as_float, check_integer, check_range, is_traced
+from jaxlab._checks import as_float, check_integer, check_range, has_nan
 from jaxlab.curriculum.base import Curriculum, CurriculumState, check_weights
 
 PACINGS = ("linear", "geom", "root")
@@ -107,7 +107,7 @@ def spl_weights(losses: ArrayLike, rate: float, weighting: str = "hard",
     check_range("rate", rate, 0.0, 1.0, low_open=True)
     if weighting == "polynomial":
         check_range("t", t, 1.0, low_open=True)
-    if not is_traced(losses) and bool(jnp.any(jnp.isnan(losses))):
+    if has_nan(losses):
         raise ValueError("losses hold NaN: no order of difficulty")
     n = losses.shape[0]
     k = max(1, math.ceil(n * rate))  # the reference's count, Eq. of CurBench's SPL

@@ -16,13 +16,14 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlab._checks import as_float, check_integer, check_labels, check_range
+from jaxlab._checks import as_float, check_integer, check_labels, check_range, is_traced
 
 
 def _check_finite(name: str, x: jax.Array) -> None:
-    if not isinstance(x, jax.core.Tracer) and not bool(jnp.all(jnp.isfinite(x))):
+    if not is_traced(x) and not np.all(np.isfinite(np.asarray(x))):
         raise ValueError(f"{name} holds NaN or inf values")
 
 
