@@ -8,7 +8,14 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from jaxlab.diffusion._tree import apply_mask, check_mask, expand_to, normal_like
+from jaxlab._checks import is_traced
+from jaxlab.diffusion._tree import (
+    apply_mask,
+    check_mask,
+    check_sampling,
+    expand_to,
+    normal_like,
+)
 from jaxlab.diffusion.schedules import Schedule
 
 PyTree = Any
@@ -45,6 +52,11 @@ def q_sample(schedule: Schedule, x0: PyTree, t: jax.typing.ArrayLike, noise: PyT
     if not jnp.issubdtype(t.dtype, jnp.integer):
         raise ValueError(f"t must be an integer array; got dtype {t.dtype}")
     check_mask(x0, t, name="t")
+    if not isinstance(schedule, Schedule):
+        raise ValueError(f"schedule must be a Schedule, got {type(schedule).__name__}")
+    if not is_traced(t) and t.size and not 0 <= int(t.min()) <= int(t.max()) < schedule.num_steps:
+        raise ValueError(f"t must lie in [0, {schedule.num_steps}), got values in "
+                         f"[{int(t.min())}, {int(t.max())}]")
     if jax.tree.structure(x0) != jax.tree.structure(noise):
         raise ValueError("noise must have the pytree structure of x0")
     a = schedule.sqrt_alphas_cumprod[t]
@@ -68,8 +80,10 @@ def masked_mse(pred: PyTree, target: PyTree, mask: jax.typing.ArrayLike | None =
     """
     mask = check_mask(pred, mask)
     leaves_p, leaves_t = jax.tree.leaves(pred), jax.tree.leaves(target)
-    if len(leaves_p) != len(leaves_t) or not leaves_p:
+    if jax.tree.structure(pred) != jax.tree.structure(target) or not leaves_p:
         raise ValueError("pred and target must be non-empty pytrees of the same structure")
+    if any(jnp.shape(p) != jnp.shape(q) for p, q in zip(leaves_p, leaves_t, strict=True)):
+        raise ValueError("pred and target must have the same leaf shapes")
     batch = leaves_p[0].shape[0]
     total = jnp.zeros((batch,), jnp.float32)
     count = jnp.zeros((batch,), jnp.float32)
@@ -112,6 +126,7 @@ def ddpm_loss(
     References:
       Ho, Jain & Abbeel, "Denoising Diffusion Probabilistic Models", NeurIPS 2020.
     """
+    check_sampling(schedule, key, eps_fn, "eps_fn")
     mask = check_mask(x0, mask)
     leaves = jax.tree.leaves(x0)
     if not leaves or leaves[0].ndim == 0:

@@ -22,7 +22,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlab.diffusion._tree import apply_mask, check_mask, normal_like
+from jaxlab._checks import check_integer
+from jaxlab.diffusion._tree import apply_mask, check_mask, check_sampling, normal_like
 from jaxlab.diffusion.schedules import Schedule
 
 PyTree = Any
@@ -102,6 +103,7 @@ def ancestral_sample(
     References:
       Ho, Jain & Abbeel, "Denoising Diffusion Probabilistic Models", NeurIPS 2020.
     """
+    check_sampling(schedule, key, eps_fn, "eps_fn")
     _check_clip(clip_x0)
     mask, batch, finish = _prepare(x_T, mask, project)
 
@@ -128,6 +130,8 @@ def ancestral_sample(
 
 def ddim_timesteps(total_steps: int, num_steps: int) -> np.ndarray:
     """The DDIM sub-sequence τ: ``num_steps`` evenly spaced steps of ``[0, total_steps)``."""
+    check_integer("total_steps", total_steps, low=1)
+    check_integer("num_steps", num_steps, low=1)
     if not 1 <= num_steps <= total_steps:
         raise ValueError(f"num_steps must be in [1, {total_steps}]; got {num_steps}")
     return np.round(np.linspace(0, total_steps - 1, num_steps)).astype(np.int32)
@@ -180,6 +184,7 @@ def ddim_sample(
     References:
       Song, Meng & Ermon, "Denoising Diffusion Implicit Models", ICLR 2021.
     """
+    check_sampling(schedule, key, eps_fn, "eps_fn")
     _check_clip(clip_x0)
     if eta < 0:
         raise ValueError(f"eta must be ≥ 0; got {eta}")
