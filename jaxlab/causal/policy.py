@@ -381,7 +381,8 @@ def unobserved_cell_bounds_dr(
     reference code's DR form differs (it weights D·Y by Λ) — see the docs.
 
     Args:
-      t, d, y: ``[N]`` actions, decisions, outcomes (y is used only where d = 1).
+      t, d, y: ``[N]`` actions (0/1), decisions and outcomes (0/1 or values in [0, 1]; y is
+        used only where d = 1).
       e, mu1: ``[N]`` cross-fitted nuisances.
       lam: Λ ≥ 1.
 
@@ -389,7 +390,13 @@ def unobserved_cell_bounds_dr(
       ``([2], [2])`` lower and upper bounds indexed by t.
     """
     check_range("lam", lam, 1.0)
-    t, d, y = (a.astype(jnp.float32) for a in _check_binary(t=t, d=d, y=y))
+    (t,) = _check_binary(t=t)
+    t = t.astype(jnp.float32)
+    d, y = as_float("d", d).astype(jnp.float32), as_float("y", y).astype(jnp.float32)
+    for name, a in (("d", d), ("y", y)):  # 0/1, or their conditional means
+        _check_probability(name, a)
+        if a.shape != t.shape:
+            raise ValueError(f"{name} must be [N] like t {t.shape}, got {a.shape}")
     _check_probability("e", as_float("e", e))
     e = jnp.clip(as_float("e", e), 1e-3, 1.0)
     mu1 = jnp.asarray(mu1)

@@ -7,6 +7,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
+from jaxlab._checks import check_labels, check_range
 from jaxlab.curriculum.base import Curriculum, CurriculumState, masked_mean
 
 
@@ -29,6 +30,9 @@ def dih_update(dih: ArrayLike, losses: ArrayLike, indices: ArrayLike, valid: Arr
       ...            0.5, 1.0).tolist()
       [0.0, 1.0, 0.0]
     """
+    check_range("discount", discount, 0.0, 1.0)
+    check_range("lr", lr, 0.0, low_open=True)
+    check_labels("indices", indices, jnp.shape(dih)[0] if jnp.ndim(dih) == 1 else 1)
     dih = jnp.asarray(dih)
     new = (1 - discount) * dih[indices] + discount * jnp.asarray(losses) / max(lr, 1e-3)
     return dih.at[indices].set(jnp.where(jnp.asarray(valid), new, dih[indices]))

@@ -19,7 +19,7 @@ import jax
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlab._checks import numpy_seed
+from jaxlab._checks import check_range, has_nan, numpy_seed
 from jaxlab.curriculum.base import Curriculum, CurriculumState, EpochInputs, check_weights
 
 
@@ -102,6 +102,9 @@ def mcl_sample(losses: ArrayLike, centrality: ArrayLike, size: int, lam: float,
       ...            jax.random.key(0)).tolist()
       [1]
     """
+    check_range("lam", lam, 0.0)
+    if has_nan(losses) or has_nan(centrality):
+        raise ValueError("losses and centrality must not hold NaN (no sampling weight)")
     score = np.maximum(np.asarray(losses, np.float64), 0.0) + lam * np.asarray(centrality)
     n = len(score)
     if not 1 <= size <= n:

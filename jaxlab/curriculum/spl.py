@@ -148,6 +148,8 @@ def spl(start_rate: float = 0.2, grow_epochs: int = 15, grow_fn: str = "linear",
       >>> c.data_curriculum(s, 0, np.array([0.3, 0.1, 0.9, 0.5])).weights.tolist()
       [1.0, 1.0, 0.0, 0.0]
     """
+    if grow_fn not in PACINGS:
+        raise ValueError(f"grow_fn must be one of {PACINGS}, got {grow_fn!r}")
     pacing(1, start_rate, grow_epochs, grow_fn, p)  # validates the pacing arguments
     if weighting not in WEIGHTINGS:
         raise ValueError(f"weighting must be one of {WEIGHTINGS}, got {weighting!r}")

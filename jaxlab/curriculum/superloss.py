@@ -8,6 +8,7 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
+from jaxlab._checks import check_integer
 from jaxlab.curriculum.base import Curriculum, CurriculumState, masked_mean
 
 _INV_E = 1.0 / math.e
@@ -32,6 +33,7 @@ def lambertw(x: ArrayLike, iterations: int = 8) -> jax.Array:
       >>> round(float(lambertw(np.e)), 5)
       1.0
     """
+    check_integer("iterations", iterations, low=0)
     x = jnp.asarray(x)
     x = jnp.maximum(x.astype(jnp.result_type(x, jnp.float32)), -_INV_E)
     p = jnp.sqrt(jnp.maximum(2.0 * (math.e * x + 1.0), 0.0))
