@@ -289,6 +289,9 @@ def final_layer_inversion(
       >>> [round(float(v), 3) for v in z]
       [0.3, -0.2]
     """
+    if not callable(generator_last_layer):
+        raise ValueError(f"generator_last_layer must be callable, got "
+                         f"{type(generator_last_layer).__name__}")
     x = jnp.asarray(x)
     anchor = jnp.asarray(anchor)
     if not isinstance(x, jax.core.Tracer) and not np.all(np.isfinite(np.asarray(x))):

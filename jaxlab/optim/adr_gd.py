@@ -74,7 +74,7 @@ def _check_mlp(params: MLP, x0: ArrayLike | None = None) -> list[tuple[jax.Array
         layers.append((w, b))
     if prev != 1:
         raise ValueError(
-            f"the last layer must have one output, got W of shape {layers[-1][0].shape}"
+            f"params' last layer must have one output, got W of shape {layers[-1][0].shape}"
         )
     if x0 is not None and jnp.shape(x0) != (layers[0][0].shape[0],):
         raise ValueError(

@@ -55,6 +55,12 @@ def entropy_loss(logits: ArrayLike) -> jax.Array:
     return -jnp.mean(jnp.sum(jnp.exp(logp) * logp, axis=-1))
 
 
+def _check_optimizer(optimizer: Any) -> None:
+    if not (hasattr(optimizer, "init") and hasattr(optimizer, "update")):
+        raise ValueError(f"optimizer must be an optax.GradientTransformation, got "
+                         f"{type(optimizer).__name__}")
+
+
 def tent(optimizer: optax.GradientTransformation, mask: Any) -> optax.GradientTransformation:
     """TENT's optimiser: ``optimizer`` on the masked parameters, zero updates elsewhere.
 
@@ -74,6 +80,7 @@ def tent(optimizer: optax.GradientTransformation, mask: Any) -> optax.GradientTr
       >>> u["dense"].tolist(), [round(v, 4) for v in u["norm"].tolist()]
       ([0.0, 0.0], [-0.1, -0.1])
     """
+    _check_optimizer(optimizer)
     inverse = (lambda p: jax.tree.map(lambda m: not m, mask(p))) if callable(mask) else (
         jax.tree.map(lambda m: not m, mask))
     return optax.chain(optax.masked(optimizer, mask), optax.masked(optax.set_to_zero(), inverse))
@@ -109,6 +116,10 @@ def tent_step(
       >>> bool(p["s"] > 1.0)  # sharper predictions have lower entropy
       True
     """
+    _check_optimizer(optimizer)
+    if not callable(apply_fn):
+        raise ValueError(f"apply_fn must be callable (params, batch) -> logits, got "
+                         f"{type(apply_fn).__name__}")
     def loss(p):
         logits = apply_fn(p, batch)
         return entropy_loss(logits), logits
