@@ -19,7 +19,19 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jaxlab import align, attribution, causal, diffusion, ood, optim, robust, theory, tta
+from jaxlab import (
+    align,
+    attribution,
+    causal,
+    chem,
+    diffusion,
+    explain,
+    ood,
+    optim,
+    robust,
+    theory,
+    tta,
+)
 from jaxlab import curriculum as cl
 from jaxlab.curriculum.mw_net import init_weight_net
 
@@ -744,8 +756,127 @@ THEORY = [
          lambda: theory.magnitude_prune(ICLP, 0.5, "random", key=None)),
 ]
 
+IMG = jnp.ones((2, 4, 4, 1))
+SAL = jnp.ones((2, 4, 4))
+ENC = lambda x: jnp.reshape(x, (x.shape[0], -1))[:, :3]  # noqa: E731  [b, H, W, C] -> [b, 3]
+EMB = jnp.eye(2, 3)
+MASK = jnp.full((2, 4, 4), 0.5)
+STAGES_FN = lambda p, x: (ENC(x), (x, x))  # noqa: E731
+NEM_PARAMS = explain.NEMParams(encoder={}, decoder={})
+
+EXPLAIN = [
+    Case("explain.cosine_distance", "v", lambda: explain.cosine_distance(EMB, jnp.ones((2, 4)))),
+    Case("explain.cosine_distance", "u",
+         lambda: explain.cosine_distance(EMB.at[0, 0].set(NAN), EMB), "nan"),
+    Case("explain.masked_input", "mask",
+         lambda: explain.masked_input(IMG, jnp.full((2, 4, 4), 2.0))),
+    Case("explain.masked_input", "x", lambda: explain.masked_input(jnp.ones((4, 4)), MASK)),
+    Case("explain.nem_loss", "mask", lambda: explain.nem_loss(EMB, EMB, jnp.ones((2, 4)))),
+    Case("explain.nem_loss", "lambda_f", lambda: explain.nem_loss(EMB, EMB, MASK, lambda_f=-1.0)),
+    Case("explain.nem_loss", "emb_masked", lambda: explain.nem_loss(EMB, jnp.ones((2, 4)), MASK)),
+    Case("explain.nem_contrastive_loss", "form",
+         lambda: explain.nem_contrastive_loss(EMB, EMB, EMB, MASK, form="bogus")),
+    Case("explain.nem_contrastive_loss", "lambda_c",
+         lambda: explain.nem_contrastive_loss(EMB, EMB, EMB, MASK, lambda_c=-1.0)),
+    Case("explain.nem_contrastive_loss", "emb_complement",
+         lambda: explain.nem_contrastive_loss(EMB, EMB, jnp.ones((3, 3)), MASK)),
+    Case("explain.smooth_random_masks", "p_keep",
+         lambda: explain.smooth_random_masks(KEY, 4, 8, 8, p_keep=1.5)),
+    Case("explain.smooth_random_masks", "num_masks",
+         lambda: explain.smooth_random_masks(KEY, 0, 8, 8)),
+    Case("explain.smooth_random_masks", "key", lambda: explain.smooth_random_masks(0, 4, 8, 8)),
+    Case("explain.smooth_random_masks", "cells",
+         lambda: explain.smooth_random_masks(KEY, 4, 8, 8, cells=0)),
+    Case("explain.relax", "chunk_size",
+         lambda: explain.relax(ENC, jnp.ones((4, 4, 1)), KEY, num_masks=10, chunk_size=3)),
+    Case("explain.relax", "x", lambda: explain.relax(ENC, jnp.ones((4, 4)), KEY, 10, 5)),
+    Case("explain.relax", "key", lambda: explain.relax(ENC, jnp.ones((4, 4, 1)), 0, 10, 5)),
+    Case("explain.relax", "p_keep",
+         lambda: explain.relax(ENC, jnp.ones((4, 4, 1)), KEY, 10, 5, p_keep=0.0)),
+    Case("explain.gradient_saliency", "x", lambda: explain.gradient_saliency(ENC, jnp.ones(3))),
+    Case("explain.gradient_saliency", "encode_fn",
+         lambda: explain.gradient_saliency(None, IMG)),
+    Case("explain.pointing_game", "gt_mask",
+         lambda: explain.pointing_game(SAL, jnp.ones((2, 3, 3)))),
+    Case("explain.pointing_game", "saliency",
+         lambda: explain.pointing_game(SAL.at[0, 0, 0].set(NAN), SAL), "nan"),
+    Case("explain.mass_inside", "gt_mask", lambda: explain.mass_inside(SAL, jnp.ones((2, 3, 3)))),
+    Case("explain.mass_inside", "saliency",
+         lambda: explain.mass_inside(SAL.at[0, 0, 0].set(NAN), SAL), "nan"),
+    Case("explain.deletion_auc", "saliency",
+         lambda: explain.deletion_auc(ENC, IMG, jnp.ones((2, 3, 3)))),
+    Case("explain.deletion_auc", "num_steps",
+         lambda: explain.deletion_auc(ENC, IMG, SAL, num_steps=0)),
+    Case("explain.insertion_auc", "x", lambda: explain.insertion_auc(ENC, jnp.ones((4, 4)), SAL)),
+    Case("explain.insertion_auc", "num_steps",
+         lambda: explain.insertion_auc(ENC, IMG, SAL, num_steps=0)),
+    Case("explain.nem_mask", "x",
+         lambda: explain.nem_mask(STAGES_FN, explain.MaskDecoder(), NEM_PARAMS, jnp.ones(3))),
+    Case("explain.nem_mask", "stages_fn",
+         lambda: explain.nem_mask(None, explain.MaskDecoder(), NEM_PARAMS, IMG)),
+    Case("explain.nem_objective", "lambda_s",
+         lambda: explain.nem_objective(STAGES_FN, explain.MaskDecoder(), NEM_PARAMS, IMG,
+                                       lambda_s=-1.0)),
+    Case("explain.nem_objective", "x",
+         lambda: explain.nem_objective(STAGES_FN, explain.MaskDecoder(), NEM_PARAMS, jnp.ones(3))),
+]
+
+MCF_BATCH = {"atom_coords": jnp.ones((1, 5, 4)), "positions": jnp.ones((1, 5, 3)),
+             "mask": jnp.ones((1, 5))}
+COORDS = jnp.asarray(np.random.default_rng(0).normal(size=(5, 3)))
+
+CHEM = [
+    Case("chem.kabsch_rmsd", "b", lambda: chem.kabsch_rmsd(COORDS, COORDS[:4])),
+    Case("chem.kabsch_rmsd", "mask", lambda: chem.kabsch_rmsd(COORDS, COORDS, jnp.ones(3))),
+    Case("chem.kabsch_rmsd", "a",
+         lambda: chem.kabsch_rmsd(COORDS.at[0, 0].set(NAN), COORDS), "nan"),
+    Case("chem.best_rmsd", "coords_b",
+         lambda: chem.best_rmsd(chem.mol_from_smiles("C"), np.zeros((5, 3)), np.zeros((4, 3)))),
+    Case("chem.best_rmsd", "mol", lambda: chem.best_rmsd("C", np.zeros((5, 3)), np.zeros((5, 3)))),
+    Case("chem.best_rmsd_matrix", "generated",
+         lambda: chem.best_rmsd_matrix(chem.mol_from_smiles("C"), np.zeros((1, 5, 3)),
+                                       np.zeros((1, 4, 3)))),
+    Case("chem.best_rmsd_matrix", "references",
+         lambda: chem.best_rmsd_matrix(chem.mol_from_smiles("C"), np.zeros((5, 3)),
+                                       np.zeros((1, 5, 3)))),
+    Case("chem.coverage_matching", "threshold",
+         lambda: chem.coverage_matching(np.ones((2, 2)), 0.0)),
+    Case("chem.coverage_matching", "rmsd",
+         lambda: chem.coverage_matching(np.full((2, 2), NAN), 1.0)),
+    Case("chem.center_positions", "mask",
+         lambda: chem.center_positions(jnp.ones((1, 5, 3)), jnp.ones((1, 4)))),
+    Case("chem.center_positions", "x", lambda: chem.center_positions(jnp.ones((5, 3)),
+                                                                      jnp.ones(5))),
+    Case("chem.featurize", "mol", lambda: chem.featurize(42)),
+    Case("chem.mol_from_smiles", "smiles", lambda: chem.mol_from_smiles(None)),
+    Case("chem.laplacian_eigenfunctions", "k",
+         lambda: chem.laplacian_eigenfunctions(jnp.eye(3), k=0)),
+    Case("chem.laplacian_eigenfunctions", "adjacency",
+         lambda: chem.laplacian_eigenfunctions(jnp.ones((3, 2)))),
+    Case("chem.laplacian_eigenfunctions", "mask",
+         lambda: chem.laplacian_eigenfunctions(jnp.eye(3), k=2, mask=jnp.ones(2))),
+    Case("chem.timestep_embedding", "dim", lambda: chem.timestep_embedding(jnp.arange(3), 0)),
+    Case("chem.timestep_embedding", "max_period",
+         lambda: chem.timestep_embedding(jnp.arange(3), 4, max_period=0.0)),
+    Case("chem.timestep_embedding", "t", lambda: chem.timestep_embedding(jnp.ones((2, 2)), 4)),
+    Case("chem.mcf_loss", "batch",
+         lambda: chem.mcf_loss(lambda *a: a[2], {}, SCHED, {"positions": jnp.ones((1, 5, 3))},
+                               KEY)),
+    Case("chem.mcf_loss", "key",
+         lambda: chem.mcf_loss(lambda *a: a[2], {}, SCHED, MCF_BATCH, 0)),
+    Case("chem.mcf_sample", "mask",
+         lambda: chem.mcf_sample(lambda *a: a[2], {}, SCHED, jnp.ones((1, 5, 4)),
+                                 jnp.ones((1, 4)), KEY)),
+    Case("chem.mcf_sample", "eta",
+         lambda: chem.mcf_sample(lambda *a: a[2], {}, SCHED, jnp.ones((1, 5, 4)),
+                                 jnp.ones((1, 5)), KEY, eta=-1.0)),
+    Case("chem.mcf_sample", "key",
+         lambda: chem.mcf_sample(lambda *a: a[2], {}, SCHED, jnp.ones((1, 5, 4)),
+                                 jnp.ones((1, 5)), None)),
+]
+
 CASES = (OOD + CAUSAL + ROBUST + DIFFUSION + CURRICULUM + ATTRIBUTION + OPTIM + TTA + ALIGN
-         + THEORY)
+         + THEORY + EXPLAIN + CHEM)
 
 # Public names that are not kernels: result containers, parameter containers, constants,
 # Flax modules (their inputs are checked by the kernels they call) and submodules.
@@ -778,10 +909,20 @@ EXEMPT = {
     "align.PreferenceBatch": "result NamedTuple",
     "theory.ICLParams": "parameter NamedTuple built by init_icl_params",
     "theory.ICLPrompt": "result NamedTuple of sample_icl_prompt",
+    "explain.MaskDecoder": "Flax module (nem_mask / nem_objective check its inputs)",
+    "explain.NEMParams": "parameter NamedTuple",
+    "explain.StagedEncoder": "Flax module (an example representation model)",
+    "chem.ELEMENTS": "constant",
+    "chem.NUM_ATOM_FEATURES": "constant",
+    "chem.SIZES": "constant: model sizes",
+    "chem.MCFDenoiser": "Flax module (checks its input shapes in __call__)",
+    "chem.MCFSize": "configuration NamedTuple",
+    "chem.MolFeatures": "result NamedTuple of featurize",
+    "chem.MoleculeRejected": "exception class",
 }
 
 PACKAGES = ("ood", "causal", "robust", "diffusion", "curriculum", "attribution", "optim", "tta",
-            "align", "theory")
+            "align", "theory", "explain", "chem")
 
 
 @pytest.mark.parametrize("case", CASES, ids=_case_id)

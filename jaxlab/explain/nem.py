@@ -13,6 +13,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxlab._checks import check_integer, check_key, check_range
+
 __all__ = [
     "cosine_distance",
     "gradient_saliency",
@@ -29,6 +31,12 @@ EncodeFn = Callable[[jax.Array], jax.Array]
 def _check_images(x: jax.Array) -> None:
     if x.ndim != 4:
         raise ValueError(f"x must have shape [b, H, W, C]; got {x.shape}")
+
+
+def _check_encode_fn(encode_fn: object) -> None:
+    if not callable(encode_fn):
+        raise ValueError(f"encode_fn must be callable [b, H, W, C] -> [b, k], got "
+                         f"{type(encode_fn).__name__}")
 
 
 def masked_input(
@@ -111,6 +119,11 @@ def nem_loss(
     mask = jnp.asarray(mask)
     if mask.ndim != 3:
         raise ValueError(f"mask must have shape [b, H, W]; got {mask.shape}")
+    if jnp.shape(emb_masked) != jnp.shape(emb):
+        raise ValueError(f"emb_masked must have the shape of emb {jnp.shape(emb)}, got "
+                         f"{jnp.shape(emb_masked)}")
+    check_range("lambda_f", lambda_f, 0.0)
+    check_range("lambda_s", lambda_s, 0.0)
     return lambda_f * jnp.mean(cosine_distance(emb, emb_masked)) + lambda_s * jnp.mean(mask)
 
 
@@ -159,6 +172,10 @@ def nem_contrastive_loss(
       0.0
     """
     base = nem_loss(emb, emb_masked, mask, lambda_f, lambda_s)
+    check_range("lambda_c", lambda_c, 0.0)
+    if jnp.shape(emb_complement) != jnp.shape(emb):
+        raise ValueError(f"emb_complement must have the shape of emb {jnp.shape(emb)}, got "
+                         f"{jnp.shape(emb_complement)}")
     if form == "additive":
         d_neg = jnp.mean(cosine_distance(emb, emb_complement))
         return base + lambda_c * (1.0 - d_neg)
@@ -175,6 +192,11 @@ def smooth_random_masks(
 ) -> jax.Array:
     """RISE/RELAX-style smooth random masks: Bernoulli(p) on a coarse grid, bilinearly
     upsampled with a random sub-cell shift. Returns ``[num_masks, H, W]`` in [0, 1]."""
+    check_key("key", key)
+    for name, value in (("num_masks", num_masks), ("height", height), ("width", width),
+                        ("cells", cells)):
+        check_integer(name, value, low=1)
+    check_range("p_keep", p_keep, 0.0, 1.0, low_open=True)
     k_grid, k_h, k_w = jax.random.split(key, 3)
     grid = jax.random.bernoulli(k_grid, p_keep, (num_masks, cells + 1, cells + 1))
     cell_h, cell_w = -(-height // cells), -(-width // cells)
@@ -231,6 +253,7 @@ def relax(
     x = jnp.asarray(x)
     if x.ndim != 3:
         raise ValueError(f"x must have shape [H, W, C]; got {x.shape}")
+    _check_encode_fn(encode_fn)
     if num_masks < 1 or chunk_size < 1 or num_masks % chunk_size:
         raise ValueError(f"num_masks ({num_masks}) must be a positive multiple of chunk_size "
                          f"({chunk_size})")
@@ -265,6 +288,7 @@ def gradient_saliency(encode_fn: EncodeFn, x: jax.typing.ArrayLike) -> jax.Array
       >>> float(s[0, 0, 0]), float(s[0, 2, 2])
       (2.0, 0.0)
     """
+    _check_encode_fn(encode_fn)
     x = jnp.asarray(x)
     _check_images(x)
     target = jax.lax.stop_gradient(encode_fn(x))
