@@ -512,6 +512,10 @@ REPS = jnp.arange(6.0).reshape(3, 2)
 ATTRIBUTION = [
     Case("attribution.lasso_fista", "alpha",
          lambda: attribution.lasso_fista(APPLY_W, APPLY_WT, jnp.ones(3), jnp.zeros(2), -0.1)),
+    Case("attribution.lasso_fista", "alpha",  # traced under jit: NaN, not a "solution"
+         lambda: jax.jit(lambda a: attribution.lasso_fista(APPLY_W, APPLY_WT, jnp.ones(3),
+                                                           jnp.zeros(2), a, num_iters=5))(-0.1),
+         "nan"),
     Case("attribution.lasso_fista", "anchor",
          lambda: attribution.lasso_fista(APPLY_W, APPLY_WT, jnp.ones(3), jnp.zeros(2, int), 0.1)),
     Case("attribution.lasso_fista", "anchor",
@@ -634,6 +638,10 @@ TTA_STATE = tta.slwi_init(SRC)
 TTA = [
     Case("tta.slwi_update", "zeta", lambda: tta.slwi_update(TTA_STATE, SRC, SRC, zeta=-1.0)),
     Case("tta.slwi_update", "warmup", lambda: tta.slwi_update(TTA_STATE, SRC, SRC, warmup=-1)),
+    Case("tta.slwi_update", "zeta",  # traced: cannot raise, so the answer is NaN
+         lambda: jax.jit(lambda z: tta.slwi_update(TTA_STATE, SRC, SRC, zeta=z)[0])(-1.0), "nan"),
+    Case("tta.slwi_update", "warmup",
+         lambda: jax.jit(lambda w: tta.slwi_update(TTA_STATE, SRC, SRC, warmup=w)[0])(-1), "nan"),
     Case("tta.slwi_update", "a", lambda: tta.slwi_update(TTA_STATE, SRC, SRC, a=1.5)),
     Case("tta.slwi_update", "q", lambda: tta.slwi_update(TTA_STATE, SRC, SRC, q=0.0)),
     Case("tta.slwi_update", "b", lambda: tta.slwi_update(TTA_STATE, SRC, SRC, b=-0.1)),

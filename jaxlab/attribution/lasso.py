@@ -143,8 +143,8 @@ def lasso_fista(
 
     Bad input: ``alpha < 0``, a non-positive ``step``, ``num_iters < 1``, an integer or
     misshapen ``anchor`` or ``target`` raise ``ValueError`` (``alpha`` and ``step`` only when
-    concrete: traced values are unchecked). A NaN in ``target`` or ``anchor``, or a given
-    step too large for W (the iterates blow up), gives NaN.
+    concrete; traced, an invalid value gives NaN). A NaN in ``target`` or ``anchor``, or a
+    given step too large for W (the iterates blow up), gives NaN.
 
     Args:
       apply_w: z ↦ W z (linear; a dense matrix, a convolution, …).
@@ -195,11 +195,17 @@ def lasso_fista(
     theta0 = jnp.ones((), anchor.dtype)
     if step is not None:
         check_range("step", step, 0.0, low_open=True)
-        return anchor + _fista_fixed(apply_w, apply_wt, residual_target, zero, theta0,
-                                     alpha, step, num_iters)
-    lipschitz = 1.01 * lipschitz_constant(apply_w, apply_wt, anchor.shape, dtype=anchor.dtype)
-    return anchor + _fista_backtracking(apply_w, apply_wt, residual_target, zero, theta0,
-                                        alpha, lipschitz, num_iters)
+        delta = _fista_fixed(apply_w, apply_wt, residual_target, zero, theta0, alpha, step,
+                             num_iters)
+        valid = (jnp.asarray(alpha) >= 0) & (jnp.asarray(step) > 0)
+    else:
+        lipschitz = 1.01 * lipschitz_constant(apply_w, apply_wt, anchor.shape,
+                                              dtype=anchor.dtype)
+        delta = _fista_backtracking(apply_w, apply_wt, residual_target, zero, theta0, alpha,
+                                    lipschitz, num_iters)
+        valid = jnp.asarray(alpha) >= 0
+    # A traced α < 0 or step ≤ 0 cannot raise: the answer is NaN, not a "solution".
+    return jnp.where(valid, anchor + delta, jnp.nan)
 
 
 def _momentum(new, delta, theta):

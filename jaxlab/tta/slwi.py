@@ -265,9 +265,10 @@ def slwi_update(
         int ≥ 0.
 
     The hyper-parameters are checked (``ValueError`` naming the argument) when concrete;
-    traced under ``jit`` they are unchecked (no error is raised at trace time); to check
-    them there, assert them with ``jax.experimental.checkify.check`` inside a function
-    transformed by ``checkify.checkify``. NaN in ``observed`` or ``update`` gives NaN.
+    traced under ``jit`` they cannot raise, and an out-of-range value makes ``phi_hat`` NaN
+    (to get an error there instead, assert them with ``jax.experimental.checkify.check``
+    inside a function transformed by ``checkify.checkify``). NaN in ``observed`` or
+    ``update`` gives NaN.
 
     Returns:
       ``(phi_hat, state, info)``: the weights to continue adapting from, the new state, and
@@ -322,5 +323,9 @@ def slwi_update(
     mean = jax.tree.map(lambda m, k, x: m + k * (x - m), mean_pred, gain, backtracked)
     var = jax.tree.map(lambda k, p: (1 - k) * p, gain, var_pred)
     phi_hat = jax.tree.map(lambda m, x: m + b * (x - m), mean_pred, backtracked)
+    # Traced hyper-parameters are not checked at trace time; out of range, φ̂ is NaN.
+    valid = ((0 <= a) & (a <= 1) & (0 < q) & (q < 1) & (0 <= b) & (b <= 1) & (zeta >= 0)
+             & (alpha > 1) & (warmup >= 0))
+    phi_hat = jax.tree.map(lambda x: jnp.where(valid, x, jnp.nan), phi_hat)
     new_state = SLWIState(mean, var, state.source, log_pred, new_mean, new_m2, state.count + 1)
     return phi_hat, new_state, SLWIInfo(score, flagged, c)
