@@ -228,7 +228,9 @@ def unembedding_dpo_loss(
       >>> jax.grad(unembedding_dpo_loss)(w, w, g, y, 1 - y, 0.1).shape
       (2, 3)
     """
-    vocab = jnp.shape(w)[0] if jnp.ndim(w) == 2 else 1
+    if jnp.ndim(w) != 2:
+        raise ValueError(f"w must be [vocab, d], got shape {jnp.shape(w)}")
+    vocab = jnp.shape(w)[0]
     check_labels("chosen", chosen, vocab)
     check_labels("rejected", rejected, vocab)
     w_ref = jax.lax.stop_gradient(jnp.asarray(w_ref))

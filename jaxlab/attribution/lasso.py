@@ -99,6 +99,9 @@ def lipschitz_constant(
       9.0
     """
     check_integer("num_iters", num_iters, low=1)
+    for name, fn in (("apply_w", apply_w), ("apply_wt", apply_wt)):
+        if not callable(fn):
+            raise ValueError(f"{name} must be callable, got {type(fn).__name__}")
     if not jnp.issubdtype(dtype, jnp.floating):
         raise ValueError(f"dtype must be a floating dtype, got {dtype}")
     shape = tuple(shape)

@@ -188,6 +188,8 @@ def mcf_loss(
     Returns:
       The scalar loss.
     """
+    if not callable(apply_fn):
+        raise ValueError(f"apply_fn must be callable, got {type(apply_fn).__name__}")
     missing = {"atom_coords", "positions", "mask"} - set(batch)
     if missing:
         raise ValueError(f"batch lacks {sorted(missing)} (needs atom_coords, positions, mask)")
@@ -221,6 +223,10 @@ def mcf_sample(
     (the paper's validation protocol is 50 steps, η = 1).
     """
     check_key("key", key)
+    if not callable(apply_fn):
+        raise ValueError(f"apply_fn must be callable, got {type(apply_fn).__name__}")
+    if jnp.ndim(atom_coords) != 3:
+        raise ValueError(f"atom_coords must be [B, N, F], got shape {jnp.shape(atom_coords)}")
     if jnp.shape(mask) != jnp.shape(atom_coords)[:2]:
         raise ValueError(f"mask must be [B, N] = {jnp.shape(atom_coords)[:2]}, got "
                          f"{jnp.shape(mask)}")

@@ -42,7 +42,9 @@ def coarse_cross_entropy(logits: ArrayLike, labels: ArrayLike, clusters: ArrayLi
       Stretcu, Platanios, Mitchell, Póczos, Coarse-to-Fine Curriculum Learning,
       arXiv:2106.04072, 2021.
     """
-    check_labels("labels", labels, jnp.shape(logits)[-1] if jnp.ndim(logits) == 2 else 1)
+    if jnp.ndim(logits) != 2:
+        raise ValueError(f"logits must be [b, C], got shape {jnp.shape(logits)}")
+    check_labels("labels", labels, jnp.shape(logits)[-1])
     logits, labels, clusters = jnp.asarray(logits), jnp.asarray(labels), jnp.asarray(clusters)
     if logits.ndim != 2 or labels.shape != logits.shape[:1] or clusters.shape != logits.shape[1:]:
         raise ValueError(f"need logits [b, C], labels [b], clusters [C]; got {logits.shape}, "

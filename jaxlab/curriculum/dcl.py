@@ -40,7 +40,9 @@ def data_parameter_loss(logits: ArrayLike, labels: ArrayLike, log_sigma: ArrayLi
       Saxena, Tuzel, DeCoste, Data Parameters: A New Family of Parameters for Learning a
       Differentiable Curriculum, NeurIPS 2019.
     """
-    check_labels("labels", labels, jnp.shape(logits)[-1] if jnp.ndim(logits) == 2 else 1)
+    if jnp.ndim(logits) != 2:
+        raise ValueError(f"logits must be [b, C], got shape {jnp.shape(logits)}")
+    check_labels("labels", labels, jnp.shape(logits)[-1])
     logits, log_sigma = jnp.asarray(logits), jnp.asarray(log_sigma)
     if logits.ndim != 2 or log_sigma.shape != logits.shape[:1]:
         raise ValueError(f"logits must be [b, C] and log_sigma [b], got {logits.shape}, "

@@ -47,7 +47,9 @@ def lgl_loss(logits: ArrayLike, labels: ArrayLike, class_mask: ArrayLike) -> jax
       Cheng, Tao, Wang, Li, Local to Global Learning: Gradually Adding Classes for
       Training Deep Neural Networks, CVPR 2019.
     """
-    check_labels("labels", labels, jnp.shape(logits)[-1] if jnp.ndim(logits) == 2 else 1)
+    if jnp.ndim(logits) != 2:
+        raise ValueError(f"logits must be [b, C], got shape {jnp.shape(logits)}")
+    check_labels("labels", labels, jnp.shape(logits)[-1])
     logits, labels = jnp.asarray(logits), jnp.asarray(labels)
     mask = jnp.asarray(class_mask, bool)
     if logits.ndim != 2 or labels.shape != logits.shape[:1] or mask.shape != logits.shape[1:]:

@@ -140,6 +140,9 @@ def mcl(schedule_epochs: int = 20, warm_epochs: int = 5, lam: float = 1.0,
       >>> int(c.data_curriculum(s, 1, inputs).weights.sum())
       2
     """
+    check_range("feature_gamma", feature_gamma, 0.0, low_open=True)
+    check_range("alpha", alpha, 0.0, low_open=True)
+    check_range("beta", beta, 0.0, 1.0, low_open=True, high_open=True)
     if schedule_epochs < 1 or warm_epochs < 0:
         raise ValueError(f"need schedule_epochs >= 1 and warm_epochs >= 0, got "
                          f"{schedule_epochs}, {warm_epochs}")

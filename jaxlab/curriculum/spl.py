@@ -150,6 +150,8 @@ def spl(start_rate: float = 0.2, grow_epochs: int = 15, grow_fn: str = "linear",
     """
     if grow_fn not in PACINGS:
         raise ValueError(f"grow_fn must be one of {PACINGS}, got {grow_fn!r}")
+    if weighting == "polynomial":
+        check_range("t", t, 1.0, low_open=True)
     pacing(1, start_rate, grow_epochs, grow_fn, p)  # validates the pacing arguments
     if weighting not in WEIGHTINGS:
         raise ValueError(f"weighting must be one of {WEIGHTINGS}, got {weighting!r}")

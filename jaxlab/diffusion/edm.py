@@ -31,6 +31,12 @@ def _expand(v: jax.Array, x: jax.Array) -> jax.Array:
     return jnp.reshape(v, v.shape + (1,) * (x.ndim - v.ndim))
 
 
+def _check_denoise_fn(denoise_fn: DenoiseFn) -> None:
+    if not callable(denoise_fn):
+        raise ValueError(f"denoise_fn must be callable (x, sigma) -> D, got "
+                         f"{type(denoise_fn).__name__}")
+
+
 def edm_precondition(
     sigma: jax.typing.ArrayLike, sigma_data: float = 0.5
 ) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
@@ -98,6 +104,8 @@ def edm_denoise(
     sigma = as_float("sigma", sigma)
     if not callable(raw_fn):
         raise ValueError(f"raw_fn must be callable, got {type(raw_fn).__name__}")
+    if x.ndim < 1:
+        raise ValueError(f"x must have shape [b, ...], got a scalar {x.shape}")
     if x.ndim < 1 or sigma.shape != x.shape[:1]:
         raise ValueError(f"sigma must have shape [{x.shape[0]}] (one per row of x); got "
                          f"{sigma.shape}")
@@ -138,6 +146,7 @@ def edm_loss(
       >>> bool(loss > 0)
       True
     """
+    _check_denoise_fn(denoise_fn)
     y = as_float("y", y)
     if y.ndim < 2 or y.shape[0] == 0:
         raise ValueError(f"y must have shape [b >= 1, ...] with a feature axis; got {y.shape}")
@@ -222,6 +231,7 @@ def edm_heun_sample(
       Karras, Aittala, Aila, Laine. Elucidating the Design Space of Diffusion-Based
       Generative Models. NeurIPS 2022, Algorithm 1.
     """
+    _check_denoise_fn(denoise_fn)
     noise = as_float("noise", noise)
     sigmas = as_float("sigmas", sigmas).astype(noise.dtype)
     if noise.ndim < 1 or noise.shape[0] < 1:

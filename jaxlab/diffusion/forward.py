@@ -48,6 +48,9 @@ def q_sample(schedule: Schedule, x0: PyTree, t: jax.typing.ArrayLike, noise: PyT
     References:
       Ho, Jain & Abbeel, "Denoising Diffusion Probabilistic Models", NeurIPS 2020.
     """
+    leaves = jax.tree.leaves(x0)
+    if not leaves or any(jnp.ndim(leaf) == 0 for leaf in leaves):
+        raise ValueError("x0 must be a non-empty pytree of arrays with a leading batch axis")
     t = jnp.asarray(t)
     if not jnp.issubdtype(t.dtype, jnp.integer):
         raise ValueError(f"t must be an integer array; got dtype {t.dtype}")

@@ -297,6 +297,8 @@ def pca_proxy(train_set: jax.typing.ArrayLike, num_components: int) -> PCAProxy:
 
 def pca_embed(proxy: PCAProxy, x: jax.typing.ArrayLike) -> jax.Array:
     """L2-normalised PCA coordinates of ``x: [N, d]`` → ``[N, k]``."""
+    if not isinstance(proxy, PCAProxy):
+        raise ValueError(f"proxy must be a PCAProxy (from pca_proxy), got {type(proxy).__name__}")
     x = jnp.asarray(x)
     if x.ndim != 2 or x.shape[1] != proxy.mean.shape[0]:
         raise ValueError(f"x must have shape [N, {proxy.mean.shape[0]}]; got {x.shape}")

@@ -212,6 +212,9 @@ def mahalanobis_score(features: ArrayLike, gaussians: ClassGaussians) -> jax.Arr
       Lee, Lee, Lee, Shin. "A simple unified framework for detecting out-of-distribution
       samples and adversarial attacks", NeurIPS 2018.
     """
+    if not isinstance(gaussians, ClassGaussians):
+        raise ValueError(f"gaussians must be ClassGaussians (from fit_class_gaussians), got "
+                         f"{type(gaussians).__name__}")
     features = _check_2d("features", features)
     if features.shape[1] != gaussians.means.shape[1]:
         raise ValueError(f"features must have d = {gaussians.means.shape[1]} columns (the "

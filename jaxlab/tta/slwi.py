@@ -116,6 +116,8 @@ def tent_step(
       >>> bool(p["s"] > 1.0)  # sharper predictions have lower entropy
       True
     """
+    if jnp.ndim(batch) < 1:
+        raise ValueError(f"batch must be [n, ...], got shape {jnp.shape(batch)}")
     _check_optimizer(optimizer)
     if not callable(apply_fn):
         raise ValueError(f"apply_fn must be callable (params, batch) -> logits, got "
@@ -285,6 +287,8 @@ def slwi_update(
       Lee, Chang. "Stationary Latent Weight Inference for Unreliable Observations from Online
       Test-Time Adaptation", ICML 2024 (PMLR 235:26379-26395).
     """
+    if not isinstance(state, SLWIState):
+        raise ValueError(f"state must be an SLWIState (from slwi_init), got {type(state).__name__}")
     check_range("a", a, 0.0, 1.0)
     check_range("q", q, 0.0, 1.0, low_open=True, high_open=True)
     check_range("b", b, 0.0, 1.0)
