@@ -80,6 +80,11 @@ def _check_binary(**arrays: ArrayLike) -> list[jax.Array]:
     return out
 
 
+def _check_utility(utility: ArrayLike | None) -> None:
+    if utility is not None and jnp.shape(utility) != (2, 2):
+        raise ValueError(f"utility must be a [2, 2] matrix u[y, t], got shape {jnp.shape(utility)}")
+
+
 def _check_bounds(lower_name: str, lower: jax.Array, upper_name: str, upper: jax.Array) -> None:
     if lower.shape != upper.shape:
         raise ValueError(f"{upper_name} must have the shape of {lower_name}, got "
@@ -138,6 +143,7 @@ def metric_from_joint(q: ArrayLike, metric: Metric, utility: ArrayLike | None = 
 
 def regret(v: ArrayLike, metric: Metric, utility: ArrayLike | None = None) -> jax.Array:
     """Regret ``R = m(π) − m(π₀)`` from a full cell table ``v[y, t, d]`` (``[2, 2, 2]``)."""
+    _check_utility(utility)
     v = jnp.asarray(v)
     if v.shape != (2, 2, 2):
         raise ValueError(f"v must be [2, 2, 2] cells v[y, t, d], got shape {v.shape}")
@@ -210,6 +216,12 @@ def regret_interval(
       >>> bool(d[1] - d[0] <= s[1] - s[0])
       True
     """
+    _check_utility(utility)
+    v1, p_t_d0 = as_float("v1", v1), as_float("p_t_d0", p_t_d0)
+    if v1.shape != (2, 2) or p_t_d0.shape != (2,):
+        raise ValueError(f"v1 must be [2, 2] and p_t_d0 [2], got {v1.shape}, {p_t_d0.shape}")
+    _check_probability("v1", v1)
+    _check_probability("p_t_d0", p_t_d0)
     lower = as_float("lower", lower)
     upper = as_float("upper", upper)
     _check_bounds("lower", lower, "upper", upper)
@@ -398,6 +410,7 @@ def unobserved_cell_bounds_dr(
         if a.shape != t.shape:
             raise ValueError(f"{name} must be [N] like t {t.shape}, got {a.shape}")
     _check_probability("e", as_float("e", e))
+    _check_probability("mu1", as_float("mu1", mu1))
     e = jnp.clip(as_float("e", e), 1e-3, 1.0)
     mu1 = jnp.asarray(mu1)
     w = jnp.stack([1.0 - t, t])

@@ -40,6 +40,9 @@ def weight_net(params: WeightNetParams, losses: ArrayLike) -> jax.Array:
       >>> weight_net(init_weight_net(jax.random.key(0)), jnp.ones(3)).shape
       (3,)
     """
+    if not isinstance(params, WeightNetParams):
+        raise ValueError(f"params must be WeightNetParams (from init_weight_net), got "
+                         f"{type(params).__name__}")
     if jnp.ndim(losses) != 1:
         raise ValueError(f"losses must be [b], got shape {jnp.shape(losses)}")
     x = jnp.asarray(losses)[:, None]
@@ -63,6 +66,9 @@ def mw_net_meta_loss(vparams: WeightNetParams, params: Any, loss_fn: LossFn,
       ...                        jnp.zeros(1), 0.0, jnp.ones(2)))
       1.0
     """
+    if not isinstance(vparams, WeightNetParams):
+        raise ValueError(f"vparams must be WeightNetParams (from init_weight_net), got "
+                         f"{type(vparams).__name__}")
     check_meta(loss_fn, lr, labels, valid=valid)
     valid = jnp.asarray(valid, jnp.float32)
     n = jnp.maximum(jnp.sum(valid), 1.0)

@@ -9,6 +9,7 @@ import jax
 import jax.numpy as jnp
 
 from jaxlab._checks import check_integer
+from jaxlab.explain.nem import check_baseline
 
 __all__ = ["deletion_auc", "insertion_auc", "mass_inside", "pointing_game"]
 
@@ -105,7 +106,7 @@ def deletion_auc(
     if x.ndim != 4 or saliency.shape != x.shape[:3]:
         raise ValueError(f"need x [b, H, W, C] and saliency [b, H, W]; got {x.shape}, "
                          f"{saliency.shape}")
-    base = jnp.broadcast_to(jnp.asarray(baseline, x.dtype), x.shape)
+    base = check_baseline(baseline, x)
     return _curve_auc(encode_fn, x, saliency, base, num_steps, insert=False)
 
 
@@ -123,5 +124,5 @@ def insertion_auc(
     if x.ndim != 4 or saliency.shape != x.shape[:3]:
         raise ValueError(f"need x [b, H, W, C] and saliency [b, H, W]; got {x.shape}, "
                          f"{saliency.shape}")
-    base = jnp.broadcast_to(jnp.asarray(baseline, x.dtype), x.shape)
+    base = check_baseline(baseline, x)
     return _curve_auc(encode_fn, x, saliency, base, num_steps, insert=True)

@@ -33,6 +33,15 @@ def _check_images(x: jax.Array) -> None:
         raise ValueError(f"x must have shape [b, H, W, C]; got {x.shape}")
 
 
+def check_baseline(baseline: jax.typing.ArrayLike, x: jax.Array) -> jax.Array:
+    """``baseline`` broadcast to ``x``'s shape (a ``ValueError`` naming it otherwise)."""
+    try:
+        return jnp.broadcast_to(jnp.asarray(baseline, x.dtype), x.shape)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"baseline must broadcast to x {x.shape}, got shape "
+                         f"{jnp.shape(baseline)}") from e
+
+
 def _check_encode_fn(encode_fn: object) -> None:
     if not callable(encode_fn):
         raise ValueError(f"encode_fn must be callable [b, H, W, C] -> [b, k], got "
@@ -58,6 +67,7 @@ def masked_input(
       Array([[[1. , 0. ],
               [0.5, 0. ]]], dtype=float32)
     """
+    check_baseline(baseline, jnp.asarray(x))
     x = jnp.asarray(x)
     mask = jnp.asarray(mask, x.dtype)
     _check_images(x)

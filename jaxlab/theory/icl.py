@@ -203,7 +203,14 @@ def init_icl_params(
     )
 
 
+def _check_params(params: ICLParams) -> None:
+    if not isinstance(params, ICLParams):
+        raise ValueError(f"params must be ICLParams (from init_icl_params), got "
+                         f"{type(params).__name__}")
+
+
 def _check_prompt(params: ICLParams, demos: jax.Array, query: jax.Array) -> None:
+    _check_params(params)
     n = params.w_q.shape[1]
     if demos.ndim != 2 or demos.shape[1] != n or query.shape != (n,):
         raise ValueError(
@@ -312,6 +319,7 @@ def magnitude_prune(
       >>> jnp.linalg.norm(magnitude_prune(p, 0.5).w_o, axis=1).tolist()
       [0.0, 0.0, 3.0, 4.0]
     """
+    _check_params(params)
     if order not in PRUNE_ORDERS:
         raise ValueError(f"order must be one of {PRUNE_ORDERS}, got {order!r}")
     if not isinstance(rate, jax.core.Tracer) and not 0.0 <= float(rate) <= 1.0:

@@ -154,6 +154,9 @@ def mean_reversion(params: Params, source: Params, a: float, mask: Any = None) -
     if jax.tree.structure(params) != jax.tree.structure(source):
         raise ValueError(f"source must have the structure of params {jax.tree.structure(params)}"
                          f", got {jax.tree.structure(source)}")
+    if mask is not None and jax.tree.structure(mask) != jax.tree.structure(params):
+        raise ValueError(f"mask must have the structure of params {jax.tree.structure(params)}, "
+                         f"got {jax.tree.structure(mask)}")
     mask = jax.tree.map(lambda _: True, params) if mask is None else mask
     return jax.tree.map(lambda p, s, m: a * p + (1 - a) * s if m else p, params, source, mask)
 
