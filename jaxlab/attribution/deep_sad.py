@@ -91,7 +91,7 @@ def deep_sad_loss(
       Anomaly Detection. ICLR 2020.
     """
     check_range("eta", eta, 0.0)
-    check_range("eps", eps, 0.0, low_open=True)
+    check_range("eps", eps, 0.0)
     lab = jnp.asarray(labels)
     if not is_traced(lab) and not np.isin(np.asarray(lab), (-1, 0, 1)).all():
         raise ValueError("labels must be 0 (unlabelled), +1 (labelled normal) or -1 (anomaly)")

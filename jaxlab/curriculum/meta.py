@@ -21,12 +21,13 @@ LossFn = Callable[[Any, jax.Array, jax.Array], jax.Array]
 
 
 def check_meta(loss_fn: LossFn, lr: float, labels: ArrayLike, **per_sample: ArrayLike) -> None:
-    """The meta-gradient kernels' shared checks: a callable ``loss_fn``, ``lr > 0`` (when
-    concrete) and per-sample arrays (``weights``, ``valid``) of the batch's length."""
+    """The meta-gradient kernels' shared checks: a callable ``loss_fn``, ``lr ≥ 0`` (when
+    concrete; 0 is a look-ahead that does not move) and per-sample arrays (``weights``,
+    ``valid``) of the batch's length."""
     if not callable(loss_fn):
         raise ValueError(f"loss_fn must be callable (params, inputs, labels) -> [b], got "
                          f"{type(loss_fn).__name__}")
-    check_range("lr", lr, 0.0, low_open=True)
+    check_range("lr", lr, 0.0)
     b = jnp.shape(labels)[:1]
     for name, value in per_sample.items():
         if value is not None and jnp.shape(value) != b:
