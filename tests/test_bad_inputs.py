@@ -420,7 +420,7 @@ CURRICULUM = [
     Case("curriculum.noisy_labels", "key", lambda: cl.noisy_labels(LABELS, 0.1, 3, 7)),
     Case("curriculum.lambertw", "iterations", lambda: cl.lambertw(1.0, iterations=-1)),
     Case("curriculum.lambertw", "x", lambda: cl.lambertw(jnp.array([NAN, 1.0])), "nan"),
-    Case("curriculum.lgl", "start_rate", lambda: cl.lgl(start_rate=0.0)),
+    Case("curriculum.lgl", "start_rate", lambda: cl.lgl(start_rate=-0.1)),
     Case("curriculum.lgl", "strategy", lambda: cl.lgl(strategy="bogus")),
     Case("curriculum.lgl_loss", "class_mask",
          lambda: cl.lgl_loss(LOGITS, LABELS, jnp.ones(2, bool))),
