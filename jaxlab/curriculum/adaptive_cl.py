@@ -33,8 +33,6 @@ def adaptive_pace(epoch: int, p: float, q: float, r: int) -> float:
     check_range("q", q, 1.0)
     check_integer("r", r, low=1)
     check_integer("epoch", epoch, low=0)
-    if not 0 < p <= 1 or q < 1 or r < 1:
-        raise ValueError(f"need p in (0, 1], q >= 1, r >= 1; got {p}, {q}, {r}")
     return min(1.0, p * q ** math.floor(epoch / r))
 
 

@@ -19,9 +19,6 @@ def cbs_sigma(epoch: int, start_std: float = 1.0, grow_factor: float = 0.9,
     check_range("start_std", start_std, 0.0, low_open=True)
     check_range("grow_factor", grow_factor, 0.0, 1.0, low_open=True)
     check_integer("grow_interval", grow_interval, low=1)
-    if start_std <= 0 or not 0 < grow_factor <= 1 or grow_interval < 1:
-        raise ValueError(f"need start_std > 0, grow_factor in (0, 1], grow_interval >= 1; got "
-                         f"{start_std}, {grow_factor}, {grow_interval}")
     return start_std * grow_factor ** (epoch // grow_interval)
 
 

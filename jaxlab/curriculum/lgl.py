@@ -105,9 +105,6 @@ def lgl(start_rate: float = 0.1, grow_rate: float = 0.3, grow_interval: int = 20
     check_range("start_rate", start_rate, 0.0, 1.0)
     check_range("grow_rate", grow_rate, 0.0, low_open=True)
     check_integer("grow_interval", grow_interval, low=1)
-    if not 0 <= start_rate <= 1 or grow_rate <= 0 or grow_interval < 1:
-        raise ValueError(f"need start_rate in [0, 1], grow_rate > 0, grow_interval >= 1; got "
-                         f"{start_rate}, {grow_rate}, {grow_interval}")
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
 
