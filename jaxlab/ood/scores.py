@@ -129,7 +129,7 @@ def knn_score(
     features, bank = _check_2d("features", features), _check_2d("bank", bank)
     if features.shape[1] != bank.shape[1]:
         raise ValueError(f"features {features.shape} and bank {bank.shape} differ in d")
-    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= bank.shape[0]:
+    if isinstance(k, bool) or not isinstance(k, int | np.integer) or not 1 <= k <= bank.shape[0]:
         raise ValueError(f"k must be an int in [1, {bank.shape[0]}] (the bank size), got {k}")
     check_integer("block_size", block_size, low=1)
     q, b = l2_normalize(features), l2_normalize(bank)
