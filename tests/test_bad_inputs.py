@@ -1389,3 +1389,14 @@ def test_every_argument_has_a_row_or_a_reason() -> None:
     stale = [k for k in ARG_EXEMPT if (tuple(k.split(":")) in covered)]
     assert not missing, f"arguments without a bad-input row or a reason: {missing}"
     assert not stale, f"exempted arguments that do have rows: {stale}"
+
+
+def test_numpy_seed_gives_back_the_integer_a_key_was_made_from() -> None:
+    """Host-side kernels seed numpy from ``key``: ``key(s)`` must reproduce seed ``s``."""
+    from jaxlab._checks import numpy_seed
+
+    for s in (0, 7, 337550, 2**32 - 1):
+        assert numpy_seed("key", jax.random.key(s)) == s
+    assert numpy_seed("key", jax.random.PRNGKey(5)) == 5
+    with pytest.raises(ValueError, match="key"):
+        jax.jit(lambda k: numpy_seed("key", k))(KEY)
