@@ -61,9 +61,10 @@ def _check_probability(name: str, x: jax.Array) -> None:
         return
     host = np.asarray(x, np.float64)
     if host.size and (np.isnan(host).any() or (host < -1e-6).any() or (host > 1 + 1e-6).any()):
-        raise ValueError(f"{name} must hold probabilities in [0, 1]; got range "
-                         f"[{np.nanmin(host):.4g}, {np.nanmax(host):.4g}] (NaN: "
-                         f"{bool(np.isnan(host).any())})")
+        finite = host[~np.isnan(host)]
+        shown = f"[{finite.min():.4g}, {finite.max():.4g}]" if finite.size else "no number"
+        raise ValueError(f"{name} must hold probabilities in [0, 1] (no NaN); got {shown}, "
+                         f"NaN: {bool(np.isnan(host).any())}")
 
 
 def _check_binary(**arrays: ArrayLike) -> list[jax.Array]:
