@@ -8,6 +8,10 @@ unembedding W ∈ ℝ^{V×d} is trained, with one-token answers:
 ``unembedding_sft_loss`` are that model; ``sample_behaviour_preferences`` draws the paper's
 synthetic mixture of behaviours whose "Yes"- and "No"-preferred prompt embeddings differ
 along a behaviour direction by a controlled amount (their distinguishability).
+
+Bad input: mismatched shapes, a non-positive ``beta``, out-of-vocabulary tokens and empty
+batches under ``reduction="mean"`` raise ``ValueError`` (``beta`` and token ranges only when
+concrete); NaN log-probabilities or margins give NaN.
 """
 
 from __future__ import annotations
@@ -16,8 +20,18 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import optax
 from jax.typing import ArrayLike
+
+from jaxlab._checks import (
+    as_float,
+    check_integer,
+    check_key,
+    check_labels,
+    check_range,
+    is_traced,
+)
 
 REDUCTIONS = ("mean", "none")
 
@@ -31,9 +45,11 @@ def _check_beta(beta: ArrayLike) -> jax.Array:
     return b
 
 
-def _reduce(values: jax.Array, reduction: str) -> jax.Array:
+def _reduce(values: jax.Array, reduction: str, name: str) -> jax.Array:
     if reduction not in REDUCTIONS:
         raise ValueError(f"reduction must be one of {REDUCTIONS}, got {reduction!r}")
+    if reduction == "mean" and values.size == 0:  # a mean of nothing would be NaN
+        raise ValueError(f"{name} is empty (shape {values.shape}): nothing to average")
     return jnp.mean(values) if reduction == "mean" else values
 
 
@@ -66,8 +82,10 @@ def dpo_reward_margins(
       [1.0]
     """
     b = _check_beta(beta)
-    arrays = [jnp.asarray(a) for a in (policy_chosen_logps, policy_rejected_logps,
-                                       ref_chosen_logps, ref_rejected_logps)]
+    names = ("policy_chosen_logps", "policy_rejected_logps", "ref_chosen_logps",
+             "ref_rejected_logps")
+    arrays = [as_float(n, a) for n, a in zip(names, (policy_chosen_logps,
+              policy_rejected_logps, ref_chosen_logps, ref_rejected_logps), strict=True)]
     shapes = {a.shape for a in arrays}
     if len(shapes) != 1:
         raise ValueError(
@@ -120,7 +138,7 @@ def dpo_loss(
     margins = dpo_reward_margins(
         policy_chosen_logps, policy_rejected_logps, ref_chosen_logps, ref_rejected_logps, beta
     )
-    return _reduce(-jax.nn.log_sigmoid(margins), reduction)
+    return _reduce(-jax.nn.log_sigmoid(margins), reduction, "policy_chosen_logps")
 
 
 def preference_accuracy(margins: ArrayLike, reduction: str = "mean") -> jax.Array:
@@ -138,8 +156,9 @@ def preference_accuracy(margins: ArrayLike, reduction: str = "mean") -> jax.Arra
       >>> float(preference_accuracy(jnp.array([1.0, -2.0, 0.5, 0.0])))
       0.5
     """
-    m = jnp.asarray(margins)
-    return _reduce((m > 0).astype(jnp.float32), reduction)
+    m = as_float("margins", margins)
+    wins = jnp.where(jnp.isnan(m), jnp.nan, (m > 0).astype(jnp.float32))  # NaN: no answer
+    return _reduce(wins, reduction, "margins")
 
 
 def _check_head(w: jax.Array, embeddings: jax.Array, name: str = "w") -> None:
@@ -168,10 +187,11 @@ def one_token_logps(w: ArrayLike, embeddings: ArrayLike, tokens: ArrayLike) -> j
       >>> one_token_logps(jnp.zeros((2, 3)), jnp.ones((1, 3)), jnp.array([1])).round(4)
       Array([-0.6931], dtype=float32)
     """
-    w, g, y = jnp.asarray(w), jnp.asarray(embeddings), jnp.asarray(tokens)
+    w, g, y = as_float("w", w), as_float("embeddings", embeddings), jnp.asarray(tokens)
     _check_head(w, g)
     if y.shape != g.shape[:1] or not jnp.issubdtype(y.dtype, jnp.integer):
         raise ValueError(f"tokens must be int [{g.shape[0]}], got {y.dtype} {y.shape}")
+    check_labels("tokens", y, w.shape[0])
     logps = jax.nn.log_softmax(g @ w.T, axis=-1)
     return jnp.take_along_axis(logps, y[:, None], axis=-1)[:, 0]
 
@@ -208,6 +228,11 @@ def unembedding_dpo_loss(
       >>> jax.grad(unembedding_dpo_loss)(w, w, g, y, 1 - y, 0.1).shape
       (2, 3)
     """
+    if jnp.ndim(w) != 2:
+        raise ValueError(f"w must be [vocab, d], got shape {jnp.shape(w)}")
+    vocab = jnp.shape(w)[0]
+    check_labels("chosen", chosen, vocab)
+    check_labels("rejected", rejected, vocab)
     w_ref = jax.lax.stop_gradient(jnp.asarray(w_ref))
     if jnp.shape(w) != w_ref.shape:
         raise ValueError(f"w {jnp.shape(w)} and w_ref {w_ref.shape} must have one shape")
@@ -241,12 +266,13 @@ def unembedding_sft_loss(
       ...                                  jnp.zeros(4, int))), 4)
       0.6931
     """
-    w, g, y = jnp.asarray(w), jnp.asarray(embeddings), jnp.asarray(chosen)
+    w, g, y = as_float("w", w), as_float("embeddings", embeddings), jnp.asarray(chosen)
     _check_head(w, g)
     if y.shape != g.shape[:1] or not jnp.issubdtype(y.dtype, jnp.integer):
         raise ValueError(f"chosen must be int [{g.shape[0]}], got {y.dtype} {y.shape}")
+    check_labels("chosen", y, w.shape[0])
     losses = optax.softmax_cross_entropy_with_integer_labels(g @ w.T, y)
-    return _reduce(losses, reduction)
+    return _reduce(losses, reduction, "embeddings")
 
 
 class PreferenceBatch(NamedTuple):
@@ -312,8 +338,12 @@ def sample_behaviour_preferences(
         )
     if c.shape != u.shape[1:]:
         raise ValueError(f"offset must be [{u.shape[1]}], got {c.shape}")
-    if not noise_scale >= 0:
-        raise ValueError(f"noise_scale must be non-negative, got {noise_scale!r}")
+    check_range("noise_scale", noise_scale, 0.0)
+    check_integer("num", num, low=1)
+    check_key("key", key)
+    check_range("weights", p, 0.0)
+    if not is_traced(p) and not 0 < float(np.sum(np.asarray(p))) < np.inf:
+        raise ValueError(f"weights must have a positive finite sum, got {p}")
     k_beh, k_sign, k_noise = jax.random.split(key, 3)
     behaviour = jax.random.choice(k_beh, u.shape[0], (num,), p=p / jnp.sum(p))
     yes = jax.random.bernoulli(k_sign, 0.5, (num,))

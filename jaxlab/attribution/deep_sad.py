@@ -7,6 +7,9 @@ from collections.abc import Sequence
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
+import numpy as np
+
+from jaxlab._checks import check_range, is_traced
 
 __all__ = ["DeepSADNet", "deep_sad_center", "deep_sad_loss", "deep_sad_score"]
 
@@ -44,6 +47,7 @@ def deep_sad_center(reps: jax.typing.ArrayLike, eps: float = 0.1) -> jax.Array:
       >>> deep_sad_center(jnp.array([[1.0, 0.01], [3.0, -0.03]]))
       Array([ 2. , -0.1], dtype=float32)
     """
+    check_range("eps", eps, 0.0)
     reps = jnp.asarray(reps)
     if reps.ndim != 2 or reps.shape[0] < 1:
         raise ValueError(f"reps must have shape [n >= 1, k]; got {reps.shape}")
@@ -86,6 +90,11 @@ def deep_sad_loss(
       Ruff, Vandermeulen, Görnitz, Binder, Müller, Müller, Kloft. Deep Semi-Supervised
       Anomaly Detection. ICLR 2020.
     """
+    check_range("eta", eta, 0.0)
+    check_range("eps", eps, 0.0)
+    lab = jnp.asarray(labels)
+    if not is_traced(lab) and not np.isin(np.asarray(lab), (-1, 0, 1)).all():
+        raise ValueError("labels must be 0 (unlabelled), +1 (labelled normal) or -1 (anomaly)")
     reps = jnp.asarray(reps)
     center = jnp.asarray(center)
     labels = jnp.asarray(labels)

@@ -15,6 +15,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxlab._checks import as_float, check_integer, check_range
+
 __all__ = [
     "final_layer_inversion",
     "lasso_fista",
@@ -27,8 +29,12 @@ Operator = Callable[[jax.Array], jax.Array]
 
 
 def soft_threshold(x: jax.typing.ArrayLike, threshold: jax.typing.ArrayLike) -> jax.Array:
-    """The proximal map of threshold·‖·‖₁: sign(x)·max(|x| − threshold, 0)."""
-    x = jnp.asarray(x)
+    """The proximal map of threshold·‖·‖₁: sign(x)·max(|x| − threshold, 0).
+
+    ``threshold ≥ 0`` is checked when concrete (unchecked when traced); ints are promoted.
+    """
+    x = as_float("x", x)
+    check_range("threshold", threshold, 0.0)
     return jnp.sign(x) * jnp.maximum(jnp.abs(x) - threshold, 0.0)
 
 
@@ -52,7 +58,9 @@ def linear_adjoint(apply_w: Operator, example: jax.typing.ArrayLike) -> Operator
       >>> linear_adjoint(lambda z: w @ z, jnp.zeros(2))(jnp.array([1.0, 0.0, 1.0]))
       Array([5., 2.], dtype=float32)
     """
-    example = jnp.asarray(example)
+    example = as_float("example", example)
+    if not callable(apply_w):
+        raise ValueError(f"apply_w must be callable, got {type(apply_w).__name__}")
     at_zero = apply_w(jnp.zeros_like(example))
     if not isinstance(at_zero, jax.core.Tracer) and np.any(np.asarray(at_zero) != 0):
         raise ValueError("apply_w must be linear (W·0 = 0); subtract the bias W·0 first")
@@ -81,7 +89,8 @@ def lipschitz_constant(
       dtype: dtype of z.
 
     Returns:
-      The scalar estimate (from below; :func:`lasso_fista` adds a 1% margin).
+      The scalar estimate, from below (when the top singular values are close it can be
+      short by a few percent; :func:`lasso_fista` backtracks from it).
 
     Example:
       >>> from jaxlab.attribution import lipschitz_constant
@@ -89,6 +98,15 @@ def lipschitz_constant(
       >>> round(float(lipschitz_constant(lambda z: w @ z, lambda r: w.T @ r, (2,))), 3)
       9.0
     """
+    check_integer("num_iters", num_iters, low=1)
+    for name, fn in (("apply_w", apply_w), ("apply_wt", apply_wt)):
+        if not callable(fn):
+            raise ValueError(f"{name} must be callable, got {type(fn).__name__}")
+    if not jnp.issubdtype(dtype, jnp.floating):
+        raise ValueError(f"dtype must be a floating dtype, got {dtype}")
+    shape = tuple(shape)
+    if not shape or any(isinstance(n, bool) or not isinstance(n, int) or n < 1 for n in shape):
+        raise ValueError(f"shape must be a non-empty tuple of positive ints, got {shape}")
     v = jax.random.normal(jax.random.key(0), shape, dtype)
 
     def body(_, v):
@@ -119,14 +137,27 @@ def lasso_fista(
     (FLIPAD's reconstruction, Sec. 4 of Laszkiewicz et al.). Written for one query; batch
     queries with ``jax.vmap``.
 
+    Default step: power iteration estimates L from below, and can fall short when the top
+    singular values are close. So each iteration backtracks (Beck & Teboulle's FISTA with
+    backtracking, Sec. 4): with d = δ_k − y_k it requires ‖W d‖² ≤ L‖d‖² (the quadratic
+    upper bound of ½‖t' − W·‖² that FISTA's rate rests on) and else raises L ← 1.5·L and
+    redoes the step. L starts at 1.01 × the estimate and never decreases. This costs one
+    more application of W per iteration (and one per retry); a given ``step`` is used as is.
+
+    Bad input: ``alpha < 0``, a non-positive ``step``, ``num_iters < 1``, an integer or
+    misshapen ``anchor`` or ``target`` raise ``ValueError`` (``alpha`` and ``step`` only when
+    concrete; traced, an invalid value gives NaN). A NaN in ``target`` or ``anchor``, or a
+    given step too large for W (the iterates blow up), gives NaN.
+
     Args:
       apply_w: z ↦ W z (linear; a dense matrix, a convolution, …).
       apply_wt: r ↦ Wᵀ r, the adjoint of ``apply_w``.
       target: t, the right-hand side minus the bias (shape of W z).
       anchor: z̄ (shape of z).
       alpha: α ≥ 0.
-      step: s; ``None`` = 1/(1.01 · L) with L from :func:`lipschitz_constant`.
-      num_iters: FISTA iterations.
+      step: s > 0, at most 1/L for convergence; ``None`` = backtracking from
+        :func:`lipschitz_constant` (see above).
+      num_iters: FISTA iterations, ≥ 1.
 
     Returns:
       ẑ, the shape of ``anchor``.
@@ -145,32 +176,84 @@ def lasso_fista(
       Beck, Teboulle. A Fast Iterative Shrinkage-Thresholding Algorithm for Linear Inverse
       Problems. SIAM J. Imaging Sciences 2009.
     """
-    target = jnp.asarray(target)
     anchor = jnp.asarray(anchor)
-    if isinstance(alpha, (int, float)) and alpha < 0:
-        raise ValueError(f"alpha must be >= 0; got {alpha}")
-    if num_iters < 1:
-        raise ValueError(f"num_iters must be >= 1; got {num_iters}")
-    out_shape = jax.eval_shape(apply_w, anchor).shape
+    if not jnp.issubdtype(anchor.dtype, jnp.floating):
+        raise ValueError(f"anchor must be a float array (z̄ is continuous), got dtype "
+                         f"{anchor.dtype}")
+    target = as_float("target", target).astype(anchor.dtype)
+    for name, fn in (("apply_w", apply_w), ("apply_wt", apply_wt)):
+        if not callable(fn):
+            raise ValueError(f"{name} must be callable, got {type(fn).__name__}")
+    check_range("alpha", alpha, 0.0)
+    check_integer("num_iters", num_iters, low=1)
+    try:
+        out_shape = jax.eval_shape(apply_w, anchor).shape
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"anchor of shape {anchor.shape} is not an input of apply_w: {e}") from e
     if out_shape != target.shape:
         raise ValueError(f"target must have the shape of W @ anchor {out_shape}; got "
                          f"{target.shape}")
-    if step is None:
-        step = 1.0 / (1.01 * lipschitz_constant(apply_w, apply_wt, anchor.shape,
-                                                dtype=anchor.dtype))
     residual_target = target - apply_w(anchor)  # t' = t − W z̄
+    zero = jnp.zeros_like(anchor)
+    theta0 = jnp.ones((), anchor.dtype)
+    if step is not None:
+        check_range("step", step, 0.0, low_open=True)
+        delta = _fista_fixed(apply_w, apply_wt, residual_target, zero, theta0, alpha, step,
+                             num_iters)
+        valid = (jnp.asarray(alpha) >= 0) & (jnp.asarray(step) > 0)
+    else:
+        lipschitz = 1.01 * lipschitz_constant(apply_w, apply_wt, anchor.shape,
+                                              dtype=anchor.dtype)
+        delta = _fista_backtracking(apply_w, apply_wt, residual_target, zero, theta0, alpha,
+                                    lipschitz, num_iters)
+        valid = jnp.asarray(alpha) >= 0
+    # A traced α < 0 or step ≤ 0 cannot raise: the answer is NaN, not a "solution".
+    return jnp.where(valid, anchor + delta, jnp.nan)
 
+
+def _momentum(new, delta, theta):
+    """FISTA's extrapolation: θ_{k+1} and y_{k+1} (Beck & Teboulle, Eq. 4.2-4.3)."""
+    theta_next = (1.0 + jnp.sqrt(1.0 + 4.0 * theta**2)) / 2.0
+    return new + ((theta - 1.0) / theta_next) * (new - delta), theta_next
+
+
+def _fista_fixed(apply_w, apply_wt, residual_target, zero, theta0, alpha, step, num_iters):
     def body(_, state):
         delta, y, theta = state
         grad = apply_wt(apply_w(y) - residual_target)
-        new = soft_threshold(y - step * grad, alpha * step)
-        theta_next = (1.0 + jnp.sqrt(1.0 + 4.0 * theta**2)) / 2.0
-        y = new + ((theta - 1.0) / theta_next) * (new - delta)
+        new = soft_threshold(y - step * grad, alpha * step)  # δ_k = S_{αs}(y − s∇f(y))
+        y, theta_next = _momentum(new, delta, theta)
         return new, y, theta_next
 
-    zero = jnp.zeros_like(anchor)
-    delta, _, _ = jax.lax.fori_loop(0, num_iters, body, (zero, zero, jnp.ones((), anchor.dtype)))
-    return anchor + delta
+    return jax.lax.fori_loop(0, num_iters, body, (zero, zero, theta0))[0]
+
+
+def _fista_backtracking(apply_w, apply_wt, residual_target, zero, theta0, alpha, lipschitz,
+                        num_iters):
+    def body(_, state):
+        delta, y, theta, big_l = state
+        grad = apply_wt(apply_w(y) - residual_target)
+
+        def attempt(big_l):
+            new = soft_threshold(y - grad / big_l, alpha / big_l)
+            d = new - y
+            # f(new) ≤ f(y) + ⟨∇f(y), d⟩ + L/2‖d‖² ⟺ ‖W d‖² ≤ L‖d‖² (f quadratic).
+            # Written as "not above" so that NaN (bad data) stops the retries at once.
+            ok = ~(jnp.sum(apply_w(d) ** 2) > big_l * jnp.sum(d * d) * (1.0 + 1e-5))
+            return new, big_l, ok
+
+        def retry(carry):
+            return attempt(1.5 * carry[1])
+
+        def not_ok(carry):
+            return ~carry[2] & jnp.isfinite(carry[1])
+
+        new, big_l, _ = jax.lax.while_loop(not_ok, retry, attempt(big_l))
+        y, theta_next = _momentum(new, delta, theta)
+        return new, y, theta_next, big_l
+
+    state = (zero, zero, theta0, jnp.asarray(lipschitz, zero.dtype))
+    return jax.lax.fori_loop(0, num_iters, body, state)[0]
 
 
 def final_layer_inversion(
@@ -215,6 +298,9 @@ def final_layer_inversion(
       >>> [round(float(v), 3) for v in z]
       [0.3, -0.2]
     """
+    if not callable(generator_last_layer):
+        raise ValueError(f"generator_last_layer must be callable, got "
+                         f"{type(generator_last_layer).__name__}")
     x = jnp.asarray(x)
     anchor = jnp.asarray(anchor)
     if not isinstance(x, jax.core.Tracer) and not np.all(np.isfinite(np.asarray(x))):

@@ -71,6 +71,12 @@ class Partition:
         return {node: i for i, part in enumerate(self.parts) for node in part}
 
 
+def _check_ci_test(ci_test: CITest) -> None:
+    if not callable(ci_test):
+        raise ValueError(f"ci_test must be a callable (u, v, cond) -> bool, got "
+                         f"{type(ci_test).__name__}")
+
+
 def prefix_set(nodes: Iterable[Hashable], ci_test: CITest, prefix: Iterable[Hashable]) -> set:
     """One step of Algorithm 1: a larger prefix set containing ``prefix``.
 
@@ -92,7 +98,10 @@ def prefix_set(nodes: Iterable[Hashable], ci_test: CITest, prefix: Iterable[Hash
     Returns:
       the next prefix set (a Python ``set``).
     """
+    _check_ci_test(ci_test)
     nodes, s = set(nodes), set(prefix)
+    if not s <= nodes:
+        raise ValueError(f"prefix must be a subset of nodes, got extra {sorted(s - nodes)}")
     outside = nodes - s
 
     def disqualified_d(w):
@@ -179,6 +188,7 @@ def ccpg(
       Shiragur, Zhang, Uhler, "Causal Discovery with Fewer Conditional Independence Tests",
       ICML 2024, Algorithm 1.
     """
+    _check_ci_test(ci_test)
     if edge_rule not in ("prefix", "before_i", "reference"):
         raise ValueError(
             f"edge_rule must be 'prefix', 'before_i' or 'reference', got {edge_rule!r}"

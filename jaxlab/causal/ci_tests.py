@@ -28,6 +28,7 @@ import numpy as np
 import scipy.special
 from jax.typing import ArrayLike
 
+from jaxlab._checks import as_float, check_integer, check_range, check_rank
 from jaxlab._optional import lazy_import
 
 nx = lazy_import("networkx", extra="causal")
@@ -51,7 +52,8 @@ def correlation_matrix(data: ArrayLike) -> jax.Array:
       data: ``[N, n]`` samples (rows) of ``n`` variables (columns).
 
     Returns:
-      ``[n, n]`` correlation matrix.
+      ``[n, n]`` correlation matrix (NaN entries where ``data`` holds NaN; also under
+      ``jit``).
 
     Example:
       >>> from jaxlab.causal import correlation_matrix
@@ -59,9 +61,9 @@ def correlation_matrix(data: ArrayLike) -> jax.Array:
       >>> correlation_matrix(x).round(3).tolist()
       [[1.0, 1.0], [1.0, 1.0]]
     """
-    x = jnp.asarray(data, dtype=jnp.float32)
-    if x.ndim != 2:
-        raise ValueError(f"data must be [N, n], got shape {x.shape}")
+    x = as_float("data", data, ndim=2).astype(jnp.float32)
+    if x.shape[0] < 2:
+        raise ValueError(f"data needs at least 2 rows, got shape {x.shape}")
     x = x - x.mean(axis=0, keepdims=True)
     cov = x.T @ x
     scale = jnp.sqrt(jnp.diag(cov))
@@ -89,8 +91,7 @@ def partial_correlation(corr: ArrayLike, idx: ArrayLike) -> jax.Array:
       >>> round(float(partial_correlation(c, jnp.array([0, 1, 2]))), 3)  # (.5-.12)/√(.91·.84)
       0.435
     """
-    corr = jnp.asarray(corr)
-    idx = jnp.asarray(idx)
+    corr, idx = _check_query(corr, idx)
     sub = corr[idx[:, None], idx[None, :]]
     prec = jnp.linalg.inv(sub)
     return -prec[0, 1] / jnp.sqrt(prec[0, 0] * prec[1, 1])
@@ -106,7 +107,8 @@ def fisher_z_pvalue(corr: ArrayLike, idx: ArrayLike, num_samples: int) -> jax.Ar
     Args:
       corr: ``[n, n]`` correlation matrix.
       idx: ``[2 + k]`` integer indices ``(u, v, s₁, …, s_k)``; batch with ``jax.vmap``.
-      num_samples: the number of rows the correlation matrix was computed from.
+      num_samples: the number of rows the correlation matrix was computed from, an int
+        ``≥ len(idx) + 2`` (unchecked when traced).
 
     Returns:
       scalar p-value.
@@ -119,11 +121,24 @@ def fisher_z_pvalue(corr: ArrayLike, idx: ArrayLike, num_samples: int) -> jax.Ar
     """
     idx = jnp.asarray(idx)
     k = idx.shape[-1] - 2
+    if not isinstance(num_samples, jax.core.Tracer):
+        check_integer("num_samples", num_samples, low=k + 4)
     rho = partial_correlation(corr, idx)
     rho = jnp.clip(rho, -1.0 + 1e-7, 1.0 - 1e-7)
     z = 0.5 * jnp.log1p(2.0 * rho / (1.0 - rho))  # atanh, stable near 0
     stat = jnp.sqrt(num_samples - k - 3.0) * jnp.abs(z)
     return 2.0 * jax.scipy.special.ndtr(-stat)
+
+
+def _check_query(corr: ArrayLike, idx: ArrayLike) -> tuple[jax.Array, jax.Array]:
+    corr = as_float("corr", corr, ndim=2)
+    if corr.shape[0] != corr.shape[1]:
+        raise ValueError(f"corr must be square [n, n], got shape {corr.shape}")
+    idx = jnp.asarray(idx)
+    check_rank("idx", idx, 1)
+    if not jnp.issubdtype(idx.dtype, jnp.integer) or idx.shape[0] < 2:
+        raise ValueError(f"idx must be [2 + k] integer indices, got {idx.dtype} {idx.shape}")
+    return corr, idx
 
 
 @jax.jit
@@ -167,8 +182,9 @@ class FisherZTest:
         constant = np.flatnonzero(x.std(axis=0) == 0)
         if constant.size:
             raise ValueError(f"data has constant columns {constant.tolist()}")
-        if not 0.0 < alpha < 1.0:
-            raise ValueError(f"alpha must lie in (0, 1), got {alpha}")
+        if not np.all(np.isfinite(x)):
+            raise ValueError("data holds NaN or inf values: Fisher-z has no answer for them")
+        check_range("alpha", alpha, 0.0, 1.0, low_open=True, high_open=True)
         self.alpha = float(alpha)
         self.num_samples = num_samples
         self.num_vars = num_vars
@@ -213,7 +229,8 @@ def fisher_z_test(data: ArrayLike, alpha: float = 1e-3) -> FisherZTest:
     ``.p_values(queries)`` a batch of them in one ``vmap``-ed call.
 
     Args:
-      data: ``[N, n]`` samples; needs ``N ≥ n + 3`` and no constant column.
+      data: ``[N, n]`` samples; needs ``N ≥ n + 3``, no constant column and no NaN or inf
+        (refused with a ``ValueError``: a NaN p-value would read as "dependent").
       alpha: significance level (the reference code uses 1e-3).
 
     Returns:

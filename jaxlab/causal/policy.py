@@ -28,6 +28,10 @@ maintained library implements these bounds.
 Cell arrays are indexed ``v[y, t, d]``; all kernels are pure JAX (``jit``/``vmap`` over
 replications).
 
+Bad input: concrete binary arrays (``y``, ``t``, ``d``) holding anything but 0/1 (NaN
+included), probabilities outside [0, 1] or NaN, ``lower > upper`` and Λ < 1 raise
+``ValueError`` naming the argument; under ``jit`` the values are unchecked.
+
 References:
   Guerdan, Coston, Holstein, Wu, "Predictive Performance Comparison of Decision Policies
   Under Confounding", ICML 2024 (arXiv 2404.00848); reference code
@@ -41,7 +45,10 @@ from typing import Literal
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.typing import ArrayLike
+
+from jaxlab._checks import as_float, check_integer, check_key, check_range, is_traced
 
 Metric = Literal["tpr", "fpr", "ppv", "npv", "utility"]
 METRICS: tuple[str, ...] = ("tpr", "fpr", "ppv", "npv", "utility")
@@ -49,14 +56,42 @@ _EPS = 1e-12
 
 
 def _check_probability(name: str, x: jax.Array) -> None:
-    """Raises for concrete values outside [0, 1] (skipped under tracing)."""
-    try:
-        bad = bool(jnp.any((x < -1e-6) | (x > 1 + 1e-6)))
-    except jax.errors.ConcretizationTypeError:
+    """Raises for concrete values outside [0, 1] or NaN (skipped under tracing)."""
+    if is_traced(x):
         return
-    if bad:
-        raise ValueError(f"{name} must hold probabilities in [0, 1]; got range "
-                         f"[{float(jnp.min(x)):.4g}, {float(jnp.max(x)):.4g}]")
+    host = np.asarray(x, np.float64)
+    if host.size and (np.isnan(host).any() or (host < -1e-6).any() or (host > 1 + 1e-6).any()):
+        finite = host[~np.isnan(host)]
+        shown = f"[{finite.min():.4g}, {finite.max():.4g}]" if finite.size else "no number"
+        raise ValueError(f"{name} must hold probabilities in [0, 1] (no NaN); got {shown}, "
+                         f"NaN: {bool(np.isnan(host).any())}")
+
+
+def _check_binary(**arrays: ArrayLike) -> list[jax.Array]:
+    """``[N]`` arrays of one shape holding 0/1 (values checked when concrete)."""
+    out, shape = [], None
+    for name, a in arrays.items():
+        a = jnp.asarray(a)
+        if a.ndim != 1 or (shape is not None and a.shape != shape):
+            raise ValueError(f"{name} must be [N] like the others, got shape {a.shape}")
+        shape = a.shape
+        if not is_traced(a) and not np.isin(np.asarray(a), (0, 1)).all():
+            raise ValueError(f"{name} must hold 0/1 values (NaN and other numbers refused)")
+        out.append(a)
+    return out
+
+
+def _check_utility(utility: ArrayLike | None) -> None:
+    if utility is not None and jnp.shape(utility) != (2, 2):
+        raise ValueError(f"utility must be a [2, 2] matrix u[y, t], got shape {jnp.shape(utility)}")
+
+
+def _check_bounds(lower_name: str, lower: jax.Array, upper_name: str, upper: jax.Array) -> None:
+    if lower.shape != upper.shape:
+        raise ValueError(f"{upper_name} must have the shape of {lower_name}, got "
+                         f"{upper.shape} vs {lower.shape}")
+    if not is_traced((lower, upper)) and (np.asarray(lower) > np.asarray(upper) + 1e-6).any():
+        raise ValueError(f"{upper_name} must be ≥ {lower_name} everywhere")
 
 
 def cell_table(y: ArrayLike, t: ArrayLike, d: ArrayLike) -> jax.Array:
@@ -74,7 +109,7 @@ def cell_table(y: ArrayLike, t: ArrayLike, d: ArrayLike) -> jax.Array:
       >>> float(v[1, 1, 0]), float(v[0, 1, 1]), float(v.sum())
       (0.5, 0.5, 1.0)
     """
-    y, t, d = (jnp.asarray(a, dtype=jnp.int32) for a in (y, t, d))
+    y, t, d = (a.astype(jnp.int32) for a in _check_binary(y=y, t=t, d=d))
     onehot = jax.nn.one_hot(y * 4 + t * 2 + d, 8)
     return onehot.mean(axis=0).reshape(2, 2, 2)
 
@@ -109,6 +144,7 @@ def metric_from_joint(q: ArrayLike, metric: Metric, utility: ArrayLike | None = 
 
 def regret(v: ArrayLike, metric: Metric, utility: ArrayLike | None = None) -> jax.Array:
     """Regret ``R = m(π) − m(π₀)`` from a full cell table ``v[y, t, d]`` (``[2, 2, 2]``)."""
+    _check_utility(utility)
     v = jnp.asarray(v)
     if v.shape != (2, 2, 2):
         raise ValueError(f"v must be [2, 2, 2] cells v[y, t, d], got shape {v.shape}")
@@ -128,8 +164,13 @@ def fill_cells(v1: ArrayLike, p_t_d0: ArrayLike, a: ArrayLike, b: ArrayLike) -> 
     Returns:
       ``[2, 2, 2]`` cells with ``v(0, t, 0) = P(T = t, D = 0) − v(1, t, 0)``.
     """
-    v1 = jnp.asarray(v1)
-    p = jnp.asarray(p_t_d0)
+    v1, p = as_float("v1", v1), as_float("p_t_d0", p_t_d0)
+    _check_probability("p_t_d0", p)
+    _check_probability("v1", v1)
+    a, b = as_float("a", a), as_float("b", b)
+    if v1.shape != (2, 2) or p.shape != (2,) or a.shape != b.shape:
+        raise ValueError(f"need v1 [2, 2], p_t_d0 [2] and a, b of one shape, got {v1.shape}, "
+                         f"{p.shape}, {a.shape}, {b.shape}")
     y1 = jnp.stack([a, b])
     v0 = jnp.stack([p - y1, y1])  # [y, t]
     return jnp.stack([v0, v1], axis=-1)
@@ -176,8 +217,15 @@ def regret_interval(
       >>> bool(d[1] - d[0] <= s[1] - s[0])
       True
     """
-    lower = jnp.asarray(lower)
-    upper = jnp.asarray(upper)
+    _check_utility(utility)
+    v1, p_t_d0 = as_float("v1", v1), as_float("p_t_d0", p_t_d0)
+    if v1.shape != (2, 2) or p_t_d0.shape != (2,):
+        raise ValueError(f"v1 must be [2, 2] and p_t_d0 [2], got {v1.shape}, {p_t_d0.shape}")
+    _check_probability("v1", v1)
+    _check_probability("p_t_d0", p_t_d0)
+    lower = as_float("lower", lower)
+    upper = as_float("upper", upper)
+    _check_bounds("lower", lower, "upper", upper)
     if kind not in ("standard", "delta"):
         raise ValueError(f"kind must be 'standard' or 'delta', got {kind!r}")
     if metric not in METRICS:
@@ -214,7 +262,8 @@ def _regret_interval(v1, p_t_d0, lower, upper, utility, metric, kind):
 
 def mu0_bounds_none(mu1: ArrayLike) -> tuple[jax.Array, jax.Array]:
     """No assumption: ``μ₀ ∈ [0, 1]``. ``mu1: [N]`` only sets the shape."""
-    mu1 = jnp.asarray(mu1)
+    mu1 = as_float("mu1", mu1)
+    _check_probability("mu1", mu1)
     return jnp.zeros_like(mu1), jnp.ones_like(mu1)
 
 
@@ -228,9 +277,8 @@ def mu0_bounds_msm(mu1: ArrayLike, lam: float) -> tuple[jax.Array, jax.Array]:
       mu1: ``[N]`` μ₁(x) = P(Y = 1 | x, D = 1).
       lam: Λ ≥ 1 (Λ = 1: no unobserved confounding, μ₀ = μ₁).
     """
-    if isinstance(lam, int | float) and lam < 1.0:
-        raise ValueError(f"lam (Λ) must be ≥ 1, got {lam}")
-    mu1 = jnp.asarray(mu1)
+    check_range("lam", lam, 1.0)
+    mu1 = as_float("mu1", mu1)
     _check_probability("mu1", mu1)
     return jnp.clip(mu1 / lam, 0.0, 1.0), jnp.clip(lam * mu1, 0.0, 1.0)
 
@@ -270,7 +318,9 @@ def mu0_bounds_iv(
       mu1, e: ``[N]`` the nuisances at each unit's own level.
     """
     lo_y, hi_y = outcome_bounds_iv(mu1_z, e_z)
-    e, mu1 = jnp.asarray(e), jnp.asarray(mu1)
+    e, mu1 = as_float("e", e), as_float("mu1", mu1)
+    _check_probability("e", e)
+    _check_probability("mu1", mu1)
     denom = jnp.maximum(1.0 - e, 1e-6)
     return (jnp.clip((lo_y - e * mu1) / denom, 0.0, 1.0),
             jnp.clip((hi_y - e * mu1) / denom, 0.0, 1.0))
@@ -286,9 +336,10 @@ def check_instrument_strata(z: ArrayLike, d: ArrayLike, num_z: int) -> None:
       d: ``[N]`` decisions.
       num_z: the number of levels.
     """
-    import numpy as np
-
+    check_integer("num_z", num_z, low=1)
     z, d = np.asarray(z), np.asarray(d)
+    if not np.issubdtype(z.dtype, np.integer):
+        raise ValueError(f"z must hold integer instrument levels, got dtype {z.dtype}")
     if z.shape != d.shape or z.ndim != 1:
         raise ValueError(f"z and d must both be [N], got {z.shape}, {d.shape}")
     if z.size and (z.min() < 0 or z.max() >= num_z):
@@ -317,9 +368,12 @@ def unobserved_cell_bounds(
     Returns:
       ``([2], [2])`` lower and upper bounds indexed by t.
     """
-    t = jnp.asarray(t, dtype=jnp.float32)
-    e = jnp.asarray(e)
+    (t,) = _check_binary(t=t)
+    t = t.astype(jnp.float32)
+    e = as_float("e", e)
     _check_probability("e", e)
+    mu0_lower, mu0_upper = as_float("mu0_lower", mu0_lower), as_float("mu0_upper", mu0_upper)
+    _check_bounds("mu0_lower", mu0_lower, "mu0_upper", mu0_upper)
     w = jnp.stack([1.0 - t, t])  # [2, N]
     lo = (w * ((1 - e) * jnp.asarray(mu0_lower))[None, :]).mean(axis=1)
     hi = (w * ((1 - e) * jnp.asarray(mu0_upper))[None, :]).mean(axis=1)
@@ -340,17 +394,25 @@ def unobserved_cell_bounds_dr(
     reference code's DR form differs (it weights D·Y by Λ) — see the docs.
 
     Args:
-      t, d, y: ``[N]`` actions, decisions, outcomes (y is used only where d = 1).
+      t, d, y: ``[N]`` actions (0/1), decisions and outcomes (0/1 or values in [0, 1]; y is
+        used only where d = 1).
       e, mu1: ``[N]`` cross-fitted nuisances.
       lam: Λ ≥ 1.
 
     Returns:
       ``([2], [2])`` lower and upper bounds indexed by t.
     """
-    if isinstance(lam, int | float) and lam < 1.0:
-        raise ValueError(f"lam (Λ) must be ≥ 1, got {lam}")
-    t, d, y = (jnp.asarray(a, dtype=jnp.float32) for a in (t, d, y))
-    e = jnp.clip(jnp.asarray(e), 1e-3, 1.0)
+    check_range("lam", lam, 1.0)
+    (t,) = _check_binary(t=t)
+    t = t.astype(jnp.float32)
+    d, y = as_float("d", d).astype(jnp.float32), as_float("y", y).astype(jnp.float32)
+    for name, a in (("d", d), ("y", y)):  # 0/1, or their conditional means
+        _check_probability(name, a)
+        if a.shape != t.shape:
+            raise ValueError(f"{name} must be [N] like t {t.shape}, got {a.shape}")
+    _check_probability("e", as_float("e", e))
+    _check_probability("mu1", as_float("mu1", mu1))
+    e = jnp.clip(as_float("e", e), 1e-3, 1.0)
     mu1 = jnp.asarray(mu1)
     w = jnp.stack([1.0 - t, t])
     resid = d * (1.0 - e) / e * (y - mu1)
@@ -371,8 +433,13 @@ def identified_cells(
     ``v(1, t, 1) = E[1{T=t} e μ₁]``, ``v(0, t, 1) = E[1{T=t} e (1 − μ₁)]``,
     ``P(T = t, D = 0) = E[1{T=t} (1 − e)]``.
     """
-    t = jnp.asarray(t, dtype=jnp.float32)
-    e, mu1 = jnp.asarray(e), jnp.asarray(mu1)
+    (t,) = _check_binary(t=t)
+    t = t.astype(jnp.float32)
+    e, mu1 = as_float("e", e), as_float("mu1", mu1)
+    _check_probability("e", e)
+    _check_probability("mu1", mu1)
+    if e.shape != t.shape or mu1.shape != t.shape:
+        raise ValueError(f"e and mu1 must be [N] like t {t.shape}, got {e.shape}, {mu1.shape}")
     w = jnp.stack([1.0 - t, t])
     v11 = (w * (e * mu1)[None, :]).mean(axis=1)
     v01 = (w * (e * (1.0 - mu1))[None, :]).mean(axis=1)
@@ -426,10 +493,11 @@ def simulate_policy_data(
     """
     if setting not in ("msm", "iv"):
         raise ValueError(f"setting must be 'msm' or 'iv', got {setting!r}")
-    if isinstance(lam, int | float) and lam < 1.0:
-        raise ValueError(f"lam (Λ) must be ≥ 1, got {lam}")
-    if num_z < 2:
-        raise ValueError(f"num_z must be ≥ 2, got {num_z}")
+    check_range("lam", lam, 1.0)
+    check_integer("num_z", num_z, low=2)
+    check_integer("num_samples", num_samples, low=1)
+    check_range("beta_zd", beta_zd)
+    check_key("key", key)
     lam, beta_zd = jnp.asarray(lam, jnp.float32), jnp.asarray(beta_zd, jnp.float32)
     return _simulate(key, num_samples, setting, lam, beta_zd, num_z)
 

@@ -11,6 +11,17 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
+from jaxlab._checks import check_integer, check_key, check_range, numpy_seed
+
+
+def _square(adj: ArrayLike) -> np.ndarray:
+    adj = np.asarray(adj)
+    if adj.ndim != 2 or adj.shape[0] != adj.shape[1]:
+        raise ValueError(f"adj must be a square [n, n] adjacency matrix, got shape {adj.shape}")
+    if np.issubdtype(adj.dtype, np.floating) and np.isnan(adj).any():
+        raise ValueError("adj holds NaN")
+    return adj
+
 
 def star_dag(n: int) -> np.ndarray:
     """The star/collider DAG: nodes ``0 … n-2`` all point into the sink ``n-1``.
@@ -43,7 +54,7 @@ def vstructure_chain_dag(depth: int) -> np.ndarray:
 
 
 def random_vstructure_dag(
-    n: int, rng: np.random.Generator | int, max_parents: int = 3, p_root: float = 0.25
+    n: int, key: jax.Array, max_parents: int = 3, p_root: float = 0.25
 ) -> np.ndarray:
     """A random DAG in which every edge sits in a v-structure (hence identifiable).
 
@@ -51,9 +62,10 @@ def random_vstructure_dag(
     ``p_root`` and otherwise gets 2 … ``max_parents`` pairwise non-adjacent earlier nodes
     as parents (so each of its edges is in a v-structure with another).
     """
-    if n < 3:
-        raise ValueError(f"n must be ≥ 3, got {n}")
-    rng = np.random.default_rng(rng)
+    check_integer("n", n, low=3)
+    check_integer("max_parents", max_parents, low=2)
+    check_range("p_root", p_root, 0.0, 1.0)
+    rng = np.random.default_rng(numpy_seed("key", key))
     adj = np.zeros((n, n), dtype=np.int8)
     for v in range(2, n):
         if rng.random() < p_root and v < n - 1:
@@ -72,7 +84,7 @@ def random_vstructure_dag(
 
 def all_edges_in_vstructures(adj: ArrayLike) -> bool:
     """True when each edge u → v has another parent w of v not adjacent to u."""
-    adj = np.asarray(adj) != 0
+    adj = _square(adj) != 0
     skeleton = adj | adj.T
     for u, v in zip(*np.nonzero(adj), strict=True):
         if not any(
@@ -84,7 +96,10 @@ def all_edges_in_vstructures(adj: ArrayLike) -> bool:
 
 def random_weights(key: jax.Array, adj: ArrayLike, low: float = 0.25, high: float = 1.0):
     """Edge weights ``±U(low, high)`` on the edges of ``adj`` (zero elsewhere): ``[n, n]``."""
-    adj = jnp.asarray(adj, dtype=jnp.float32)
+    adj = jnp.asarray(_square(adj), dtype=jnp.float32)
+    check_key("key", key)
+    check_range("low", low, 0.0)
+    check_range("high", high, low)
     k_mag, k_sign = jax.random.split(key)
     mag = jax.random.uniform(k_mag, adj.shape, minval=low, maxval=high)
     sign = jnp.where(jax.random.bernoulli(k_sign, 0.5, adj.shape), 1.0, -1.0)
@@ -117,6 +132,8 @@ def sample_linear_gaussian(
     w = jnp.asarray(weights, dtype=jnp.float32)
     if w.ndim != 2 or w.shape[0] != w.shape[1]:
         raise ValueError(f"weights must be [n, n], got shape {w.shape}")
+    check_integer("num_samples", num_samples, low=2 if standardize else 1)
+    check_key("key", key)
     n = w.shape[0]
     noise = jax.random.normal(key, (num_samples, n))
     x = jnp.linalg.solve((jnp.eye(n) - w).T, noise.T).T  # X (I − W) = E
@@ -127,12 +144,15 @@ def sample_linear_gaussian(
 
 def dag_edges(adj: ArrayLike) -> set[tuple[int, int]]:
     """The edge set ``{(i, j): adj[i, j] ≠ 0}``."""
-    return {(int(i), int(j)) for i, j in zip(*np.nonzero(np.asarray(adj)), strict=True)}
+    return {(int(i), int(j)) for i, j in zip(*np.nonzero(_square(adj)), strict=True)}
 
 
 def is_topological(adj: ArrayLike, order) -> bool:
     """True when no edge of ``adj`` points from a later to an earlier element of ``order``."""
     rank = {v: r for r, v in enumerate(order)}
+    n = _square(adj).shape[0]
+    if sorted(rank) != list(range(n)):
+        raise ValueError(f"order must be a permutation of 0..{n - 1}, got {list(order)}")
     return all(rank[i] <= rank[j] for i, j in dag_edges(adj))
 
 

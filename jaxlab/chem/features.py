@@ -93,6 +93,8 @@ def mol_from_smiles(smiles: str) -> Chem.Mol:
     Raises:
       MoleculeRejected: reason ``"unparsable"`` or ``"fragments"``.
     """
+    if not isinstance(smiles, str):
+        raise ValueError(f"smiles must be a str, got {type(smiles).__name__}")
     if "." in smiles:
         raise MoleculeRejected("fragments", smiles)
     mol = Chem.MolFromSmiles(smiles)
@@ -128,6 +130,8 @@ def featurize(mol: Chem.Mol | str) -> MolFeatures:
     """
     if isinstance(mol, str):
         mol = mol_from_smiles(mol)
+    if not isinstance(mol, Chem.Mol):
+        raise ValueError(f"mol must be an RDKit Chem.Mol or a SMILES str, got {type(mol).__name__}")
     if mol is None:
         raise MoleculeRejected("unparsable", "None molecule")
     n = mol.GetNumAtoms()

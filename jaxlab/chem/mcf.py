@@ -15,6 +15,7 @@ import flax.linen as nn
 import jax
 import jax.numpy as jnp
 
+from jaxlab._checks import check_integer, check_key, check_range
 from jaxlab.diffusion import Schedule, ancestral_sample, ddim_sample, ddpm_loss
 from jaxlab.nn.perceiver import PerceiverIO
 
@@ -47,6 +48,10 @@ def timestep_embedding(t: jax.Array, dim: int, max_period: float = 10_000.0) -> 
 
     e(t) = [cos(t ω_k), sin(t ω_k)]_k,  ω_k = max_period^(−k / (dim/2))   (Vaswani et al.)
     """
+    check_integer("dim", dim, low=1)
+    check_range("max_period", max_period, 0.0, low_open=True)
+    if jnp.ndim(t) != 1:
+        raise ValueError(f"t must be [B] timesteps, got shape {jnp.shape(t)}")
     half = dim // 2
     freqs = jnp.exp(-math.log(max_period) * jnp.arange(half, dtype=jnp.float32) / half)
     args = t.astype(jnp.float32)[:, None] * freqs[None, :]
@@ -158,13 +163,16 @@ def center_positions(x: jax.Array, mask: jax.Array) -> jax.Array:
 
     The MCF sampler applies it after every reverse step; padding stays 0.
     """
+    if jnp.ndim(x) != 3 or jnp.shape(x)[-1] != 3 or jnp.shape(mask) != jnp.shape(x)[:2]:
+        raise ValueError(f"x must be [B, N, 3] and mask [B, N], got {jnp.shape(x)} and "
+                         f"{jnp.shape(mask)}")
     m = mask[..., None].astype(x.dtype)
     com = jnp.sum(x * m, axis=1, keepdims=True) / jnp.maximum(jnp.sum(m, axis=1, keepdims=True), 1)
     return (x - com) * m
 
 
 def mcf_loss(
-    apply_fn, params, schedule: Schedule, batch: dict[str, jax.Array], rng: jax.Array
+    apply_fn, params, schedule: Schedule, batch: dict[str, jax.Array], key: jax.Array
 ) -> jax.Array:
     """The MCF training loss: masked ε-MSE of :func:`jaxlab.diffusion.ddpm_loss`.
 
@@ -175,17 +183,23 @@ def mcf_loss(
       schedule: the noise schedule.
       batch: ``{"atom_coords": [B, N, C], "positions": [B, N, 3] (normalized, centered),
         "mask": [B, N]}``.
-      rng: PRNG key.
+      key: PRNG key.
 
     Returns:
       The scalar loss.
     """
+    if not callable(apply_fn):
+        raise ValueError(f"apply_fn must be callable, got {type(apply_fn).__name__}")
+    missing = {"atom_coords", "positions", "mask"} - set(batch)
+    if missing:
+        raise ValueError(f"batch lacks {sorted(missing)} (needs atom_coords, positions, mask)")
+    check_key("key", key)
     coords, mask = batch["atom_coords"], batch["mask"]
     return ddpm_loss(
         lambda x_t, t: apply_fn(params, coords, x_t, t, mask),
         schedule,
         batch["positions"],
-        rng,
+        key,
         mask,
     )
 
@@ -196,7 +210,7 @@ def mcf_sample(
     schedule: Schedule,
     atom_coords: jax.Array,
     mask: jax.Array,
-    rng: jax.Array,
+    key: jax.Array,
     *,
     num_steps: int | None = 50,
     eta: float = 1.0,
@@ -208,7 +222,15 @@ def mcf_sample(
     (the paper's test protocol); an integer runs DDIM with that many steps and ``eta``
     (the paper's validation protocol is 50 steps, η = 1).
     """
-    init_rng, sample_rng = jax.random.split(rng)
+    check_key("key", key)
+    if not callable(apply_fn):
+        raise ValueError(f"apply_fn must be callable, got {type(apply_fn).__name__}")
+    if jnp.ndim(atom_coords) != 3:
+        raise ValueError(f"atom_coords must be [B, N, F], got shape {jnp.shape(atom_coords)}")
+    if jnp.shape(mask) != jnp.shape(atom_coords)[:2]:
+        raise ValueError(f"mask must be [B, N] = {jnp.shape(atom_coords)[:2]}, got "
+                         f"{jnp.shape(mask)}")
+    init_rng, sample_rng = jax.random.split(key)
     x_T = center_positions(jax.random.normal(init_rng, mask.shape + (3,)), mask)
 
     def eps_fn(x_t, t):

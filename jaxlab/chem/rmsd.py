@@ -59,6 +59,19 @@ def kabsch_rmsd(
     return jnp.sqrt(jnp.sum(w * jnp.sum(diff * diff, axis=-1)) / total)
 
 
+def _check_mol(mol: Chem.Mol) -> int:
+    if not isinstance(mol, Chem.Mol):
+        raise ValueError(f"mol must be an RDKit Chem.Mol, got {type(mol).__name__}")
+    return mol.GetNumAtoms()
+
+
+def _check_conformers(name: str, coords: np.typing.ArrayLike, n: int) -> np.ndarray:
+    coords = np.asarray(coords, np.float64)
+    if coords.ndim != 3 or coords.shape[1:] != (n, 3) or not np.all(np.isfinite(coords)):
+        raise ValueError(f"{name} must be finite [K, {n}, 3] conformers, got shape {coords.shape}")
+    return coords
+
+
 def _with_coords(mol: Chem.Mol, coords: np.ndarray) -> Chem.Mol:
     out = Chem.Mol(mol)
     out.RemoveAllConformers()
@@ -84,7 +97,7 @@ def best_rmsd(mol: Chem.Mol, coords_a: np.typing.ArrayLike, coords_b: np.typing.
     Returns:
       The RMSD as a Python float.
     """
-    n = mol.GetNumAtoms()
+    n = _check_mol(mol)
     coords_a, coords_b = np.asarray(coords_a), np.asarray(coords_b)
     for name, c in (("coords_a", coords_a), ("coords_b", coords_b)):
         if c.shape != (n, 3):
@@ -107,7 +120,9 @@ def best_rmsd_matrix(
     Returns:
       ``[K, M]`` float64 RMSD matrix (Å).
     """
-    references, generated = np.asarray(references), np.asarray(generated)
+    n = _check_mol(mol)
+    references = _check_conformers("references", references, n)
+    generated = _check_conformers("generated", generated, n)
     heavy_refs = [_with_coords(mol, r) for r in references]
     heavy_gens = [_with_coords(mol, g) for g in generated]
     out = np.empty((len(heavy_refs), len(heavy_gens)), np.float64)

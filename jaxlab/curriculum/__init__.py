@@ -67,7 +67,7 @@ METHODS = {
 def get_curriculum(name: str, **kwargs) -> Curriculum:
     """The curriculum ``name`` (a key of ``METHODS``) built with ``kwargs``."""
     if name not in METHODS:
-        raise ValueError(f"unknown curriculum {name!r}; valid: {sorted(METHODS)}")
+        raise ValueError(f"name must be a curriculum of {sorted(METHODS)}, got {name!r}")
     return METHODS[name](**kwargs)
 
 

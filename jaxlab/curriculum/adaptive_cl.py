@@ -16,6 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
+from jaxlab._checks import check_integer, check_range
 from jaxlab.curriculum.base import Curriculum, CurriculumState, EpochInputs, masked_mean
 
 
@@ -28,8 +29,10 @@ def adaptive_pace(epoch: int, p: float, q: float, r: int) -> float:
       >>> [adaptive_pace(e, 0.1, 2.5, 15) for e in (1, 15, 30, 45)]
       [0.1, 0.25, 0.625, 1.0]
     """
-    if not 0 < p <= 1 or q < 1 or r < 1:
-        raise ValueError(f"need p in (0, 1], q >= 1, r >= 1; got {p}, {q}, {r}")
+    check_range("p", p, 0.0, 1.0, low_open=True)
+    check_range("q", q, 1.0)
+    check_integer("r", r, low=1)
+    check_integer("epoch", epoch, low=0)
     return min(1.0, p * q ** math.floor(epoch / r))
 
 
@@ -69,7 +72,15 @@ def adaptive_cl(pace_p: float = 0.1, pace_q: float = 2.5, pace_r: int = 15, inv:
       >>> adaptive_cl().uses_teacher
       True
     """
-    adaptive_pace(1, pace_p, pace_q, pace_r)  # validates the pacing
+    check_range("pace_p", pace_p, 0.0, 1.0, low_open=True)
+    check_range("pace_q", pace_q, 1.0)
+    check_integer("pace_r", pace_r, low=1)
+    if gamma_decay is not None:
+        check_range("gamma_decay", gamma_decay, 0.0)
+    check_range("bottom_gamma", bottom_gamma, 0.0)
+    check_range("pace_p", pace_p, 0.0, 1.0, low_open=True)
+    check_range("pace_q", pace_q, 1.0)
+    check_integer("pace_r", pace_r, low=1)
     if inv < 1 or not 0 <= alpha <= 1 or gamma < 0:
         raise ValueError(f"need inv >= 1, alpha in [0, 1], gamma >= 0; got {inv}, {alpha}, "
                          f"{gamma}")

@@ -50,6 +50,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
+from jaxlab._checks import check_integer
+
 
 class CurriculumState(NamedTuple):
     """The state a curriculum carries through a run (every leaf an array).
@@ -121,6 +123,9 @@ class StepContext(NamedTuple):
 
 def masked_mean(values: ArrayLike, valid: ArrayLike) -> jax.Array:
     """Mean of ``values [b]`` over the positions where ``valid [b]`` is true (0 if none)."""
+    if jnp.shape(valid) != jnp.shape(values):
+        raise ValueError(f"valid must have the shape of values {jnp.shape(values)}, got "
+                         f"{jnp.shape(valid)}")
     values, valid = jnp.asarray(values), jnp.asarray(valid, values.dtype)
     return jnp.sum(values * valid) / jnp.maximum(jnp.sum(valid), 1.0)
 
@@ -131,6 +136,7 @@ def check_weights(weights: ArrayLike, num_samples: int, name: str = "weights") -
     Raises:
       ValueError: wrong length, negative or non-finite entries, or no sample selected.
     """
+    check_integer("num_samples", num_samples, low=1)
     w = np.asarray(weights, dtype=np.float32)
     if w.shape != (num_samples,):
         raise ValueError(f"{name} must have shape ({num_samples},), got {w.shape}")
@@ -165,6 +171,10 @@ def _model_curriculum(state: CurriculumState, epoch: int) -> dict:
 
 def weighted_loss(losses, logits, labels, indices, state: CurriculumState, ctx: StepContext):
     """The default loss hook: ``mean_i w[indices_i] · ℓ_i`` over the batch's valid rows."""
+    index_dtype = jnp.asarray(indices).dtype
+    if jnp.shape(losses) != jnp.shape(indices) or not jnp.issubdtype(index_dtype, jnp.integer):
+        raise ValueError(f"losses [b] and integer indices [b] must match, got "
+                         f"{jnp.shape(losses)}, {index_dtype} {jnp.shape(indices)}")
     del logits, labels
     w = jnp.take(jnp.asarray(state.weights), indices)
     return masked_mean(w * losses, ctx.valid), state

@@ -16,6 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
+from jaxlab._checks import check_labels
 from jaxlab.curriculum.base import Curriculum, CurriculumState, EpochInputs, masked_mean
 
 
@@ -41,6 +42,9 @@ def coarse_cross_entropy(logits: ArrayLike, labels: ArrayLike, clusters: ArrayLi
       Stretcu, Platanios, Mitchell, Póczos, Coarse-to-Fine Curriculum Learning,
       arXiv:2106.04072, 2021.
     """
+    if jnp.ndim(logits) != 2:
+        raise ValueError(f"logits must be [b, C], got shape {jnp.shape(logits)}")
+    check_labels("labels", labels, jnp.shape(logits)[-1])
     logits, labels, clusters = jnp.asarray(logits), jnp.asarray(labels), jnp.asarray(clusters)
     if logits.ndim != 2 or labels.shape != logits.shape[:1] or clusters.shape != logits.shape[1:]:
         raise ValueError(f"need logits [b, C], labels [b], clusters [C]; got {logits.shape}, "
@@ -59,6 +63,8 @@ def confusion_distances(labels: ArrayLike, predictions: ArrayLike, num_classes: 
       >>> confusion_distances(np.array([0, 0, 1]), np.array([1, 1, 1]), 2).tolist()
       [[1.0, 0.0], [1.0, 1.0]]
     """
+    check_labels("labels", labels, num_classes)
+    check_labels("predictions", predictions, num_classes)
     labels, predictions = np.asarray(labels), np.asarray(predictions)
     if labels.shape != predictions.shape or labels.ndim != 1:
         raise ValueError(f"labels and predictions must be [N], got {labels.shape}, "

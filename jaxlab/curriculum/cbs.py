@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from jaxlab._checks import check_integer, check_range
 from jaxlab.curriculum.base import Curriculum, CurriculumState
 
 
@@ -14,9 +15,10 @@ def cbs_sigma(epoch: int, start_std: float = 1.0, grow_factor: float = 0.9,
       >>> round(cbs_sigma(10, 1.0, 0.5, 5), 3)
       0.25
     """
-    if start_std <= 0 or not 0 < grow_factor <= 1 or grow_interval < 1:
-        raise ValueError(f"need start_std > 0, grow_factor in (0, 1], grow_interval >= 1; got "
-                         f"{start_std}, {grow_factor}, {grow_interval}")
+    check_integer("epoch", epoch, low=0)
+    check_range("start_std", start_std, 0.0, low_open=True)
+    check_range("grow_factor", grow_factor, 0.0, 1.0, low_open=True)
+    check_integer("grow_interval", grow_interval, low=1)
     return start_std * grow_factor ** (epoch // grow_interval)
 
 

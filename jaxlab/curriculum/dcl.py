@@ -9,6 +9,7 @@ import jax.numpy as jnp
 import optax
 from jax.typing import ArrayLike
 
+from jaxlab._checks import check_labels, check_range
 from jaxlab.curriculum.base import Curriculum, CurriculumState, masked_mean
 
 _CLAMP = math.log(20.0)
@@ -39,6 +40,9 @@ def data_parameter_loss(logits: ArrayLike, labels: ArrayLike, log_sigma: ArrayLi
       Saxena, Tuzel, DeCoste, Data Parameters: A New Family of Parameters for Learning a
       Differentiable Curriculum, NeurIPS 2019.
     """
+    if jnp.ndim(logits) != 2:
+        raise ValueError(f"logits must be [b, C], got shape {jnp.shape(logits)}")
+    check_labels("labels", labels, jnp.shape(logits)[-1])
     logits, log_sigma = jnp.asarray(logits), jnp.asarray(log_sigma)
     if logits.ndim != 2 or log_sigma.shape != logits.shape[:1]:
         raise ValueError(f"logits must be [b, C] and log_sigma [b], got {logits.shape}, "
@@ -62,6 +66,11 @@ def dcl(init_data_param: float = 1.0, lr_data_param: float = 0.1, wd_data_param:
       >>> dcl().name
       'dcl'
     """
+    for name, value in (("lr_data_param", lr_data_param), ("lr_class_param", lr_class_param)):
+        check_range(name, value, 0.0)
+    for name, value in (("wd_data_param", wd_data_param), ("wd_class_param", wd_class_param)):
+        check_range(name, value, 0.0)
+    check_range("momentum", momentum, 0.0, 1.0, high_open=True)
     if not (init_data_param or init_class_param):
         return Curriculum(name="dcl")
     if init_data_param < 0 or init_class_param < 0:

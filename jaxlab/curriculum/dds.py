@@ -9,8 +9,9 @@ import jax.numpy as jnp
 import optax
 from jax.typing import ArrayLike
 
+from jaxlab._checks import check_range
 from jaxlab.curriculum.base import Curriculum, masked_mean
-from jaxlab.curriculum.meta import LossFn
+from jaxlab.curriculum.meta import LossFn, check_meta
 from jaxlab.curriculum.scorer import scorer_prepare_hooks, scorer_weights
 
 
@@ -34,6 +35,8 @@ def dds_reward(params: Any, loss_fn: LossFn, inputs: ArrayLike, labels: ArrayLik
       Wang, Pham, Michel, Anastasopoulos, Carbonell, Neubig, Optimizing Data Usage via
       Differentiable Rewards, ICML 2020.
     """
+    check_range("eps", eps, 0.0, low_open=True)
+    check_meta(loss_fn, 1.0, labels)
     meta_grad = jax.grad(lambda p: jnp.mean(loss_fn(p, meta_inputs, meta_labels)))(params)
     moved = jax.tree.map(lambda p, g: p - eps * g, params, meta_grad)
     return (loss_fn(moved, inputs, labels) - loss_fn(params, inputs, labels)) / eps
@@ -50,6 +53,7 @@ def dds(eps: float = 1e-3, lr: float = 1e-3) -> Curriculum:
       >>> dds().meta_fraction
       0.1
     """
+    check_range("lr", lr, 0.0, low_open=True)
     if eps <= 0:
         raise ValueError(f"eps must be > 0, got {eps}")
     tx = optax.adam(lr)

@@ -7,6 +7,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
+from jaxlab._checks import check_integer, check_labels, check_range
 from jaxlab.curriculum.base import Curriculum, CurriculumState, masked_mean
 
 
@@ -29,6 +30,15 @@ def dih_update(dih: ArrayLike, losses: ArrayLike, indices: ArrayLike, valid: Arr
       ...            0.5, 1.0).tolist()
       [0.0, 1.0, 0.0]
     """
+    check_range("discount", discount, 0.0, 1.0)
+    check_range("lr", lr, 0.0, low_open=True)
+    if jnp.ndim(dih) != 1:
+        raise ValueError(f"dih must be [N], got shape {jnp.shape(dih)}")
+    check_labels("indices", indices, jnp.shape(dih)[0])
+    for name, value in (("losses", losses), ("valid", valid)):
+        if jnp.shape(value) != jnp.shape(indices):
+            raise ValueError(f"{name} must be [b] like indices {jnp.shape(indices)}, got "
+                             f"{jnp.shape(value)}")
     dih = jnp.asarray(dih)
     new = (1 - discount) * dih[indices] + discount * jnp.asarray(losses) / max(lr, 1e-3)
     return dih.at[indices].set(jnp.where(jnp.asarray(valid), new, dih[indices]))
@@ -51,8 +61,10 @@ def dihcl(warm_epochs: int = 5, discount: float = 0.9, decay_rate: float = 0.9,
     References:
       Zhou, Wang, Bilmes, Curriculum Learning by Dynamic Instance Hardness, NeurIPS 2020.
     """
-    if warm_epochs < 1 or not 0 < bottom_size <= 1 or not 0 < decay_rate <= 1:
-        raise ValueError("need warm_epochs >= 1, bottom_size and decay_rate in (0, 1]")
+    check_integer("warm_epochs", warm_epochs, low=1)
+    check_range("discount", discount, 0.0, 1.0)
+    check_range("decay_rate", decay_rate, 0.0, 1.0, low_open=True)
+    check_range("bottom_size", bottom_size, 0.0, 1.0, low_open=True)
 
     def data_prepare(num_samples, num_classes, key):
         del num_classes

@@ -18,6 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
+from jaxlab._checks import check_integer, check_key, check_range
 from jaxlab.curriculum.base import Curriculum, CurriculumState
 
 # The reference's stages, for a 300-epoch schedule at 224 px (EfficientTrain's Table 1).
@@ -55,6 +56,7 @@ def low_frequency_crop(images: ArrayLike, band: ArrayLike) -> jax.Array:
       Wang, Yue, Ni, Song, Han, Huang, EfficientTrain: Exploring Generalized Curriculum
       Learning for Training Visual Backbones, ICCV 2023.
     """
+    check_range("band", band, 1.0)
     x = jnp.asarray(images, jnp.float32)
     if x.ndim != 4:
         raise ValueError(f"images must be [b, h, w, c], got shape {x.shape}")
@@ -107,6 +109,9 @@ def rand_augment(images: ArrayLike, magnitude: ArrayLike, key: jax.Array,
       >>> bool(jnp.allclose(rand_augment(x, 0.0, jax.random.key(0)), x))
       True
     """
+    check_integer("num_ops", num_ops, low=0)
+    check_range("magnitude", magnitude, 0.0, 10.0)
+    check_key("key", key)
     x = jnp.asarray(images, jnp.float32)
     if x.ndim != 4:
         raise ValueError(f"images must be [b, h, w, c], got shape {x.shape}")

@@ -16,6 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
+from jaxlab._checks import check_integer, check_labels, check_range
 from jaxlab.curriculum.base import Curriculum, CurriculumState, EpochInputs, masked_mean
 
 STRATEGIES = ("random", "similar", "dissimilar")
@@ -46,6 +47,9 @@ def lgl_loss(logits: ArrayLike, labels: ArrayLike, class_mask: ArrayLike) -> jax
       Cheng, Tao, Wang, Li, Local to Global Learning: Gradually Adding Classes for
       Training Deep Neural Networks, CVPR 2019.
     """
+    if jnp.ndim(logits) != 2:
+        raise ValueError(f"logits must be [b, C], got shape {jnp.shape(logits)}")
+    check_labels("labels", labels, jnp.shape(logits)[-1])
     logits, labels = jnp.asarray(logits), jnp.asarray(labels)
     mask = jnp.asarray(class_mask, bool)
     if logits.ndim != 2 or labels.shape != logits.shape[:1] or mask.shape != logits.shape[1:]:
@@ -98,9 +102,9 @@ def lgl(start_rate: float = 0.1, grow_rate: float = 0.3, grow_interval: int = 20
       >>> int(s.weights.sum()), int(s.extra["classes"].sum())
       (2, 1)
     """
-    if not 0 <= start_rate <= 1 or grow_rate <= 0 or grow_interval < 1:
-        raise ValueError(f"need start_rate in [0, 1], grow_rate > 0, grow_interval >= 1; got "
-                         f"{start_rate}, {grow_rate}, {grow_interval}")
+    check_range("start_rate", start_rate, 0.0, 1.0)
+    check_range("grow_rate", grow_rate, 0.0, low_open=True)
+    check_integer("grow_interval", grow_interval, low=1)
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
 

@@ -9,7 +9,7 @@ import jax.numpy as jnp
 from jax.typing import ArrayLike
 
 from jaxlab.curriculum.base import Curriculum
-from jaxlab.curriculum.meta import LossFn, lookahead_meta_loss
+from jaxlab.curriculum.meta import LossFn, check_meta, lookahead_meta_loss
 
 
 def lre_weights(params: Any, loss_fn: LossFn, inputs: ArrayLike, labels: ArrayLike,
@@ -45,6 +45,7 @@ def lre_weights(params: Any, loss_fn: LossFn, inputs: ArrayLike, labels: ArrayLi
       Ren, Zeng, Yang, Urtasun, Learning to Reweight Examples for Robust Deep Learning,
       ICML 2018.
     """
+    check_meta(loss_fn, lr, labels, valid=valid)
     labels = jnp.asarray(labels)
     eps = jnp.zeros(labels.shape, jnp.float32)
     grad_eps = jax.grad(lookahead_meta_loss)(eps, params, loss_fn, inputs, labels,

@@ -19,6 +19,7 @@ import jax
 import numpy as np
 from jax.typing import ArrayLike
 
+from jaxlab._checks import check_range, has_nan, numpy_seed
 from jaxlab.curriculum.base import Curriculum, CurriculumState, EpochInputs, check_weights
 
 
@@ -90,15 +91,20 @@ def mcl_schedule(epoch: int, num_samples: int, num_epochs: int, schedule_epochs:
 
 
 def mcl_sample(losses: ArrayLike, centrality: ArrayLike, size: int, lam: float,
-               rng: np.random.Generator) -> np.ndarray:
+               key: jax.Array) -> np.ndarray:
     """``size`` distinct indices drawn with probability ``∝ ℓ_i + λ c_i`` (host-side).
+
+    ``key`` seeds a numpy generator (:func:`jaxlab._checks.numpy_seed`).
 
     Example:
       >>> from jaxlab.curriculum.mcl import mcl_sample
       >>> mcl_sample(np.array([0.0, 5.0, 0.0]), np.zeros(3), 1, 1.0,
-      ...            np.random.default_rng(0)).tolist()
+      ...            jax.random.key(0)).tolist()
       [1]
     """
+    check_range("lam", lam, 0.0)
+    if has_nan(losses) or has_nan(centrality):
+        raise ValueError("losses and centrality must not hold NaN (no sampling weight)")
     score = np.maximum(np.asarray(losses, np.float64), 0.0) + lam * np.asarray(centrality)
     n = len(score)
     if not 1 <= size <= n:
@@ -106,6 +112,7 @@ def mcl_sample(losses: ArrayLike, centrality: ArrayLike, size: int, lam: float,
     positive = np.count_nonzero(score > 0)
     if positive < size:  # too few positive scores for a draw without replacement
         score = score + 1e-12
+    rng = np.random.default_rng(numpy_seed("key", key))
     return rng.choice(n, size, replace=False, p=score / score.sum())
 
 
@@ -133,6 +140,9 @@ def mcl(schedule_epochs: int = 20, warm_epochs: int = 5, lam: float = 1.0,
       >>> int(c.data_curriculum(s, 1, inputs).weights.sum())
       2
     """
+    check_range("feature_gamma", feature_gamma, 0.0, low_open=True)
+    check_range("alpha", alpha, 0.0, low_open=True)
+    check_range("beta", beta, 0.0, 1.0, low_open=True, high_open=True)
     if schedule_epochs < 1 or warm_epochs < 0:
         raise ValueError(f"need schedule_epochs >= 1 and warm_epochs >= 0, got "
                          f"{schedule_epochs}, {warm_epochs}")
@@ -165,9 +175,9 @@ def mcl(schedule_epochs: int = 20, warm_epochs: int = 5, lam: float = 1.0,
             return state._replace(weights=np.ones(n, np.float32), extra=extra)
         size, lam_e = mcl_schedule(epoch, n, int(state.extra["epochs"]), schedule_epochs,
                                    lam, min_lam, gamma, initial_size)
-        rng = np.random.default_rng([int(state.extra["seed"]), epoch])
+        key = jax.random.fold_in(jax.random.key(int(state.extra["seed"])), epoch)
         weights = np.zeros(n, np.float32)
-        weights[mcl_sample(inputs.losses, centrality, size, lam_e, rng)] = 1.0
+        weights[mcl_sample(inputs.losses, centrality, size, lam_e, key)] = 1.0
         return state._replace(weights=check_weights(weights, n, "mcl weights"), extra=extra)
 
     return Curriculum(name="mcl", data_prepare=data_prepare, model_prepare=model_prepare,

@@ -15,7 +15,24 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
+from jaxlab._checks import check_range
+
 LossFn = Callable[[Any, jax.Array, jax.Array], jax.Array]
+
+
+def check_meta(loss_fn: LossFn, lr: float, labels: ArrayLike, **per_sample: ArrayLike) -> None:
+    """The meta-gradient kernels' shared checks: a callable ``loss_fn``, ``lr ≥ 0`` (when
+    concrete; 0 is a look-ahead that does not move) and per-sample arrays (``weights``,
+    ``valid``) of the batch's length."""
+    if not callable(loss_fn):
+        raise ValueError(f"loss_fn must be callable (params, inputs, labels) -> [b], got "
+                         f"{type(loss_fn).__name__}")
+    check_range("lr", lr, 0.0)
+    b = jnp.shape(labels)[:1]
+    for name, value in per_sample.items():
+        if value is not None and jnp.shape(value) != b:
+            raise ValueError(f"{name} must be [{b[0] if b else '?'}] like labels, got shape "
+                             f"{jnp.shape(value)}")
 
 
 def lookahead_params(params: Any, loss_fn: LossFn, inputs: ArrayLike, labels: ArrayLike,
@@ -38,6 +55,7 @@ def lookahead_params(params: Any, loss_fn: LossFn, inputs: ArrayLike, labels: Ar
       >>> round(float(lookahead_params(1.0, f, jnp.ones(2), jnp.zeros(2), jnp.ones(2), 0.1)), 4)
       0.6
     """
+    check_meta(loss_fn, lr, labels, weights=weights)
     grads = jax.grad(lambda p: jnp.sum(weights * loss_fn(p, inputs, labels)))(params)
     return jax.tree.map(lambda p, g: p - lr * g, params, grads)
 
@@ -58,5 +76,6 @@ def lookahead_meta_loss(weights: ArrayLike, params: Any, loss_fn: LossFn, inputs
       >>> g.shape
       (2,)
     """
+    check_meta(loss_fn, lr, labels, weights=weights)
     new = lookahead_params(params, loss_fn, inputs, labels, weights, lr)
     return jnp.mean(loss_fn(new, meta_inputs, meta_labels))

@@ -9,8 +9,9 @@ import jax.numpy as jnp
 import optax
 from jax.typing import ArrayLike
 
+from jaxlab._checks import check_integer, check_range
 from jaxlab.curriculum.base import Curriculum, CurriculumState, masked_mean
-from jaxlab.curriculum.meta import LossFn
+from jaxlab.curriculum.meta import LossFn, check_meta
 
 
 class WeightNetParams(NamedTuple):
@@ -39,6 +40,11 @@ def weight_net(params: WeightNetParams, losses: ArrayLike) -> jax.Array:
       >>> weight_net(init_weight_net(jax.random.key(0)), jnp.ones(3)).shape
       (3,)
     """
+    if not isinstance(params, WeightNetParams):
+        raise ValueError(f"params must be WeightNetParams (from init_weight_net), got "
+                         f"{type(params).__name__}")
+    if jnp.ndim(losses) != 1:
+        raise ValueError(f"losses must be [b], got shape {jnp.shape(losses)}")
     x = jnp.asarray(losses)[:, None]
     h = jax.nn.relu(x @ params.w1 + params.b1[None, :])
     return jax.nn.sigmoid(h @ params.w2 + params.b2[None, :])[:, 0]
@@ -60,6 +66,10 @@ def mw_net_meta_loss(vparams: WeightNetParams, params: Any, loss_fn: LossFn,
       ...                        jnp.zeros(1), 0.0, jnp.ones(2)))
       1.0
     """
+    if not isinstance(vparams, WeightNetParams):
+        raise ValueError(f"vparams must be WeightNetParams (from init_weight_net), got "
+                         f"{type(vparams).__name__}")
+    check_meta(loss_fn, lr, labels, valid=valid)
     valid = jnp.asarray(valid, jnp.float32)
     n = jnp.maximum(jnp.sum(valid), 1.0)
 
@@ -85,6 +95,9 @@ def mw_net(hidden: int = 100, lr: float = 1e-3, weight_decay: float = 1e-4) -> C
       >>> mw_net().meta_fraction
       0.1
     """
+    check_integer("hidden", hidden, low=1)
+    check_range("lr", lr, 0.0, low_open=True)
+    check_range("weight_decay", weight_decay, 0.0)
     tx = optax.chain(optax.add_decayed_weights(weight_decay), optax.adam(lr))
 
     def data_prepare(num_samples, num_classes, key):

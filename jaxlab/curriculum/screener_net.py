@@ -7,6 +7,7 @@ import jax.numpy as jnp
 import optax
 from jax.typing import ArrayLike
 
+from jaxlab._checks import check_range
 from jaxlab.curriculum.base import Curriculum, masked_mean
 from jaxlab.curriculum.scorer import scorer_prepare_hooks, scorer_weights
 
@@ -25,6 +26,10 @@ def screener_loss(weights: ArrayLike, losses: ArrayLike, margin: float) -> jax.A
       Kim, Choi, ScreenerNet: Learning Self-Paced Curriculum for Deep Neural Networks,
       arXiv:1801.00904, 2018.
     """
+    check_range("margin", margin, 0.0)
+    if jnp.shape(weights) != jnp.shape(losses):
+        raise ValueError(f"losses must have the shape of weights {jnp.shape(weights)}, got "
+                         f"{jnp.shape(losses)}")
     w, loss = jnp.asarray(weights), jnp.asarray(losses)
     return (1.0 - w) ** 2 * loss + w**2 * jax.nn.relu(margin - loss)
 
@@ -38,6 +43,8 @@ def screener_net(margin: float = 1.0, lr: float = 1e-3) -> Curriculum:
       >>> screener_net().name
       'screener_net'
     """
+    check_range("margin", margin, 0.0)
+    check_range("lr", lr, 0.0, low_open=True)
     tx = optax.adam(lr)
 
     data_prepare, model_prepare = scorer_prepare_hooks(tx)

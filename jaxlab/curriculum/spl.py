@@ -15,6 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
+from jaxlab._checks import as_float, check_integer, check_range, has_nan
 from jaxlab.curriculum.base import Curriculum, CurriculumState, check_weights
 
 PACINGS = ("linear", "geom", "root")
@@ -27,7 +28,10 @@ def pacing(epoch: int, start_rate: float, grow_epochs: int, kind: str = "linear"
 
     With ``λ₀`` = ``start_rate``, ``E`` = ``grow_epochs``, ``e`` = ``epoch``:
     linear ``λ₀ + (1 − λ₀)·e/E``; geometric ``2^{log₂λ₀ · (1 − e/E)}``;
-    root-p ``(λ₀^p + (1 − λ₀^p)·e/E)^{1/p}``.
+    root-p ``(λ₀^p + (1 − λ₀^p)·e/E)^{1/p}``. Each is evaluated in the reference's order of
+    operations (``λ₀ + (1 − λ₀)/E·e``, …), so that :func:`spl_weights`'s ``⌈rate·N⌉``
+    lands on the reference's sample count also where ``rate·N`` rounds just above an
+    integer (e.g. λ₀ = 0.2, E = 15, e = 12, N = 100: 84.00000000000001 → 85 samples).
 
     Args:
       epoch: the epoch ``e ≥ 1`` (the reference advances its counter before pacing).
@@ -44,18 +48,19 @@ def pacing(epoch: int, start_rate: float, grow_epochs: int, kind: str = "linear"
       >>> round(pacing(5, 0.2, 10), 4), pacing(20, 0.2, 10)
       (0.6, 1.0)
     """
-    if not 0.0 < start_rate <= 1.0:
-        raise ValueError(f"start_rate must be in (0, 1], got {start_rate}")
-    if grow_epochs < 1:
-        raise ValueError(f"grow_epochs must be >= 1, got {grow_epochs}")
-    t = epoch / grow_epochs
+    check_range("start_rate", start_rate, 0.0, 1.0, low_open=True)
+    check_integer("grow_epochs", grow_epochs, low=1)
+    check_integer("epoch", epoch, low=0)
+    if kind == "root":
+        check_integer("p", p, low=1)
     if kind == "linear":
-        rate = start_rate + (1.0 - start_rate) * t
+        rate = start_rate + (1.0 - start_rate) / grow_epochs * epoch
     elif kind == "geom":
-        rate = 2.0 ** (math.log2(start_rate) * (1.0 - t))
+        log_start = math.log2(start_rate)
+        rate = 2.0 ** (-log_start / grow_epochs * epoch + log_start)
     elif kind == "root":
         # The reference raises to 1/2 for every p; the root-p function is the 1/p-th root.
-        rate = (start_rate**p + (1.0 - start_rate**p) * t) ** (1.0 / p)
+        rate = (start_rate**p + (1.0 - start_rate**p) / grow_epochs * epoch) ** (1.0 / p)
     else:
         raise ValueError(f"pacing kind must be one of {PACINGS}, got {kind!r}")
     return min(1.0, rate)
@@ -72,9 +77,13 @@ def spl_weights(losses: ArrayLike, rate: float, weighting: str = "hard",
     logistic ``v_i = (1 + e^{−λ})/(1 + e^{ℓ_i − λ})``;
     polynomial ``v_i = 1[ℓ_i < λ](1 − ℓ_i/λ)^{1/(t−1)}``.
 
+    ``k = ⌈N·rate⌉`` exactly, as the reference (no slack for float error: see
+    :func:`pacing`). NaN losses are refused with a ``ValueError`` when concrete and give
+    NaN weights under ``jit``.
+
     Args:
       losses: ``[N]`` per-sample losses (≥ 0).
-      rate: fraction of samples to select, in ``(0, 1]``; must select at least one.
+      rate: fraction of samples to select, in ``(0, 1]`` (static); at least one is kept.
       weighting: one of ``"hard"``, ``"linear"``, ``"logarithmic"``, ``"logistic"``,
         ``"polynomial"``.
       t: the polynomial's order ``t > 1``.
@@ -92,13 +101,22 @@ def spl_weights(losses: ArrayLike, rate: float, weighting: str = "hard",
       Kumar, Packer, Koller, Self-Paced Learning for Latent Variable Models, NeurIPS 2010;
       Wang, Chen, Zhu, A Survey on Curriculum Learning, TPAMI 2021 (soft weightings).
     """
-    losses = jnp.asarray(losses, jnp.float32)
+    losses = as_float("losses", losses).astype(jnp.float32)
     if losses.ndim != 1 or losses.shape[0] == 0:
         raise ValueError(f"losses must be [N] with N >= 1, got shape {losses.shape}")
-    if not 0.0 < rate <= 1.0:
-        raise ValueError(f"rate must be in (0, 1], got {rate}")
+    check_range("rate", rate, 0.0, 1.0, low_open=True)
+    if weighting == "polynomial":
+        check_range("t", t, 1.0, low_open=True)
+    if has_nan(losses):
+        raise ValueError("losses hold NaN: no order of difficulty")
     n = losses.shape[0]
-    k = max(1, math.ceil(rate * n - 1e-9))  # tolerate float error in the pacing
+    k = max(1, math.ceil(n * rate))  # the reference's count, Eq. of CurBench's SPL
+    weights = _spl_weights(losses, k, weighting, t)
+    return jnp.where(jnp.any(jnp.isnan(losses)), jnp.nan, weights)
+
+
+def _spl_weights(losses: jax.Array, k: int, weighting: str, t: float) -> jax.Array:
+    n = losses.shape[0]
     order = jnp.argsort(losses, stable=True)
     threshold = losses[order[k - 1]]
     if weighting == "hard":
@@ -111,8 +129,6 @@ def spl_weights(losses: ArrayLike, rate: float, weighting: str = "hard",
     if weighting == "logistic":
         return (1.0 + jnp.exp(-threshold)) / (1.0 + jnp.exp(losses - threshold))
     if weighting == "polynomial":
-        if t <= 1.0:
-            raise ValueError(f"polynomial order t must be > 1, got {t}")
         return mask * jnp.clip(1.0 - losses / threshold, 0.0) ** (1.0 / (t - 1.0))
     raise ValueError(f"weighting must be one of {WEIGHTINGS}, got {weighting!r}")
 
@@ -132,6 +148,10 @@ def spl(start_rate: float = 0.2, grow_epochs: int = 15, grow_fn: str = "linear",
       >>> c.data_curriculum(s, 0, np.array([0.3, 0.1, 0.9, 0.5])).weights.tolist()
       [1.0, 1.0, 0.0, 0.0]
     """
+    if grow_fn not in PACINGS:
+        raise ValueError(f"grow_fn must be one of {PACINGS}, got {grow_fn!r}")
+    if weighting == "polynomial":
+        check_range("t", t, 1.0, low_open=True)
     pacing(1, start_rate, grow_epochs, grow_fn, p)  # validates the pacing arguments
     if weighting not in WEIGHTINGS:
         raise ValueError(f"weighting must be one of {WEIGHTINGS}, got {weighting!r}")

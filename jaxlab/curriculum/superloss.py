@@ -8,6 +8,7 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
+from jaxlab._checks import check_integer, check_range
 from jaxlab.curriculum.base import Curriculum, CurriculumState, masked_mean
 
 _INV_E = 1.0 / math.e
@@ -32,6 +33,7 @@ def lambertw(x: ArrayLike, iterations: int = 8) -> jax.Array:
       >>> round(float(lambertw(np.e)), 5)
       1.0
     """
+    check_integer("iterations", iterations, low=0)
     x = jnp.asarray(x)
     x = jnp.maximum(x.astype(jnp.result_type(x, jnp.float32)), -_INV_E)
     p = jnp.sqrt(jnp.maximum(2.0 * (math.e * x + 1.0), 0.0))
@@ -72,6 +74,7 @@ def superloss_sigma(losses: ArrayLike, tau: ArrayLike, lam: float) -> jax.Array:
       Castells, Weinzaepfel, Revaud, SuperLoss: A Generic Loss for Robust Curriculum
       Learning, NeurIPS 2020.
     """
+    check_range("tau", tau)
     if not lam > 0:
         raise ValueError(f"lam must be > 0, got {lam}")
     beta = (jnp.asarray(losses) - tau) / lam
@@ -91,6 +94,7 @@ def superloss(tau: float = 0.0, lam: float = 1.0, fac: float = 0.9) -> Curriculu
       >>> superloss().name
       'superloss'
     """
+    check_range("tau", tau)
     if not lam > 0:
         raise ValueError(f"lam must be > 0, got {lam}")
     if not 0.0 <= fac < 1.0:

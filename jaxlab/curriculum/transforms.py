@@ -7,6 +7,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
+from jaxlab._checks import check_integer, check_key, check_labels, check_range
+
 
 def noisy_labels(labels: ArrayLike, p: float, num_classes: int, key: jax.Array) -> jax.Array:
     """Replaces each label, with probability ``p``, by a uniformly drawn DIFFERENT class.
@@ -15,9 +17,11 @@ def noisy_labels(labels: ArrayLike, p: float, num_classes: int, key: jax.Array) 
     ``ỹ_i ~ Uniform({0, …, C−1} \\ {y_i})`` (drawn as ``(y_i + U{1, …, C−1}) mod C``).
 
     Args:
-      labels: ``[n]`` integer labels in ``[0, num_classes)``.
-      p: noise rate ``p`` in ``[0, 1)``.
-      num_classes: ``C ≥ 2``.
+      labels: ``[n]`` integer labels in ``[0, num_classes)``; float labels and, when
+        concrete, labels outside the range raise ``ValueError``.
+      p: noise rate ``p`` in ``[0, 1)``; checked when concrete, unchecked when traced
+        under ``jit`` (wrap in ``jax.experimental.checkify`` to check it there).
+      num_classes: ``C ≥ 2`` (static).
       key: PRNG key; the result is a deterministic function of it.
 
     Returns:
@@ -33,13 +37,12 @@ def noisy_labels(labels: ArrayLike, p: float, num_classes: int, key: jax.Array) 
     References:
       Zhou et al., CurBench: Curriculum Learning Benchmark, ICML 2024 (Sec. 3).
     """
-    labels = jnp.asarray(labels)
+    check_integer("num_classes", num_classes, low=2)
+    labels = check_labels("labels", labels, num_classes)
     if labels.ndim != 1:
         raise ValueError(f"labels must be [n], got shape {labels.shape}")
-    if not 0.0 <= p < 1.0:
-        raise ValueError(f"noise rate p must be in [0, 1), got {p}")
-    if num_classes < 2:
-        raise ValueError(f"num_classes must be >= 2, got {num_classes}")
+    check_range("p", p, 0.0, 1.0, high_open=True)
+    check_key("key", key)
     flip_key, class_key = jax.random.split(key)
     flip = jax.random.bernoulli(flip_key, p, labels.shape)
     offset = jax.random.randint(class_key, labels.shape, 1, num_classes)
@@ -54,7 +57,7 @@ def imbalance(labels: ArrayLike, ratio: float, num_classes: int, key: jax.Array)
     The number kept is data dependent, so this runs on the host (returns numpy).
 
     Args:
-      labels: ``[n]`` integer labels in ``[0, num_classes)``.
+      labels: ``[n]`` integer labels in ``[0, num_classes)`` (checked: host-side).
       ratio: imbalance ratio ``r ≥ 1`` (``1``: keep all).
       num_classes: ``C ≥ 2``.
       key: PRNG key; the result is a deterministic function of it.
@@ -72,13 +75,12 @@ def imbalance(labels: ArrayLike, ratio: float, num_classes: int, key: jax.Array)
     References:
       Zhou et al., CurBench: Curriculum Learning Benchmark, ICML 2024 (Sec. 3).
     """
-    labels = jnp.asarray(labels)
+    check_integer("num_classes", num_classes, low=2)
+    labels = check_labels("labels", labels, num_classes)
     if labels.ndim != 1:
         raise ValueError(f"labels must be [n], got shape {labels.shape}")
-    if not ratio >= 1.0:
-        raise ValueError(f"imbalance ratio must be >= 1, got {ratio}")
-    if num_classes < 2:
-        raise ValueError(f"num_classes must be >= 2, got {num_classes}")
+    check_range("ratio", ratio, 1.0)
+    check_key("key", key)
     mu = (1.0 / ratio) ** (1.0 / (num_classes - 1))
     keep_prob = mu ** labels.astype(jnp.float32)
     keep = jax.random.uniform(key, labels.shape) < keep_prob

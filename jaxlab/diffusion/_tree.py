@@ -36,9 +36,22 @@ def check_mask(tree: PyTree, mask: jax.typing.ArrayLike | None, name: str = "mas
     return mask
 
 
-def normal_like(rng: jax.Array, tree: PyTree) -> PyTree:
+def check_sampling(schedule: Any, key: Any, fn: Any, fn_name: str) -> None:
+    """The arguments every DDPM kernel shares: a ``Schedule``, a PRNG key, a callable."""
+    from jaxlab._checks import check_key
+    from jaxlab.diffusion.schedules import Schedule
+
+    if not isinstance(schedule, Schedule):
+        raise ValueError(f"schedule must be a Schedule (e.g. cosine_beta_schedule(T)), got "
+                         f"{type(schedule).__name__}")
+    check_key("key", key)
+    if not callable(fn):
+        raise ValueError(f"{fn_name} must be callable, got {type(fn).__name__}")
+
+
+def normal_like(key: jax.Array, tree: PyTree) -> PyTree:
     """Standard normal noise with the structure, shapes and dtypes of ``tree``."""
     leaves, treedef = jax.tree.flatten(tree)
-    keys = jax.random.split(rng, len(leaves))
+    keys = jax.random.split(key, len(leaves))
     noise = [jax.random.normal(k, x.shape, x.dtype) for k, x in zip(keys, leaves, strict=True)]
     return jax.tree.unflatten(treedef, noise)

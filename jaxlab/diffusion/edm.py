@@ -13,6 +13,8 @@ from collections.abc import Callable
 import jax
 import jax.numpy as jnp
 
+from jaxlab._checks import as_float, check_key, check_range
+
 __all__ = [
     "edm_denoise",
     "edm_heun_sample",
@@ -29,6 +31,12 @@ def _expand(v: jax.Array, x: jax.Array) -> jax.Array:
     return jnp.reshape(v, v.shape + (1,) * (x.ndim - v.ndim))
 
 
+def _check_denoise_fn(denoise_fn: DenoiseFn) -> None:
+    if not callable(denoise_fn):
+        raise ValueError(f"denoise_fn must be callable (x, sigma) -> D, got "
+                         f"{type(denoise_fn).__name__}")
+
+
 def edm_precondition(
     sigma: jax.typing.ArrayLike, sigma_data: float = 0.5
 ) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
@@ -40,8 +48,9 @@ def edm_precondition(
     so that D(x; σ) = c_skip·x + c_out·F(c_in·x; c_noise)                  (Eq. 7)
 
     Args:
-      sigma: σ > 0, any shape.
-      sigma_data: σ_data, the standard deviation of the data.
+      sigma: σ > 0, any shape. A concrete σ ≤ 0 (or NaN) raises ``ValueError``; under
+        ``jit`` the coefficients of such entries are NaN (never a finite wrong number).
+      sigma_data: σ_data > 0, the standard deviation of the data (same rule).
 
     Returns:
       ``(c_skip, c_out, c_in, c_noise)``, each of ``sigma``'s shape.
@@ -56,13 +65,16 @@ def edm_precondition(
       Karras, Aittala, Aila, Laine. Elucidating the Design Space of Diffusion-Based
       Generative Models. NeurIPS 2022.
     """
-    sigma = jnp.asarray(sigma, dtype=jnp.result_type(float))
+    sigma = as_float("sigma", sigma)
+    check_range("sigma", sigma, 0.0, low_open=True)
+    check_range("sigma_data", sigma_data, 0.0, low_open=True)
     total = sigma**2 + sigma_data**2
     c_skip = sigma_data**2 / total
     c_out = sigma * sigma_data / jnp.sqrt(total)
     c_in = 1.0 / jnp.sqrt(total)
     c_noise = jnp.log(sigma) / 4.0
-    return c_skip, c_out, c_in, c_noise
+    valid = (sigma > 0) & (jnp.asarray(sigma_data) > 0)  # traced σ ≤ 0: NaN, not a number
+    return tuple(jnp.where(valid, c, jnp.nan) for c in (c_skip, c_out, c_in, c_noise))
 
 
 def edm_denoise(
@@ -88,9 +100,13 @@ def edm_denoise(
       >>> d.shape
       (2, 3)
     """
-    x = jnp.asarray(x)
-    sigma = jnp.asarray(sigma)
-    if sigma.shape != x.shape[:1]:
+    x = as_float("x", x)
+    sigma = as_float("sigma", sigma)
+    if not callable(raw_fn):
+        raise ValueError(f"raw_fn must be callable, got {type(raw_fn).__name__}")
+    if x.ndim < 1:
+        raise ValueError(f"x must have shape [b, ...], got a scalar {x.shape}")
+    if x.ndim < 1 or sigma.shape != x.shape[:1]:
         raise ValueError(f"sigma must have shape [{x.shape[0]}] (one per row of x); got "
                          f"{sigma.shape}")
     c_skip, c_out, c_in, c_noise = edm_precondition(sigma, sigma_data)
@@ -101,7 +117,7 @@ def edm_denoise(
 def edm_loss(
     denoise_fn: DenoiseFn,
     y: jax.typing.ArrayLike,
-    rng: jax.Array,
+    key: jax.Array,
     p_mean: float = -1.2,
     p_std: float = 1.2,
     sigma_data: float = 0.5,
@@ -116,13 +132,13 @@ def edm_loss(
     Args:
       denoise_fn: ``D(x, sigma)`` with ``x: [b, ...]``, ``sigma: [b]``.
       y: ``[b, ...]`` clean training examples.
-      rng: a PRNG key (σ and the noise are drawn from it).
+      key: a PRNG key (σ and the noise are drawn from it).
       p_mean: P_mean.
       p_std: P_std.
-      sigma_data: σ_data.
+      sigma_data: σ_data > 0.
 
     Returns:
-      The scalar loss.
+      The scalar loss. ``p_std ≥ 0`` and ``sigma_data > 0`` are checked when concrete.
 
     Example:
       >>> from jaxlab.diffusion import edm_loss
@@ -130,10 +146,15 @@ def edm_loss(
       >>> bool(loss > 0)
       True
     """
-    y = jnp.asarray(y)
-    if y.ndim < 2:
-        raise ValueError(f"y must have shape [b, ...] with a feature axis; got {y.shape}")
-    k_sigma, k_noise = jax.random.split(rng)
+    _check_denoise_fn(denoise_fn)
+    y = as_float("y", y)
+    if y.ndim < 2 or y.shape[0] == 0:
+        raise ValueError(f"y must have shape [b >= 1, ...] with a feature axis; got {y.shape}")
+    check_key("key", key)
+    check_range("p_std", p_std, 0.0)
+    check_range("p_mean", p_mean)
+    check_range("sigma_data", sigma_data, 0.0, low_open=True)
+    k_sigma, k_noise = jax.random.split(key)
     sigma = jnp.exp(p_mean + p_std * jax.random.normal(k_sigma, y.shape[:1]))
     weight = (sigma**2 + sigma_data**2) / (sigma * sigma_data) ** 2
     x = y + _expand(sigma, y) * jax.random.normal(k_noise, y.shape, y.dtype)
@@ -193,7 +214,8 @@ def edm_heun_sample(
     Args:
       denoise_fn: ``D(x, sigma)`` with ``x: [b, ...]``, ``sigma: [b]``.
       noise: ``[b, ...]`` standard normal initial noise (scaled by σ_0 here).
-      sigmas: ``[N + 1]`` decreasing levels, e.g. :func:`edm_sigma_steps`; σ_N may be 0.
+      sigmas: ``[N + 1]`` decreasing levels, e.g. :func:`edm_sigma_steps`; σ_N may be 0,
+        the others must be > 0 (checked when concrete).
 
     Returns:
       ``[b, ...]`` samples x_N.
@@ -209,12 +231,15 @@ def edm_heun_sample(
       Karras, Aittala, Aila, Laine. Elucidating the Design Space of Diffusion-Based
       Generative Models. NeurIPS 2022, Algorithm 1.
     """
-    noise = jnp.asarray(noise)
-    sigmas = jnp.asarray(sigmas, dtype=noise.dtype)
+    _check_denoise_fn(denoise_fn)
+    noise = as_float("noise", noise)
+    sigmas = as_float("sigmas", sigmas).astype(noise.dtype)
     if noise.ndim < 1 or noise.shape[0] < 1:
         raise ValueError(f"noise must have shape [b, ...]; got {noise.shape}")
     if sigmas.ndim != 1 or sigmas.shape[0] < 2:
         raise ValueError(f"sigmas must have shape [N + 1] with N >= 1; got {sigmas.shape}")
+    check_range("sigmas", sigmas[:-1], 0.0, low_open=True)  # only the last may be 0
+    check_range("sigmas", sigmas[-1:], 0.0)
     b = noise.shape[0]
 
     def step(x, pair):

@@ -8,7 +8,14 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from jaxlab.diffusion._tree import apply_mask, check_mask, expand_to, normal_like
+from jaxlab._checks import is_traced
+from jaxlab.diffusion._tree import (
+    apply_mask,
+    check_mask,
+    check_sampling,
+    expand_to,
+    normal_like,
+)
 from jaxlab.diffusion.schedules import Schedule
 
 PyTree = Any
@@ -41,10 +48,18 @@ def q_sample(schedule: Schedule, x0: PyTree, t: jax.typing.ArrayLike, noise: PyT
     References:
       Ho, Jain & Abbeel, "Denoising Diffusion Probabilistic Models", NeurIPS 2020.
     """
+    leaves = jax.tree.leaves(x0)
+    if not leaves or any(jnp.ndim(leaf) == 0 for leaf in leaves):
+        raise ValueError("x0 must be a non-empty pytree of arrays with a leading batch axis")
     t = jnp.asarray(t)
     if not jnp.issubdtype(t.dtype, jnp.integer):
         raise ValueError(f"t must be an integer array; got dtype {t.dtype}")
     check_mask(x0, t, name="t")
+    if not isinstance(schedule, Schedule):
+        raise ValueError(f"schedule must be a Schedule, got {type(schedule).__name__}")
+    if not is_traced(t) and t.size and not 0 <= int(t.min()) <= int(t.max()) < schedule.num_steps:
+        raise ValueError(f"t must lie in [0, {schedule.num_steps}), got values in "
+                         f"[{int(t.min())}, {int(t.max())}]")
     if jax.tree.structure(x0) != jax.tree.structure(noise):
         raise ValueError("noise must have the pytree structure of x0")
     a = schedule.sqrt_alphas_cumprod[t]
@@ -68,8 +83,10 @@ def masked_mse(pred: PyTree, target: PyTree, mask: jax.typing.ArrayLike | None =
     """
     mask = check_mask(pred, mask)
     leaves_p, leaves_t = jax.tree.leaves(pred), jax.tree.leaves(target)
-    if len(leaves_p) != len(leaves_t) or not leaves_p:
+    if jax.tree.structure(pred) != jax.tree.structure(target) or not leaves_p:
         raise ValueError("pred and target must be non-empty pytrees of the same structure")
+    if any(jnp.shape(p) != jnp.shape(q) for p, q in zip(leaves_p, leaves_t, strict=True)):
+        raise ValueError("pred and target must have the same leaf shapes")
     batch = leaves_p[0].shape[0]
     total = jnp.zeros((batch,), jnp.float32)
     count = jnp.zeros((batch,), jnp.float32)
@@ -88,7 +105,7 @@ def ddpm_loss(
     eps_fn: EpsFn,
     schedule: Schedule,
     x0: PyTree,
-    rng: jax.Array,
+    key: jax.Array,
     mask: jax.typing.ArrayLike | None = None,
 ) -> jax.Array:
     """The simplified DDPM objective with ε-prediction, masked per example.
@@ -103,7 +120,7 @@ def ddpm_loss(
         ``t`` an int32 ``[B]`` array.
       schedule: the noise schedule.
       x0: clean data, pytree of ``[B, ...]`` leaves (padding entries should be 0).
-      rng: PRNG key for t and ε.
+      key: PRNG key for t and ε.
       mask: optional ``[B, ...]`` prefix of every leaf's shape (1 = real entry).
 
     Returns:
@@ -112,12 +129,13 @@ def ddpm_loss(
     References:
       Ho, Jain & Abbeel, "Denoising Diffusion Probabilistic Models", NeurIPS 2020.
     """
+    check_sampling(schedule, key, eps_fn, "eps_fn")
     mask = check_mask(x0, mask)
     leaves = jax.tree.leaves(x0)
     if not leaves or leaves[0].ndim == 0:
         raise ValueError("x0 must be a non-empty pytree of arrays with a leading batch axis")
     batch = leaves[0].shape[0]
-    t_rng, eps_rng = jax.random.split(rng)
+    t_rng, eps_rng = jax.random.split(key)
     t = jax.random.randint(t_rng, (batch,), 0, schedule.num_steps, dtype=jnp.int32)
     noise = apply_mask(normal_like(eps_rng, x0), mask)
     x_t = apply_mask(q_sample(schedule, x0, t, noise), mask)

@@ -17,6 +17,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxlab._checks import as_float, check_range
+
 __all__ = [
     "PCAProxy",
     "calibrate_threshold",
@@ -131,6 +133,12 @@ def _normalize(f: jax.Array) -> jax.Array:
     return f / jnp.maximum(jnp.linalg.norm(f, axis=-1, keepdims=True), 1e-12)
 
 
+def _share_above(cos: jax.Array, threshold: float) -> jax.Array:
+    """Share of ``cos > threshold``; NaN when a cosine is NaN (not a silent "no")."""
+    share = jnp.mean((cos > threshold).astype(jnp.result_type(float)))
+    return jnp.where(jnp.any(jnp.isnan(cos)), jnp.nan, share)
+
+
 def _check_features(name: str, f: jax.Array) -> None:
     if f.ndim != 2 or f.shape[0] < 1:
         raise ValueError(f"{name} must have shape [N, k] with N >= 1; got {f.shape}")
@@ -183,8 +191,9 @@ def reproducibility_score(
       >>> float(reproducibility_score(a, jnp.array([[1.0, 0.1], [1.0, 0.0]])))
       0.5
     """
+    check_range("threshold", threshold, -1.0, 1.0)
     cos = pair_cosine(features_a, features_b)
-    return jnp.mean((cos > threshold).astype(jnp.result_type(float)))
+    return _share_above(cos, threshold)
 
 
 def memorization_score(
@@ -216,8 +225,9 @@ def memorization_score(
     _check_features("features_train", t)
     if t.shape[1] != s.shape[1]:
         raise ValueError(f"features_train must have {s.shape[1]} columns; got {t.shape}")
+    check_range("threshold", threshold, -1.0, 1.0)
     best = jnp.max(_normalize(s) @ _normalize(t).T, axis=1)
-    return jnp.mean((best > threshold).astype(jnp.result_type(float)))
+    return _share_above(best, threshold)
 
 
 def nearest_neighbor_ratio(
@@ -249,7 +259,8 @@ def nearest_neighbor_ratio(
     d2 = (jnp.sum(x * x, axis=1)[:, None] - 2.0 * x @ y.T + jnp.sum(y * y, axis=1)[None, :])
     neg_two, _ = jax.lax.top_k(-jnp.maximum(d2, 0.0), 2)
     d1, d2nd = jnp.sqrt(-neg_two[:, 0]), jnp.sqrt(-neg_two[:, 1])
-    return jnp.where(d2nd > 0, d1 / jnp.where(d2nd > 0, d2nd, 1.0), 0.0)
+    ratio = jnp.where(d2nd > 0, d1 / jnp.where(d2nd > 0, d2nd, 1.0), 0.0)
+    return jnp.where(jnp.isnan(jnp.sum(d2, axis=1)), jnp.nan, ratio)  # NaN rows stay NaN
 
 
 class PCAProxy(NamedTuple):
@@ -286,6 +297,8 @@ def pca_proxy(train_set: jax.typing.ArrayLike, num_components: int) -> PCAProxy:
 
 def pca_embed(proxy: PCAProxy, x: jax.typing.ArrayLike) -> jax.Array:
     """L2-normalised PCA coordinates of ``x: [N, d]`` → ``[N, k]``."""
+    if not isinstance(proxy, PCAProxy):
+        raise ValueError(f"proxy must be a PCAProxy (from pca_proxy), got {type(proxy).__name__}")
     x = jnp.asarray(x)
     if x.ndim != 2 or x.shape[1] != proxy.mean.shape[0]:
         raise ValueError(f"x must have shape [N, {proxy.mean.shape[0]}]; got {x.shape}")
@@ -317,12 +330,13 @@ def calibrate_threshold(
       >>> round(float(calibrate_threshold(items, items + 0.05)), 2)
       0.5
     """
-    a = _normalize(jnp.asarray(features_items))
-    b = _normalize(jnp.asarray(features_copies))
+    check_range("quantile", quantile, 0.0, 0.5)
+    a, b = as_float("features_items", features_items), as_float("features_copies", features_copies)
     _check_features("features_items", a)
     if a.shape[0] < 2 or b.shape != a.shape:
-        raise ValueError(f"need features_items [n >= 2, k] and copies of that shape; got "
-                         f"{a.shape}, {b.shape}")
+        raise ValueError(f"need features_items [n >= 2, k] and features_copies of that shape; "
+                         f"got {a.shape}, {b.shape}")
+    a, b = _normalize(a), _normalize(b)
     copy_sim = jnp.sum(a * b, axis=1)
     cross = a @ a.T - 3.0 * jnp.eye(a.shape[0], dtype=a.dtype)
     distinct_sim = jnp.max(cross, axis=1)

@@ -9,7 +9,7 @@ Both samplers share one interface:
   MCF's re-centering of the center of mass;
 * ``mask``: optional ``[B, ...]`` prefix of the leaves' shape; padding stays exactly 0.
 
-They are pure functions of their arguments: deterministic given ``rng``, ``jit``-able (the
+They are pure functions of their arguments: deterministic given ``key``, ``jit``-able (the
 step count is static), and differentiable in the model parameters if ``eps_fn`` is.
 """
 
@@ -22,7 +22,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlab.diffusion._tree import apply_mask, check_mask, normal_like
+from jaxlab._checks import check_integer
+from jaxlab.diffusion._tree import apply_mask, check_mask, check_sampling, normal_like
 from jaxlab.diffusion.schedules import Schedule
 
 PyTree = Any
@@ -65,7 +66,7 @@ def ancestral_sample(
     eps_fn: EpsFn,
     schedule: Schedule,
     x_T: PyTree,
-    rng: jax.Array,
+    key: jax.Array,
     *,
     mask: jax.typing.ArrayLike | None = None,
     clip_x0: float | None = None,
@@ -82,7 +83,7 @@ def ancestral_sample(
       eps_fn: the ε-prediction model ``eps_fn(x_t, t[B]) -> ε̂``.
       schedule: the noise schedule used in training.
       x_T: the starting noise, a pytree of ``[B, ...]`` leaves (usually N(0, I)).
-      rng: PRNG key for the per-step noise; step t uses ``fold_in(rng, t)``.
+      key: PRNG key for the per-step noise; step t uses ``fold_in(key, t)``.
       mask: optional ``[B, ...]`` real-entry mask.
       clip_x0: optional bound on x̂₀.
       project: optional per-step projection of the state.
@@ -102,6 +103,7 @@ def ancestral_sample(
     References:
       Ho, Jain & Abbeel, "Denoising Diffusion Probabilistic Models", NeurIPS 2020.
     """
+    check_sampling(schedule, key, eps_fn, "eps_fn")
     _check_clip(clip_x0)
     mask, batch, finish = _prepare(x_T, mask, project)
 
@@ -116,7 +118,7 @@ def ancestral_sample(
         )
         c1, c2 = schedule.posterior_mean_coef1[t], schedule.posterior_mean_coef2[t]
         sigma = jnp.where(t > 0, jnp.exp(0.5 * schedule.posterior_log_variance_clipped[t]), 0.0)
-        z = normal_like(jax.random.fold_in(rng, t), x)
+        z = normal_like(jax.random.fold_in(key, t), x)
         # Eqs. (6)-(7): x_{t-1} = c₁ x̂₀ + c₂ x_t + σ_t z.
         x = jax.tree.map(lambda a, b, n: c1 * a + c2 * b + sigma * n, x0, x, z)
         return finish(x), None
@@ -128,6 +130,8 @@ def ancestral_sample(
 
 def ddim_timesteps(total_steps: int, num_steps: int) -> np.ndarray:
     """The DDIM sub-sequence τ: ``num_steps`` evenly spaced steps of ``[0, total_steps)``."""
+    check_integer("total_steps", total_steps, low=1)
+    check_integer("num_steps", num_steps, low=1)
     if not 1 <= num_steps <= total_steps:
         raise ValueError(f"num_steps must be in [1, {total_steps}]; got {num_steps}")
     return np.round(np.linspace(0, total_steps - 1, num_steps)).astype(np.int32)
@@ -137,7 +141,7 @@ def ddim_sample(
     eps_fn: EpsFn,
     schedule: Schedule,
     x_T: PyTree,
-    rng: jax.Array,
+    key: jax.Array,
     *,
     num_steps: int = 50,
     eta: float = 0.0,
@@ -158,7 +162,7 @@ def ddim_sample(
       eps_fn: the ε-prediction model ``eps_fn(x_t, t[B]) -> ε̂``.
       schedule: the noise schedule used in training.
       x_T: the starting noise, a pytree of ``[B, ...]`` leaves.
-      rng: PRNG key for the per-step noise (unused when η = 0).
+      key: PRNG key for the per-step noise (unused when η = 0).
       num_steps: the length of τ (static).
       eta: η ≥ 0.
       mask: optional ``[B, ...]`` real-entry mask.
@@ -180,6 +184,7 @@ def ddim_sample(
     References:
       Song, Meng & Ermon, "Denoising Diffusion Implicit Models", ICLR 2021.
     """
+    check_sampling(schedule, key, eps_fn, "eps_fn")
     _check_clip(clip_x0)
     if eta < 0:
         raise ValueError(f"eta must be ≥ 0; got {eta}")
@@ -199,7 +204,7 @@ def ddim_sample(
         # Eq. (16): σ_τ(η).
         sigma = eta * jnp.sqrt((1.0 - ab_prev) / (1.0 - ab_t) * (1.0 - ab_t / ab_prev))
         dir_coef = jnp.sqrt(jnp.maximum(1.0 - ab_prev - sigma**2, 0.0))
-        z = normal_like(jax.random.fold_in(rng, i), x)
+        z = normal_like(jax.random.fold_in(key, i), x)
         # Eq. (12).
         x = jax.tree.map(
             lambda a, e, n: jnp.sqrt(ab_prev) * a + dir_coef * e + sigma * n, x0, eps, z

@@ -18,7 +18,8 @@ import flax.linen as nn
 import jax
 import jax.numpy as jnp
 
-from jaxlab.explain.nem import cosine_distance, masked_input, nem_loss
+from jaxlab._checks import check_range
+from jaxlab.explain.nem import check_baseline, cosine_distance, masked_input, nem_loss
 
 __all__ = ["MaskDecoder", "NEMParams", "nem_mask", "nem_objective"]
 
@@ -159,6 +160,12 @@ def nem_mask(
       unsupervised representation learning through neural network generated explanation
       masks. ICML 2024.
     """
+    if not callable(stages_fn):
+        raise ValueError(f"stages_fn must be callable, got {type(stages_fn).__name__}")
+    if not isinstance(decoder, MaskDecoder):
+        raise ValueError(f"decoder must be a MaskDecoder, got {type(decoder).__name__}")
+    if not isinstance(params, NEMParams):
+        raise ValueError(f"params must be NEMParams(encoder, decoder), got {type(params).__name__}")
     x = jnp.asarray(x)
     _check_x(x)
     frozen = jax.tree.map(jax.lax.stop_gradient, params.encoder)
@@ -210,6 +217,9 @@ def nem_objective(
       >>> float(jnp.abs(grads.encoder).max())
       0.0
     """
+    check_baseline(baseline, jnp.asarray(x))
+    for name, value in (("lambda_f", lambda_f), ("lambda_s", lambda_s)):
+        check_range(name, value, 0.0)
     x = jnp.asarray(x)
     mask, emb = nem_mask(stages_fn, decoder, params, x)
     emb = jax.lax.stop_gradient(emb)

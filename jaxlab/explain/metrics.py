@@ -8,6 +8,9 @@ from collections.abc import Callable
 import jax
 import jax.numpy as jnp
 
+from jaxlab._checks import check_integer
+from jaxlab.explain.nem import check_baseline
+
 __all__ = ["deletion_auc", "insertion_auc", "mass_inside", "pointing_game"]
 
 
@@ -37,7 +40,8 @@ def pointing_game(saliency: jax.typing.ArrayLike, gt_mask: jax.typing.ArrayLike)
     b = saliency.shape[0]
     idx = jnp.argmax(saliency.reshape(b, -1), axis=1)
     hit = jnp.take_along_axis(gt_mask.reshape(b, -1), idx[:, None], axis=1)[:, 0]
-    return hit.astype(jnp.float32)
+    nan_map = jnp.any(jnp.isnan(saliency.reshape(b, -1)), axis=1)  # no arg-max: NaN
+    return jnp.where(nan_map, jnp.nan, hit.astype(jnp.float32))
 
 
 def mass_inside(saliency: jax.typing.ArrayLike, gt_mask: jax.typing.ArrayLike) -> jax.Array:
@@ -56,6 +60,9 @@ def mass_inside(saliency: jax.typing.ArrayLike, gt_mask: jax.typing.ArrayLike) -
 
 
 def _curve_auc(encode_fn, x, saliency, baseline, num_steps, insert):
+    check_integer("num_steps", num_steps, low=1)
+    if not callable(encode_fn):
+        raise ValueError(f"encode_fn must be callable, got {type(encode_fn).__name__}")
     b, h, w, c = x.shape
     order = jnp.argsort(-saliency.reshape(b, -1), axis=1)  # most important first
     rank = jnp.argsort(order, axis=1).reshape(b, h, w)
@@ -99,7 +106,7 @@ def deletion_auc(
     if x.ndim != 4 or saliency.shape != x.shape[:3]:
         raise ValueError(f"need x [b, H, W, C] and saliency [b, H, W]; got {x.shape}, "
                          f"{saliency.shape}")
-    base = jnp.broadcast_to(jnp.asarray(baseline, x.dtype), x.shape)
+    base = check_baseline(baseline, x)
     return _curve_auc(encode_fn, x, saliency, base, num_steps, insert=False)
 
 
@@ -117,5 +124,5 @@ def insertion_auc(
     if x.ndim != 4 or saliency.shape != x.shape[:3]:
         raise ValueError(f"need x [b, H, W, C] and saliency [b, H, W]; got {x.shape}, "
                          f"{saliency.shape}")
-    base = jnp.broadcast_to(jnp.asarray(baseline, x.dtype), x.shape)
+    base = check_baseline(baseline, x)
     return _curve_auc(encode_fn, x, saliency, base, num_steps, insert=True)

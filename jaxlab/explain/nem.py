@@ -13,6 +13,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxlab._checks import check_integer, check_key, check_range
+
 __all__ = [
     "cosine_distance",
     "gradient_saliency",
@@ -29,6 +31,21 @@ EncodeFn = Callable[[jax.Array], jax.Array]
 def _check_images(x: jax.Array) -> None:
     if x.ndim != 4:
         raise ValueError(f"x must have shape [b, H, W, C]; got {x.shape}")
+
+
+def check_baseline(baseline: jax.typing.ArrayLike, x: jax.Array) -> jax.Array:
+    """``baseline`` broadcast to ``x``'s shape (a ``ValueError`` naming it otherwise)."""
+    try:
+        return jnp.broadcast_to(jnp.asarray(baseline, x.dtype), x.shape)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"baseline must broadcast to x {x.shape}, got shape "
+                         f"{jnp.shape(baseline)}") from e
+
+
+def _check_encode_fn(encode_fn: object) -> None:
+    if not callable(encode_fn):
+        raise ValueError(f"encode_fn must be callable [b, H, W, C] -> [b, k], got "
+                         f"{type(encode_fn).__name__}")
 
 
 def masked_input(
@@ -50,6 +67,7 @@ def masked_input(
       Array([[[1. , 0. ],
               [0.5, 0. ]]], dtype=float32)
     """
+    check_baseline(baseline, jnp.asarray(x))
     x = jnp.asarray(x)
     mask = jnp.asarray(mask, x.dtype)
     _check_images(x)
@@ -111,6 +129,11 @@ def nem_loss(
     mask = jnp.asarray(mask)
     if mask.ndim != 3:
         raise ValueError(f"mask must have shape [b, H, W]; got {mask.shape}")
+    if jnp.shape(emb_masked) != jnp.shape(emb):
+        raise ValueError(f"emb_masked must have the shape of emb {jnp.shape(emb)}, got "
+                         f"{jnp.shape(emb_masked)}")
+    check_range("lambda_f", lambda_f, 0.0)
+    check_range("lambda_s", lambda_s, 0.0)
     return lambda_f * jnp.mean(cosine_distance(emb, emb_masked)) + lambda_s * jnp.mean(mask)
 
 
@@ -159,6 +182,10 @@ def nem_contrastive_loss(
       0.0
     """
     base = nem_loss(emb, emb_masked, mask, lambda_f, lambda_s)
+    check_range("lambda_c", lambda_c, 0.0)
+    if jnp.shape(emb_complement) != jnp.shape(emb):
+        raise ValueError(f"emb_complement must have the shape of emb {jnp.shape(emb)}, got "
+                         f"{jnp.shape(emb_complement)}")
     if form == "additive":
         d_neg = jnp.mean(cosine_distance(emb, emb_complement))
         return base + lambda_c * (1.0 - d_neg)
@@ -171,11 +198,16 @@ def nem_contrastive_loss(
 
 
 def smooth_random_masks(
-    rng: jax.Array, num_masks: int, height: int, width: int, cells: int = 6, p_keep: float = 0.5
+    key: jax.Array, num_masks: int, height: int, width: int, cells: int = 6, p_keep: float = 0.5
 ) -> jax.Array:
     """RISE/RELAX-style smooth random masks: Bernoulli(p) on a coarse grid, bilinearly
     upsampled with a random sub-cell shift. Returns ``[num_masks, H, W]`` in [0, 1]."""
-    k_grid, k_h, k_w = jax.random.split(rng, 3)
+    check_key("key", key)
+    for name, value in (("num_masks", num_masks), ("height", height), ("width", width),
+                        ("cells", cells)):
+        check_integer(name, value, low=1)
+    check_range("p_keep", p_keep, 0.0, 1.0, low_open=True)
+    k_grid, k_h, k_w = jax.random.split(key, 3)
     grid = jax.random.bernoulli(k_grid, p_keep, (num_masks, cells + 1, cells + 1))
     cell_h, cell_w = -(-height // cells), -(-width // cells)
     big = jax.image.resize(grid.astype(jnp.float32),
@@ -192,7 +224,7 @@ def smooth_random_masks(
 def relax(
     encode_fn: EncodeFn,
     x: jax.typing.ArrayLike,
-    rng: jax.Array,
+    key: jax.Array,
     num_masks: int = 1000,
     chunk_size: int = 100,
     cells: int = 6,
@@ -208,7 +240,7 @@ def relax(
     Args:
       encode_fn: ``[b, H, W, C] -> [b, k]``.
       x: ``[H, W, C]`` one image.
-      rng: key for the masks.
+      key: key for the masks.
       num_masks: N (a multiple of ``chunk_size``).
       chunk_size: masks encoded per pass.
       cells: coarse grid size of the masks.
@@ -231,12 +263,13 @@ def relax(
     x = jnp.asarray(x)
     if x.ndim != 3:
         raise ValueError(f"x must have shape [H, W, C]; got {x.shape}")
+    _check_encode_fn(encode_fn)
     if num_masks < 1 or chunk_size < 1 or num_masks % chunk_size:
         raise ValueError(f"num_masks ({num_masks}) must be a positive multiple of chunk_size "
                          f"({chunk_size})")
     h, w, _ = x.shape
     ref = encode_fn(x[None])  # [1, k]
-    masks = smooth_random_masks(rng, num_masks, h, w, cells, p_keep)
+    masks = smooth_random_masks(key, num_masks, h, w, cells, p_keep)
     chunks = masks.reshape(num_masks // chunk_size, chunk_size, h, w)
 
     def one_chunk(m):
@@ -265,6 +298,7 @@ def gradient_saliency(encode_fn: EncodeFn, x: jax.typing.ArrayLike) -> jax.Array
       >>> float(s[0, 0, 0]), float(s[0, 2, 2])
       (2.0, 0.0)
     """
+    _check_encode_fn(encode_fn)
     x = jnp.asarray(x)
     _check_images(x)
     target = jax.lax.stop_gradient(encode_fn(x))

@@ -18,6 +18,7 @@ import numpy as np
 from jax.typing import ArrayLike
 from scipy.optimize import linear_sum_assignment
 
+from jaxlab._checks import check_integer, check_range, numpy_seed
 from jaxlab.ood.scores import _check_2d
 
 
@@ -93,6 +94,7 @@ def affine_coupling_r2(f_a: ArrayLike, f_b: ArrayLike, ridge: float = 1e-6) -> j
     """
     x, y = _check_2d("f_a", f_a), _check_2d("f_b", f_b)
     n = x.shape[0]
+    check_range("ridge", ridge, 0.0)
     if y.shape[0] != n:
         raise ValueError(f"f_a and f_b must hold the same samples, got {x.shape} and {y.shape}")
     if n < 4:
@@ -149,8 +151,9 @@ def loss_barrier(
       Frankle, Dziugaite, Roy, Carbin. "Linear mode connectivity and the lottery ticket
       hypothesis", ICML 2020.
     """
-    if num_points < 2:
-        raise ValueError(f"num_points must be >= 2, got {num_points}")
+    check_integer("num_points", num_points, low=2)
+    if not callable(loss_fn):
+        raise ValueError(f"loss_fn must be callable, got {type(loss_fn).__name__}")
     struct_a, struct_b = jax.tree.structure(params_a), jax.tree.structure(params_b)
     if struct_a != struct_b:
         raise ValueError(f"params_a and params_b differ in structure: {struct_a} vs {struct_b}")
@@ -176,7 +179,8 @@ def weight_match_mlp(
     params_a: Sequence[tuple[ArrayLike, ArrayLike]],
     params_b: Sequence[tuple[ArrayLike, ArrayLike]],
     max_iters: int = 20,
-    seed: int = 0,
+    *,
+    key: jax.Array,
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     r"""Permutes B's hidden units to match A's weights (Git Re-Basin weight matching).
 
@@ -193,7 +197,8 @@ def weight_match_mlp(
       params_a: list of ``(W, b)`` of network A.
       params_b: network B, same shapes.
       max_iters: sweeps over the layers.
-      seed: order of the layers within a sweep.
+      key: a ``jax.random.key``; it orders the layers within a sweep (host-side numpy
+        generator seeded by the key's integer, :func:`jaxlab._checks.numpy_seed`).
 
     Returns:
       B's layers with permuted hidden units (numpy arrays).
@@ -203,13 +208,15 @@ def weight_match_mlp(
       >>> a = [(np.eye(2), np.array([0.0, 1.0])), (np.array([[1.0], [2.0]]), np.zeros(1))]
       >>> b = [(w[:, ::-1], bb[::-1]) if i == 0 else (w[::-1], bb) for i, (w, bb) in
       ...      enumerate(a)]
-      >>> np.allclose(weight_match_mlp(a, b)[0][0], a[0][0])
+      >>> np.allclose(weight_match_mlp(a, b, key=jax.random.key(0))[0][0], a[0][0])
       True
 
     References:
       Ainsworth, Hayase, Srinivasa. "Git Re-Basin: merging models modulo permutation
       symmetries", ICLR 2023.
     """
+    check_integer("max_iters", max_iters, low=0)
+    seed = numpy_seed("key", key)
     a = [(np.asarray(w, np.float64), np.asarray(b, np.float64)) for w, b in params_a]
     b = [(np.asarray(w, np.float64), np.asarray(bb, np.float64)) for w, bb in params_b]
     if len(a) != len(b) or any(x[0].shape != y[0].shape or x[1].shape != y[1].shape

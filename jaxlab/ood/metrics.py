@@ -12,9 +12,11 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
+from jaxlab._checks import as_float, check_range
+
 
 def _check_scores(scores_id: ArrayLike, scores_ood: ArrayLike) -> tuple[jax.Array, jax.Array]:
-    s_id, s_ood = jnp.asarray(scores_id), jnp.asarray(scores_ood)
+    s_id, s_ood = as_float("scores_id", scores_id), as_float("scores_ood", scores_ood)
     for name, s in (("scores_id", s_id), ("scores_ood", s_ood)):
         if s.ndim != 1:
             raise ValueError(f"{name} must have shape [n], got {s.shape}")
@@ -22,6 +24,12 @@ def _check_scores(scores_id: ArrayLike, scores_ood: ArrayLike) -> tuple[jax.Arra
             raise ValueError(f"{name} is empty: need at least one score")
     dtype = jnp.result_type(s_id.dtype, s_ood.dtype, jnp.float32)
     return s_id.astype(dtype), s_ood.astype(dtype)
+
+
+def _nan_if_any_nan(value: jax.Array, s_id: jax.Array, s_ood: jax.Array) -> jax.Array:
+    # A NaN score has no rank: the metric is undefined, never a finite number.
+    bad = jnp.any(jnp.isnan(s_id)) | jnp.any(jnp.isnan(s_ood))
+    return jnp.where(bad, jnp.nan, value)
 
 
 def auroc(scores_id: ArrayLike, scores_ood: ArrayLike) -> jax.Array:
@@ -33,7 +41,8 @@ def auroc(scores_id: ArrayLike, scores_ood: ArrayLike) -> jax.Array:
 
     computed as the Mann-Whitney U statistic from each ID score's mid-rank among the OOD
     scores (equal to the trapezoidal area of scikit-learn's ``roc_auc_score``). All-equal
-    scores give 0.5.
+    scores give 0.5. A NaN score anywhere gives NaN (also under ``jit``); integer scores are
+    promoted to float.
 
     Args:
       scores_id: ``[n_id]`` scores of in-distribution samples (higher = more ID).
@@ -59,7 +68,7 @@ def auroc(scores_id: ArrayLike, scores_ood: ArrayLike) -> jax.Array:
     below = jnp.searchsorted(ood_sorted, s_id, side="left")
     upto = jnp.searchsorted(ood_sorted, s_id, side="right")
     wins = 0.5 * (below + upto).astype(s_id.dtype)
-    return jnp.mean(wins) / s_ood.shape[0]
+    return _nan_if_any_nan(jnp.mean(wins) / s_ood.shape[0], s_id, s_ood)
 
 
 def fpr_at_tpr(scores_id: ArrayLike, scores_ood: ArrayLike, tpr: float = 0.95) -> jax.Array:
@@ -72,12 +81,13 @@ def fpr_at_tpr(scores_id: ArrayLike, scores_ood: ArrayLike, tpr: float = 0.95) -
 
     This is the first point of scikit-learn's ``roc_curve`` with TPR ≥ ``tpr`` (no
     interpolation between ROC points; the ``ood-metrics`` package interpolates linearly, so
-    its value is at most this one). All-equal scores give 1.
+    its value is at most this one). All-equal scores give 1. A NaN score anywhere gives NaN
+    (also under ``jit``).
 
     Args:
       scores_id: ``[n_id]`` scores of in-distribution samples (higher = more ID).
       scores_ood: ``[n_ood]`` scores of OOD samples.
-      tpr: the true-positive rate to keep, in (0, 1].
+      tpr: the true-positive rate to keep, in (0, 1]; static (a Python float).
 
     Returns:
       ``[]`` FPR in [0, 1].
@@ -91,11 +101,10 @@ def fpr_at_tpr(scores_id: ArrayLike, scores_ood: ArrayLike, tpr: float = 0.95) -
       Liang, Li, Srikant. "Enhancing the reliability of out-of-distribution image detection
       in neural networks" (ODIN), ICLR 2018.
     """
-    if not 0.0 < tpr <= 1.0:
-        raise ValueError(f"tpr must be in (0, 1], got {tpr}")
+    check_range("tpr", tpr, 0.0, 1.0, low_open=True)
     s_id, s_ood = _check_scores(scores_id, scores_ood)
     n_id = s_id.shape[0]
     # k = ⌈tpr·n_id⌉; the slack absorbs float rounding (0.95·100 = 95.00000000000001).
     k = min(max(math.ceil(tpr * n_id - 1e-9), 1), n_id)
     threshold = jnp.sort(s_id)[n_id - k]
-    return jnp.mean((s_ood >= threshold).astype(s_id.dtype))
+    return _nan_if_any_nan(jnp.mean((s_ood >= threshold).astype(s_id.dtype)), s_id, s_ood)

@@ -4,6 +4,10 @@ Logit scores: maximum softmax probability and energy. Feature scores: distance t
 nearest ID training feature after L2 normalisation (Sun et al. 2022) and the Mahalanobis
 distance to class means with a shared covariance (Lee et al. 2018). Ensembles standardise
 each member's score on held-out ID data and average (MC Ensemble, Xu et al. 2024).
+
+Bad input: logits and features holding NaN or inf are refused with a ``ValueError`` when
+concrete (under ``jit`` they give NaN scores); NaN scores in :func:`standardize_scores` and
+:func:`ensemble_score` give NaN. Integer inputs are promoted to float.
 """
 
 from __future__ import annotations
@@ -12,16 +16,20 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.typing import ArrayLike
+
+from jaxlab._checks import as_float, check_integer, check_labels, check_range, is_traced
 
 
 def _check_finite(name: str, x: jax.Array) -> None:
-    if not isinstance(x, jax.core.Tracer) and not bool(jnp.all(jnp.isfinite(x))):
+    if not is_traced(x) and not np.all(np.isfinite(np.asarray(x))):
         raise ValueError(f"{name} holds NaN or inf values")
 
 
 def _check_2d(name: str, x: ArrayLike) -> jax.Array:
-    x = jnp.asarray(x)
+    # NaN / inf features are refused when concrete; under jit they give NaN scores.
+    x = as_float(name, x)
     if x.ndim != 2 or x.shape[0] == 0:
         raise ValueError(f"{name} must have shape [n, d] with n >= 1, got {x.shape}")
     _check_finite(name, x)
@@ -68,15 +76,20 @@ def energy_score(logits: ArrayLike, temperature: float = 1.0) -> jax.Array:
     References:
       Liu, Wang, Owens, Li. "Energy-based out-of-distribution detection", NeurIPS 2020.
     """
-    if temperature <= 0:
-        raise ValueError(f"temperature must be > 0, got {temperature}")
+    check_range("temperature", temperature, 0.0, low_open=True)
     logits = _check_2d("logits", logits)
     return temperature * jax.nn.logsumexp(logits / temperature, axis=-1)
 
 
 def l2_normalize(x: ArrayLike, eps: float = 1e-12) -> jax.Array:
-    """Rows divided by their L2 norm (zero rows stay zero). ``x: [n, d]`` → ``[n, d]``."""
-    x = jnp.asarray(x)
+    """Rows divided by their L2 norm (zero rows stay zero). ``x: [..., d]`` → ``[..., d]``.
+
+    ``eps > 0`` floors the norm; NaN rows stay NaN.
+    """
+    x = as_float("x", x)
+    if x.ndim < 1:
+        raise ValueError(f"x must have shape [..., d], got a scalar {x.shape}")
+    check_range("eps", eps, 0.0, low_open=True)
     return x / jnp.maximum(jnp.linalg.norm(x, axis=-1, keepdims=True), eps)
 
 
@@ -116,8 +129,9 @@ def knn_score(
     features, bank = _check_2d("features", features), _check_2d("bank", bank)
     if features.shape[1] != bank.shape[1]:
         raise ValueError(f"features {features.shape} and bank {bank.shape} differ in d")
-    if not 1 <= k <= bank.shape[0]:
-        raise ValueError(f"k must be in [1, {bank.shape[0]}] (the bank size), got {k}")
+    if isinstance(k, bool) or not isinstance(k, int | np.integer) or not 1 <= k <= bank.shape[0]:
+        raise ValueError(f"k must be an int in [1, {bank.shape[0]}] (the bank size), got {k}")
+    check_integer("block_size", block_size, low=1)
     q, b = l2_normalize(features), l2_normalize(bank)
     n = q.shape[0]
     block = min(block_size, n)
@@ -163,7 +177,8 @@ def fit_class_gaussians(
       [[1.0, 1.0], [5.0, 5.0]]
     """
     features = _check_2d("features", features)
-    labels = jnp.asarray(labels)
+    labels = check_labels("labels", labels, num_classes)
+    check_range("ridge", ridge, 0.0)
     if labels.shape != (features.shape[0],):
         raise ValueError(f"labels must have shape [{features.shape[0]}], got {labels.shape}")
     onehot = jax.nn.one_hot(labels, num_classes, dtype=features.dtype)
@@ -197,7 +212,13 @@ def mahalanobis_score(features: ArrayLike, gaussians: ClassGaussians) -> jax.Arr
       Lee, Lee, Lee, Shin. "A simple unified framework for detecting out-of-distribution
       samples and adversarial attacks", NeurIPS 2018.
     """
+    if not isinstance(gaussians, ClassGaussians):
+        raise ValueError(f"gaussians must be ClassGaussians (from fit_class_gaussians), got "
+                         f"{type(gaussians).__name__}")
     features = _check_2d("features", features)
+    if features.shape[1] != gaussians.means.shape[1]:
+        raise ValueError(f"features must have d = {gaussians.means.shape[1]} columns (the "
+                         f"gaussians' dimension), got shape {features.shape}")
     diff = features[:, None, :] - gaussians.means[None, :, :]  # [n, c, d]
     dist = jnp.einsum("ncd,de,nce->nc", diff, gaussians.precision, diff)
     return -jnp.min(dist, axis=-1)
@@ -219,8 +240,9 @@ def standardize_scores(scores: ArrayLike, reference: ArrayLike, eps: float = 1e-
       >>> standardize_scores(jnp.array([3.0]), jnp.array([1.0, 3.0])).tolist()
       [1.0]
     """
-    scores, reference = jnp.asarray(scores), jnp.asarray(reference)
-    if reference.shape[-1] < 1:
+    scores, reference = as_float("scores", scores), as_float("reference", reference)
+    check_range("eps", eps, 0.0, low_open=True)
+    if reference.ndim < 1 or reference.shape[-1] < 1:
         raise ValueError("reference is empty: need held-out ID scores")
     mean = reference.mean(-1, keepdims=True)
     std = jnp.maximum(reference.std(-1, keepdims=True), eps)
@@ -245,7 +267,8 @@ def ensemble_score(member_scores: ArrayLike, member_reference: ArrayLike) -> jax
       >>> ensemble_score(s, s).tolist()
       [-1.0, 1.0]
     """
-    member_scores, member_reference = jnp.asarray(member_scores), jnp.asarray(member_reference)
+    member_scores = as_float("member_scores", member_scores)
+    member_reference = as_float("member_reference", member_reference)
     if member_scores.ndim != 2 or member_reference.ndim != 2:
         raise ValueError(
             f"member_scores and member_reference must be [M, n] and [M, m], got "
@@ -253,7 +276,8 @@ def ensemble_score(member_scores: ArrayLike, member_reference: ArrayLike) -> jax
         )
     if member_scores.shape[0] != member_reference.shape[0]:
         raise ValueError(
-            f"member counts differ: {member_scores.shape[0]} vs {member_reference.shape[0]}"
+            f"member_scores and member_reference differ in the member count: "
+            f"{member_scores.shape[0]} vs {member_reference.shape[0]}"
         )
     return standardize_scores(member_scores, member_reference).mean(0)
 

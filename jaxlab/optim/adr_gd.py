@@ -23,6 +23,15 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
+from jaxlab._checks import (
+    as_float,
+    check_integer,
+    check_key,
+    check_range,
+    is_traced,
+    numpy_seed,
+)
+
 Layer = tuple[ArrayLike, ArrayLike]
 MLP = Sequence[Layer]
 
@@ -51,7 +60,7 @@ def _check_mlp(params: MLP, x0: ArrayLike | None = None) -> list[tuple[jax.Array
     for i, layer in enumerate(params):
         if len(layer) != 2:
             raise ValueError(f"params[{i}] must be a (W, b) pair, got {len(layer)} items")
-        w, b = jnp.asarray(layer[0]), jnp.asarray(layer[1])
+        w, b = as_float(f"params[{i}] W", layer[0]), as_float(f"params[{i}] b", layer[1])
         if w.ndim != 2:
             raise ValueError(f"params[{i}] W must have shape [in, out], got {w.shape}")
         if b.shape != (w.shape[1],):
@@ -65,7 +74,7 @@ def _check_mlp(params: MLP, x0: ArrayLike | None = None) -> list[tuple[jax.Array
         layers.append((w, b))
     if prev != 1:
         raise ValueError(
-            f"the last layer must have one output, got W of shape {layers[-1][0].shape}"
+            f"params' last layer must have one output, got W of shape {layers[-1][0].shape}"
         )
     if x0 is not None and jnp.shape(x0) != (layers[0][0].shape[0],):
         raise ValueError(
@@ -73,6 +82,24 @@ def _check_mlp(params: MLP, x0: ArrayLike | None = None) -> list[tuple[jax.Array
             f"{jnp.shape(x0)}"
         )
     return layers
+
+
+def _check_sizes(sizes: Sequence[int]) -> None:
+    if len(sizes) < 2 or any(isinstance(s, bool) or not isinstance(s, int | np.integer) or s < 1
+                             for s in sizes):
+        raise ValueError(f"sizes must hold at least two positive int widths, got {list(sizes)}")
+
+
+def _check_positive(**values: float | None) -> None:
+    for name, value in values.items():
+        if value is not None:
+            check_range(name, value, 0.0, low_open=True)
+
+
+def _check_nonnegative(**values: float | None) -> None:
+    for name, value in values.items():
+        if value is not None:
+            check_range(name, value, 0.0)
 
 
 def _check_box(lower: ArrayLike, upper: ArrayLike, n: int) -> tuple[jax.Array, jax.Array]:
@@ -109,7 +136,8 @@ def relu_mlp(params: MLP, x: ArrayLike) -> jax.Array:
       >>> float(relu_mlp(params, jnp.array([1.0, -1.0])))
       1.0
     """
-    h = jnp.asarray(x)
+    params = _check_mlp(params, x)
+    h = as_float("x", x)
     for w, b in params[:-1]:
         h = jax.nn.relu(h @ w + b)
     w, b = params[-1]
@@ -148,8 +176,10 @@ def random_relu_mlp(
       >>> [w.shape for w, _ in params]
       [(10, 64), (64, 64), (64, 1)]
     """
-    if len(sizes) < 2 or any(int(s) < 1 for s in sizes):
-        raise ValueError(f"sizes must hold at least two positive widths, got {list(sizes)}")
+    _check_sizes(sizes)
+    check_key("key", key)
+    _check_positive(scale=scale)
+    check_range("positive_prob", positive_prob, 0.0, 1.0)
     layers = []
     for i, (n_in, n_out) in enumerate(zip(sizes[:-1], sizes[1:], strict=True)):
         kw, kws, kb, kbs = jax.random.split(jax.random.fold_in(key, i), 4)
@@ -165,17 +195,18 @@ def random_relu_mlp(
 
 
 def reference_random_relu_mlp(
-    seed: int, sizes: Sequence[int], *, scale: float = 1.0, positive_prob: float = 0.5
+    key: jax.Array, sizes: Sequence[int], *, scale: float = 1.0, positive_prob: float = 0.5
 ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The reference notebook's networks, bit for bit: numpy's legacy stream seeded by ``seed``.
+    """The reference notebook's networks, bit for bit: numpy's legacy stream seeded from ``key``.
 
     ``generate_random_ReLU_NN`` of the reference draws, per layer, sign probabilities then
-    magnitudes for W, then the same for b, from ``np.random.seed(seed)``. With seed 337550 and
+    magnitudes for W, then the same for b, from ``np.random.seed(s)`` where ``key`` is
+    ``jax.random.key(s)`` (:func:`jaxlab._checks.numpy_seed`). With seed 337550 and
     ``[10, 64, 64, 1]`` (resp. 499777 and ``[128, 500, 500, 500, 1]``) this is the network of
     the reference notebook's stored output (GD 19.96 vs ADR-GD 24.84, resp. 31236 vs 34681).
 
     Args:
-      seed: numpy seed.
+      key: ``jax.random.key(s)``; ``s`` (< 2**32) seeds numpy's legacy stream.
       sizes: layer widths ``[n, h_1, ..., 1]``.
       scale: the magnitude range.
       positive_prob: probability of a positive sign.
@@ -185,10 +216,16 @@ def reference_random_relu_mlp(
 
     Example:
       >>> from jaxlab.optim import reference_random_relu_mlp
-      >>> params = reference_random_relu_mlp(337550, [10, 64, 64, 1])
+      >>> params = reference_random_relu_mlp(jax.random.key(337550), [10, 64, 64, 1])
       >>> params[0][0].shape, params[0][1].shape
       ((10, 64), (64,))
     """
+    _check_sizes(sizes)
+    _check_positive(scale=scale)
+    check_range("positive_prob", positive_prob, 0.0, 1.0)
+    seed = numpy_seed("key", key)
+    if seed >= 2**32:
+        raise ValueError(f"key must come from a seed < 2**32 (numpy's legacy stream), got {seed}")
     rng = np.random.RandomState(seed)
 
     def draw(shape):
@@ -307,6 +344,11 @@ def adr_gd(
       normalize: the layer normalisation of the penalty and objective.
       key: PRNG key of the kicks (default ``jax.random.key(0)``).
 
+    Hyper-parameters are checked when concrete (``ValueError`` naming the argument:
+    ``lr``, ``lr_sigma``, ``kappa``, ``x_grad_threshold`` > 0; ``lr_c``, ``c``, ``c_min``,
+    ``c_reduce_rate``, ``noise_scale``, ``grad_threshold`` ≥ 0; ``c_min ≤ c_max``); traced
+    ones (``vmap`` over a grid) are unchecked. Integer ``x0`` is promoted to float.
+
     Returns:
       ``ADRGDResult(best_value [], best_x [n], values [num_steps])`` on the TRUE network.
 
@@ -324,11 +366,17 @@ def adr_gd(
     layers = _check_mlp(params, x0)
     n = layers[0][0].shape[0]
     lo, hi = _check_box(lower, upper, n)
-    if num_steps < 1:
-        raise ValueError(f"num_steps must be >= 1, got {num_steps}")
-    if reset_sigma_every is not None and reset_sigma_every < 1:
-        raise ValueError(f"reset_sigma_every must be >= 1 or None, got {reset_sigma_every}")
-    key = jax.random.key(0) if key is None else key
+    check_integer("num_steps", num_steps, low=1)
+    if reset_sigma_every is not None:
+        check_integer("reset_sigma_every", reset_sigma_every, low=1)
+    if perturb_freq is not None:
+        check_integer("perturb_freq", perturb_freq, low=1)
+    _check_positive(lr=lr, lr_sigma=lr_sigma, kappa=kappa, x_grad_threshold=x_grad_threshold)
+    _check_nonnegative(lr_c=lr_c, c=c, c_min=c_min, c_reduce_rate=c_reduce_rate,
+                       noise_scale=noise_scale, grad_threshold=grad_threshold)
+    check_range("c_grad_tolerance", c_grad_tolerance)
+    check_range("c_max", c_max, None if is_traced(c_min) else c_min)
+    key = jax.random.key(0) if key is None else check_key("key", key)
     hidden, (w_out, b_out) = layers[:-1], layers[-1]
     num_hidden = len(hidden)
 
@@ -439,8 +487,8 @@ def projected_gradient_ascent(
     lo, hi = _check_box(lower, upper, layers[0][0].shape[0])
     if gradient not in ("normalized", "sign", "raw"):
         raise ValueError(f"gradient must be 'normalized', 'sign' or 'raw', got {gradient!r}")
-    if num_steps < 1:
-        raise ValueError(f"num_steps must be >= 1, got {num_steps}")
+    check_integer("num_steps", num_steps, low=1)
+    _check_positive(lr=lr)
     value_and_grad = jax.value_and_grad(lambda x: relu_mlp(layers, x))
 
     def step(x, _):

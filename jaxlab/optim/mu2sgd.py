@@ -48,6 +48,8 @@ import jax
 import jax.numpy as jnp
 import optax
 
+from jaxlab._checks import check_range
+
 Params = Any
 
 
@@ -71,6 +73,12 @@ class Mu2SGDState(NamedTuple):
     storm: StormState
     anytime: AnyTimeState
     prev_query: Params
+
+
+def _check_learning_rate(learning_rate: optax.ScalarOrSchedule) -> None:
+    """A schedule (callable) passes; a number must be > 0 (when concrete)."""
+    if not callable(learning_rate):
+        check_range("learning_rate", learning_rate, 0.0, low_open=True)
 
 
 def _check_floor(value: float, name: str) -> float:
@@ -160,6 +168,7 @@ def anytime_averaging(
       Cutkosky, "Anytime online-to-batch, optimism and acceleration", ICML 2019.
       Dahan & Levy, ICML 2024.
     """
+    _check_learning_rate(learning_rate)
     gamma_floor = _check_floor(gamma_floor, "gamma_floor")
 
     def init_fn(params: Params) -> AnyTimeState:
@@ -218,6 +227,9 @@ def mu2sgd(
     References:
       Levy 2023; Dahan & Levy, ICML 2024.
     """
+    _check_learning_rate(learning_rate)
+    if max_norm is not None:
+        check_range("max_norm", max_norm, 0.0, low_open=True)
     estimator = storm(beta_floor)
     server = anytime_averaging(learning_rate, scale_by_alpha, gamma_floor)
     clip = optax.clip_by_global_norm(max_norm) if max_norm is not None else optax.identity()

@@ -14,10 +14,17 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxlab._checks import check_key
 from jaxlab.robust import _stack
 
 PyTree = Any
 Aggregator = Callable[[jax.Array], jax.Array]
+
+
+def _check_base(base: Aggregator) -> None:
+    if not callable(base):
+        raise ValueError(f"base must be an aggregator callable [m, d] -> [d], got "
+                         f"{type(base).__name__}")
 
 
 def nnm(x: PyTree, num_byzantine: int, base: Aggregator) -> PyTree:
@@ -49,6 +56,7 @@ def nnm(x: PyTree, num_byzantine: int, base: Aggregator) -> PyTree:
       Allouah, Farhadkhani, Guerraoui, Gupta, Pinot, Stephan. "Fixing by mixing: a recipe
       for optimal Byzantine ML under heterogeneity", AISTATS 2023.
     """
+    _check_base(base)
     matrix, unflatten = _stack.stack_to_matrix(x)
     m = matrix.shape[0]
     f = _stack.check_num_byzantine(num_byzantine, m)
@@ -93,6 +101,8 @@ def bucketing(x: PyTree, bucket_size: int, base: Aggregator, key: jax.Array) -> 
       Karimireddy, He, Jaggi. "Byzantine-robust learning on heterogeneous datasets via
       bucketing", ICLR 2022.
     """
+    _check_base(base)
+    check_key("key", key)
     matrix, unflatten = _stack.stack_to_matrix(x)
     m, d = matrix.shape
     if (
@@ -141,6 +151,7 @@ def ctma(x: PyTree, num_byzantine: int, base: Aggregator) -> PyTree:
       Dahan, Levy. "Fault tolerant ML: efficient meta-aggregation and synchronous
       training", ICML 2024 (Algorithm 1).
     """
+    _check_base(base)
     matrix, unflatten = _stack.stack_to_matrix(x)
     m = matrix.shape[0]
     f = _stack.check_num_byzantine(num_byzantine, m)

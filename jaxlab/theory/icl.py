@@ -23,6 +23,8 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
+from jaxlab._checks import check_integer, check_key, check_range
+
 PRUNE_ORDERS = ("smallest", "largest", "random")
 
 
@@ -80,6 +82,7 @@ def make_icl_patterns(
       >>> mu.shape, nu.shape
       ((2, 6), (3, 6))
     """
+    check_key("key", key)
     if num_relevant < 1 or num_irrelevant < 1 or dim < num_relevant + num_irrelevant:
         raise ValueError(
             f"need dim >= num_relevant + num_irrelevant >= 2, got dim={dim}, "
@@ -126,6 +129,9 @@ def sample_icl_prompt(
       >>> p.demos.shape, p.query.shape, int(p.same.sum())
       ((6, 5), (5,), 3)
     """
+    check_key("key", key)
+    check_range("kappa", kappa, 0.0)
+    check_range("noise", noise, 0.0)
     pos, neg, irr = jnp.asarray(positive), jnp.asarray(negative), jnp.asarray(irrelevant)
     if pos.ndim != 1 or neg.shape != pos.shape or irr.ndim != 2 or irr.shape[1] != pos.shape[0]:
         raise ValueError(
@@ -176,6 +182,12 @@ def init_icl_params(
       >>> init_icl_params(jax.random.key(0), 5, 4).w_o.shape
       (4, 5)
     """
+    check_key("key", key)
+    check_integer("dim", dim, low=1)
+    check_range("init_scale", init_scale, 0.0, low_open=True)
+    for name, value in (("attention_dim", attention_dim), ("value_dim", value_dim)):
+        if value is not None:
+            check_integer(name, value, low=1)
     if num_neurons < 2 or num_neurons % 2:
         raise ValueError(f"num_neurons must be even and >= 2, got {num_neurons}")
     m_a, m_b = attention_dim or dim, value_dim or dim
@@ -191,7 +203,14 @@ def init_icl_params(
     )
 
 
+def _check_params(params: ICLParams) -> None:
+    if not isinstance(params, ICLParams):
+        raise ValueError(f"params must be ICLParams (from init_icl_params), got "
+                         f"{type(params).__name__}")
+
+
 def _check_prompt(params: ICLParams, demos: jax.Array, query: jax.Array) -> None:
+    _check_params(params)
     n = params.w_q.shape[1]
     if demos.ndim != 2 or demos.shape[1] != n or query.shape != (n,):
         raise ValueError(
@@ -250,6 +269,8 @@ def icl_hinge_loss(
       >>> jax.grad(icl_hinge_loss)(params, jnp.ones((3, 5)), jnp.ones(5), 1.0).w_q.shape
       (5, 5)
     """
+    if jnp.ndim(label) != 0:
+        raise ValueError(f"label must be a scalar ±1, got shape {jnp.shape(label)}")
     return jax.nn.relu(1.0 - jnp.asarray(label) * icl_forward(params, demos, query))
 
 
@@ -263,6 +284,10 @@ def weighted_vote(demos: ArrayLike, query: ArrayLike) -> jax.Array:
     Returns:
       Scalar score.
     """
+    demos, query = jnp.asarray(demos), jnp.asarray(query)
+    if demos.ndim != 2 or query.shape != demos.shape[1:]:
+        raise ValueError(f"query must be [{demos.shape[-1]}] like the rows of demos [l, d + 1], "
+                         f"got {demos.shape} and {query.shape}")
     demos, query = jnp.asarray(demos), jnp.asarray(query)
     return jnp.dot(demos[:, -1], demos[:, :-1] @ query[:-1])
 
@@ -294,6 +319,7 @@ def magnitude_prune(
       >>> jnp.linalg.norm(magnitude_prune(p, 0.5).w_o, axis=1).tolist()
       [0.0, 0.0, 3.0, 4.0]
     """
+    _check_params(params)
     if order not in PRUNE_ORDERS:
         raise ValueError(f"order must be one of {PRUNE_ORDERS}, got {order!r}")
     if not isinstance(rate, jax.core.Tracer) and not 0.0 <= float(rate) <= 1.0:

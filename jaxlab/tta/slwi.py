@@ -23,6 +23,8 @@ import jax.numpy as jnp
 import optax
 from jax.typing import ArrayLike
 
+from jaxlab._checks import as_float, check_integer, check_range, is_traced
+
 Params = Any
 
 
@@ -46,11 +48,17 @@ def entropy_loss(logits: ArrayLike) -> jax.Array:
       Wang, Shelhamer, Liu, Olshausen, Darrell. "Tent: fully test-time adaptation by entropy
       minimization", ICLR 2021.
     """
-    logits = jnp.asarray(logits)
-    if logits.ndim != 2:
+    logits = as_float("logits", logits)
+    if logits.ndim != 2 or logits.shape[0] == 0:
         raise ValueError(f"logits must have shape [n, c], got {logits.shape}")
     logp = jax.nn.log_softmax(logits, axis=-1)
     return -jnp.mean(jnp.sum(jnp.exp(logp) * logp, axis=-1))
+
+
+def _check_optimizer(optimizer: Any) -> None:
+    if not (hasattr(optimizer, "init") and hasattr(optimizer, "update")):
+        raise ValueError(f"optimizer must be an optax.GradientTransformation, got "
+                         f"{type(optimizer).__name__}")
 
 
 def tent(optimizer: optax.GradientTransformation, mask: Any) -> optax.GradientTransformation:
@@ -72,6 +80,7 @@ def tent(optimizer: optax.GradientTransformation, mask: Any) -> optax.GradientTr
       >>> u["dense"].tolist(), [round(v, 4) for v in u["norm"].tolist()]
       ([0.0, 0.0], [-0.1, -0.1])
     """
+    _check_optimizer(optimizer)
     inverse = (lambda p: jax.tree.map(lambda m: not m, mask(p))) if callable(mask) else (
         jax.tree.map(lambda m: not m, mask))
     return optax.chain(optax.masked(optimizer, mask), optax.masked(optax.set_to_zero(), inverse))
@@ -107,6 +116,12 @@ def tent_step(
       >>> bool(p["s"] > 1.0)  # sharper predictions have lower entropy
       True
     """
+    if jnp.ndim(batch) < 1:
+        raise ValueError(f"batch must be [n, ...], got shape {jnp.shape(batch)}")
+    _check_optimizer(optimizer)
+    if not callable(apply_fn):
+        raise ValueError(f"apply_fn must be callable (params, batch) -> logits, got "
+                         f"{type(apply_fn).__name__}")
     def loss(p):
         logits = apply_fn(p, batch)
         return entropy_loss(logits), logits
@@ -135,8 +150,13 @@ def mean_reversion(params: Params, source: Params, a: float, mask: Any = None) -
       >>> round(float(mean_reversion({"w": jnp.array(2.0)}, {"w": jnp.array(0.0)}, 0.9)["w"]), 4)
       1.8
     """
-    if not 0.0 <= a <= 1.0:
-        raise ValueError(f"a must be in [0, 1], got {a}")
+    check_range("a", a, 0.0, 1.0)
+    if jax.tree.structure(params) != jax.tree.structure(source):
+        raise ValueError(f"source must have the structure of params {jax.tree.structure(params)}"
+                         f", got {jax.tree.structure(source)}")
+    if mask is not None and jax.tree.structure(mask) != jax.tree.structure(params):
+        raise ValueError(f"mask must have the structure of params {jax.tree.structure(params)}, "
+                         f"got {jax.tree.structure(mask)}")
     mask = jax.tree.map(lambda _: True, params) if mask is None else mask
     return jax.tree.map(lambda p, s, m: a * p + (1 - a) * s if m else p, params, source, mask)
 
@@ -187,9 +207,11 @@ def slwi_init(source: Params, init_var: float = 1e-4) -> SLWIState:
       >>> state.var["scale"].shape
       (3,)
     """
-    if init_var <= 0:
-        raise ValueError(f"init_var must be > 0, got {init_var}")
-    source = jax.tree.map(jnp.asarray, source)
+    check_range("init_var", init_var, 0.0, low_open=True)
+    # Integer weights are promoted: a variance of 1e-4 in an int leaf would truncate to 0.
+    source = jax.tree.map(lambda s: as_float("source", s), source)
+    if not jax.tree.leaves(source):
+        raise ValueError("source must hold at least one array, got an empty pytree")
     zero = jnp.zeros([], jnp.float32)
     return SLWIState(
         mean=source,
@@ -244,7 +266,14 @@ def slwi_update(
       b: plug-in gain, in [0, 1].
       zeta: ζ, the threshold on |z_t| (2 ≈ 95 %).
       alpha: α > 1; a flagged step keeps 1 − 1/α of its update.
-      warmup: steps before the score can flag (the running std needs a few samples).
+      warmup: steps before the score can flag (the running std needs a few samples), an
+        int ≥ 0.
+
+    The hyper-parameters are checked (``ValueError`` naming the argument) when concrete;
+    traced under ``jit`` they cannot raise, and an out-of-range value makes ``phi_hat`` NaN
+    (to get an error there instead, assert them with ``jax.experimental.checkify.check``
+    inside a function transformed by ``checkify.checkify``). NaN in ``observed`` or
+    ``update`` gives NaN.
 
     Returns:
       ``(phi_hat, state, info)``: the weights to continue adapting from, the new state, and
@@ -261,14 +290,15 @@ def slwi_update(
       Lee, Chang. "Stationary Latent Weight Inference for Unreliable Observations from Online
       Test-Time Adaptation", ICML 2024 (PMLR 235:26379-26395).
     """
-    if not 0.0 <= a <= 1.0:
-        raise ValueError(f"a must be in [0, 1], got {a}")
-    if not 0.0 < q < 1.0:
-        raise ValueError(f"q must be in (0, 1), got {q}")
-    if not 0.0 <= b <= 1.0:
-        raise ValueError(f"b must be in [0, 1], got {b}")
-    if alpha <= 1.0:
-        raise ValueError(f"alpha must be > 1, got {alpha}")
+    if not isinstance(state, SLWIState):
+        raise ValueError(f"state must be an SLWIState (from slwi_init), got {type(state).__name__}")
+    check_range("a", a, 0.0, 1.0)
+    check_range("q", q, 0.0, 1.0, low_open=True, high_open=True)
+    check_range("b", b, 0.0, 1.0)
+    check_range("zeta", zeta, 0.0)
+    check_range("alpha", alpha, 1.0, low_open=True)
+    if not is_traced(warmup):
+        check_integer("warmup", warmup, low=0)
     struct = jax.tree.structure(state.mean)
     for name, tree in (("observed", observed), ("update", update)):
         if jax.tree.structure(tree) != struct:
@@ -300,5 +330,9 @@ def slwi_update(
     mean = jax.tree.map(lambda m, k, x: m + k * (x - m), mean_pred, gain, backtracked)
     var = jax.tree.map(lambda k, p: (1 - k) * p, gain, var_pred)
     phi_hat = jax.tree.map(lambda m, x: m + b * (x - m), mean_pred, backtracked)
+    # Traced hyper-parameters are not checked at trace time; out of range, φ̂ is NaN.
+    valid = ((0 <= a) & (a <= 1) & (0 < q) & (q < 1) & (0 <= b) & (b <= 1) & (zeta >= 0)
+             & (alpha > 1) & (warmup >= 0))
+    phi_hat = jax.tree.map(lambda x: jnp.where(valid, x, jnp.nan), phi_hat)
     new_state = SLWIState(mean, var, state.source, log_pred, new_mean, new_m2, state.count + 1)
     return phi_hat, new_state, SLWIInfo(score, flagged, c)

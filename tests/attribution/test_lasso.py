@@ -150,3 +150,46 @@ def test_lasso_with_conv_transpose_operator_matches_sklearn_and_kkt():
     assert active.any() and (~active).any()
     np.testing.assert_allclose(g[active], alpha * np.sign(delta[active]), atol=2e-3)
     assert np.all(np.abs(g[~active]) <= alpha + 2e-3)
+
+
+def test_default_step_survives_an_underestimated_lipschitz_constant():
+    """Power iteration (100 steps) falls short of ‖W‖² when many singular values sit just
+    below the top one: 1.01 × its estimate is below L, so a fixed step 1/(1.01·estimate)
+    would exceed 1/L. The default step backtracks and still reaches scikit-learn's solution."""
+    rng = np.random.default_rng(3)
+    m, p = 60, 40
+    u, _ = np.linalg.qr(rng.normal(size=(m, p)))
+    v, _ = np.linalg.qr(rng.normal(size=(p, p)))
+    sigma = np.full(p, 0.985)
+    sigma[-1] = 1.0
+    sigma[:10] = np.linspace(0.1, 0.9, 10)
+    w = ((u * sigma) @ v.T).astype(np.float32)
+    true_l = np.linalg.norm(w.astype(np.float64), 2) ** 2
+    estimate = float(lipschitz_constant(lambda z: w @ z, lambda r: w.T @ r, (p,)))
+    assert 1.01 * estimate < true_l  # the situation of the issue: a step above 1/L
+    t = rng.normal(size=m).astype(np.float32)
+    anchor = np.zeros(p, np.float32)
+    alpha = 0.05
+    z = np.asarray(lasso_fista(lambda z: w @ z, lambda r: w.T @ r, t, anchor, alpha,
+                               num_iters=2000))
+    w64, t64 = w.astype(np.float64), t.astype(np.float64)
+    ref = Lasso(alpha=alpha / m, fit_intercept=False, tol=1e-12, max_iter=200_000).fit(
+        w64, t64).coef_
+    np.testing.assert_allclose(z, ref, atol=1e-4)
+
+
+def test_backtracking_recovers_from_a_far_too_small_start(monkeypatch):
+    """With the power-iteration estimate replaced by L/1000 (a step 1000× too large, which a
+    fixed step turns into NaN), backtracking still converges to scikit-learn's solution."""
+    w, t, anchor = _problem(seed=2)
+    true_l = np.linalg.norm(w.astype(np.float64), 2) ** 2
+    monkeypatch.setattr(lasso_mod, "lipschitz_constant", lambda *a, **k: true_l / 1000)
+    z = np.asarray(lasso_fista(lambda z: w @ z, lambda r: w.T @ r, t, anchor, 2.0,
+                               num_iters=3000))
+    fixed = lasso_fista(lambda z: w @ z, lambda r: w.T @ r, t, anchor, 2.0,
+                        step=1000 / true_l, num_iters=300)
+    assert not np.all(np.isfinite(np.asarray(fixed)))
+    w64, t64, a64 = (x.astype(np.float64) for x in (w, t, anchor))
+    ref = Lasso(alpha=2.0 / len(t), fit_intercept=False, tol=1e-10, max_iter=100_000).fit(
+        w64, t64 - w64 @ a64).coef_ + a64
+    np.testing.assert_allclose(z, ref, atol=2e-3)

@@ -52,7 +52,7 @@ def test_chains_of_vstructures_break_the_other_readings(rule, depth):
 
 @pytest.mark.parametrize("seed", range(6))
 def test_random_identifiable_dags_recovered(seed):
-    adj = random_vstructure_dag(9, seed)
+    adj = random_vstructure_dag(9, jax.random.key(seed))
     assert all_edges_in_vstructures(adj)
     assert _recovers(adj)
 

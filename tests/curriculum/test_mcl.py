@@ -49,14 +49,13 @@ def test_schedule_matches_episode_loop():
 def test_sampling_frequencies_follow_scores():
     losses, cent = np.array([1.0, 0.0, 3.0, 0.5]), np.array([0.25, 0.25, 0.25, 0.25])
     score = losses + 2.0 * cent
-    rng = np.random.default_rng(0)
-    draws = np.array([mcl_sample(losses, cent, 1, 2.0, rng)[0] for _ in range(4000)])
+    draws = np.array([mcl_sample(losses, cent, 1, 2.0, jax.random.key(i))[0] for i in range(4000)])
     freq = np.bincount(draws, minlength=4) / len(draws)
     np.testing.assert_allclose(freq, score / score.sum(), atol=0.03)
-    chosen = mcl_sample(losses, cent, 3, 2.0, rng)
+    chosen = mcl_sample(losses, cent, 3, 2.0, jax.random.key(0))
     assert len(set(chosen.tolist())) == 3
     with pytest.raises(ValueError, match="size"):
-        mcl_sample(losses, cent, 5, 1.0, rng)
+        mcl_sample(losses, cent, 5, 1.0, jax.random.key(0))
 
 
 def test_hook_warmup_then_growing_subsets():

@@ -52,11 +52,32 @@ def test_pacing_functions():
     assert pacing(30, 0.2, 10, "geom") == 1.0
 
 
+def reference_linear_count(n, epoch, start_rate, grow_epochs):
+    """CurBench SPL's sample count, written out: ⌈N · min(1, λ₀ + (1 − λ₀)/E · e)⌉."""
+    rate = min(1.0, start_rate + (1.0 - start_rate) / grow_epochs * epoch)
+    return int(math.ceil(n * rate))
+
+
+def test_linear_pacing_count_matches_the_reference_where_rate_n_is_just_above_an_integer():
+    # λ₀ = 0.2, E = 15, N = 100 (the spec's defaults): at e = 12 the reference's rate·N is
+    # 84.00000000000001, so it keeps 85 samples (a ceil with slack would keep 84).
+    assert 100 * (0.2 + 0.8 / 15 * 12) > 84.0
+    losses = np.random.default_rng(0).permutation(100).astype(np.float32)
+    c = spl(start_rate=0.2, grow_epochs=15)
+    s = CurriculumState(weights=np.ones(100, np.float32))
+    for epoch in range(1, 17):  # the hook is called with the 0-based epoch, paces at e + 1
+        got = int(c.data_curriculum(s, epoch - 1, losses).weights.sum())
+        assert got == reference_linear_count(100, epoch, 0.2, 15), epoch
+    assert int(c.data_curriculum(s, 11, losses).weights.sum()) == 85
+
+
 def test_curriculum_hook_grows_the_subset():
     c = spl(start_rate=0.2, grow_epochs=4)
     s = CurriculumState(weights=np.ones(10, np.float32))
     sizes = [int(c.data_curriculum(s, e, LOSSES).weights.sum()) for e in range(5)]
-    assert sizes == [4, 6, 8, 10, 10]
+    # 6.000000000000001 samples at e = 2 in the reference's arithmetic: it keeps 7.
+    assert sizes == [reference_linear_count(10, e + 1, 0.2, 4) for e in range(5)]
+    assert sizes == [4, 7, 8, 10, 10]
 
 
 def test_bad_inputs():

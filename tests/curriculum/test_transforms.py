@@ -47,8 +47,15 @@ def test_imbalance_follows_mu_power_c():
 
 @pytest.mark.parametrize("p", [-0.1, 1.0, 1.5])
 def test_noise_rate_out_of_range(p):
-    with pytest.raises(ValueError, match="noise rate"):
+    with pytest.raises(ValueError, match="p must"):
         noisy_labels(jnp.zeros(3, jnp.int32), p, 10, jax.random.key(0))
+
+
+def test_traced_noise_rate_is_unchecked_not_an_error():
+    y = jnp.arange(6, dtype=jnp.int32) % 3
+    flip = jax.jit(lambda p: noisy_labels(y, p, 3, jax.random.key(2)))
+    np.testing.assert_array_equal(flip(0.0), y)
+    np.testing.assert_array_equal(flip(0.3), noisy_labels(y, 0.3, 3, jax.random.key(2)))
 
 
 def test_imbalance_bad_ratio_and_shape():

@@ -60,7 +60,7 @@ def test_weight_matching_recovers_a_permuted_copy():
     p1, p2 = rng.permutation(8), rng.permutation(6)
     b = [(a[0][0][:, p1], a[0][1][p1]), (a[1][0][p1][:, p2], a[1][1][p2]),
          (a[2][0][p2], a[2][1])]
-    aligned = weight_match_mlp(a, b)
+    aligned = weight_match_mlp(a, b, key=jax.random.key(0))
     for (wa, ba), (wb, bb) in zip(a, aligned, strict=True):
         np.testing.assert_allclose(wa, wb)
         np.testing.assert_allclose(ba, bb)
@@ -75,7 +75,7 @@ def test_weight_matching_recovers_a_permuted_copy():
 
     np.testing.assert_allclose(f(aligned), f(b))
     with pytest.raises(ValueError, match="same layer shapes"):
-        weight_match_mlp(a, a[:2])
+        weight_match_mlp(a, a[:2], key=jax.random.key(0))
 
 
 def test_cka_jit_and_errors():

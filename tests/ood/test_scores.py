@@ -76,5 +76,5 @@ def test_bad_inputs():
         knn_score(jnp.ones((2, 2)), jnp.ones((3, 3)))
     with pytest.raises(ValueError, match="shape"):
         msp_score(jnp.ones(3))
-    with pytest.raises(ValueError, match="member counts"):
+    with pytest.raises(ValueError, match="member count"):
         ensemble_score(jnp.ones((2, 3)), jnp.ones((3, 3)))

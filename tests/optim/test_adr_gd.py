@@ -56,7 +56,7 @@ def test_random_relu_mlp_law():
 
 
 def test_reference_generator_replays_numpy_stream():
-    params = reference_random_relu_mlp(7, [3, 4, 1])
+    params = reference_random_relu_mlp(jax.random.key(7), [3, 4, 1])
     rng = np.random.RandomState(7)
     for w, b in params:
         for arr in (w, b):
@@ -121,7 +121,7 @@ def test_best_x_stays_in_the_box_and_vmap_matches_loop():
 
 
 def test_adr_gd_beats_gradient_ascent_on_reference_network():
-    params = reference_random_relu_mlp(337550, [10, 64, 64, 1])
+    params = reference_random_relu_mlp(jax.random.key(337550), [10, 64, 64, 1])
     adr = adr_gd(params, np.zeros(10), num_steps=1000)
     gd = projected_gradient_ascent(params, np.zeros(10), num_steps=1000)
     assert float(adr.best_value) > float(gd.best_value)

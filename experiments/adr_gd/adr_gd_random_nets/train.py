@@ -32,7 +32,7 @@ def _compare(key, sizes, count, hp, num_steps, restarts, reference_seed, ref_key
     k_nets, k_noise, k_starts, k_ref = jax.random.split(key, 4)
     nets = jax.vmap(lambda k: random_relu_mlp(k, sizes))(jax.random.split(k_nets, count))
     ref = [(jnp.asarray(w, jnp.float32), jnp.asarray(b, jnp.float32))
-           for w, b in reference_random_relu_mlp(reference_seed, sizes)]
+           for w, b in reference_random_relu_mlp(jax.random.key(reference_seed), sizes)]
     n = sizes[0]
 
     def adr_one(p, k):

@@ -75,7 +75,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     for n in tqdm(config.random_ns, desc="random DAGs"):
         tests = []
         for g in range(config.random_graphs_per_n):
-            adj = random_vstructure_dag(n, 1000 * n + g + config.seed)
+            adj = random_vstructure_dag(n, jax.random.key(1000 * n + g + config.seed))
             c, ok = _count(_ccpg_ok, adj)
             recovered.append(float(ok))
             tests.append(c)

@@ -258,7 +258,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     stack = lambda trees: jax.tree.map(lambda *x: jnp.asarray(np.stack(x), jnp.float32), *trees)  # noqa: E731
     mlps_a = stack([mlp(a) for a, _ in pairs])
     mlps_b = stack([mlp(b) for _, b in pairs])
-    aligned = stack([weight_match_mlp(mlp(a), mlp(b)) for a, b in pairs])
+    aligned = stack([weight_match_mlp(mlp(a), mlp(b), key=jax.random.key(0)) for a, b in pairs])
     f_a = jnp.asarray(np.stack([feats_h[a] for a, _ in pairs]))
     f_b = jnp.asarray(np.stack([feats_h[b] for _, b in pairs]))
     stats = np.asarray(_pair_program(mlps_a, mlps_b, aligned, f_a, f_b, x_tr, y_tr,
