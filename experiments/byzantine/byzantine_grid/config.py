@@ -27,6 +27,13 @@ claims carry the paper's qualitative statements (CTMA ≈ NNM, μ²-SGD ≥ mome
 Mesh (every preset): ``{"runs": -1}``: the lanes (runs) are independent and outnumber a
 node's devices, so they split over all of them without communication; the 17 workers of a
 run stay on its device.
+
+Seeds (power calculation, ``jaxlab.report.power.seeds_for_power``, α = 0.05, before the
+statistical re-run, committed quick pilot sds as upper bounds on the paired sd): CTMA vs
+plain, effect 1 point, sd ≤ 2.9 → 67 seeds; CTMA − NNM equivalence within ±2 points, sd ≤
+0.93 → 4 seeds; worst-attack accuracy, effect 2 points, sd ≤ 9.6 → 182 seeds; best
+combination, effect 1 point, sd ≤ 1.9 → 32 seeds. The quick grid keeps 3 seeds (the grid
+already costs ≈ 8 min), so its comparative claims are underpowered at ``quick`` by design.
 """
 
 import ml_collections

@@ -14,6 +14,11 @@ Table 2); no character-level number in the paper.
 Mesh (every preset): ``{"data": -1}``: the model (19 M parameters at ``paper``) fits every
 device, so it is replicated and the batch rows are split over all devices (data
 parallelism; at ``paper`` 64 windows = 8 per device on 8 devices).
+
+Seeds (power calculation, ``jaxlab.report.power.seeds_for_power``, two-sided paired t-test,
+α = 0.05, before the statistical re-run, committed quick pilot as an upper bound on the
+paired sd): validation perplexity, smallest effect worth a row 0.2, sd ≤ 0.26 → 16 seeds
+for 80 % power. The quick budget keeps 3 seeds, so the claim is underpowered at ``quick``.
 """
 
 import ml_collections
