@@ -25,7 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxlab.align import dpo_loss, unembedding_dpo_loss
-from jaxlab.train import ratios, time_interleaved
+from jaxlab.train.timing import print_speedups, time_interleaved
 
 BETA = 0.1
 
@@ -101,15 +101,8 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         "numpy": lambda: numpy_unembedding_dpo(w, w_ref, g, chosen, rejected, BETA),
     }, repeats=repeats)
 
-    print(f"DPO vs TRL's loss formula in NumPy, {jax.default_backend()}, median of {repeats}")
-    print(f"{'what':44s} {'jaxlab ms':>10s} {'numpy ms':>10s} {'speed-up':>9s}")
-    out = {}
-    for what, times in rows.items():
-        rel = ratios(times, "numpy")["jaxlab"]
-        out[what] = rel
-        print(f"{what:44s} {1e3 * times['jaxlab']:10.2f} {1e3 * times['numpy']:10.2f} "
-              f"{1.0 / rel:8.1f}×")
-    return out
+    title = f"DPO vs TRL's loss formula in NumPy, {jax.default_backend()}, median of {repeats}"
+    return print_speedups(title, rows)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxlab.theory import icl_forward, icl_hinge_loss, init_icl_params
-from jaxlab.train import ratios, time_interleaved
+from jaxlab.train.timing import print_speedups, time_interleaved
 
 
 def numpy_forward(params, demos: np.ndarray, query: np.ndarray):
@@ -110,15 +110,8 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
             "numpy": lambda: numpy_loss_and_grad(np32, demos, query, labels),
         }, repeats=repeats),
     }
-    print(f"ICL transformer vs NumPy, {jax.default_backend()}, median of {repeats}")
-    print(f"{'what':44s} {'jaxlab ms':>10s} {'numpy ms':>10s} {'speed-up':>9s}")
-    out = {}
-    for what, times in rows.items():
-        rel = ratios(times, "numpy")["jaxlab"]
-        out[what] = rel
-        print(f"{what:44s} {1e3 * times['jaxlab']:10.2f} {1e3 * times['numpy']:10.2f} "
-              f"{1.0 / rel:8.1f}×")
-    return out
+    title = f"ICL transformer vs NumPy, {jax.default_backend()}, median of {repeats}"
+    return print_speedups(title, rows)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxlab.train import ratios, time_interleaved
+from jaxlab.train.timing import print_speedups, time_interleaved
 from jaxlab.tta import entropy_loss, slwi_init, slwi_update
 
 HYPER = {"a": 0.99, "q": 0.01, "b": 0.9, "zeta": 2.0, "alpha": 2.0, "warmup": 5}
@@ -120,15 +120,8 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         "numpy": lambda: numpy_entropy(logits),
     }, repeats=repeats)
 
-    print(f"TTA vs NumPy, {jax.default_backend()}, median of {repeats}")
-    print(f"{'what':36s} {'jaxlab ms':>10s} {'numpy ms':>10s} {'speed-up':>9s}")
-    out = {}
-    for what, times in rows.items():
-        rel = ratios(times, "numpy")["jaxlab"]
-        out[what] = rel
-        print(f"{what:36s} {1e3 * times['jaxlab']:10.2f} {1e3 * times['numpy']:10.2f} "
-              f"{1.0 / rel:8.1f}×")
-    return out
+    title = f"TTA vs NumPy, {jax.default_backend()}, median of {repeats}"
+    return print_speedups(title, rows, width=36)
 
 
 if __name__ == "__main__":

@@ -75,3 +75,24 @@ def ratios(times: Mapping[str, float], baseline: str) -> dict[str, float]:
     if baseline not in times:
         raise KeyError(f"baseline {baseline!r} not among the timed names {sorted(times)}")
     return {name: t / times[baseline] for name, t in times.items()}
+
+
+def print_speedups(title: str, rows: Mapping[str, Mapping[str, float]], *, ours: str = "jaxlab",
+                   peer: str = "numpy", width: int = 44) -> dict[str, float]:
+    """Prints one line per row (``ours`` and ``peer`` ms, peer/ours speed-up) under ``title``.
+
+    Args:
+      title: the table's first line.
+      rows: what was timed → ``{name: seconds}`` as :func:`time_interleaved` returns it.
+
+    Returns:
+      what → ``ours`` time as a multiple of ``peer``'s (:func:`ratios`).
+    """
+    print(title)
+    print(f"{'what':{width}s} {ours + ' ms':>10s} {peer + ' ms':>10s} {'speed-up':>9s}")
+    out = {}
+    for what, times in rows.items():
+        out[what] = ratios(times, peer)[ours]
+        print(f"{what:{width}s} {1e3 * times[ours]:10.2f} {1e3 * times[peer]:10.2f} "
+              f"{1.0 / out[what]:8.1f}×")
+    return out

@@ -62,3 +62,11 @@ def test_bad_inputs():
         time_interleaved({"f": lambda: None}, warmup=-1)
     with pytest.raises(KeyError, match="baseline"):
         ratios({"a": 1.0}, "b")
+
+
+def test_print_speedups_reports_peer_over_ours(capsys):
+    from jaxlab.train.timing import print_speedups
+
+    out = print_speedups("t", {"a": {"jaxlab": 0.002, "numpy": 0.008}})
+    assert out == {"a": 0.25}
+    assert "4.0×" in capsys.readouterr().out
