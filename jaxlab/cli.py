@@ -106,7 +106,8 @@ def _parser() -> argparse.ArgumentParser:
                      help="only the experiments of these papers")
     rep.add_argument("--only", nargs="+", metavar="NAME", default=None,
                      help="only these experiments")
-    rep.add_argument("--out", metavar="DIR", help="default: reports/<preset>")
+    rep.add_argument("--out", metavar="DIR",
+                     help="default: reports/<preset> ($JAXLAB_REPORTS_DIR/<preset> when set)")
     rep.add_argument("--jobs", type=int, default=1, metavar="N",
                      help="experiments run at once, each in its own process (default 1)")
     _data_dir_option(rep)
@@ -303,7 +304,7 @@ def _cmd_reproduce(args) -> int:
     if args.only:
         _check_names(args.only, list(experiments), "experiment")
         chosen = [e for e in chosen if e.name in args.only]
-    out = Path(args.out or os.path.join("reports", args.preset))
+    out = Path(args.out) if args.out else runner.default_out(args.preset)
     if not chosen:
         print("No experiment is registered yet; writing an empty report.")
     if _missing_data(chosen):

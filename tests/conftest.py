@@ -5,6 +5,27 @@ import os
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 import jax  # noqa: E402
+import pytest  # noqa: E402
 
-jax.config.update("jax_num_cpu_devices", 8)
+from jaxlab.report import runner  # noqa: E402
+
+NUM_DEVICES = 8
+jax.config.update("jax_num_cpu_devices", NUM_DEVICES)
 jax.config.update("jax_numpy_rank_promotion", "raise")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def shared_reports_dir(tmp_path_factory):
+    """One ``reports`` root for the whole run, shared by the pytest-xdist workers.
+
+    Experiments' smoke results are saved there (``jaxlab.report.runner.load_or_run``), so
+    the registry smoke test and the notebook that shows the same experiment compute it once.
+    The notebook kernels inherit this environment, with the suite's device count and rank
+    promotion, so a result is the same whichever process computed it first.
+    """
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    os.environ[runner.REPORTS_ENV] = str(root / "shared-reports")
+    os.environ["JAX_NUM_CPU_DEVICES"] = str(NUM_DEVICES)
+    os.environ["JAX_NUMPY_RANK_PROMOTION"] = "raise"
+    return root / "shared-reports"

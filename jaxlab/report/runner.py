@@ -31,6 +31,8 @@ from jaxlab.report import workdir as workdir_lib
 from jaxlab.report.registry import Experiment
 
 CALL, RESULT = "call.json", "result.json"
+#: Environment variable naming the root of ``reports/<preset>`` (default ``reports``).
+REPORTS_ENV = "JAXLAB_REPORTS_DIR"
 
 
 class ForeignRunError(workdir_lib.WorkdirError):
@@ -162,6 +164,39 @@ def run_experiment(
                 result = _run_call(experiment, call_config, run_dir, stamp)
             results.append(result)
     return results, time.perf_counter() - start
+
+
+def default_out(preset: str) -> Path:
+    """``jaxlab reproduce``'s default ``--out``: ``$JAXLAB_REPORTS_DIR/<preset>``, where the
+    variable defaults to ``reports`` (relative to the working directory)."""
+    return Path(os.environ.get(REPORTS_ENV) or "reports") / preset
+
+
+def load_or_run(name: str, preset: str = "quick", out: str | os.PathLike | None = None,
+                wait_s: float = 3600.0) -> list[dict[str, Any]]:
+    """Experiment ``name``'s per-call results at ``preset``: saved, or computed now.
+
+    Uses the workdir ``jaxlab reproduce --out OUT`` writes (``OUT/workdirs/<name>``, with
+    ``OUT`` defaulting to :func:`default_out`), so after ``make reproduce`` a notebook
+    reads the results instantly: a saved call is reused only when its config and code hash
+    match (see :func:`run_experiment`); otherwise it runs and is saved there. When another
+    process holds the workdir, waits for it (polling, up to ``wait_s`` seconds) and then
+    reuses what it saved.
+
+    Returns:
+      One result dict per call of ``train_and_evaluate`` (one per seed, or one holding all
+      seeds when the config sets ``batch_seeds``).
+    """
+    experiment = registry.get_experiment(name)
+    workdir = Path(out if out is not None else default_out(preset)) / "workdirs" / name
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            return run_experiment(experiment, workdir, preset)[0]
+        except workdir_lib.WorkdirLocked:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(2.0)
 
 
 def check_prerequisites(experiments: Sequence[Experiment]) -> list[str]:
