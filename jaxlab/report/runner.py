@@ -223,13 +223,55 @@ def _run_record(experiment: Experiment, out: str | os.PathLike, preset: str,
     return record
 
 
-def _run_by_name(name: str, out: str, preset: str, package: str,
-                 fresh: bool) -> dict[str, Any]:
+def _run_by_name(name: str, out: str, preset: str, package: str, fresh: bool,
+                 record_path: str) -> None:
     """A worker process's job: the record of one experiment, found again by name (an
-    ``Experiment`` holds functions of its package, which a fresh process imports itself)."""
+    ``Experiment`` holds functions of its package, which a fresh process imports itself),
+    pickled to ``record_path`` (a file, not a pipe: a killed worker leaves nothing torn)."""
+    import pickle
+
     record = _run_record(registry.get_experiment(name, package), out, preset, fresh)
     record["experiment"] = name
-    return record
+    Path(record_path + ".part").write_bytes(pickle.dumps(record))
+    os.replace(record_path + ".part", record_path)
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """CPU time (user + system) of process ``pid`` and its threads, from ``/proc`` (Linux);
+    ``None`` where that cannot be read."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+class _Worker:
+    """One experiment in its own process, watched for a stall (see :func:`run_all`)."""
+
+    def __init__(self, context: Any, name: str, args: tuple, record_path: Path):
+        self.name, self.record_path, self.attempt = name, record_path, 1
+        self._context, self._args = context, args
+        self._start()
+
+    def _start(self) -> None:
+        self.process = self._context.Process(
+            target=_run_by_name, args=(*self._args, str(self.record_path)), daemon=True)
+        self.process.start()
+        self.cpu, self.active_at = 0.0, time.monotonic()
+
+    def stalled(self, stall_s: float) -> bool:
+        """Whether the process has used no CPU for ``stall_s`` seconds."""
+        cpu = _cpu_seconds(self.process.pid)
+        if cpu is None or cpu > self.cpu:
+            self.cpu, self.active_at = cpu or 0.0, time.monotonic()
+        return time.monotonic() - self.active_at > stall_s
+
+    def restart(self) -> None:
+        self.process.kill()
+        self.process.join()
+        self.attempt += 1
+        self._start()
 
 
 def run_all(
@@ -240,15 +282,26 @@ def run_all(
     jobs: int = 1,
     package: str = registry.EXPERIMENTS_PACKAGE,
     fresh: bool = False,
+    stall_s: float = 300.0,
+    poll_s: float = 2.0,
 ) -> list[dict[str, Any]]:
     """Runs each experiment, catching failures; returns one record per experiment.
 
     ``fresh=True`` ignores saved results (see ``run_experiment``).
     With ``jobs > 1`` the experiments run in that many fresh worker processes (``spawn``),
     longest declared budget first, each finding its experiment by name in ``package``;
-    records come back in the order of ``experiments``.
-    Each experiment's wall time is then measured while sharing the machine.
+    records come back in the order of ``experiments``. Each experiment's wall time is then
+    measured while sharing the machine.
+
+    A worker that uses no CPU for ``stall_s`` seconds is taken as hung, killed and started
+    once more (it resumes from its finished seeds and checkpoints); a second stall is
+    recorded as that experiment's error. (XLA:CPU's Eigen thread pool can wedge, rarely,
+    on large vmapped programs; when the workers fill every core, they run with
+    ``--xla_cpu_multi_thread_eigen=false``, which also avoids oversubscribing the cores.)
     """
+    import multiprocessing
+    import tempfile
+
     import tqdm.auto as tqdm
 
     if jobs < 1:
@@ -261,29 +314,67 @@ def run_all(
             records.append(_run_record(experiment, out, preset, fresh))
         return records
 
-    import concurrent.futures
-    import multiprocessing
-
     by_name = {e.name: e for e in experiments}
-    order = sorted(experiments, key=lambda e: -float(e.get_config(preset).cpu_budget_s))
+    queue = sorted(experiments, key=lambda e: -float(e.get_config(preset).cpu_budget_s))
     done: dict[str, dict[str, Any]] = {}
-    with concurrent.futures.ProcessPoolExecutor(
-        max_workers=jobs, mp_context=multiprocessing.get_context("spawn")
-    ) as pool:
-        futures = {pool.submit(_run_by_name, e.name, str(out), preset, package, fresh): e.name
-                   for e in order}
-        bar = tqdm.tqdm(total=len(futures), desc=f"reproduce [{preset}] x{jobs}",
-                        disable=not progress)
-        for future in concurrent.futures.as_completed(futures):
-            name = futures[future]
-            try:
-                record = future.result()
-            except Exception as error:  # the worker itself died (e.g. out of memory)
-                record = {"results": [], "error": f"{type(error).__name__}: {error}",
-                          "traceback": traceback.format_exc(), "seconds": float("nan")}
-            record["experiment"] = by_name[name]
-            done[name] = record
-            bar.set_postfix_str(name)
-            bar.update()
+    context = multiprocessing.get_context("spawn")
+    bar = tqdm.tqdm(total=len(queue), desc=f"reproduce [{preset}] x{jobs}",
+                    disable=not progress)
+    flags = os.environ.get("XLA_FLAGS", "")
+    if jobs >= (os.cpu_count() or 1) and "multi_thread_eigen" not in flags:
+        os.environ["XLA_FLAGS"] = f"{flags} --xla_cpu_multi_thread_eigen=false".strip()
+    try:
+        with tempfile.TemporaryDirectory(prefix="jaxlab-records-") as records_dir:
+            running: list[_Worker] = []
+            while queue or running:
+                while queue and len(running) < jobs:
+                    name = queue.pop(0).name
+                    running.append(_Worker(context, name,
+                                           (name, str(out), preset, package, fresh),
+                                           Path(records_dir) / f"{name}.pkl"))
+                time.sleep(poll_s)
+                for worker in list(running):
+                    record = _finished_record(worker, stall_s)
+                    if record is None:
+                        continue
+                    running.remove(worker)
+                    record["experiment"] = by_name[worker.name]
+                    done[worker.name] = record
+                    bar.set_postfix_str(worker.name)
+                    bar.update()
+    finally:
+        os.environ["XLA_FLAGS"] = flags
+        if not flags:
+            del os.environ["XLA_FLAGS"]
         bar.close()
     return [done[e.name] for e in experiments]
+
+
+def _finished_record(worker: _Worker, stall_s: float) -> dict[str, Any] | None:
+    """The worker's record once it is done (or has failed), else ``None``; restarts a
+    stalled worker once."""
+    import pickle
+
+    if worker.process.is_alive():
+        if not worker.stalled(stall_s):
+            return None
+        if worker.attempt == 1:
+            print(f"jaxlab: {worker.name}: no CPU use for {stall_s:.0f} s; killed and "
+                  "started again (it resumes from what it saved)", file=sys.stderr)
+            worker.restart()
+            return None
+        worker.process.kill()
+        worker.process.join()
+        error = f"HangError: no CPU use for {stall_s:.0f} s, twice; killed"
+        return {"results": [], "error": error, "traceback": error + "\n",
+                "seconds": float("nan")}
+    worker.process.join()
+    try:
+        record = pickle.loads(worker.record_path.read_bytes())
+    except FileNotFoundError:  # the worker itself died (e.g. out of memory)
+        error = f"WorkerError: the process exited with code {worker.process.exitcode}"
+        return {"results": [], "error": error, "traceback": error + "\n",
+                "seconds": float("nan")}
+    if worker.attempt > 1:
+        record["retried"] = "restarted once after a stall"
+    return record

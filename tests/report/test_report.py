@@ -110,3 +110,14 @@ def test_reproduce_report_and_results_json(tmp_path):
     assert page.startswith("# A. Author. Toy paper. ICML 2024")
     assert "failed: RuntimeError: boom" in page and "declared CPU budget 1 s" in page
     assert (tmp_path / "plots" / "toy_exp.png").stat().st_size > 1000
+
+
+def test_a_stalled_worker_is_restarted_once(tmp_path, capsys):
+    package = "tests.report.stall_experiments"
+    experiments = list(registry.discover(package).values())
+    records = runner.run_all(experiments, tmp_path, progress=False, jobs=2, package=package,
+                             stall_s=3.0, poll_s=0.5)
+    by_name = {r["experiment"].name: r for r in records}
+    assert by_name["stall_exp"]["error"] is None and by_name["stall_exp"]["results"]
+    assert by_name["stall_exp"]["retried"] and "retried" not in by_name["steady_exp"]
+    assert "stall_exp: no CPU use" in capsys.readouterr().err

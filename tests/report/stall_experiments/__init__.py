@@ -1,0 +1,1 @@
+"""Experiments whose first run stalls: for the hung-worker restart of ``run_all``."""

@@ -1,0 +1,2 @@
+def train_and_evaluate(config, workdir):
+    return {"m": [1.0]}
