@@ -126,6 +126,9 @@ def _run_call(experiment: Experiment, config: ml_collections.ConfigDict, run_dir
         if new and {p.name for p in run_dir.iterdir()} <= {CALL}:
             shutil.rmtree(run_dir)  # nothing of the run was written: leave no trace
         raise
+    from jaxlab.train.metrics import log_result
+
+    log_result(run_dir, result, hparams=stamp["config"])
     (run_dir / RESULT).write_text(json.dumps({**stamp, "result": result}, indent=1))
     return result
 
@@ -173,7 +176,8 @@ def default_out(preset: str) -> Path:
 
 
 def load_or_run(name: str, preset: str = "quick", out: str | os.PathLike | None = None,
-                wait_s: float = 3600.0) -> list[dict[str, Any]]:
+                wait_s: float = 3600.0, package: str = registry.EXPERIMENTS_PACKAGE,
+                ) -> list[dict[str, Any]]:
     """Experiment ``name``'s per-call results at ``preset``: saved, or computed now.
 
     Uses the workdir ``jaxlab reproduce --out OUT`` writes (``OUT/workdirs/<name>``, with
@@ -187,7 +191,7 @@ def load_or_run(name: str, preset: str = "quick", out: str | os.PathLike | None 
       One result dict per call of ``train_and_evaluate`` (one per seed, or one holding all
       seeds when the config sets ``batch_seeds``).
     """
-    experiment = registry.get_experiment(name)
+    experiment = registry.get_experiment(name, package)
     workdir = Path(out if out is not None else default_out(preset)) / "workdirs" / name
     deadline = time.monotonic() + wait_s
     while True:

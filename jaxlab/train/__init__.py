@@ -10,7 +10,7 @@ from jaxlab.train.mesh import (
     replicate,
     replicated,
 )
-from jaxlab.train.metrics import MetricsWriter, log_history
+from jaxlab.train.metrics import MetricsWriter, log_history, log_result
 from jaxlab.train.runs import batch_runs, jit_run, scan_run, segmented_scan_run
 from jaxlab.train.timing import ratios, time_call, time_interleaved
 
@@ -24,6 +24,7 @@ __all__ = [
     "fit",
     "jit_run",
     "log_history",
+    "log_result",
     "make_mesh",
     "mesh_from_config",
     "put_batch",

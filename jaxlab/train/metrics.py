@@ -101,6 +101,40 @@ class MetricsWriter:
         self._tb.close()
 
 
+def log_result(workdir: str | os.PathLike, result: Mapping[str, Any],
+               hparams: Mapping[str, Any] | None = None, max_values: int = 64) -> int:
+    """Logs an experiment's returned metrics as one ``result/...`` row after the last step
+    logged in ``workdir`` (so every run's ``metrics.jsonl`` and TensorBoard end with what
+    it reported); returns the step of that row.
+
+    Numbers and numeric arrays of at most ``max_values`` entries become scalars
+    (``result/name/i`` per entry, e.g. per seed); longer arrays (curves, samples) and
+    non-numeric values are left to ``result.json``.
+    """
+    row: dict[str, float] = {}
+    for name, value in result.items():
+        try:
+            array = np.asarray(value, dtype=np.float64)
+        except (TypeError, ValueError):
+            continue
+        if array.size > max_values:
+            continue
+        for index, entry in np.ndenumerate(array):
+            row["result/" + name + "".join(f"/{i}" for i in index)] = float(entry)
+    writer = MetricsWriter(workdir)
+    try:
+        if hparams is not None:
+            writer.write_hparams(hparams)
+        # An earlier, interrupted call of the same run may have logged its result row.
+        rows = [r for r in writer.read() if not any(k.startswith("result/") for k in r)]
+        writer.path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        step = max((r["step"] for r in rows), default=0) + 1
+        writer.write(step, row)
+        return step
+    finally:
+        writer.close()
+
+
 def log_history(workdir: str | os.PathLike, history: Mapping[str, Any], **kwargs: Any) -> int:
     """``MetricsWriter(workdir).write_history(history, **kwargs)`` and close: one call for an
     experiment to log the stacked per-step metrics of a whole-run scan.

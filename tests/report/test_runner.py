@@ -158,3 +158,39 @@ def test_calls_per_seed_or_batched(fake_copy):
     config.num_seeds = 0
     with pytest.raises(ValueError, match="num_seeds must be >= 1"):
         runner.calls(config)
+
+
+def test_every_call_logs_its_result_to_metrics_jsonl_once(tmp_path):
+    experiment = registry.get_experiment("batched_exp", "tests.report.fake_experiments")
+    runner.run_experiment(experiment, tmp_path)
+    (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    rows = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
+    result = json.loads((run_dir / runner.RESULT).read_text())["result"]
+    assert [r["step"] for r in rows] == [1]
+    assert rows[0]["result/m/1"] == result["m"][1] and rows[0]["result/b/0"] == result["b"][0]
+    assert json.loads((run_dir / "hparams.json").read_text())["num_seeds"] == len(result["m"])
+    assert any((run_dir / "tb").iterdir())
+    runner.run_experiment(experiment, tmp_path, fresh=True)  # the rerun replaces its row
+    assert len((run_dir / "metrics.jsonl").read_text().splitlines()) == 1
+
+
+def test_load_or_run_waits_for_the_process_using_the_workdir(tmp_path, monkeypatch):
+    monkeypatch.setenv(runner.REPORTS_ENV, str(tmp_path))
+    workdir = tmp_path / "smoke" / "workdirs" / "batched_exp"
+    workdir.mkdir(parents=True)
+    lock = WorkdirLock(workdir)
+    lock.acquire()
+    attempts = []
+    sleep = runner.time.sleep
+
+    def release_after_one_wait(seconds):
+        attempts.append(seconds)
+        lock.release()
+        sleep(0)
+
+    monkeypatch.setattr(runner.time, "sleep", release_after_one_wait)
+    package = "tests.report.fake_experiments"
+    results = runner.load_or_run("batched_exp", "smoke", package=package)
+    assert len(attempts) == 1 and results[0]["m"][0] == 2.0
+    assert runner.load_or_run("batched_exp", "smoke", package=package) == results  # reused
+    assert [p.read_text() for p in workdir.glob("*/calls.txt")] == ["x"]
