@@ -150,10 +150,15 @@ def _parser() -> argparse.ArgumentParser:
                     "real shapes on an\nN-device mesh (abstract inputs, nothing allocated) "
                     "and prints per-device memory, FLOPs\nand bytes per step, and a roofline "
                     "estimate of the wall time on named accelerators.")
-    plan.add_argument("name", metavar="NAME", help="the experiment")
+    plan.add_argument("name", metavar="NAME", nargs="?", help="the experiment")
     _preset_option(plan, "paper", "the preset whose shapes are compiled")
     plan.add_argument("--devices", type=int, default=8, metavar="N",
                       help="devices of the mesh (default: 8)")
+    plan.add_argument("--all", action="store_true",
+                      help="every experiment, one table row each (instead of NAME)")
+    plan.add_argument("--readme", metavar="PATH", default=None,
+                      help="with --all: write the table into PATH's <!-- plans:PRESET --> "
+                           "block")
 
     data = _command(sub, "data", "get the public datasets the experiments read",
                     "Downloads public datasets into ~/.cache/jaxlab (or --data_dir), checks "
@@ -385,10 +390,26 @@ def _cmd_accel_check(args) -> int:
 def _cmd_plan(args) -> int:
     from jaxlab.train import plan
 
-    _check_names([args.name], list(registry.discover()), "experiment")
     if args.devices < 1:
         raise SystemExit(f"jaxlab: --devices must be >= 1, got {args.devices}")
-    return plan.main(name=args.name, preset=args.preset, devices=args.devices) or 0
+    if args.all == (args.name is not None):
+        raise SystemExit("jaxlab: plan needs an experiment NAME or --all (not both)")
+    if not args.all:
+        if args.readme:
+            raise SystemExit("jaxlab: --readme goes with --all")
+        _check_names([args.name], list(registry.discover()), "experiment")
+        return plan.main(name=args.name, preset=args.preset, devices=args.devices) or 0
+    from jaxlab.report import plans
+
+    table = plans.markdown(plans.plan_rows(args.preset, args.devices), args.devices)
+    print(table)
+    if args.readme:
+        try:
+            plans.write_readme(args.readme, table, args.preset)
+        except (OSError, ValueError) as error:
+            raise SystemExit(f"jaxlab: {error}") from None
+        print(f"Wrote the table into {args.readme}.")
+    return 0
 
 
 def _cmd_data(args) -> int:
