@@ -57,8 +57,11 @@ def _decoded_split(builder, split: str) -> tuple[np.ndarray, np.ndarray]:
     images = np.stack([r["image"] for r in records])
     labels = np.asarray([r["label"] for r in records], dtype=np.int32)
     partial = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
-    np.savez(partial, images=images, labels=labels)
-    os.replace(partial, path)  # atomic: a parallel reader sees no file or the whole file
+    try:
+        np.savez(partial, images=images, labels=labels)
+        os.replace(partial, path)  # atomic: a parallel reader sees no file or the whole file
+    except OSError:  # a read-only cache: decode again next time
+        partial.unlink(missing_ok=True)
     return images, labels
 
 
