@@ -7,19 +7,22 @@ directory the user gives; none of them downloads anything.
 
 from __future__ import annotations
 
+import gzip
 import os
 from pathlib import Path
 
 import numpy as np
 import tensorflow_datasets as tfds
 
-from jaxlab.data import idx, paths
+from jaxlab.data import paths
 
 FASHION_MNIST_SYSTEM_DIR = Path("/usr/share/datasets/fashion-mnist")
 FASHION_MNIST_FILES = {
     "train": ("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"),
     "test": ("t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"),
 }
+# IDX type codes (the third byte of the magic number) and their big-endian dtypes.
+_IDX_DTYPES = {0x08: np.uint8, 0x09: np.int8, 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4", 0x0E: ">f8"}
 
 
 def _image_features(height: int, width: int) -> tfds.features.FeaturesDict:
@@ -91,14 +94,36 @@ class FashionMnist(tfds.core.GeneratorBasedBuilder):
         }
 
     def _generate_examples(self, images_path: Path, labels_path: Path):
-        images = idx.read_idx(images_path)
-        labels = idx.read_idx(labels_path)
+        images = _read_idx(images_path)
+        labels = _read_idx(labels_path)
         if images.shape[0] != labels.shape[0] or images.shape[1:] != (28, 28):
             raise ValueError(
                 f"{images_path}: images {images.shape} do not match labels {labels.shape}"
             )
         for i in range(images.shape[0]):
             yield i, {"image": images[i][..., None], "label": int(labels[i]), "index": i}
+
+
+def _read_idx(path: Path) -> np.ndarray:
+    """Reads an IDX file (``*-idx3-ubyte[.gz]``) into an array of its declared shape.
+
+    jaxlab's only IDX reader: everything else reads Fashion-MNIST through this builder.
+
+    Raises:
+      ValueError: the file is not IDX or its size disagrees with its header.
+    """
+    opener = gzip.open if path.name.endswith(".gz") else open
+    with opener(path, "rb") as f:
+        raw = f.read()
+    if len(raw) < 4 or raw[0] != 0 or raw[1] != 0 or raw[2] not in _IDX_DTYPES:
+        raise ValueError(f"{path}: not an IDX file (bad magic number)")
+    dtype = np.dtype(_IDX_DTYPES[raw[2]])
+    header = 4 + 4 * raw[3]
+    shape = tuple(int(s) for s in np.frombuffer(raw[4:header], dtype=">u4"))
+    data = np.frombuffer(raw[header:], dtype=dtype)
+    if data.size != int(np.prod(shape)):
+        raise ValueError(f"{path}: header shape {shape} but {data.size} values")
+    return data.reshape(shape)
 
 
 def find_fashion_mnist(data_dir: str | os.PathLike | None = None) -> Path:

@@ -1,4 +1,9 @@
-"""Image classification datasets as arrays: prepared once with TFDS, then read from cache."""
+"""Image classification datasets as arrays: prepared once with TFDS, then read from cache.
+
+This is jaxlab's one path to Fashion-MNIST (and scikit-learn's digits): the TFDS builders of
+``jaxlab.data.builders`` read the local source files once into array_record; every reader
+gets the arrays through :func:`load_images`.
+"""
 
 from __future__ import annotations
 
@@ -35,6 +40,31 @@ def prepare(name: str, data_dir: str | os.PathLike | None = None):
     return builder
 
 
+def _decoded_split(builder, split: str) -> tuple[np.ndarray, np.ndarray]:
+    """The split's raw ``(uint8 images, int32 labels)`` in source order, decoded once.
+
+    TFDS decodes a record at a time in Python (about 10 s for Fashion-MNIST's 60000 training
+    images), so the decoded arrays are kept beside the records, in the builder's versioned
+    folder, and later calls read them in milliseconds.
+    """
+    path = Path(builder.data_dir) / f"arrays-{split}.npz"
+    if path.exists():
+        with np.load(path) as arrays:
+            return arrays["images"], arrays["labels"]
+    source = builder.as_data_source()[split]
+    records = source.__getitems__(range(len(source)))
+    records = sorted(records, key=lambda r: int(r["index"]))  # the source files' order
+    images = np.stack([r["image"] for r in records])
+    labels = np.asarray([r["label"] for r in records], dtype=np.int32)
+    partial = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
+    try:
+        np.savez(partial, images=images, labels=labels)
+        os.replace(partial, path)  # atomic: a parallel reader sees no file or the whole file
+    except OSError:  # a read-only cache: decode again next time
+        partial.unlink(missing_ok=True)
+    return images, labels
+
+
 def load_images(
     name: str, split: str, data_dir: str | os.PathLike | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -46,14 +76,11 @@ def load_images(
       data_dir: folder to look for source files in (see ``jaxlab.data.paths``).
 
     Returns:
-      ``(images, labels)``: float32 ``[n, h, w, 1]`` scaled to [0, 1] and int32 ``[n]``,
-      in the order of the source files.
+      ``(images, labels)``: float32 ``[n, h, w, 1]`` scaled to [0, 1] (the stored uint8
+      divided by the largest pixel value, 255 for Fashion-MNIST: bit for bit the source
+      files' bytes ``/ 255`` in float32) and int32 ``[n]``, in the order of the source files.
     """
     if split not in ("train", "test"):
         raise ValueError(f"split must be 'train' or 'test', got {split!r}")
-    source = prepare(name, data_dir).as_data_source()[split]
-    records = source.__getitems__(range(len(source)))
-    records = sorted(records, key=lambda r: int(r["index"]))  # the source files' order
-    images = np.stack([r["image"] for r in records]).astype(np.float32) / _MAX_PIXEL[name]
-    labels = np.asarray([r["label"] for r in records], dtype=np.int32)
-    return images, labels
+    images, labels = _decoded_split(prepare(name, data_dir), split)
+    return images.astype(np.float32) / _MAX_PIXEL[name], labels

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_digits
 
-from jaxlab.data import DataNotFoundError, builders, idx, load_images, paths
+from jaxlab.data import DataNotFoundError, builders, load_images, paths
 
 
 def test_digits_split_is_fixed_and_matches_sklearn():
@@ -24,26 +24,60 @@ def test_digits_split_is_fixed_and_matches_sklearn():
     assert np.bincount(test_y).min() >= 35  # stratified
 
 
-def test_fashion_mnist_matches_its_idx_files():
-    train_x, train_y = load_images("fashion_mnist", "train")
-    test_x, test_y = load_images("fashion_mnist", "test")
-    assert train_x.shape == (60000, 28, 28, 1) and test_x.shape == (10000, 28, 28, 1)
-    np.testing.assert_array_equal(np.bincount(train_y), np.full(10, 6000))
+def _raw_idx(path, header: int) -> np.ndarray:
+    """The bytes of a gzipped IDX file after its header, as uint8 (independent of jaxlab)."""
+    with gzip.open(path, "rb") as f:
+        return np.frombuffer(f.read()[header:], dtype=np.uint8)
+
+
+@pytest.mark.parametrize("split, prefix, n", [("train", "train", 60000), ("test", "t10k", 10000)])
+def test_fashion_mnist_is_the_idx_files_bytes_over_255(split, prefix, n):
+    # The arrays every Fashion-MNIST experiment reads (slwi_stream, mc_ensemble_ood and
+    # curbench_vision used to parse these files themselves): same values, order and dtype.
+    x, y = load_images("fashion_mnist", split)
     folder = builders.find_fashion_mnist()
-    raw = idx.read_idx(folder / "t10k-images-idx3-ubyte.gz")
-    np.testing.assert_allclose(test_x[..., 0], raw / 255.0, atol=1e-7)
+    pixels = _raw_idx(folder / f"{prefix}-images-idx3-ubyte.gz", header=16)
+    labels = _raw_idx(folder / f"{prefix}-labels-idx1-ubyte.gz", header=8)
+    assert x.shape == (n, 28, 28, 1) and x.dtype == np.float32 and y.dtype == np.int32
+    assert np.array_equal(x.ravel(), pixels.astype(np.float32) / np.float32(255))  # bitwise
+    np.testing.assert_array_equal(y, labels)
+    np.testing.assert_array_equal(np.bincount(y), np.full(10, n // 10))
+    again_x, again_y = load_images("fashion_mnist", split)  # from the decoded-array cache
+    assert np.array_equal(again_x, x) and np.array_equal(again_y, y)
 
 
-def test_idx_reader_against_a_handwritten_file(tmp_path):
-    data = np.arange(24, dtype=np.uint8).reshape(2, 3, 4)
-    path = tmp_path / "x-idx3-ubyte.gz"
+def _write_idx(path, code: int, data: np.ndarray) -> None:
     with gzip.open(path, "wb") as f:
-        f.write(bytes([0, 0, 0x08, 3]) + struct.pack(">III", 2, 3, 4) + data.tobytes())
-    np.testing.assert_array_equal(idx.read_idx(path), data)
-    bad = tmp_path / "bad"
-    bad.write_bytes(b"\x01\x02\x03\x04")
+        f.write(bytes([0, 0, code, data.ndim]) + struct.pack(f">{data.ndim}I", *data.shape)
+                + data.tobytes())
+
+
+def test_builder_reads_handwritten_idx_files(tmp_path, monkeypatch):
+    monkeypatch.setenv("JAXLAB_CACHE_DIR", str(tmp_path / "cache"))
+    source = tmp_path / "data" / "fashion-mnist"
+    source.mkdir(parents=True)
+    pixels = np.random.default_rng(0).integers(0, 256, (2, 5, 28, 28), dtype=np.uint8)
+    labels = np.array([[3, 9, 0, 9, 1], [7, 2, 2, 0, 5]], dtype=np.uint8)
+    for s, (images_file, labels_file) in enumerate(builders.FASHION_MNIST_FILES.values()):
+        _write_idx(source / images_file, 0x08, pixels[s])
+        _write_idx(source / labels_file, 0x08, labels[s])
+    for s, split in enumerate(("train", "test")):
+        for _ in range(2):  # decoded from the records, then from the array cache
+            x, y = load_images("fashion_mnist", split, tmp_path / "data")
+            np.testing.assert_array_equal(x[..., 0], pixels[s] / np.float32(255))
+            np.testing.assert_array_equal(y, labels[s])
+            assert x.dtype == np.float32 and y.dtype == np.int32
+
+
+def test_builder_refuses_a_file_that_is_not_idx(tmp_path, monkeypatch):
+    monkeypatch.setenv("JAXLAB_CACHE_DIR", str(tmp_path / "cache"))
+    source = tmp_path / "fashion-mnist"
+    source.mkdir()
+    for name in [n for pair in builders.FASHION_MNIST_FILES.values() for n in pair]:
+        with gzip.open(source / name, "wb") as f:
+            f.write(b"\x01\x02\x03\x04")
     with pytest.raises(ValueError, match="not an IDX"):
-        idx.read_idx(bad)
+        load_images("fashion_mnist", "train", tmp_path)
 
 
 def test_missing_data_names_the_file_and_where_it_looked(tmp_path, monkeypatch):

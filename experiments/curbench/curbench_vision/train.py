@@ -11,8 +11,7 @@ import jax.numpy as jnp
 import ml_collections
 import numpy as np
 
-from jaxlab.data import builders, idx
-from jaxlab.data.paths import resolve_data_dir
+from jaxlab.data import load_images
 from jaxlab.nn.lenet import LeNet
 
 from ..trainer import (
@@ -32,21 +31,10 @@ def _pool(images: np.ndarray, size: int) -> np.ndarray:
     return images.reshape(-1, size, f, size, f, images.shape[-1]).mean(axis=(2, 4))
 
 
-def load_fashion_mnist(split: str, data_dir) -> tuple[np.ndarray, np.ndarray]:
-    """Fashion-MNIST's ``split`` straight from the IDX files: float32 ``[n, 28, 28, 1]`` in
-    [0, 1] and int32 labels — the arrays of ``jaxlab.data.images.load_images`` (same order),
-    without its TFDS record cache (seconds faster for a small subset)."""
-    folder = builders.find_fashion_mnist(data_dir)
-    images, labels = builders.FASHION_MNIST_FILES[split]
-    x = idx.read_idx(folder / images)[..., None].astype(np.float32) / 255.0
-    return x, idx.read_idx(folder / labels).astype(np.int32)
-
-
 def load_splits(config) -> dict[str, np.ndarray]:
     """Fixed subsets of Fashion-MNIST: train/val from the train split, test from test."""
-    data_dir = resolve_data_dir(config.data_dir or None)
-    x, y = load_fashion_mnist("train", data_dir)
-    xt, yt = load_fashion_mnist("test", data_dir)
+    x, y = load_images("fashion_mnist", "train", config.data_dir or None)
+    xt, yt = load_images("fashion_mnist", "test", config.data_dir or None)
     order = np.random.default_rng(2024).permutation(len(x))
     tr, va = order[: config.num_train], order[config.num_train: config.num_train + config.num_val]
     # The teacher of TTCL, C2F and Adaptive CL learns on a disjoint clean split.

@@ -20,8 +20,7 @@ import numpy as np
 import optax
 from sklearn.datasets import load_digits
 
-from jaxlab.data.builders import FASHION_MNIST_FILES, find_fashion_mnist
-from jaxlab.data.idx import read_idx
+from jaxlab.data import load_images
 from jaxlab.nn.contrastive import simclr_loss, supcon_loss
 from jaxlab.ood import (
     affine_coupling_r2,
@@ -48,8 +47,7 @@ def _data(config):
     train_end, val_end = config.split_fractions
     train, val, test = np.split(ind, [int(train_end * n), int(val_end * n)])
     near = np.flatnonzero(y >= config.num_classes)
-    folder = find_fashion_mnist(config.data_dir or None)
-    fashion = read_idx(folder / FASHION_MNIST_FILES["test"][0]).astype(np.float32) / 255.0
+    fashion = load_images("fashion_mnist", "test", config.data_dir or None)[0][..., 0]
     fashion = fashion[rng.permutation(len(fashion))[: config.num_far]]
     fashion = np.asarray(jax.image.resize(fashion, (len(fashion), 8, 8), "linear",
                                           antialias=True)).reshape(len(fashion), 64)

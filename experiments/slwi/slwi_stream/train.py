@@ -18,8 +18,7 @@ import ml_collections
 import numpy as np
 import optax
 
-from jaxlab.data.builders import FASHION_MNIST_FILES, find_fashion_mnist
-from jaxlab.data.idx import read_idx
+from jaxlab.data import load_images
 from jaxlab.train import scan_run
 from jaxlab.train.timing import ratios, time_interleaved
 from jaxlab.tta import mean_reversion, slwi_init, slwi_update, tent, tent_step
@@ -39,13 +38,13 @@ class Net(nn.Module):
 
 
 def _load(config):
-    folder = find_fashion_mnist(config.data_dir or None)
+    """Fashion-MNIST's train and test splits, mean-pooled to ``image_size``."""
     out = {}
-    for split, (images, labels) in FASHION_MNIST_FILES.items():
-        x = read_idx(folder / images).astype(np.float32) / 255.0
+    for split in ("train", "test"):
+        x, y = load_images("fashion_mnist", split, config.data_dir or None)
         f = 28 // config.image_size
-        x = x.reshape(-1, config.image_size, f, config.image_size, f).mean(axis=(2, 4))
-        out[split] = (x[..., None], read_idx(folder / labels).astype(np.int32))
+        x = x[..., 0].reshape(-1, config.image_size, f, config.image_size, f).mean(axis=(2, 4))
+        out[split] = (x[..., None], y)
     return out
 
 
