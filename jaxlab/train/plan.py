@@ -23,6 +23,11 @@ body once, so the program is one step, not a whole scan), with ``abstract_args``
 ``mesh`` (see :func:`abstract`). XLA:CPU's fake devices stand in for the accelerators: the
 memory figures are XLA:CPU's buffer assignment (close to, not equal to, a GPU's or TPU's).
 
+An experiment whose main program is host code (numpy, scikit-learn, causal-learn; no
+accelerator program to compile) returns a ``PlanSpec`` with ``host_program`` set to what
+dominates its time (see :meth:`PlanSpec.host`): ``jaxlab plan`` then prints "host program:
+no accelerator compile; <host_program>" and the runs, not a memory table or a roofline.
+
 Fake CPU devices must be set before JAX starts, so :func:`main` re-runs itself in a
 subprocess (``python -m jaxlab.train.plan``, ``XLA_FLAGS=--xla_force_host_platform_device_
 count=N``) unless this process already has exactly N CPU devices.
@@ -85,14 +90,23 @@ class PlanSpec:
       num_runs: runs of the preset (seeds × grid points × methods).
       note: what ``fn`` is and what the plan leaves out, one line.
       runs_per_call: runs advanced by one call (the run batch of ``batch_runs``).
+      host_program: set (to what dominates the time) when the main program is host code
+        with no accelerator program: nothing is compiled and ``fn`` is ``None``.
     """
 
-    fn: Callable[..., Any]
+    fn: Callable[..., Any] | None
     abstract_args: tuple[Any, ...]
     steps_per_run: int
     num_runs: int
     note: str
     runs_per_call: int = 1
+    host_program: str | None = None
+
+    @classmethod
+    def host(cls, dominated_by: str, steps_per_run: int, num_runs: int, note: str) -> PlanSpec:
+        """The plan of a host program: ``dominated_by`` says what takes its time."""
+        return cls(fn=None, abstract_args=(), steps_per_run=steps_per_run, num_runs=num_runs,
+                   note=note, host_program=dominated_by)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -160,11 +174,15 @@ def plan_module(module: Any, config: Any, name: str = "") -> Plan:
             "plan_program(config, mesh) -> jaxlab.train.plan.PlanSpec")
     mesh = mesh_from_config(config)
     spec = plan_program(config, mesh)
+    calls = spec.steps_per_run * math.ceil(spec.num_runs / spec.runs_per_call)
+    if spec.host_program is not None:
+        return Plan(name=name, preset=config.preset, devices=mesh.size,
+                    mesh_shape=dict(mesh.shape), argument_bytes=0, output_bytes=0, temp_bytes=0,
+                    flops_per_call=0.0, bytes_per_call=0.0, calls=calls, spec=spec)
     compiled = jax.jit(spec.fn).lower(*spec.abstract_args).compile()
     memory = compiled.memory_analysis()
     cost = compiled.cost_analysis()
     cost = cost[0] if isinstance(cost, list | tuple) else cost
-    calls = spec.steps_per_run * math.ceil(spec.num_runs / spec.runs_per_call)
     return Plan(name=name, preset=config.preset, devices=mesh.size, mesh_shape=dict(mesh.shape),
                 argument_bytes=int(memory.argument_size_in_bytes),
                 output_bytes=int(memory.output_size_in_bytes),
@@ -179,11 +197,18 @@ def report(p: Plan, utilisation: float = UTILISATION) -> str:
     gb, mb = 1e9, 1e6
     spec = p.spec
     per_device = math.ceil(min(spec.runs_per_call, spec.num_runs) / p.mesh_shape.get("runs", 1))
-    lines = [
+    head = [
         f"# plan: {p.name} --preset {p.preset} on {p.devices} devices, mesh {p.mesh_shape}",
         "",
         f"program: {spec.note}",
         "",
+    ]
+    if spec.host_program is not None:
+        return "\n".join([
+            *head, f"host program: no accelerator compile; {spec.host_program}",
+            f"steps per run: {spec.steps_per_run}; runs: {spec.num_runs}; calls: {p.calls}"])
+    lines = [
+        *head,
         "| memory per device | MB |",
         "|---|---:|",
         f"| arguments | {p.argument_bytes / mb:.1f} |",

@@ -15,6 +15,9 @@ difference is bounded from its discordance, assumed at most 5 % of the images (t
 rates differ by 0.3 points and both attacks succeed on the same images, docs/adr_gd.md):
 sd ≈ √(0.05/100) = 0.022 for 100 images per seed. That needs 4 seeds (3: power 0.55);
 quick runs 5 (power 0.96), vmapped: about 5/3 of the 28 s pilot wall time.
+
+Mesh (every preset): ``{"runs": -1}``: each attack (seed × image) is an independent run of
+a tiny MLP; the attacked images split over devices, the classifiers replicated (KBs).
 """
 
 import ml_collections
@@ -26,6 +29,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c = base_config(preset)
     c.num_seeds = 5  # classifier seeds, batched with vmap (power: docstring)
     c.batch_seeds = True
+    c.mesh = {"runs": -1}
     c.cpu_budget_s = {"smoke": 15, "quick": 60, "paper": 300}[preset]
     c.hidden = (64, 64)
     c.train_steps = 500

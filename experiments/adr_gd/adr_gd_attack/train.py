@@ -13,10 +13,13 @@ import jax.numpy as jnp
 import ml_collections
 import numpy as np
 import optax
+from jax.sharding import NamedSharding, PartitionSpec
 from sklearn.datasets import load_digits
 
 from jaxlab.optim import adr_gd, projected_gradient_ascent
 from jaxlab.train import scan_run
+from jaxlab.train.mesh import RUNS_AXIS, replicated
+from jaxlab.train.plan import PlanSpec, abstract
 
 
 def _load(seed: int = 0):
@@ -129,3 +132,32 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         results[f"pgd_mean_margin_eps{eps}"] = float(pgd_all.mean())
         results[f"adr_beats_pgd_margin_eps{eps}"] = float((adr_all > pgd_all).mean())
     return results
+
+
+def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
+    """For ``jaxlab plan``: the attack program of one ε (every seed × image × target), the
+    images split over ``runs`` (padded to it); classifier training (seconds) not planned.
+
+    XLA counts a loop body once, so one call is one ADR-GD + one PGD step of every attack.
+    """
+    runs = mesh.shape.get(RUNS_AXIS, 1)
+    images = -(-config.num_images // runs) * runs
+    sizes = (64, *config.hidden, 10)  # scikit-learn digits: 8 × 8 pixels
+    seeds = jax.ShapeDtypeStruct((config.num_seeds,), jnp.int32)
+    nets = jax.eval_shape(jax.vmap(lambda s: _init(jax.random.key(s), sizes)), seeds)
+    split = NamedSharding(mesh, PartitionSpec(None, RUNS_AXIS if runs > 1 else None))
+    adr_kw = config.adr.to_dict()
+    eps = max(config.epsilons)
+    pgd_lr = config.pgd_step_factor * eps / config.num_steps
+    fn = jax.vmap(jax.vmap(lambda p, x, y: _attack(p, x, y, eps, config.num_steps, adr_kw,
+                                                   pgd_lr), in_axes=(None, 0, 0)))
+    data = (jax.ShapeDtypeStruct((config.num_seeds, images, sizes[0]), jnp.float32),
+            jax.ShapeDtypeStruct((config.num_seeds, images), jnp.int32))
+    return PlanSpec(
+        fn=fn, abstract_args=(abstract(nets, replicated(mesh)), *abstract(data, split)),
+        steps_per_run=config.num_steps,
+        num_runs=config.num_seeds * config.num_images * len(config.epsilons),
+        runs_per_call=config.num_seeds * config.num_images,
+        note=f"one ADR-GD and one PGD step of {config.num_seeds} seeds × {config.num_images} "
+        f"images ({images} with padding, over runs) × 10 targets; classifier training not "
+        "planned")

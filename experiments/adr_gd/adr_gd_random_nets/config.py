@@ -17,6 +17,9 @@ networks, about 7× the quick budget for the large part, so quick keeps 3 (power
 a 5 % and 0.27 for a 10 % gain; the paper preset's 10 give 0.48 for 5 %); vs restarts sd
 0.0079 needs 3 (power ≈ 1.0). Reference keys: 20 (small) and 5 (large, each costs as much
 as one large network).
+
+Mesh (every preset): ``{"runs": -1}``: each network (and each reference noise key) is an
+independent ADR-GD run of a few MB; they split over devices.
 """
 
 import ml_collections
@@ -33,6 +36,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c = base_config(preset)
     c.num_seeds = 1
     c.batch_seeds = False
+    c.mesh = {"runs": -1}
     c.cpu_budget_s = {"smoke": 15, "quick": 150, "paper": 900}[preset]
     c.small_sizes = (10, 64, 64, 1)
     c.large_sizes = (128, 500, 500, 500, 1)

@@ -8,6 +8,7 @@ import jax
 import jax.numpy as jnp
 import ml_collections
 import numpy as np
+from jax.sharding import NamedSharding, PartitionSpec
 
 from jaxlab.optim import (
     adr_gd,
@@ -15,11 +16,18 @@ from jaxlab.optim import (
     random_relu_mlp,
     reference_random_relu_mlp,
 )
+from jaxlab.train.mesh import RUNS_AXIS
+from jaxlab.train.plan import PlanSpec, abstract
 
 
 def _relative(ours: np.ndarray, base: np.ndarray) -> np.ndarray:
     # best_ours / best_base for positive maxima; signed relative gain + 1 otherwise.
     return 1.0 + (ours - base) / np.maximum(np.abs(base), 1e-12)
+
+
+def _adr_from_zero(params, key, num_steps: int, hp: dict):
+    """ADR-GD on one network from x0 = 0 (a run of the comparison)."""
+    return adr_gd(params, jnp.zeros(params[0][0].shape[0]), key=key, num_steps=num_steps, **hp)
 
 
 def _compare(key, sizes, count, hp, num_steps, restarts, reference_seed, ref_keys) -> dict:
@@ -36,7 +44,7 @@ def _compare(key, sizes, count, hp, num_steps, restarts, reference_seed, ref_key
     n = sizes[0]
 
     def adr_one(p, k):
-        return adr_gd(p, jnp.zeros(n), key=k, num_steps=num_steps, **hp)
+        return _adr_from_zero(p, k, num_steps, hp)
 
     def gd_one(p, x0):
         return projected_gradient_ascent(p, x0, lr=hp["lr"], num_steps=num_steps)
@@ -103,3 +111,23 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         results[f"ref_{name}_gd"] = out.pop("ref_gd")
         results.update({f"{name}_{k}": v for k, v in out.items()})
     return results
+
+
+def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
+    """For ``jaxlab plan``: one ADR-GD step of the large networks and the reference's noise
+    keys (the dominant part; XLA counts a loop body once), split over ``runs`` (padded)."""
+    runs = mesh.shape.get(RUNS_AXIS, 1)
+    count = config.large_nets + config.large_ref_keys
+    lanes = -(-count // runs) * runs
+    sizes = tuple(config.large_sizes)
+    keys = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes))
+    nets = jax.eval_shape(jax.vmap(lambda k: random_relu_mlp(k, sizes)), keys)
+    split = NamedSharding(mesh, PartitionSpec(RUNS_AXIS if runs > 1 else None))
+    hp = config.large.to_dict()
+    fn = jax.vmap(lambda p, k: _adr_from_zero(p, k, config.num_steps, hp))
+    return PlanSpec(
+        fn=fn, abstract_args=abstract((nets, keys), split), steps_per_run=config.num_steps,
+        num_runs=count, runs_per_call=count,
+        note=f"one ADR-GD step of {config.large_nets} large networks {sizes} + "
+        f"{config.large_ref_keys} reference keys ({lanes} with padding, over runs); the small "
+        "networks and the GD baselines (cheaper per step) not planned")

@@ -24,6 +24,9 @@ Seeds (quick: 6), from a power calculation made before the run
   ``seeds_for_power(0.9, 0.61)`` = 6.
 - The oracle counts and recovery are exact (``deterministic``): seeds do not matter there.
 Budget: 6 seeds ≈ 75 s on the pilot's 63.5 s for 5, within ``cpu_budget_s`` = 120.
+
+Mesh (every preset): ``{"runs": 1}``: the work is host code (CI tests in numpy and
+causal-learn), with no device arrays worth splitting; ``jaxlab plan`` says so.
 """
 
 import ml_collections
@@ -35,6 +38,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c = base_config(preset)
     c.num_seeds = 6  # power calculation in the docstring
     c.batch_seeds = True
+    c.mesh = {"runs": 1}
     c.cpu_budget_s = {"smoke": 15, "quick": 120, "paper": 3600}[preset]
     c.alpha = 1e-3
     # (a) oracle: CI-test counts on the star; exact recovery on random identifiable DAGs.

@@ -21,6 +21,7 @@ from jaxlab.causal import (
     star_dag,
 )
 from jaxlab.causal.baselines import pc_adjacency
+from jaxlab.train.plan import PlanSpec
 
 
 def _ccpg_ok(adj, ci) -> bool:
@@ -121,3 +122,18 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     out["ccpg_runtime_recovered"] = ok_c
     out["pc_runtime_recovered"] = ok_p
     return out
+
+
+def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
+    """For ``jaxlab plan``: a host program (CI tests in numpy and causal-learn's PC), so
+    nothing is compiled; the plan names what dominates its time. A run is a seed of the
+    samples-needed and runtime parts, a step one sample size of the sweep."""
+    del mesh
+    n = max(config.star_ns)
+    return PlanSpec.host(
+        f"causal-learn's PC-stable on the {n}-node star DAG (about n·2^(n−2) = "
+        f"{n * 2 ** (n - 2):,} oracle CI tests, growing ×2 per node), then Fisher-z tests on "
+        f"{config.runtime_samples:,} samples of the {config.runtime_nodes}-node star",
+        steps_per_run=len(range(config.n_step, config.n_max + 1, config.n_step)),
+        num_runs=config.num_seeds,
+        note="CCPG and PC with oracle and Fisher-z CI tests on the CPU (numpy, causal-learn)")

@@ -29,6 +29,9 @@ and two settings, mean 2.97, sd 0.86); against that sd an effect of 0.97 gives 6
 seeds, and the interleaved per-seed ratios of one method are expected to vary far less.
 Budget trade-off: the seeds are batched in one program, so 5 seeds cost little more than 3;
 the timing adds one compile per meta method and 5 rounds per seed (seconds).
+
+Mesh (every preset): ``{"runs": -1}``: the seeds of a (setting, method) run are independent
+small models (a few MB each with the training set); they split over devices.
 """
 
 import ml_collections
@@ -45,6 +48,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c = base_config(preset)
     c.num_seeds = 5
     c.batch_seeds = True
+    c.mesh = {"runs": -1}
     c.cpu_budget_s = {"smoke": 15, "quick": 100, "paper": 3600}[preset]
     c.methods = METHODS
     c.settings = ("standard", "noise")

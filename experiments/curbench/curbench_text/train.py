@@ -10,11 +10,14 @@ import re
 
 import flax.linen as nn
 import jax
+import jax.numpy as jnp
 import ml_collections
 import numpy as np
 
 from jaxlab.data.text import char_vocabulary, encode, load_plays
+from jaxlab.train.plan import PlanSpec
 
+from ..plan import plan_spec
 from ..trainer import (
     CurriculumData,
     noisy_or_imbalanced,
@@ -89,6 +92,20 @@ class NgramBag(nn.Module):
         return nn.Dense(self.num_classes)(h)
 
 
+def _model(config, num_ngrams: int) -> tuple:
+    """``(init_fn, apply_fn)`` of the n-gram bag on windows of ``num_ngrams`` bucket ids."""
+    model = NgramBag(config.buckets, len(config.plays), config.embed_dim)
+
+    def init_fn(key):
+        return model.init(key, jnp.zeros((1, num_ngrams), jnp.int32))["params"]
+
+    def apply_fn(params, x, model_args):
+        del model_args
+        return model.apply({"params": params}, x)
+
+    return init_fn, apply_fn
+
+
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     seeds = list(range(config.seed, config.seed + config.num_seeds))
     w = load_windows(config)
@@ -96,14 +113,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         w[f"{split}_x"] = char_ngrams(w[f"{split}_x"], tuple(config.ngram_orders),
                                       config.buckets)
     num_classes = len(config.plays)
-    model = NgramBag(config.buckets, num_classes, config.embed_dim)
-
-    def init_fn(key):
-        return model.init(key, w["train_x"][:1])["params"]
-
-    def apply_fn(params, x, model_args):
-        del model_args
-        return model.apply({"params": params}, x)
+    init_fn, apply_fn = _model(config, w["train_x"].shape[1])
 
     clean = CurriculumData(w["train_x"], w["train_y"], w["val_x"], w["val_y"], w["test_x"],
                            w["test_y"], num_classes)
@@ -118,3 +128,13 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         config,
         lambda setting: noisy_or_imbalanced(clean, setting, seeds, noise_rate=config.noise_rate),
         init_fn, apply_fn, seeds=seeds, workdir=workdir, teacher=teacher)
+
+
+def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
+    """For ``jaxlab plan``: one meta-gradient training step of every seed, split over
+    ``runs`` (``experiments/curbench/plan.py``)."""
+    num_ngrams = sum(config.seq_len - k + 1 for k in config.ngram_orders)
+    init_fn, apply_fn = _model(config, num_ngrams)
+    rows = config.num_train * len(config.plays)  # num_train windows per play
+    windows = jax.ShapeDtypeStruct((rows, num_ngrams), jnp.int32)
+    return plan_spec(config, mesh, init_fn, apply_fn, windows, len(config.plays))

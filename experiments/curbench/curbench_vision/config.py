@@ -28,6 +28,9 @@ sd an effect of 0.5 gives 61 % at 3 seeds (4 for 80 %); the interleaved per-seed
 one method are expected to vary less. Budget trade-off: the quick run was at its 420 s
 budget on the shared machine before the timing (about 40 s more: four one-seed compiles
 and 5 rounds per seed; budget now 460 s), so the seed count stays at 3.
+
+Mesh (every preset): ``{"runs": -1}``: the seeds of a (setting, method) run are independent
+small models (a few MB each with the training set); they split over devices.
 """
 
 import ml_collections
@@ -44,6 +47,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c = base_config(preset)
     c.num_seeds = 3
     c.batch_seeds = True
+    c.mesh = {"runs": -1}
     c.cpu_budget_s = {"smoke": 25, "quick": 460, "paper": 3 * 3600}[preset]
     c.methods = METHODS
     c.settings = ("standard", "noise", "imbalance")

@@ -7,13 +7,16 @@ Every (setting, method) run trains all seeds in one program and is saved to
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
 import ml_collections
 import numpy as np
 
 from jaxlab.data import load_images
 from jaxlab.nn.lenet import LeNet
+from jaxlab.train.plan import PlanSpec
 
+from ..plan import plan_spec
 from ..trainer import (
     CurriculumData,
     noisy_or_imbalanced,
@@ -55,17 +58,24 @@ def setting_data(splits, setting: str, config, seeds) -> CurriculumData:
                                imbalance_seed=config.seed)
 
 
-def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
-    seeds = list(range(config.seed, config.seed + config.num_seeds))
-    splits = load_splits(config)
+def _model(image_shape) -> tuple:
+    """``(init_fn, apply_fn)`` of the LeNet on images of ``image_shape`` ``(h, w, c)``."""
     model = LeNet(num_classes=NUM_CLASSES)
-    dummy = jnp.zeros((1, *splits["x"].shape[1:]), jnp.float32)
+    dummy = jnp.zeros((1, *image_shape), jnp.float32)
 
     def init_fn(key):
         return model.init(key, dummy)["params"]
 
     def apply_fn(params, x, model_args):
         return model.apply({"params": params}, x, model_args.get("sigma"))
+
+    return init_fn, apply_fn
+
+
+def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
+    seeds = list(range(config.seed, config.seed + config.num_seeds))
+    splits = load_splits(config)
+    init_fn, apply_fn = _model(splits["x"].shape[1:])
 
     def teacher():  # TTCL, C2F, Adaptive CL: a baseline LeNet on a disjoint clean split
         data = CurriculumData(splits["teacher_x"], splits["teacher_y"], splits["val_x"],
@@ -76,3 +86,12 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     return run_experiment(
         config, lambda setting: setting_data(splits, setting, config, seeds),
         init_fn, apply_fn, seeds=seeds, workdir=workdir, teacher=teacher)
+
+
+def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
+    """For ``jaxlab plan``: one meta-gradient training step of every seed, split over
+    ``runs`` (``experiments/curbench/plan.py``)."""
+    shape = (config.image_size, config.image_size, 1)
+    init_fn, apply_fn = _model(shape)
+    images = jax.ShapeDtypeStruct((config.num_train, *shape), jnp.float32)
+    return plan_spec(config, mesh, init_fn, apply_fn, images, NUM_CLASSES)

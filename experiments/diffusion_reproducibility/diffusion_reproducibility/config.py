@@ -39,6 +39,9 @@ cores), paper: hours. Quick uses 256 shared noises (the spec suggests 1000) to f
 Paper numbers: none at this scale (the paper reports RP curves on CIFAR-10 in Fig. 2; RP
 above 0.9 at both ends is recalled, not verified), so the claims compare against baselines
 measured in the same run.
+
+Mesh (every preset): ``{"runs": -1}``: the (seed, n) runs are independent small denoisers
+(a few MB each with their training set); they split over devices.
 """
 
 import ml_collections
@@ -50,6 +53,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c = base_config(preset)
     c.num_seeds = 3
     c.batch_seeds = True
+    c.mesh = {"runs": -1}
     c.cpu_budget_s = {"smoke": 15, "quick": 220, "paper": 36000}[preset]
     c.datasets = ("digits", "molrg")
     c.n_values = (16, 64, 256, 1024, 1797)

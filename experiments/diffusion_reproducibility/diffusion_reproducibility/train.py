@@ -10,11 +10,14 @@ import jax.numpy as jnp
 import ml_collections
 import numpy as np
 import optax
+from jax.sharding import NamedSharding, PartitionSpec
 from matplotlib.figure import Figure
 from sklearn.datasets import load_digits
 
 from jaxlab import diffusion
 from jaxlab.train import batch_runs, jit_run, scan_run
+from jaxlab.train.mesh import RUNS_AXIS, replicated
+from jaxlab.train.plan import PlanSpec, abstract
 
 DATASETS = ("digits", "molrg")
 
@@ -88,28 +91,44 @@ def chance_threshold(features: np.ndarray, chance_rate: float) -> float:
     return float(np.quantile(cos, 1.0 - chance_rate))
 
 
+def _denoiser(model: nn.Module, params, config):
+    """EDM's preconditioned denoiser D(x, σ) of ``model`` at ``params``."""
+    return lambda x, s: diffusion.edm_denoise(
+        lambda u, c: model.apply(params, u, c), x, s, config.sigma_data)
+
+
+def _init(model: nn.Module, tx, key, train_set):
+    """``(params, opt_state)`` of one run (``train_set [N, 64]`` gives the input shape)."""
+    params = model.init(key, train_set[:2], jnp.zeros((2,)))
+    return params, tx.init(params)
+
+
+def _train_step(model: nn.Module, tx, config, carry, t, train_key, n, train_set):
+    """One EDM training step of a run: a batch of ``config.batch_size`` of the first ``n``
+    items of ``train_set [N, 64]``, keys folded from ``train_key`` at step ``t``."""
+    params, opt_state = carry
+    k_batch, k_loss = jax.random.split(jax.random.fold_in(train_key, t))
+    idx = jax.random.randint(k_batch, (config.batch_size,), 0, n)
+    loss, grads = jax.value_and_grad(
+        lambda p: diffusion.edm_loss(_denoiser(model, p, config), train_set[idx], k_loss,
+                                     sigma_data=config.sigma_data))(params)
+    updates, opt_state = tx.update(grads, opt_state)
+    return (optax.apply_updates(params, updates), opt_state), loss
+
+
 def _make_run(model: nn.Module, config):
     tx = optax.adam(config.learning_rate)
     sigmas = diffusion.edm_sigma_steps(config.heun_steps, config.sigma_min, config.sigma_max)
 
     def denoiser(params):
-        return lambda x, s: diffusion.edm_denoise(
-            lambda u, c: model.apply(params, u, c), x, s, config.sigma_data)
+        return _denoiser(model, params, config)
 
     def run(key, n, train_set, noise):
         init_key, train_key = jax.random.split(key)
-        params = model.init(init_key, train_set[:2], jnp.zeros((2,)))
-        opt_state = tx.init(params)
+        params, opt_state = _init(model, tx, init_key, train_set)
 
         def step(carry, t):
-            params, opt_state = carry
-            k_batch, k_loss = jax.random.split(jax.random.fold_in(train_key, t))
-            idx = jax.random.randint(k_batch, (config.batch_size,), 0, n)
-            loss, grads = jax.value_and_grad(
-                lambda p: diffusion.edm_loss(denoiser(p), train_set[idx], k_loss,
-                                             sigma_data=config.sigma_data))(params)
-            updates, opt_state = tx.update(grads, opt_state)
-            return (optax.apply_updates(params, updates), opt_state), loss
+            return _train_step(model, tx, config, carry, t, train_key, n, train_set)
 
         (params, _), losses = scan_run(step, (params, opt_state), length=config.num_steps)
         return diffusion.edm_heun_sample(denoiser(params), noise, sigmas), losses[-1]
@@ -230,3 +249,39 @@ def _plot(curves: dict, n_values, workdir: str) -> None:
     fig.tight_layout()
     os.makedirs(workdir, exist_ok=True)
     fig.savefig(os.path.join(workdir, "rp_vs_n.png"), dpi=100)
+
+
+def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
+    """For ``jaxlab plan``: one training step of both denoiser families (MLP and U-Net) of
+    every (seed, n) run of a dataset, the runs split over ``runs`` (padded to it).
+
+    XLA counts a loop body once; the final Heun sampling (``heun_steps`` × 2 evaluations
+    of ``num_samples`` noises per run), D* and the scores are not planned.
+    """
+    runs = mesh.shape.get(RUNS_AXIS, 1)
+    count = config.num_seeds * len(config.n_values)
+    lanes = -(-count // runs) * runs
+    tx = optax.adam(config.learning_rate)
+    models = (MLPDenoiser(config.mlp_width, config.mlp_depth),
+              UNetDenoiser(config.unet_channels))
+    sets = jax.ShapeDtypeStruct((lanes, max(config.n_values), 64), jnp.float32)
+    keys = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes))
+    carries = tuple(jax.eval_shape(jax.vmap(lambda k, x, m=m: _init(m, tx, k, x)), keys, sets)
+                    for m in models)
+    spmd = RUNS_AXIS if runs > 1 else None
+    split = NamedSharding(mesh, PartitionSpec(spmd))
+
+    def fn(carries, t, keys, ns, sets):
+        return tuple(jax.vmap(lambda c, k, n, x, m=m: _train_step(m, tx, config, c, t, k, n, x),
+                              spmd_axis_name=spmd)(c, keys, ns, sets)
+                     for m, c in zip(models, carries, strict=True))
+
+    args = (abstract(carries, split),
+            abstract(jax.ShapeDtypeStruct((), jnp.int32), replicated(mesh)),
+            *abstract((keys, jax.ShapeDtypeStruct((lanes,), jnp.int32), sets), split))
+    return PlanSpec(
+        fn=fn, abstract_args=args, steps_per_run=config.num_steps,
+        num_runs=count * len(config.datasets), runs_per_call=count,
+        note=f"one EDM training step (batch {config.batch_size}) of the MLP and the U-Net of "
+        f"{count} (seed, n) runs ({lanes} with padding, over runs); sampling, D* and the "
+        "scores not planned")

@@ -20,6 +20,9 @@ change, since the committed pilot used the 0.5 threshold): the fresh head's step
 15.6; the smallest effect worth reporting, 50 steps (10 % of the stage), needs 4 seeds.
 Quick keeps its 10 seeds (vmapped, seconds on an idle machine; unchanged after the pilot):
 power ≥ 0.99 for every claim.
+
+Mesh (every preset): ``{"runs": -1}``: the seeds are independent runs of a 2 × dim head
+and its evaluation set (a few MB); they split over devices.
 """
 
 import ml_collections
@@ -31,6 +34,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c = base_config(preset)
     c.num_seeds = {"smoke": 2, "quick": 10, "paper": 50}[preset]
     c.batch_seeds = True
+    c.mesh = {"runs": -1}
     c.cpu_budget_s = {"smoke": 15, "quick": 60, "paper": 600}[preset]
     c.dim = 64
     c.deltas = (0.5, 1.0, 2.0, 4.0)

@@ -8,6 +8,7 @@ import jax
 import jax.numpy as jnp
 import ml_collections
 import numpy as np
+from jax.sharding import NamedSharding, PartitionSpec
 from scipy import stats
 
 from jaxlab.align import (
@@ -16,6 +17,8 @@ from jaxlab.align import (
     unembedding_sft_loss,
 )
 from jaxlab.train import batch_runs, scan_run
+from jaxlab.train.mesh import RUNS_AXIS, replicated
+from jaxlab.train.plan import PlanSpec, abstract
 
 
 def _tag(delta: float) -> str:
@@ -47,6 +50,12 @@ def _policy_accuracy(w, eval_batch, flip, num_beh: int) -> jax.Array:
 
 def _train(key, w0, w_ref, weights, flip, problem, config, loss: str, steps: int):
     """One SGD run of the head; per-step eval metrics per behaviour."""
+    step = _step_fn(key, w0, w_ref, weights, flip, problem, config, loss)
+    return scan_run(step, w0, length=steps)
+
+
+def _step_fn(key, w0, w_ref, weights, flip, problem, config, loss: str):
+    """``(w, t) -> (w, metrics)``: one SGD step of a run of :func:`_train`."""
     directions, deltas, offset, eval_batch = problem
     num_beh = deltas.shape[0]
     beta, lr = config.beta, config.learning_rate
@@ -82,7 +91,7 @@ def _train(key, w0, w_ref, weights, flip, problem, config, loss: str, steps: int
         }
         return w, metrics
 
-    return scan_run(step, w0, length=steps)
+    return step
 
 
 def _first_reach(curve: np.ndarray, level: float) -> np.ndarray:
@@ -110,6 +119,17 @@ def _linear_r2(curve: np.ndarray) -> np.ndarray:
     return 1.0 - (resid**2).sum(-1) / np.maximum((y**2).sum(-1), 1e-30)
 
 
+def _problem(k_geo, k_eval, deltas, config):
+    """``(directions, deltas, offset, eval_batch)`` of one seed (equal behaviour weights)."""
+    num_beh = deltas.shape[0]
+    directions, offset = _geometry(k_geo, config.dim, num_beh, config.offset_norm)
+    equal = jnp.full((num_beh,), 1.0 / num_beh)
+    eval_batch = sample_behaviour_preferences(
+        k_eval, config.eval_size, directions, deltas, offset, equal, config.noise_scale
+    )
+    return directions, deltas, offset, eval_batch
+
+
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     del workdir  # seconds-long: nothing to resume
     deltas_np = np.asarray(config.deltas, float)
@@ -120,11 +140,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
 
     def one_seed(key):
         k_geo, k_eval, k_init, k_a, k_b, k_c, k_d, k_e = jax.random.split(key, 8)
-        directions, offset = _geometry(k_geo, config.dim, num_beh, config.offset_norm)
-        eval_batch = sample_behaviour_preferences(
-            k_eval, config.eval_size, directions, deltas, offset, equal, config.noise_scale
-        )
-        problem = (directions, deltas, offset, eval_batch)
+        problem = _problem(k_geo, k_eval, deltas, config)
+        eval_batch = problem[3]
         w0 = config.init_std * jax.random.normal(k_init, (2, config.dim))
         run = functools.partial(_train, problem=problem, config=config)
         steps = config.num_steps
@@ -174,3 +191,34 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         implicit = np.asarray(hist["accuracy"]).mean(-1)[..., None]
         results[f"misalign_implicit_steps_{name}"] = _first_reach(implicit, level)[:, 0].tolist()
     return results
+
+
+def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
+    """For ``jaxlab plan``: one DPO step (with its per-step evaluation) of every seed, the
+    seeds split over ``runs`` (padded to it); a seed's five runs (DPO, SFT, unequal
+    weights: ``num_steps`` each; two misalignment runs: ``misalign_steps`` each) are
+    counted as DPO steps."""
+    runs = mesh.shape.get(RUNS_AXIS, 1)
+    lanes = -(-config.num_seeds // runs) * runs
+    deltas = jnp.asarray(config.deltas, jnp.float32)
+    weights = jnp.full(deltas.shape, 1.0 / deltas.shape[0])
+    keys = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes))
+    problems = jax.eval_shape(jax.vmap(lambda k: _problem(k, k, deltas, config)), keys)
+    heads = jax.ShapeDtypeStruct((lanes, 2, config.dim), jnp.float32)
+    spmd = RUNS_AXIS if runs > 1 else None
+
+    def fn(keys, w, problems, t):
+        def one(k, w, p):
+            return _step_fn(k, w, w, weights, False, p, config, "dpo")(w, t)
+
+        return jax.vmap(one, spmd_axis_name=spmd)(keys, w, problems)
+
+    split = NamedSharding(mesh, PartitionSpec(spmd))
+    return PlanSpec(
+        fn=fn, abstract_args=(*abstract((keys, heads, problems), split),
+                              abstract(jax.ShapeDtypeStruct((), jnp.int32), replicated(mesh))),
+        steps_per_run=3 * config.num_steps + 2 * config.misalign_steps,
+        num_runs=config.num_seeds, runs_per_call=config.num_seeds,
+        note=f"one DPO step (batch {config.batch_size}, eval {config.eval_size} prompts) of "
+        f"{config.num_seeds} seeds ({lanes} with padding, over runs); a seed's five runs "
+        "counted in its steps")

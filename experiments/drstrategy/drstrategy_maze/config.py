@@ -28,6 +28,9 @@ the committed quick results, both achievers 0.022 ± 0.050 over 5 seeds; the per
 difference's sd is at most √2 · 0.050 = 0.070, which needs 7 seeds (5: power 0.67). The quick
 run already takes about twice its 150 s budget with 5 seeds on the shared CPU, so quick keeps
 5 (power 0.67 at the bound; more where the pairing removes the seeds' shared difficulty).
+
+Mesh (every preset): ``{"runs": -1}``: each seed is one whole jitted run (agent and replay
+buffer, tens of MB at the paper preset); the seeds split over devices.
 """
 
 import ml_collections
@@ -39,6 +42,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c = base_config(preset)
     c.num_seeds = 5
     c.batch_seeds = True
+    c.mesh = {"runs": -1}
     c.cpu_budget_s = {"smoke": 15, "quick": 150, "paper": 7200}[preset]
     # Environment: rooms_per_side² rooms of room × room cells, start in the top-left room.
     c.rooms_per_side = 2

@@ -22,6 +22,7 @@ import jax.numpy as jnp
 import ml_collections
 import numpy as np
 import optax
+from jax.sharding import NamedSharding, PartitionSpec
 
 from jaxlab.rl import (
     LandmarkVQ,
@@ -53,6 +54,8 @@ from jaxlab.rl.grid import room_of
 from jaxlab.rl.rssm import RSSM, rssm_loss
 from jaxlab.rl.world_model import MLP
 from jaxlab.train import jit_run, scan_run
+from jaxlab.train.mesh import RUNS_AXIS
+from jaxlab.train.plan import PlanSpec, abstract
 
 NUM_ACTIONS = 4
 
@@ -521,3 +524,28 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     with open(os.path.join(workdir, "metrics.json"), "w") as f:
         json.dump(out, f)
     return out
+
+
+def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
+    """For ``jaxlab plan``: one :func:`train_step` (world model, landmarks, the behaviours in
+    imagination, TDP) of every seed on a full replay buffer, the seeds split over ``runs``
+    (padded to it); the collection and evaluation episodes are not planned."""
+    runs = mesh.shape.get(RUNS_AXIS, 1)
+    lanes = -(-config.num_seeds // runs) * runs
+    nets = make_nets(config)
+    keys = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes))
+    capacity = (config.rounds + 1) * config.segments_per_round
+    agents, buffers = jax.eval_shape(jax.vmap(lambda k: (
+        init_agent(k, config, nets),
+        replay_init({"obs": jnp.zeros((config.segment, 2)),
+                     "action": jnp.zeros((config.segment,), jnp.int32)}, capacity))), keys)
+    steps = jax.ShapeDtypeStruct((lanes,), jnp.int32)
+    spmd = RUNS_AXIS if runs > 1 else None
+    fn = jax.vmap(lambda a, b, k, t: train_step(nets, config, a, b, k, t), spmd_axis_name=spmd)
+    return PlanSpec(
+        fn=fn, abstract_args=abstract((agents, buffers, keys, steps),
+                                      NamedSharding(mesh, PartitionSpec(spmd))),
+        steps_per_run=(config.rounds + 1) * config.train_steps, num_runs=config.num_seeds,
+        runs_per_call=config.num_seeds,
+        note=f"one Dr. Strategy train step of {config.num_seeds} seeds ({lanes} with padding, "
+        f"over runs), replay of {capacity} segments; collection and evaluation not planned")

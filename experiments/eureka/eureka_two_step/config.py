@@ -31,6 +31,9 @@ accuracy differences of 1 point (sd 0.016) would need 18. Budget trade-off: the 
 already takes about twice its 150 s budget on the shared machine, so the seed count stays
 at 5; the claims short of 80 % power are expected to end inconclusive unless the effect is
 larger than the pilot's.
+
+Mesh (every preset): ``{"runs": -1}``: the seeds of an arm are independent small ViTs (a few
+MB each); they split over devices, the image sources replicated.
 """
 
 import ml_collections
@@ -42,6 +45,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c = base_config(preset)
     c.num_seeds = {"smoke": 2, "quick": 5, "paper": 10}[preset]
     c.batch_seeds = True
+    c.mesh = {"runs": -1}
     c.cpu_budget_s = {"smoke": 30, "quick": 150, "paper": 7200}[preset]
     c.arms = ("softmax", "heat", "norm_softmax", "norm_softmax_std")
     if preset == "paper":  # the CNN reference curve (no claim uses it): XLA:CPU convolutions

@@ -7,13 +7,16 @@ import jax.numpy as jnp
 import ml_collections
 import numpy as np
 import optax
+from jax.sharding import NamedSharding, PartitionSpec
 from tqdm import tqdm
 
 from jaxlab.data.paths import resolve_data_dir
-from jaxlab.data.two_step import load_two_step_sources, two_step_batch
+from jaxlab.data.two_step import TwoStepSources, load_two_step_sources, two_step_batch
 from jaxlab.nn import ViT, heat_treatment_schedule
 from jaxlab.nn.cnn import SmallCNN
 from jaxlab.train import batch_runs, scan_run
+from jaxlab.train.mesh import RUNS_AXIS, replicated
+from jaxlab.train.plan import PlanSpec, abstract
 
 NORMALIZER = {"softmax": "softmax", "heat": "softmax", "norm_softmax": "norm_softmax",
               "norm_softmax_std": "norm_softmax_std"}
@@ -37,8 +40,8 @@ def _qk_grad_norms(grads) -> tuple[jax.Array, jax.Array]:
     return jnp.sqrt(q), jnp.sqrt(k)
 
 
-def _run_arm(arm, config, train_src, evals, keys):
-    """Trains ``arm`` on every task of ``evals`` (task → eval images, labels); one compile."""
+def _arm(arm, config):
+    """``(model, tx, apply)`` of ``arm``: ``apply(params, images, t) -> logits``."""
     model = _model(arm, config)
     d_head = config.dim // config.num_heads
     heat = heat_treatment_schedule(config.ht_init_scale, d_head**-0.5,
@@ -48,35 +51,49 @@ def _run_arm(arm, config, train_src, evals, keys):
                                            config.num_steps),
         weight_decay=config.weight_decay,
     )
-    image_shape = (1, 2 * config.tile, 2 * config.tile, 3)
 
     def apply(params, images, t):
         if arm == "heat":
             return model.apply({"params": params}, images, attention_scale=heat(t))
         return model.apply({"params": params}, images)
 
+    return model, tx, apply
+
+
+def _init_params(model, config, key):
+    return model.init(key, jnp.zeros((1, 2 * config.tile, 2 * config.tile, 3)))["params"]
+
+
+def _train_step(apply, tx, config, carry, t, k_data, src, use_same):
+    """One AdamW step of a run on a fresh two-step batch; its loss, accuracy, ‖∂L/∂W_Q,K‖."""
+    params, opt_state = carry
+    images, labels, same = two_step_batch(jax.random.fold_in(k_data, t), src,
+                                          config.batch_size, config.color_noise,
+                                          config.indicator_noise)
+    labels = jnp.where(use_same, same, labels)  # "same": the intermediate step alone
+
+    def loss_fn(p):
+        logits = apply(p, images, t)
+        loss = optax.softmax_cross_entropy_with_integer_labels(logits, labels).mean()
+        return loss, jnp.mean(jnp.argmax(logits, -1) == labels)
+
+    (loss, acc), grads = jax.value_and_grad(loss_fn, has_aux=True)(params)
+    updates, opt_state = tx.update(grads, opt_state, params)
+    params = optax.apply_updates(params, updates)
+    gq, gk = _qk_grad_norms(grads)
+    return (params, opt_state), {"loss": loss, "accuracy": acc, "grad_q": gq, "grad_k": gk}
+
+
+def _run_arm(arm, config, train_src, evals, keys):
+    """Trains ``arm`` on every task of ``evals`` (task → eval images, labels); one compile."""
+    model, tx, apply = _arm(arm, config)
+
     def run(key, src, ev_images, ev_labels, use_same):
         k_init, k_data = jax.random.split(key)
-        params = model.init(k_init, jnp.zeros(image_shape))["params"]
+        params = _init_params(model, config, k_init)
 
         def step(carry, t):
-            params, opt_state = carry
-            images, labels, same = two_step_batch(jax.random.fold_in(k_data, t), src,
-                                                  config.batch_size, config.color_noise,
-                                                  config.indicator_noise)
-            labels = jnp.where(use_same, same, labels)  # "same": the intermediate step alone
-
-            def loss_fn(p):
-                logits = apply(p, images, t)
-                loss = optax.softmax_cross_entropy_with_integer_labels(logits, labels).mean()
-                return loss, jnp.mean(jnp.argmax(logits, -1) == labels)
-
-            (loss, acc), grads = jax.value_and_grad(loss_fn, has_aux=True)(params)
-            updates, opt_state = tx.update(grads, opt_state, params)
-            params = optax.apply_updates(params, updates)
-            gq, gk = _qk_grad_norms(grads)
-            return (params, opt_state), {"loss": loss, "accuracy": acc, "grad_q": gq,
-                                         "grad_k": gk}
+            return _train_step(apply, tx, config, carry, t, k_data, src, use_same)
 
         (params, _), history = scan_run(step, (params, tx.init(params)),
                                         length=config.num_steps)
@@ -150,3 +167,43 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         runs = {arm: by_arm[arm][task] for arm in config.arms}
         results.update({prefix + k: v for k, v in _task_metrics(runs, config).items()})
     return results
+
+
+#: Sizes of the training sources (indicators: scikit-learn digits 1 and 2 of the train
+#: split; targets: Fashion-MNIST test images 0..7999), for plans made without the data.
+TRAIN_SOURCES = (288, 8000)
+
+
+def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
+    """For ``jaxlab plan``: one training step of the first arm's ViT for every seed (as
+    ``batch_runs`` vmaps them), the seeds split over ``runs`` (padded to it), the sources
+    replicated; every (arm, task) run is costed at it; evaluation not planned."""
+    runs = mesh.shape.get(RUNS_AXIS, 1)
+    lanes = -(-config.num_seeds // runs) * runs
+    arm = config.arms[0]
+    model, tx, apply = _arm(arm, config)
+    keys = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes))
+    carry = jax.eval_shape(jax.vmap(
+        lambda k: (lambda p: (p, tx.init(p)))(_init_params(model, config, k))), keys)
+    (n_ind, n_tgt), t = TRAIN_SOURCES, config.tile
+    src = TwoStepSources(jax.ShapeDtypeStruct((n_ind, t, t), jnp.float32),
+                         jax.ShapeDtypeStruct((n_ind,), jnp.int32),
+                         jax.ShapeDtypeStruct((n_tgt, t, t), jnp.float32),
+                         jax.ShapeDtypeStruct((n_tgt,), jnp.int32))
+    spmd = RUNS_AXIS if runs > 1 else None
+
+    def fn(carry, keys, t, src, use_same):
+        return jax.vmap(lambda c, k: _train_step(apply, tx, config, c, t, k, src, use_same),
+                        spmd_axis_name=spmd)(carry, keys)
+
+    rep = replicated(mesh)
+    scalar = lambda dtype: abstract(jax.ShapeDtypeStruct((), dtype), rep)  # noqa: E731
+    return PlanSpec(
+        fn=fn, abstract_args=(*abstract((carry, keys), NamedSharding(mesh, PartitionSpec(spmd))),
+                              scalar(jnp.int32), abstract(src, rep), scalar(jnp.bool_)),
+        steps_per_run=config.num_steps,
+        num_runs=len(config.arms) * len(config.tasks) * config.num_seeds,
+        runs_per_call=config.num_seeds,
+        note=f"one AdamW step of the {arm} ViT (dim {config.dim}, depth {config.depth}, batch "
+        f"{config.batch_size}) of {config.num_seeds} seeds ({lanes} with padding, over runs); "
+        "every arm and task costed at it; evaluation not planned")

@@ -21,6 +21,9 @@ the committed run. Smallest effect worth a row: 0.05 AUC. Pilot sd of the per-se
 differences FLIPAD − RawPAD: 0.042 (mean AUC), 0.043 (same architecture), 0.038 (noisy):
 ``seeds_for_power(0.05, 0.043)`` = 8 (power 0.80; 7 for the noisy row). Budget: ≈ 5 s per
 extra seed after the first's compilation, so ≈ 45 s for 8 seeds (``cpu_budget_s`` 50).
+
+Mesh (every preset): ``{"data": -1}``: the seeds run one after another; the lasso inversion
+(the costliest part) is independent per query, so the queries split over devices.
 """
 
 import ml_collections
@@ -31,6 +34,7 @@ from jaxlab.report import base_config
 def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c = base_config(preset)
     c.num_seeds = 8  # power calculation in the docstring
+    c.mesh = {"data": -1}
     c.cpu_budget_s = {"smoke": 15, "quick": 50, "paper": 3600}[preset]
     c.latent_dim = 8
     c.penultimate = 64

@@ -13,6 +13,8 @@ from sklearn.metrics import roc_auc_score
 
 from jaxlab import attribution
 from jaxlab.train import scan_run
+from jaxlab.train.mesh import DATA_AXIS, batch_sharding, replicated
+from jaxlab.train.plan import PlanSpec, abstract
 
 
 class Generator(nn.Module):
@@ -85,6 +87,17 @@ def _deep_sad(train_x, train_labels, test_x, key, config):
     return np.asarray(attribution.deep_sad_score(net.apply(params, te), center))
 
 
+def _invert(kernel, bias, anchor, xs, config):
+    """FLIPAD's features of the queries ``xs [n, d]``: the anchored-lasso reconstruction
+    ``[n, p]`` of G's penultimate activation through its last layer ``tanh(z @ K + b)``."""
+    def last_layer(z):
+        return z @ kernel + bias
+
+    return jax.vmap(lambda x: attribution.final_layer_inversion(
+        last_layer, x, anchor, alpha=config.alpha, num_iters=config.lasso_iters,
+        eps=config.tanh_eps))(xs)
+
+
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[str, float]:
     del workdir
     seed = config.seed
@@ -119,13 +132,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     anchor = jnp.mean(gen_a.apply(params_g, draws, method=Generator.penult), axis=0)
     kernel = params_g["params"]["last"]["kernel"]  # [p, d]: x = tanh(z @ K + b)
     bias = params_g["params"]["last"]["bias"]
-
-    def last_layer(z):
-        return z @ kernel + bias
-
-    invert = jax.jit(jax.vmap(lambda x: attribution.final_layer_inversion(
-        last_layer, x, anchor, alpha=config.alpha, num_iters=config.lasso_iters,
-        eps=config.tanh_eps)))
+    invert = jax.jit(lambda xs: _invert(kernel, bias, anchor, xs, config))
 
     train_x = np.concatenate([g_train, real_train])
     labels = jnp.concatenate([jnp.zeros(len(g_train), jnp.int32),
@@ -156,3 +163,28 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
                 aucs.append(auc)
             results[f"{method}{tag}_auc_mean"] = float(np.mean(aucs))
     return results
+
+
+#: Breast-cancer rows and features (scikit-learn), for plans made without loading it.
+BREAST_CANCER = (569, 30)
+
+
+def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
+    """For ``jaxlab plan``: one FISTA iteration of the lasso inversion of a seed's queries
+    (Deep SAD's training set and the four test classes, as one batch), the queries split
+    over ``data`` (padded to it); XLA counts the loop body once. A run is a seed's clean or
+    noisy pass; the generator fits and Deep SAD (smaller per step) are not planned."""
+    rows, d = BREAST_CANCER
+    shards = mesh.shape.get(DATA_AXIS, 1)
+    count = config.num_train + rows // 2 + 4 * config.num_test
+    queries = -(-count // shards) * shards
+    rep = replicated(mesh)
+    f32 = lambda *shape: jax.ShapeDtypeStruct(shape, jnp.float32)  # noqa: E731
+    return PlanSpec(
+        fn=lambda k, b, a, xs: _invert(k, b, a, xs, config),
+        abstract_args=(*abstract((f32(config.penultimate, d), f32(d), f32(config.penultimate)),
+                                 rep),
+                       abstract(f32(queries, d), batch_sharding(mesh))),
+        steps_per_run=config.lasso_iters, num_runs=2 * config.num_seeds,
+        note=f"one FISTA iteration of the inversion of {count} queries ({queries} with "
+        "padding, over data); generator fits and Deep SAD not planned")

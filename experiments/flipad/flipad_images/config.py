@@ -27,6 +27,9 @@ effect worth a row: 0.05 AUC. The sd of the per-seed differences is bounded by
 architecture vs RawPAD) → 7 seeds, power 0.47 at 4. Trade-off: one seed costs ≈ 12 CPU-s
 after the first's compilation; 4 seeds fit ≈ 1.25 × the old 50 s budget (``cpu_budget_s``
 now 65), 7 would not.
+
+Mesh (every preset): ``{"data": -1}``: the seeds run one after another; the lasso inversion
+(the costliest part) is independent per query image, so the queries split over devices.
 """
 
 import ml_collections
@@ -37,6 +40,7 @@ from jaxlab.report import base_config
 def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c = base_config(preset)
     c.num_seeds = 4  # power calculation in the docstring
+    c.mesh = {"data": -1}
     c.cpu_budget_s = {"smoke": 10, "quick": 65, "paper": 3600}[preset]
     c.latent_dim = 8
     c.channels = 8  # C: the penultimate map is 4×4×C (p = 16·C activations per image)

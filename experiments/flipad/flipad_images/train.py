@@ -19,6 +19,8 @@ from sklearn.metrics import roc_auc_score
 
 from jaxlab import attribution
 from jaxlab.train import jit_run, scan_run
+from jaxlab.train.mesh import DATA_AXIS, batch_sharding, replicated
+from jaxlab.train.plan import PlanSpec, abstract
 
 GENERATORS = ("a1", "a2", "b")  # a1, a2: architecture A with two seeds; b: architecture B
 METHODS = ("flipad", "rawpad", "dctpad")
@@ -281,3 +283,27 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
                             pooled.setdefault(f"{method}{tag}_auc_{group}", []).append(auc)
     results.update({k: float(np.mean(v)) for k, v in pooled.items()})
     return results
+
+
+def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
+    """For ``jaxlab plan``: one FISTA iteration of :func:`_invert` on a target's batch of
+    queries (clean and noisy training images, the clean, noisy and immunization test sets),
+    the queries split over ``data`` (padded to it); XLA counts the loop body once. A run is
+    a (seed, target generator); the VAE fits and Deep SAD are not planned."""
+    shards = mesh.shape.get(DATA_AXIS, 1)
+    count = 4 * config.num_train + 3 * (len(GENERATORS) + 1) * config.num_test
+    queries = -(-count // shards) * shards
+    c = config.channels
+    last = jax.eval_shape(lambda: LastLayer().init(jax.random.key(0), jnp.zeros((1, 4, 4, c))))
+    rep = replicated(mesh)
+    return PlanSpec(
+        fn=lambda p, a, xs, alpha: _invert(p, a, xs, alpha, iters=config.lasso_iters,
+                                           eps=config.tanh_eps),
+        abstract_args=(abstract(last, rep),
+                       abstract(jax.ShapeDtypeStruct((4, 4, c), jnp.float32), rep),
+                       abstract(jax.ShapeDtypeStruct((queries, 8, 8), jnp.float32),
+                                batch_sharding(mesh)),
+                       abstract(jax.ShapeDtypeStruct((), jnp.float32), rep)),
+        steps_per_run=config.lasso_iters, num_runs=len(GENERATORS) * config.num_seeds,
+        note=f"one FISTA iteration of the inversion of a target's {count} queries ({queries} "
+        "with padding, over data); VAE fits and Deep SAD not planned")

@@ -24,6 +24,8 @@ from jaxlab.graph.dense import (
 from jaxlab.graph.diffusion import neumann_series
 from jaxlab.graph.losses import masked_accuracy, masked_cross_entropy
 from jaxlab.graph.models import APPNP, GCN, MLP
+from jaxlab.train.mesh import replicated
+from jaxlab.train.plan import PlanSpec, abstract
 
 
 def _gcn(hp, num_classes: int) -> GCN:
@@ -40,6 +42,22 @@ def _load(config, dataset: str) -> GraphData:
     keep = lambda idx: idx[idx < m]  # noqa: E731
     return GraphData(data.adj[:m][:, :m].tocsr(), data.features[:m], data.labels[:m],
                      keep(data.idx_train), keep(data.idx_val), keep(data.idx_test))
+
+
+def _aux_attack(module, aux, budget: int, k, through_cosine: bool, p, adj_, x_, labels_,
+                mask_, cos_):
+    """Aux-Attack on the GCN ``module`` at ``p``: PGD on ``adj_ [n, n]`` minimizing the
+    tanh-margin of the ``mask_`` nodes within ``budget`` flips; the graph and features are
+    arguments, not baked constants."""
+    def loss_fn(a):
+        a = dense_limit_transition(a, cos_) if through_cosine else a
+        return tanh_margin_loss(module.apply(p, x_, dense_gcn_propagate(a), train=False),
+                                labels_, mask_)
+
+    return pgd_structure_attack(
+        k, adj_, loss_fn, budget, objective="minimize", budget_form="flips",
+        iterations=aux.iterations, base_lr=aux.base_lr, sampling_tries=aux.sampling_tries,
+        max_draws=aux.max_draws, max_candidates=aux.max_candidates)[0]
 
 
 def _aux_attack_protocol(config, data: GraphData, split: int, key) -> dict[str, float]:
@@ -82,17 +100,7 @@ def _aux_attack_protocol(config, data: GraphData, split: int, key) -> dict[str, 
 
     budget = min(aux.budget, int(data.adj.nnz // 2))
 
-    @functools.partial(jax.jit, static_argnums=(1,))
-    def attack(k, through_cosine, p, adj_, x_, labels_, mask_, cos_):
-        """Aux-Attack on ``p``; the graph and features are arguments, not baked constants."""
-        def loss_fn(a):
-            a = dense_limit_transition(a, cos_) if through_cosine else a
-            return tanh_margin_loss(logits(p, a, x_), labels_, mask_)
-
-        return pgd_structure_attack(
-            k, adj_, loss_fn, budget, objective="minimize", budget_form="flips",
-            iterations=aux.iterations, base_lr=aux.base_lr, sampling_tries=aux.sampling_tries,
-            max_draws=aux.max_draws, max_candidates=aux.max_candidates)[0]
+    attack = jax.jit(functools.partial(_aux_attack, module, aux, budget), static_argnums=(1,))
 
     identity = lambda a: a  # noqa: E731
     # model -> (its input graph as a function of A, attack variants (name, through cosine))
@@ -216,3 +224,37 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
         for k, v in part.items():  # one entry per split / seed: the samples of one metric
             results.setdefault(f"{tag}_{k}", []).append(v)
     return results
+
+
+#: ``(nodes, features, classes)`` of the Pro-GNN graphs (largest connected component), for
+#: plans made without the data.
+GRAPH_SHAPES = {"cora": (2485, 1433, 7), "citeseer": (2110, 3703, 6)}
+
+
+def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
+    """For ``jaxlab plan``: one PGD iteration of the Aux-Attack through GADC's cosine
+    re-weighting on the largest graph of ``config.aux.datasets`` (XLA counts the loop body
+    once); every attack of every (dataset, split, model, variant) is costed at it. The
+    fits (early-stopped, at most ``max_epochs``) and our own PGD rows are not planned."""
+    aux = config.aux
+    name = max(aux.datasets, key=lambda d: GRAPH_SHAPES[d][0])
+    n, d, num_classes = GRAPH_SHAPES[name]
+    n = min(n, config.max_nodes or n)
+    module = _gcn(aux, num_classes)
+    f32 = lambda *shape: jax.ShapeDtypeStruct(shape, jnp.float32)  # noqa: E731
+    params = jax.eval_shape(lambda x, a: module.init(jax.random.key(0), x,
+                                                     dense_gcn_propagate(a), train=False),
+                            f32(n, d), f32(n, n))
+    key = jax.eval_shape(lambda: jax.random.key(0))
+    args = (key, params, f32(n, n), f32(n, d), jax.ShapeDtypeStruct((n,), jnp.int32),
+            jax.ShapeDtypeStruct((n,), jnp.bool_), f32(n, n))
+    through_cosine = "through_cosine" in aux.gadc_variants
+    attacks = 1 + len(aux.gadc_variants)  # GCN's, then GADC's variants
+    return PlanSpec(
+        fn=lambda k, *rest: _aux_attack(module, aux, aux.budget, k, through_cosine, *rest),
+        abstract_args=abstract(args, replicated(mesh)),
+        steps_per_run=aux.iterations,
+        num_runs=len(aux.datasets) * len(aux.splits) * attacks,
+        note=f"one Aux-Attack PGD iteration on {name} ({n} nodes, dense adjacency; "
+        f"{'through the cosine re-weighting' if through_cosine else 'reference variant'}); "
+        "model fits and our PGD rows not planned")

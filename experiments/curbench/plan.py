@@ -1,0 +1,80 @@
+"""``jaxlab plan`` for CurBench's experiments: one training step of the costliest run.
+
+The step is ``CurriculumTrainer._step`` (what ``trainer.run`` scans) of the first
+meta-gradient method the config runs (LRE, MW-Net or DDS: a look-ahead step and a meta
+gradient, the heaviest per step; the baseline otherwise), with the trainer's ``"vmap"`` seed
+batching: every seed advances in one call, the seeds split over the ``runs`` mesh axis
+(padded to it), the training set replicated. Every run is costed at this step, an upper
+bound for the cheaper curricula.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+from jaxlab.train.mesh import RUNS_AXIS, replicated
+from jaxlab.train.plan import PlanSpec, abstract
+
+from .trainer import Carry, CurriculumTrainer, scaled_curriculum
+
+
+def plan_spec(config: Any, mesh: Mesh, init_fn: Callable, apply_fn: Callable,
+              train_inputs: jax.ShapeDtypeStruct, num_classes: int) -> PlanSpec:
+    """The :class:`~jaxlab.train.plan.PlanSpec` of a CurBench experiment.
+
+    Args:
+      config: the experiment's config (methods, meta_methods, settings, num_seeds,
+        num_epochs, batch_size, learning_rate, spl_start_rate, grow_fraction).
+      mesh: the plan's mesh.
+      init_fn, apply_fn: the model, as the experiment gives them to the trainer.
+      train_inputs: the training set's shape and dtype ``[N, ...]``.
+      num_classes: ``C``.
+    """
+    method = next((m for m in config.methods if m in config.meta_methods), "baseline")
+    curriculum = scaled_curriculum(method, config.num_epochs, config.learning_rate,
+                                   config.spl_start_rate, config.grow_fraction)
+    trainer = CurriculumTrainer(curriculum, init_fn, apply_fn, batch_size=config.batch_size,
+                                lr=config.learning_rate, seed_batching="vmap")
+    runs = mesh.shape.get(RUNS_AXIS, 1)
+    lanes = -(-config.num_seeds // runs) * runs
+    n, b = train_inputs.shape[0], config.batch_size
+
+    def init(key):  # as CurriculumTrainer._start, for one seed
+        k_model, k_cur, k_run = jax.random.split(key, 3)
+        params = init_fn(k_model)
+        state = curriculum.data_prepare(n, num_classes, k_cur)
+        state = curriculum.model_prepare(state, params, config.num_epochs)
+        return Carry(params, trainer.tx.init(params), state, jax.random.key_data(k_run),
+                     jnp.zeros((), jnp.int32))
+
+    keys = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes))
+    carry = jax.eval_shape(jax.vmap(init), keys)
+    model_args = jax.eval_shape(jax.vmap(lambda s: curriculum.model_curriculum(s, 0)),
+                                carry.curriculum)
+    ints = jax.ShapeDtypeStruct((lanes, b), jnp.int32)
+    xs = (ints, jax.ShapeDtypeStruct((lanes, b), jnp.bool_), ints)
+    labels = jax.ShapeDtypeStruct((lanes, n), jnp.int32)
+    spmd = RUNS_AXIS if runs > 1 else None
+    split = NamedSharding(mesh, PartitionSpec(spmd))
+
+    def fn(carry, xs, labels, model_args, data):
+        def one(c, x, y, m):
+            return trainer._step(data, m, y, c, x)[0]
+
+        return jax.vmap(one, spmd_axis_name=spmd)(carry, xs, labels, model_args)
+
+    steps = config.num_epochs * -(-n // b)
+    return PlanSpec(
+        fn=fn, abstract_args=(*abstract((carry, xs, labels, model_args), split),
+                              abstract(train_inputs, replicated(mesh))),
+        steps_per_run=steps,
+        num_runs=len(config.methods) * len(config.settings) * config.num_seeds,
+        runs_per_call=config.num_seeds,
+        note=f"one {method} training step (batch {b}) of {config.num_seeds} seeds ({lanes} "
+        f"with padding, over runs), every run costed at it; evaluation, the teacher and the "
+        "host-side curriculum selection not planned")
