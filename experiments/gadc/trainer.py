@@ -434,26 +434,28 @@ def traced_graph(senders: jax.Array, receivers: jax.Array, num_nodes: int) -> jr
 
 def plan_graph_model_runs(
     module, mesh, shape: GraphShape, *, num_runs: int, total_runs: int, lr: float,
-    weight_decay: float, epochs: int, select: str, per_run: tuple[str, ...] = (),
-    note: str,
+    weight_decay: float, epochs: int, select: str, note: str,
 ) -> PlanSpec:
-    """``jaxlab plan``'s spec of :func:`graph_model_runs` (the program itself, with the graph
-    an abstract argument): ``num_runs`` runs per call split over ``runs``, ``epochs`` steps.
+    """``jaxlab plan``'s spec of :func:`graph_model_runs` on shared features (the function
+    itself, with the graph an abstract argument): ``num_runs`` runs per call, ``epochs``
+    steps. Each run is a ``graph_model_runs`` call of one run, ``vmap``ped over run keys
+    split over ``runs`` (the same batched program; only the key of each run differs).
 
     XLA's cost analysis counts the epoch scan's body once, so the program's FLOPs are one
     epoch of every run (plus the initialisation and the final test evaluation).
     """
-    lanes, x, labels, masks, rep = _plan_inputs(mesh, shape, num_runs, per_run)
+    lanes, x, labels, masks, rep = _plan_inputs(mesh, shape, num_runs, ())
     edge = jax.ShapeDtypeStruct((shape.edges,), jnp.int32, sharding=rep)
-    key = jax.ShapeDtypeStruct((), jax.random.key(0).dtype, sharding=rep)
+    keys = jax.ShapeDtypeStruct((lanes,), jax.random.key(0).dtype, sharding=NamedSharding(
+        mesh, PartitionSpec(RUNS_AXIS if RUNS_AXIS in mesh.axis_names else None)))
 
-    def fn(key, senders, receivers, x, labels, masks):
+    def fn(keys, senders, receivers, x, labels, masks):
         graph = traced_graph(senders, receivers, shape.nodes)
-        return graph_model_runs(key, module, graph, x, labels, masks, num_runs=lanes, lr=lr,
-                                weight_decay=weight_decay, epochs=epochs, select=select,
-                                per_run=per_run)
+        return jax.vmap(lambda key: graph_model_runs(
+            key, module, graph, x, labels, masks, num_runs=1, lr=lr,
+            weight_decay=weight_decay, epochs=epochs, select=select))(keys)
 
-    return PlanSpec(fn=fn, abstract_args=(key, edge, edge, x, labels, masks),
+    return PlanSpec(fn=fn, abstract_args=(keys, edge, edge, x, labels, masks),
                     steps_per_run=epochs, num_runs=total_runs, runs_per_call=num_runs,
                     note=note)
 
