@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import jraph
 import numpy as np
 import optax
+from jax.sharding import NamedSharding, PartitionSpec
 from jax.typing import ArrayLike
 
 from jaxlab.graph.diffusion import gcn_normalize
@@ -35,6 +36,8 @@ from jaxlab.graph.graphs import make_propagate
 from jaxlab.graph.losses import masked_accuracy, masked_cross_entropy
 from jaxlab.graph.models import MLP
 from jaxlab.train import batch_runs, scan_run
+from jaxlab.train.mesh import RUNS_AXIS
+from jaxlab.train.plan import PlanSpec
 
 InitFn = Callable[[jax.Array], Any]
 ApplyFn = Callable[..., jax.Array]
@@ -361,3 +364,115 @@ def fit_with_patience(
             jnp.array(0))
     epochs, _, _, best_p, _, _ = jax.lax.while_loop(cond, body, init)
     return best_p, epochs
+
+
+# --- ``jaxlab plan``: the GADC programs at a dataset's shapes, from abstract inputs -------
+
+
+class GraphShape(NamedTuple):
+    """What a plan needs of a dataset (measured from :mod:`jaxlab.data.graphs`' loaders).
+
+    ``edges``: stored entries of the adjacency (the largest over perturbation rates /
+    conventions); ``train``/``val``/``test``: labelled nodes per set (a random 60/20/20
+    split: ``n - 2⌊0.2n⌋`` / ``⌊0.2n⌋`` / ``⌊0.2n⌋``).
+    """
+
+    nodes: int
+    features: int
+    classes: int
+    edges: int
+    train: int
+    val: int
+    test: int
+
+
+GRAPH_SHAPES = {
+    "planetoid/cora": GraphShape(2708, 1433, 7, 10556, 140, 500, 1000),
+    "planetoid/citeseer": GraphShape(3327, 3703, 6, 9104, 120, 500, 1000),
+    "prognn/cora": GraphShape(2485, 1433, 7, 17156, 247, 249, 1988),
+    "prognn/citeseer": GraphShape(2110, 3703, 6, 12598, 210, 211, 1688),
+    "geom-gcn/cornell": GraphShape(183, 1703, 5, 554, 111, 36, 36),
+    "geom-gcn/texas": GraphShape(183, 1703, 5, 558, 111, 36, 36),
+    "geom-gcn/wisconsin": GraphShape(251, 1703, 5, 900, 151, 50, 50),
+    "geom-gcn/film": GraphShape(7600, 932, 5, 53318, 4560, 1520, 1520),
+}
+
+
+def largest_graph(source: str, datasets) -> GraphShape:
+    """The :data:`GRAPH_SHAPES` entry of ``datasets`` (of ``source``) with the largest
+    feature matrix: the dataset a plan compiles."""
+    return max((GRAPH_SHAPES[f"{source}/{ds}"] for ds in datasets),
+               key=lambda s: (s.nodes * s.features, s.edges))
+
+
+def _plan_inputs(mesh, shape: GraphShape, num_runs: int, per_run: tuple[str, ...]):
+    """``(lanes, abstract (x, labels, masks))``: ``num_runs`` padded to the mesh's ``runs``
+    axis; per-run arrays split over it, the shared ones replicated."""
+    runs = mesh.shape.get(RUNS_AXIS, 1)
+    lanes = -(-num_runs // runs) * runs
+    split = NamedSharding(mesh, PartitionSpec(RUNS_AXIS if RUNS_AXIS in mesh.axis_names
+                                              else None))
+    rep = NamedSharding(mesh, PartitionSpec())
+    n = shape.nodes
+
+    def array(dims, dtype, batched):
+        return jax.ShapeDtypeStruct(((lanes,) if batched else ()) + dims, dtype,
+                                    sharding=split if batched else rep)
+
+    x = array((n, shape.features), jnp.float32, "x" in per_run)
+    masks = tuple(array((n,), jnp.bool_, "masks" in per_run) for _ in range(3))
+    return lanes, x, array((n,), jnp.int32, False), masks, rep
+
+
+def traced_graph(senders: jax.Array, receivers: jax.Array, num_nodes: int) -> jraph.GraphsTuple:
+    """A unit-weight graph of traced ``[E]`` edge arrays (what ``from_edges`` builds from
+    concrete ones): the graph as a plan's abstract argument."""
+    return jraph.GraphsTuple(nodes=None, edges=jnp.ones(senders.shape, jnp.float32),
+                             senders=senders, receivers=receivers, globals=None,
+                             n_node=jnp.array([num_nodes]), n_edge=jnp.array([senders.size]))
+
+
+def plan_graph_model_runs(
+    module, mesh, shape: GraphShape, *, num_runs: int, total_runs: int, lr: float,
+    weight_decay: float, epochs: int, select: str, note: str,
+) -> PlanSpec:
+    """``jaxlab plan``'s spec of :func:`graph_model_runs` on shared features (the function
+    itself, with the graph an abstract argument): ``num_runs`` runs per call, ``epochs``
+    steps. Each run is a ``graph_model_runs`` call of one run, ``vmap``ped over run keys
+    split over ``runs`` (the same batched program; only the key of each run differs).
+
+    XLA's cost analysis counts the epoch scan's body once, so the program's FLOPs are one
+    epoch of every run (plus the initialisation and the final test evaluation).
+    """
+    lanes, x, labels, masks, rep = _plan_inputs(mesh, shape, num_runs, ())
+    edge = jax.ShapeDtypeStruct((shape.edges,), jnp.int32, sharding=rep)
+    keys = jax.ShapeDtypeStruct((lanes,), jax.random.key(0).dtype, sharding=NamedSharding(
+        mesh, PartitionSpec(RUNS_AXIS if RUNS_AXIS in mesh.axis_names else None)))
+
+    def fn(keys, senders, receivers, x, labels, masks):
+        graph = traced_graph(senders, receivers, shape.nodes)
+        return jax.vmap(lambda key: graph_model_runs(
+            key, module, graph, x, labels, masks, num_runs=1, lr=lr,
+            weight_decay=weight_decay, epochs=epochs, select=select))(keys)
+
+    return PlanSpec(fn=fn, abstract_args=(keys, edge, edge, x, labels, masks),
+                    steps_per_run=epochs, num_runs=total_runs, runs_per_call=num_runs,
+                    note=note)
+
+
+def plan_decoupled_runs(
+    mesh, shape: GraphShape, *, num_runs: int, total_runs: int, hidden: tuple[int, ...],
+    dropout: float, lr: float, weight_decay: float, epochs: int, select: str, init: str,
+    per_run: tuple[str, ...] = (), note: str,
+) -> PlanSpec:
+    """``jaxlab plan``'s spec of :func:`decoupled_runs`' compiled program (the MLPs on
+    diffused features of ``shape``), ``num_runs`` runs per call split over ``runs``."""
+    lanes, x, labels, masks, rep = _plan_inputs(mesh, shape, num_runs, per_run)
+    program = _decoupled_program(tuple(hidden), shape.classes, float(dropout), init,
+                                 (shape.train, shape.val, shape.test), float(lr),
+                                 float(weight_decay), int(epochs), select, "vmap")
+    keys = jax.ShapeDtypeStruct((lanes,), jax.random.key(0).dtype, sharding=NamedSharding(
+        mesh, PartitionSpec(RUNS_AXIS if RUNS_AXIS in mesh.axis_names else None)))
+    batched, common = _split_args(x, labels, masks, per_run)
+    return PlanSpec(fn=program, abstract_args=(keys, batched, common), steps_per_run=epochs,
+                    num_runs=total_runs, runs_per_call=num_runs, note=note)

@@ -9,6 +9,10 @@ SYMMETRISED. Also records the spectral radius of λ/(λ+1)·T for each conventio
 Command: ``jaxlab run gadc_heterophily``.
 Expected CPU time (2 cores): quick ≈ 3 min (10 runs), paper ≈ 25 min (100 runs).
 Paper: Texas 74.9 → 77.8, Wisconsin 73.2 → 78.2 (ε = 0 → 1).
+
+Mesh (every preset): ``{"runs": -1}``: the runs (seeds) of a cell are independent lanes of
+one program over a graph of a few MB, so they split over every device and the graph is
+replicated (read by ``jaxlab plan``).
 """
 
 import ml_collections
@@ -27,6 +31,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.num_terms = 16
     c.num_seeds = 10 if quick else 100  # the splits: 10 fixed ones, 100 random in paper
     c.batch_seeds = True
+    c.mesh = {"runs": -1}
     c.hidden = 64
     c.dropout = 0.5
     c.lr = 0.01

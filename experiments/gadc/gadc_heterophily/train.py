@@ -11,7 +11,7 @@ import ml_collections
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg  # noqa: F401  (sp.linalg)
-from jaxlab_experiments.gadc.trainer import decoupled_runs
+from jaxlab_experiments.gadc.trainer import decoupled_runs, largest_graph, plan_decoupled_runs
 from matplotlib.figure import Figure
 from tqdm import tqdm
 
@@ -20,6 +20,7 @@ from jaxlab.data.splits import random_split_masks
 from jaxlab.graph.dense import row_normalize
 from jaxlab.graph.diffusion import adversarial_transition, gadc
 from jaxlab.graph.graphs import from_scipy
+from jaxlab.train.plan import PlanSpec
 
 
 def _graph(adj: sp.csr_matrix, convention: str):
@@ -94,3 +95,18 @@ def _plot(results, config, workdir):
     fig.tight_layout()
     os.makedirs(workdir, exist_ok=True)
     fig.savefig(os.path.join(workdir, "heterophily.png"), dpi=100)
+
+
+def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
+    """For ``jaxlab plan``: one epoch of a cell's MLP runs (one per random split), split over
+    ``runs``. The diffusions (once per cell) and the spectral radii (host ARPACK) are not
+    planned."""
+    shape = largest_graph("geom-gcn", config.datasets)
+    cells = len(config.datasets) * len(config.conventions) * len(config.eps)
+    return plan_decoupled_runs(
+        mesh, shape, num_runs=config.num_seeds, total_runs=cells * config.num_seeds,
+        hidden=(config.hidden,), dropout=config.dropout, lr=config.lr,
+        weight_decay=config.weight_decay, epochs=config.epochs, select=config.select,
+        init=config.init_scheme, per_run=("masks",),
+        note=f"one epoch of a cell's 2-layer MLPs on diffused features, {shape.nodes} nodes "
+        f"× {shape.features} features; diffusions and spectral radii not planned")

@@ -17,6 +17,10 @@ at Cora 25 %, 21.9 (GCN) and 19.9 (APPNP) points, pilot sd ≤ 1.0 (the committe
 result: GADC 0.51, GCN 0.46, APPNP 1.0 over 10 / 2 runs) gives power ≈ 1 already at the
 rule's minimum of 3 runs, so quick runs 3 (was 2: fewer than 3 is never decisive); the
 paper preset runs 10. One GCN + APPNP run is a few seconds of CPU.
+
+Mesh (every preset): ``{"runs": -1}``: the runs (seeds) of a cell are independent lanes of
+one program over a graph of a few MB, so they split over every device and the graph is
+replicated (read by ``jaxlab plan``).
 """
 
 import ml_collections
@@ -32,6 +36,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.ptb_rates = (0.25, 0.5, 0.75)
     c.num_terms = (6, 3, 1)  # K per perturbation rate (paper's settings)
     c.batch_seeds = True  # runs are vmap lanes inside one call
+    c.mesh = {"runs": -1}
     c.lam = 1.0
     c.num_seeds = 10  # the paper's protocol, also in quick (≈ 5 s per dataset on CPU)
     c.hidden = 32

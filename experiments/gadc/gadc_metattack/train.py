@@ -5,7 +5,12 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import ml_collections
-from jaxlab_experiments.gadc.trainer import decoupled_runs, graph_model_runs
+from jaxlab_experiments.gadc.trainer import (
+    decoupled_runs,
+    graph_model_runs,
+    largest_graph,
+    plan_graph_model_runs,
+)
 from tqdm import tqdm
 
 from jaxlab.data.graphs import load_prognn
@@ -14,10 +19,15 @@ from jaxlab.graph.dense import row_normalize
 from jaxlab.graph.diffusion import gadc
 from jaxlab.graph.graphs import from_scipy
 from jaxlab.graph.models import APPNP, GCN
+from jaxlab.train.plan import PlanSpec
 
 
 def _percent(values) -> list[float]:
     return [100.0 * float(v) for v in values]
+
+
+def _appnp(ap: ml_collections.ConfigDict, num_classes: int) -> APPNP:
+    return APPNP(ap.hidden, num_classes, ap.alpha, ap.num_terms, ap.dropout)
 
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[str, list[float]]:
@@ -48,8 +58,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
             for name, module, hp in (
                 ("gcn", GCN(gcn.hidden, data.num_classes, gcn.dropout, activation=gcn.activation,
                             input_dropout=gcn.input_dropout, init_scheme=gcn.init_scheme), gcn),
-                ("appnp", APPNP(ap.hidden, data.num_classes, ap.alpha, ap.num_terms,
-                                ap.dropout), ap),
+                ("appnp", _appnp(ap, data.num_classes), ap),
             ):
                 metrics = graph_model_runs(
                     cell_key, module, graph, x_in, labels, masks,
@@ -57,3 +66,18 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
                     epochs=hp.epochs, select=config.select)
                 results[f"{ds}_{rate}_{name}"] = _percent(metrics["test_acc"])
     return results
+
+
+def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
+    """For ``jaxlab plan``: one epoch of the APPNP baseline's runs of one cell, split over
+    ``runs`` (APPNP propagates K times in every forward pass: the costliest program; the
+    GADC(IV) MLPs and GCN are not planned)."""
+    shape = largest_graph("prognn", config.baseline_datasets)
+    ap = config.appnp
+    cells = len(config.baseline_datasets) * len(config.baseline_rates)
+    return plan_graph_model_runs(
+        _appnp(ap, shape.classes), mesh, shape, num_runs=config.baseline_num_seeds,
+        total_runs=cells * config.baseline_num_seeds, lr=ap.lr, weight_decay=ap.weight_decay,
+        epochs=ap.epochs, select=config.select,
+        note=f"one APPNP epoch (K = {ap.num_terms} propagations) of a cell's runs, "
+        f"{shape.nodes} nodes × {shape.features} features; GADC MLPs and GCN not planned")

@@ -27,6 +27,9 @@ Trade-off: 10 seeds (vmapped, ≈ 1.5-2 × the 5-seed cost, within ``cpu_budget_
 power ≥ 0.99 for the first three rows, but only 0.16 (α), 0.14 / 0.24 (pruning) and 0.11
 (attention mass); those would need 43-132 seeds, far beyond the quick budget, so an
 inconclusive verdict there is expected and does not count against the paper.
+
+Mesh (every preset): ``{"runs": -1}``: the seeds are independent runs of a tiny model (KBs
+of parameters), so they split over every device (read by ``jaxlab plan``).
 """
 
 import ml_collections
@@ -38,6 +41,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c = base_config(preset)
     c.num_seeds = {"smoke": 2, "quick": 10, "paper": 10}[preset]  # power: see the docstring
     c.batch_seeds = True
+    c.mesh = {"runs": -1}
     c.cpu_budget_s = {"smoke": 15, "quick": 110, "paper": 900}[preset]
     c.dim = 20
     c.num_relevant = 4

@@ -8,6 +8,7 @@ import jax
 import jax.numpy as jnp
 import ml_collections
 import numpy as np
+from jax.sharding import NamedSharding, PartitionSpec
 
 from jaxlab.theory import (
     icl_attention,
@@ -20,6 +21,8 @@ from jaxlab.theory import (
     weighted_vote,
 )
 from jaxlab.train import batch_runs, jit_run, scan_run
+from jaxlab.train.mesh import RUNS_AXIS
+from jaxlab.train.plan import PlanSpec, abstract
 
 TRAIN_PAIRS = ((0, 1), (1, 2), (2, 3), (3, 0), (0, 2), (1, 3))  # every IDR pattern covered
 
@@ -43,54 +46,60 @@ def _error(score_fn, prompts) -> jax.Array:
     return jnp.mean(jnp.sign(scores) != prompts.label)
 
 
+def _one_seed(key: jax.Array, config: ml_collections.ConfigDict):
+    """One seed's training run (a ``scan_run`` of ``config.num_steps`` SGD steps):
+    ``(params0, params, history, initial attention mass, problem)``."""
+    train_alphas = jnp.asarray(config.train_alphas, jnp.float32)
+    train_pairs = np.asarray(TRAIN_PAIRS)
+    n_tok = config.dim + 1
+    k_pat, k_rot, k_init, k_train, k_mass, k_eval, k_prune = jax.random.split(key, 7)
+    mu, nu = make_icl_patterns(k_pat, config.dim, config.num_relevant,
+                               config.num_irrelevant)
+    # OOD: relevant patterns from combinations of the IDR ones, rotated IDI patterns.
+    mu_ood = jnp.stack([mu[0] + mu[1], mu[2] + mu[3]]) / jnp.sqrt(2.0)
+    rot, _ = jnp.linalg.qr(jax.random.normal(k_rot, (nu.shape[0], nu.shape[0])))
+    nu_ood = rot @ nu
+    pos_tr, neg_tr = mu[train_pairs[:, 0]], mu[train_pairs[:, 1]]
+    params0 = init_icl_params(k_init, n_tok, config.num_neurons,
+                              init_scale=config.init_scale)
+    mass_set = _prompts(k_mass, pos_tr, neg_tr, nu, 0.5, config.train_length,
+                        config.mass_prompts, config)
+
+    def attention_mass(params):
+        w = jax.vmap(lambda d, q: icl_attention(params, d, q))(mass_set.demos,
+                                                               mass_set.query)
+        return jnp.mean(jnp.sum(w * mass_set.same, axis=-1))
+
+    def step(params, t):
+        k = jax.random.fold_in(k_train, t)
+        k_a, k_p = jax.random.split(k)
+        alpha = train_alphas[jax.random.randint(k_a, (), 0, train_alphas.shape[0])]
+        batch = _prompts(k_p, pos_tr, neg_tr, nu, alpha, config.train_length,
+                         config.batch_size, config)
+
+        def loss_fn(p):
+            losses = jax.vmap(icl_hinge_loss, (None, 0, 0, 0))(
+                p, batch.demos, batch.query, batch.label)
+            return jnp.mean(losses)
+
+        loss, grads = jax.value_and_grad(loss_fn)(params)
+        params = jax.tree.map(lambda p, g: p - config.learning_rate * g, params, grads)
+        return params, {"loss": loss, "mass": attention_mass(params)}
+
+    params, history = scan_run(step, params0, length=config.num_steps)
+    problem = {"mu": mu, "nu": nu, "mu_ood": mu_ood, "nu_ood": nu_ood,
+               "k_eval": k_eval, "k_prune": k_prune}
+    return params0, params, history, attention_mass(params0), problem
+
+
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     del workdir  # about a minute: nothing to resume
     train_pairs = np.asarray(TRAIN_PAIRS)
     test_pairs = train_pairs[:, ::-1]  # the reversed pairs: unseen, labels flipped
-    train_alphas = jnp.asarray(config.train_alphas, jnp.float32)
     alphas = jnp.asarray(config.alphas, jnp.float32)
     rates = jnp.asarray(config.prune_rates, jnp.float32)
-    n_tok = config.dim + 1
 
-    def one_seed(key):
-        k_pat, k_rot, k_init, k_train, k_mass, k_eval, k_prune = jax.random.split(key, 7)
-        mu, nu = make_icl_patterns(k_pat, config.dim, config.num_relevant,
-                                   config.num_irrelevant)
-        # OOD: relevant patterns from combinations of the IDR ones, rotated IDI patterns.
-        mu_ood = jnp.stack([mu[0] + mu[1], mu[2] + mu[3]]) / jnp.sqrt(2.0)
-        rot, _ = jnp.linalg.qr(jax.random.normal(k_rot, (nu.shape[0], nu.shape[0])))
-        nu_ood = rot @ nu
-        pos_tr, neg_tr = mu[train_pairs[:, 0]], mu[train_pairs[:, 1]]
-        params0 = init_icl_params(k_init, n_tok, config.num_neurons,
-                                  init_scale=config.init_scale)
-        mass_set = _prompts(k_mass, pos_tr, neg_tr, nu, 0.5, config.train_length,
-                            config.mass_prompts, config)
-
-        def attention_mass(params):
-            w = jax.vmap(lambda d, q: icl_attention(params, d, q))(mass_set.demos,
-                                                                   mass_set.query)
-            return jnp.mean(jnp.sum(w * mass_set.same, axis=-1))
-
-        def step(params, t):
-            k = jax.random.fold_in(k_train, t)
-            k_a, k_p = jax.random.split(k)
-            alpha = train_alphas[jax.random.randint(k_a, (), 0, train_alphas.shape[0])]
-            batch = _prompts(k_p, pos_tr, neg_tr, nu, alpha, config.train_length,
-                             config.batch_size, config)
-
-            def loss_fn(p):
-                losses = jax.vmap(icl_hinge_loss, (None, 0, 0, 0))(
-                    p, batch.demos, batch.query, batch.label)
-                return jnp.mean(losses)
-
-            loss, grads = jax.value_and_grad(loss_fn)(params)
-            params = jax.tree.map(lambda p, g: p - config.learning_rate * g, params, grads)
-            return params, {"loss": loss, "mass": attention_mass(params)}
-
-        params, history = scan_run(step, params0, length=config.num_steps)
-        problem = {"mu": mu, "nu": nu, "mu_ood": mu_ood, "nu_ood": nu_ood,
-                   "k_eval": k_eval, "k_prune": k_prune}
-        return params0, params, history, attention_mass(params0), problem
+    one_seed = functools.partial(_one_seed, config=config)
 
     keys = jax.random.split(jax.random.key(config.seed), config.num_seeds)
     params0, params, history, mass_init, problem = batch_runs(
@@ -168,3 +177,23 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     results["neuron_norm_top_quarter_share"] = (
         norms[:, -norms.shape[1] // 4:].sum(-1) / norms.sum(-1)).tolist()
     return results
+
+
+def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
+    """For ``jaxlab plan``: the seeds' training program (``batch_runs`` of
+    :func:`_one_seed`), seeds split over ``runs``. XLA's cost analysis counts the step scan's
+    body once: the FLOPs are one SGD step of every seed (plus the set-up); evaluation and
+    pruning not planned."""
+    runs = mesh.shape.get(RUNS_AXIS, 1)
+    lanes = -(-config.num_seeds // runs) * runs
+    split = NamedSharding(mesh, PartitionSpec(RUNS_AXIS if RUNS_AXIS in mesh.axis_names
+                                              else None))
+    keys = abstract(jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes)), split)
+    # fully optimised (``fast_compile`` is a CPU smoke-test shortcut and a jit option
+    # that ``jaxlab plan``'s outer jit would refuse)
+    program = batch_runs(functools.partial(_one_seed, config=config), in_axes=0,
+                         method="vmap")
+    return PlanSpec(fn=program, abstract_args=(keys,), steps_per_run=config.num_steps,
+                    num_runs=config.num_seeds, runs_per_call=config.num_seeds,
+                    note="one SGD step (a batch of prompts, hinge loss, attention mass) of "
+                    "every seed; evaluation and pruning not planned")

@@ -25,6 +25,11 @@ anything worth a row; an effect of 0.05 at its sd (≈ 0.024) needs 4 seeds. The
 equivalence (TOST, margin 0.1) with the pilot's sd 0.2 has 15 % power at 3 seeds and would
 need about 27: it is expected to stay inconclusive. Budget trade-off: the quick run already
 takes several times its budget on the shared machine, so the seed count stays at 3.
+
+Mesh (every preset): ``{"runs": -1}``: each seed is an independent run of a small LM (batch
+32), so the seeds split over the devices (one per device; with 3 seeds on 8 devices the 5
+padded lanes idle) and the features are replicated (≈ 1.4 GB at the paper preset; read by
+``jaxlab plan``).
 """
 
 import ml_collections
@@ -36,6 +41,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c = base_config(preset)
     c.num_seeds = 3
     c.batch_seeds = True
+    c.mesh = {"runs": -1}
     c.cpu_budget_s = {"smoke": 20, "quick": 160, "paper": 10**6}[preset]
     c.data_seed = 1234
     c.num_train_clips = 240

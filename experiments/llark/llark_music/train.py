@@ -12,6 +12,7 @@ import jax.numpy as jnp
 import ml_collections
 import numpy as np
 import optax
+from jax.sharding import NamedSharding, PartitionSpec
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
@@ -32,17 +33,25 @@ from jaxlab.audio import (
 from jaxlab.audio.instructions import AUDIO
 from jaxlab.nn import AudioLM, answer_loss, generate
 from jaxlab.train import batch_runs, scan_run
+from jaxlab.train.mesh import RUNS_AXIS
+from jaxlab.train.plan import PlanSpec, abstract
 
 FEATURES = FeatureConfig()
 
 
-def make_clips(config: ml_collections.ConfigDict, workdir: str):
-    """Metadata of train + test clips and their frozen features (cached in ``workdir``)."""
+def clip_metadata(config: ml_collections.ConfigDict) -> tuple[list, int, int]:
+    """``(metadata of the train + test clips, samples and frames of the longest clip)``."""
     rng = np.random.default_rng(config.data_seed)
     total = config.num_train_clips + config.num_test_clips
     metas = [sample_metadata(rng, tuple(config.duration_range)) for _ in range(total)]
     max_samples = int(round(max(config.duration_range) * config.sample_rate))
-    frames = num_frames(max_samples, FEATURES)
+    return metas, max_samples, num_frames(max_samples, FEATURES)
+
+
+def make_clips(config: ml_collections.ConfigDict, workdir: str):
+    """Metadata of train + test clips and their frozen features (cached in ``workdir``)."""
+    metas, max_samples, frames = clip_metadata(config)
+    total = len(metas)
     tag = hashlib.sha1(json.dumps([config.data_seed, total, list(config.duration_range),
                                    config.sample_rate, FEATURES._asdict()]).encode()).hexdigest()
     path = os.path.join(workdir, f"llark_features_{tag[:12]}.npz")
@@ -193,11 +202,9 @@ def probe(features, valid, metas, num_train, seed, c: float,
     return out
 
 
-def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[str, list[float]]:
-    metas, raw, valid = make_clips(config, workdir)
+def instructions_and_model(config: ml_collections.ConfigDict, metas: list, frames: int):
+    """``(train, test, seen-phrasing instructions, tokenizer, sequence length, model)``."""
     n_train = config.num_train_clips
-    audio = standardize(raw, valid, n_train)
-    frames = audio.shape[1]
     rng = np.random.default_rng(config.data_seed + 1)
     train_ins = make_instructions(metas[:n_train], config.tasks, config.held_out_phrasings,
                                   "train", rng)
@@ -212,6 +219,16 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     model = AudioLM(vocab_size=len(tokenizer), audio_token_id=tokenizer.id(AUDIO),
                     max_len=length, dim=config.dim, depth=config.depth,
                     num_heads=config.num_heads, mlp_dim=config.mlp_dim)
+    return train_ins, test_ins, seen_ins, tokenizer, length, model
+
+
+def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[str, list[float]]:
+    metas, raw, valid = make_clips(config, workdir)
+    n_train = config.num_train_clips
+    audio = standardize(raw, valid, n_train)
+    frames = audio.shape[1]
+    train_ins, test_ins, seen_ins, tokenizer, length, model = instructions_and_model(
+        config, metas, frames)
     train = encode_split(tokenizer, train_ins, frames, length)
     data = {"audio": jnp.asarray(audio), "tokens": jnp.asarray(train["tokens"]),
             "mask": jnp.asarray(train["mask"]), "clip": jnp.asarray(train["clip"])}
@@ -270,3 +287,41 @@ def _rename(name: str) -> str:
 def dataclass_shift(ins, offset):
     """The instruction with its clip index moved by ``offset`` (test clips follow train)."""
     return dataclasses.replace(ins, clip=ins.clip + offset)
+
+
+def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
+    """For ``jaxlab plan``: one AdamW step of every seed of an arm (the seeds' ``batch_runs``
+    of :func:`make_run`), seeds split over ``runs``, the features and tokens replicated.
+
+    The clips' metadata and instructions are built (host, cheap); the audio is not rendered:
+    the features are an abstract ``[clips, frames, features + 1]`` array. XLA counts the
+    step scan's body once. Three arms train in turn (runs = 3 × seeds); generation and the
+    probe are not planned.
+    """
+    metas, _, frames = clip_metadata(config)
+    train_ins, _, _, _, length, model = instructions_and_model(config, metas, frames)
+    runs = mesh.shape.get(RUNS_AXIS, 1)
+    lanes = -(-config.num_seeds // runs) * runs
+    split = NamedSharding(mesh, PartitionSpec(RUNS_AXIS if RUNS_AXIS in mesh.axis_names
+                                              else None))
+    rep = NamedSharding(mesh, PartitionSpec())
+    n, f = len(train_ins), FEATURES.num_features + 1
+    data = {"audio": jax.ShapeDtypeStruct((len(metas), frames, f), jnp.float32),
+            "tokens": jax.ShapeDtypeStruct((n, length), jnp.int32),
+            "mask": jax.ShapeDtypeStruct((n, length), jnp.float32),
+            "clip": jax.ShapeDtypeStruct((n,), jnp.int32)}
+    keys = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes))
+    init = jax.eval_shape(jax.vmap(lambda k: model.init(
+        k, jnp.zeros((1, length), jnp.int32), jnp.zeros((1, frames, f)))), keys)
+    ones = jax.tree.map(lambda x: jax.ShapeDtypeStruct((), x.dtype), init)
+    train_lm = batch_runs(make_run(model, config, config.num_steps),
+                          in_axes=(0, 0, None, None, None))
+    return PlanSpec(
+        fn=train_lm, abstract_args=(abstract(keys, split), abstract(init, split),
+                                    abstract(jax.ShapeDtypeStruct((), jnp.float32), rep),
+                                    abstract(ones, rep), abstract(data, rep)),
+        steps_per_run=config.num_steps, num_runs=3 * config.num_seeds,
+        runs_per_call=config.num_seeds,
+        note=f"one AdamW step of every seed's AudioLM (dim {config.dim}, depth "
+        f"{config.depth}, {length} tokens, batch {config.batch_size}); generation and probe "
+        "not planned")

@@ -17,6 +17,10 @@ Trade-off: 10 seeds (≈ 2 × the pilot's 68 s, within the quick budget) give po
 for every AUROC and far-OOD row and ≥ 0.97 for coupling/CKA, but only
 ``t_test_power(10, 2, 2.3)`` = 0.68 (vs naive) and 0.57 (vs wide) for near-OOD FPR95 and
 0.64 for the barrier, at the upper-bound sd; an inconclusive row there may be power.
+
+Mesh (every preset): ``{"runs": -1}``: the members (seeds × 6) are independent runs of a
+small MLP on a replicated 8×8-digit training set, so they split over every device (read by
+``jaxlab plan``).
 """
 
 import ml_collections
@@ -28,6 +32,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c = base_config(preset)
     c.num_seeds = 10  # power calculation in the docstring
     c.batch_seeds = True  # all seeds × members trained in one vmapped program
+    c.mesh = {"runs": -1}
     c.cpu_budget_s = {"smoke": 15, "quick": 150, "paper": 600}[preset]
     c.hidden = (128, 64)  # encoder widths; the last is the feature dimension
     c.wide_factor = 3  # the single baseline model's widths are this many times larger

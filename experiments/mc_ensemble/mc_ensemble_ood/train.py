@@ -18,6 +18,7 @@ import jax.numpy as jnp
 import ml_collections
 import numpy as np
 import optax
+from jax.sharding import NamedSharding, PartitionSpec
 from sklearn.datasets import load_digits
 
 from jaxlab.data import load_images
@@ -33,6 +34,8 @@ from jaxlab.ood import (
     weight_match_mlp,
 )
 from jaxlab.train import scan_run
+from jaxlab.train.mesh import RUNS_AXIS
+from jaxlab.train.plan import PlanSpec, abstract
 
 CE, SUPCON, SIMCLR = 0, 1, 2
 NAIVE_TASKS, MC_TASKS = (CE, CE, CE), (CE, SUPCON, SIMCLR)
@@ -267,3 +270,28 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
                 float(np.mean([stats[p, col] for p, g in enumerate(groups) if g == (i, name)]))
                 for i in range(len(seeds))]
     return results
+
+
+def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
+    """For ``jaxlab plan``: one step of every member's training (seeds × 6 members, the
+    program of :func:`train_and_evaluate`'s ``train``), members split over ``runs``, the ID
+    training set replicated. XLA counts the step scan's body once. The wide model, the
+    probes and the evaluation are not planned."""
+    members = config.num_seeds * len(NAIVE_TASKS + MC_TASKS)
+    runs = mesh.shape.get(RUNS_AXIS, 1)
+    lanes = -(-members // runs) * runs
+    split = NamedSharding(mesh, PartitionSpec(RUNS_AXIS if RUNS_AXIS in mesh.axis_names
+                                              else None))
+    rep = NamedSharding(mesh, PartitionSpec())
+    n_id = int(np.sum(load_digits().target < config.num_classes))
+    n_train = int(config.split_fractions[0] * n_id)
+    keys = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes))
+    args = (abstract(keys, split), jax.ShapeDtypeStruct((lanes,), jnp.int32, sharding=split),
+            jax.ShapeDtypeStruct((n_train, 64), jnp.float32, sharding=rep),
+            jax.ShapeDtypeStruct((n_train,), jnp.int32, sharding=rep))
+    train = jax.vmap(lambda k, t, x, y: _train_member(k, t, x, y, config),
+                     in_axes=(0, 0, None, None))
+    return PlanSpec(fn=train, abstract_args=args, steps_per_run=config.train_steps,
+                    num_runs=members, runs_per_call=members,
+                    note="one Adam step (two augmented views, CE/SupCon/SimCLR) of every "
+                    "member; wide model, probes and evaluation not planned")

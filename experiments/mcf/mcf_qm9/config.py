@@ -27,6 +27,10 @@ Command: ``jaxlab run mcf_qm9`` (``--preset paper`` for the size-B model on all 
 Expected CPU time: quick about 2 min per seed on 2 shared cores without the curve (the first
 run adds ≈ 2 min to build the QM9 subset into the cache); paper: a GPU/TPU run (300k steps),
 not a CPU run. Paper's number: COV-R 95.0% / MAT-R 0.103 Å (GEOM-QM9, MCF-B).
+
+Mesh (every preset): ``{"data": -1}``: one seed is one long SGD run of one model, so its
+batch splits over every device (data parallel, the state replicated: ≈ 1 GB for size B), as
+``data_parallel`` does in the run (read by ``jaxlab plan``).
 """
 
 import ml_collections
@@ -45,6 +49,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.eval_batch_size = 256
     c.compute_dtype = "float32"  # "bfloat16" in the paper preset (the paper trains in bf16)
     c.data_parallel = True  # batch split over this process's devices (jaxlab.train.fit mesh)
+    c.mesh = {"data": -1}
     c.curve_every = 0  # learning curve: COV-R / MAT-R every this many steps (0: none)
     c.curve_num_test = 0  # molecules of the curve's points (0: all test molecules)
     if preset != "paper":

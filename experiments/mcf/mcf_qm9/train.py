@@ -14,20 +14,31 @@ import time
 from pathlib import Path
 
 import jax
+import jax.numpy as jnp
 import ml_collections
 import numpy as np
+from jax.sharding import NamedSharding, PartitionSpec
 from matplotlib.figure import Figure
 from rdkit import Chem, RDLogger
 
 from jaxlab.chem import SIZES, MCFDenoiser, coverage_matching, mcf_sample
 from jaxlab.chem.conformers import random_conformers
+from jaxlab.chem.features import NUM_ATOM_FEATURES
 from jaxlab.chem.rmsd import best_rmsd_matrix
 from jaxlab.chem.training import PositionScale, init_state, make_optimizer, make_train_step
 from jaxlab.data.pipeline import batch_dataset
-from jaxlab.data.qm9 import load_split, pad_molecules, qm9_builder
+from jaxlab.data.qm9 import (
+    MAX_ATOMS,
+    NUM_EIGENFUNCTIONS,
+    load_split,
+    pad_molecules,
+    qm9_builder,
+)
 from jaxlab.diffusion import cosine_beta_schedule
 from jaxlab.train import fit
 from jaxlab.train.data_parallel import compute_dtype, data_parallel_mesh
+from jaxlab.train.mesh import DATA_AXIS
+from jaxlab.train.plan import PlanSpec, abstract
 
 METRICS = ("cov_r", "mat_r", "cov_p", "mat_p")
 
@@ -239,3 +250,34 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         _plot_curve(workdir, curve, results)
     return results
 
+
+
+def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
+    """For ``jaxlab plan``: one training step of the denoiser (``make_train_step``, what
+    ``fit`` calls), the batch split over ``data``, the state replicated (as
+    ``fit(mesh=...)`` places them). Sampling and scoring (host RDKit) are not planned."""
+    model = MCFDenoiser(SIZES[config.model_size], dtype=compute_dtype(config.compute_dtype))
+    schedule = cosine_beta_schedule(config.num_diffusion_steps)
+    optimizer = make_optimizer(
+        config.learning_rate, config.warmup_steps, config.num_steps, config.grad_clip
+    )
+    width = NUM_EIGENFUNCTIONS + NUM_ATOM_FEATURES
+
+    def batch(size):
+        return {"atom_coords": jax.ShapeDtypeStruct((size, MAX_ATOMS, width), jnp.float32),
+                "positions": jax.ShapeDtypeStruct((size, MAX_ATOMS, 3), jnp.float32),
+                "mask": jax.ShapeDtypeStruct((size, MAX_ATOMS), jnp.float32)}
+
+    key = jax.eval_shape(lambda: jax.random.key(0))
+    state = jax.eval_shape(lambda e, k: init_state(model, optimizer, e, k), batch(1), key)
+    rows = NamedSharding(mesh, PartitionSpec(DATA_AXIS if DATA_AXIS in mesh.axis_names
+                                             else None))
+    rep = NamedSharding(mesh, PartitionSpec())
+    return PlanSpec(
+        fn=make_train_step(model, optimizer, schedule, config.ema_decay),
+        abstract_args=(abstract(state, rep), abstract(batch(config.batch_size), rows),
+                       abstract(key, rep)),
+        steps_per_run=config.num_steps, num_runs=config.num_seeds,
+        note=f"one MCF denoiser step (size {config.model_size}, {config.compute_dtype}, "
+        f"batch {config.batch_size} of {MAX_ATOMS}-atom molecules); sampling and RDKit "
+        "scoring not planned")

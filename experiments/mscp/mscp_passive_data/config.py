@@ -25,6 +25,9 @@ with 5 seeds (every arm × seed in one vmap; CPU time grows linearly with seeds)
 keeps 5: power 0.19, 0.19, 0.74, 0.44, 0.65, 0.08 for a 0.05 effect; the observed pilot
 gains over scratch (≈ 0.2) are detected with power ≥ 0.9. The paper preset is for an
 accelerator, where 25+ seeds cost little more wall time.
+
+Mesh (every preset): ``{"runs": -1}``: the arm × seed lanes of a setting are independent
+small PPO runs, so they split over every device (read by ``jaxlab plan``).
 """
 
 import ml_collections
@@ -36,6 +39,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c = base_config(preset)
     c.num_seeds = 5
     c.batch_seeds = True
+    c.mesh = {"runs": -1}
     c.cpu_budget_s = {"smoke": 15, "quick": 60, "paper": 3600}[preset]
     # Environment.
     c.layout = "four_rooms"

@@ -17,6 +17,7 @@ import jax.numpy as jnp
 import ml_collections
 import numpy as np
 import optax
+from jax.sharding import NamedSharding, PartitionSpec
 
 from jaxlab.rl import cell_distances, make_point_maze, rooms_layout, shortest_path_direction
 from jaxlab.rl.grid import room_cells
@@ -30,6 +31,8 @@ from jaxlab.rl.mscp import (
     select_subgoal,
 )
 from jaxlab.train import jit_run, scan_run
+from jaxlab.train.mesh import RUNS_AXIS
+from jaxlab.train.plan import PlanSpec, abstract
 from jaxlab.train.rl import Guide, PPOConfig, make_ppo_train
 
 # (guide toward the fast proposal, slow sub-goals, pessimism, BC on IDM-labelled passive data)
@@ -219,8 +222,9 @@ def make_guide(config, num_actions: int, min_value: float) -> Guide:
 
 
 
-def run_setting(config, name: str, seed_keys) -> dict[str, np.ndarray]:
-    """All arms × seeds of one setting; returns success curves ``[arms, seeds, updates]``."""
+def setting_programs(config, name: str):
+    """``(prepare, train, arms)`` of one setting: ``prepare(key)`` collects a seed's passive
+    data and pre-trains its planners; ``train(key, GuideArgs)`` is one arm's online PPO."""
     layout_key, noisy, arms, coverage = SETTINGS[name]
     task, passive_env, traj_len = make_envs(config, layout_key, noisy, coverage)
     dist = jnp.asarray(cell_distances(passive_env.walls))
@@ -237,13 +241,19 @@ def run_setting(config, name: str, seed_keys) -> dict[str, np.ndarray]:
         cand = flat[jax.random.randint(k_c, (config.num_candidates,), 0, flat.shape[0])]
         return states, planners, cand, hist
 
-    states, planners, cand, hist = jit_run(
-        jax.vmap(prepare), fast_compile=config.fast_compile)(seed_keys)
     gamma = config.gamma_value
     min_value = -(1 - gamma**config.subgoal_horizon) / (1 - gamma)
     ppo_hp = config.ppo.to_dict()
     ppo = PPOConfig(**{**ppo_hp, "hidden": tuple(ppo_hp["hidden"])})
     train = make_ppo_train(task, ppo, make_guide(config, task.num_actions, min_value))
+    return prepare, train, arms
+
+
+def run_setting(config, name: str, seed_keys) -> dict[str, np.ndarray]:
+    """All arms × seeds of one setting; returns success curves ``[arms, seeds, updates]``."""
+    prepare, train, arms = setting_programs(config, name)
+    states, planners, cand, hist = jit_run(
+        jax.vmap(prepare), fast_compile=config.fast_compile)(seed_keys)
     n_arms, n_seeds = len(arms), seed_keys.shape[0]
     flags = jnp.repeat(jnp.asarray([ARMS[a] for a in arms]), n_seeds, axis=0)
     rep = lambda x: jnp.tile(x, (n_arms,) + (1,) * (x.ndim - 1))  # noqa: E731
@@ -298,3 +308,31 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
                        "success_rate": r["curves"].tolist()} for n, r in results.items()}, f)
     _plot(results, workdir)
     return out
+
+
+def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
+    """For ``jaxlab plan``: the online PPO of the main setting's arms × seeds (the run's
+    ``vmap(train)``), lanes split over ``runs``, passive data and planners abstract.
+
+    A call is the whole online phase, whose ``num_updates`` PPO updates are a scan: XLA
+    counts a loop body once, and the rollout, epoch and minibatch loops inside an update
+    are loops too, so the FLOPs per call are one env step + one minibatch step of an
+    update: a LOWER bound on an update's cost. Passive collection and pre-training (one
+    scan per seed, ≈ 4× fewer FLOPs) are not planned.
+    """
+    prepare, train, arms = setting_programs(config, "main")
+    lanes_needed = len(arms) * config.num_seeds
+    runs = mesh.shape.get(RUNS_AXIS, 1)
+    lanes = -(-lanes_needed // runs) * runs
+    split = NamedSharding(mesh, PartitionSpec(RUNS_AXIS if RUNS_AXIS in mesh.axis_names
+                                              else None))
+    keys = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes))
+    states, planners, cand, _ = jax.eval_shape(jax.vmap(prepare), keys)
+    args = GuideArgs(jax.ShapeDtypeStruct((lanes, 4), jnp.float32), planners, cand, states)
+    total = sum(len(SETTINGS[name][2]) for name in SETTINGS) * config.num_seeds
+    return PlanSpec(
+        fn=jax.vmap(train), abstract_args=(abstract(keys, split), abstract(args, split)),
+        steps_per_run=config.ppo.num_updates, num_runs=total, runs_per_call=lanes_needed,
+        note="one guided PPO update (rollout with sub-goal planning, IDM ensemble, PPO "
+        "epochs) of every arm × seed of a setting; inner loops counted once by XLA (a "
+        "lower bound); passive data and pre-training not planned")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Callable
+from typing import NamedTuple
 
 import flax.linen as nn
 import jax
@@ -11,6 +13,7 @@ import jax.numpy as jnp
 import ml_collections
 import numpy as np
 import optax
+from jax.sharding import NamedSharding, PartitionSpec
 
 from jaxlab.data import load_images
 from jaxlab.data.canvas import textured_canvases
@@ -29,6 +32,7 @@ from jaxlab.explain import (
 )
 from jaxlab.nn import simclr_loss
 from jaxlab.train import time_interleaved
+from jaxlab.train.plan import PlanSpec, abstract
 
 
 class Projection(nn.Module):
@@ -68,9 +72,17 @@ def _models(config):
     return enc, head, dec
 
 
-def trainers(config):
-    """Jitted SimCLR and NEM-U steps (a Python loop over jitted steps compiles several times
-    faster on CPU than the same steps inside ``lax.scan``)."""
+class Steps(NamedTuple):
+    """The jitted programs of a seed's training (see :func:`steps`)."""
+
+    simclr_step: Callable
+    nem_step: Callable
+    init_encoder: Callable
+    init_decoder: Callable
+
+
+def steps(config) -> Steps:
+    """Jitted SimCLR and NEM-U steps and their initialisers."""
     enc, head, dec = _models(config)
     simclr_opt = optax.adam(config.simclr_lr)
     nem_opt = optax.contrib.prodigy(config.nem_lr, weight_decay=config.nem_weight_decay,
@@ -112,6 +124,14 @@ def trainers(config):
     def init_decoder(key, enc_params, x):
         theta = dec.init(key, enc.apply(enc_params, x)[1], x.shape[1:3])
         return theta, nem_opt.init(theta)
+
+    return Steps(simclr_step, nem_step, init_encoder, init_decoder)
+
+
+def trainers(config):
+    """SimCLR and NEM-U training loops (a Python loop over jitted steps compiles several times
+    faster on CPU than the same steps inside ``lax.scan``)."""
+    simclr_step, nem_step, init_encoder, init_decoder = steps(config)
 
     def train_encoder(key, data):
         """SimCLR on ``data [n, S, S, 1]``; returns the encoder's parameters, last loss."""
@@ -228,3 +248,21 @@ def train_and_evaluate(
         put("nem_pointing_game_plus_margin", out["nem_pointing_game"][-1] + config.pointing_margin)
         put("nem_mass_inside_plus_margin", out["nem_mass_inside"][-1] + config.mass_margin)
     return out
+
+
+def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
+    """For ``jaxlab plan``: one SimCLR step (:func:`steps`' ``simclr_step``, the costliest:
+    two augmented views of a batch through the encoder), on the layout of ``config.mesh``:
+    everything replicated, as the run places it. A run is one seed; the decoder's NEM-U
+    steps (half as many, batch 32) and the explainers are not planned."""
+    step = steps(config)
+    size = config.canvas_size
+    data = jax.ShapeDtypeStruct((config.num_train, size, size, 1), jnp.float32)
+    key = jax.eval_shape(lambda: jax.random.key(0, impl="rbg"))
+    p, state = jax.eval_shape(step.init_encoder, key, data)
+    rep = NamedSharding(mesh, PartitionSpec())
+    return PlanSpec(
+        fn=step.simclr_step, abstract_args=abstract((p, state, data, key), rep),
+        steps_per_run=config.simclr_steps, num_runs=config.num_seeds,
+        note=f"one SimCLR step (batch {config.simclr_batch} × 2 views of {size}×{size} "
+        "canvases, staged conv encoder); NEM-U decoder steps and explainers not planned")

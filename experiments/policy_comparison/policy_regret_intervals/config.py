@@ -20,6 +20,9 @@ difference sds ≤ 0.0068 (√(s₁² + s₂²) of the pilot's sds) need n = 3 e
 bounded by a binomial one at the threshold, √(0.95·0.05/10) = 0.069 for 10 cells per
 replication; detecting a true coverage of 1.0 (effect 0.05) needs n = 14; the 20 vmapped
 replications (power 0.93) cost no extra wall time worth saving.
+
+Mesh (every preset): ``{"runs": -1}``: the replications are independent vmap lanes (a few MB
+each at N = 50,000), so they split over every device (read by ``jaxlab plan``).
 """
 
 import ml_collections
@@ -31,6 +34,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c = base_config(preset)
     c.num_seeds = 20  # replications, vmapped
     c.batch_seeds = True
+    c.mesh = {"runs": -1}
     c.cpu_budget_s = {"smoke": 15, "quick": 90, "paper": 600}[preset]
     c.sample_sizes = (1000, 5000, 20000)
     c.lambdas = (1.0, 1.4, 2.0)

@@ -8,8 +8,11 @@ import jax
 import jax.numpy as jnp
 import ml_collections
 import numpy as np
+from jax.sharding import NamedSharding, PartitionSpec
 
 from jaxlab.causal import policy as P
+from jaxlab.train.mesh import RUNS_AXIS
+from jaxlab.train.plan import PlanSpec, abstract
 
 # ---------------------------------------------------------------------------------------
 # Nuisances: logistic regression by Newton's method, cross-fitted (vmap over folds)
@@ -200,3 +203,33 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         out[f"count_only_delta_excludes_zero_{m}"] = float(sum(
             (excludes_zero(r, "delta") & ~excludes_zero(r, "std")).sum() for r in sel))
     return out
+
+
+def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
+    """For ``jaxlab plan``: :func:`_replications` at the largest sample size (MSM: oracle,
+    plug-in and DR intervals), replications split over ``runs``.
+
+    A call is one grid point of every replication (a run = a replication at one grid
+    point, one call each). XLA counts the Newton loop's body once, so the FLOPs are a
+    lower bound at ``newton_steps > 1``; smaller grid points and the IV cells cost less
+    and are counted as this one (an upper bound for them).
+    """
+    runs = mesh.shape.get(RUNS_AXIS, 1)
+    lanes = -(-config.num_seeds // runs) * runs
+    split = NamedSharding(mesh, PartitionSpec(RUNS_AXIS if RUNS_AXIS in mesh.axis_names
+                                              else None))
+    rep = NamedSharding(mesh, PartitionSpec())
+    keys = abstract(jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes)), split)
+    scalar = jax.ShapeDtypeStruct((), jnp.float32, sharding=rep)
+    n = max(config.sample_sizes)
+
+    def fn(keys, lam, beta):
+        return _replications(keys, n, "msm", lam, beta, config.num_z, config.folds,
+                             config.newton_steps, config.ridge)
+
+    points = len(config.sample_sizes) * len(config.lambdas) + len(config.iv_strengths)
+    return PlanSpec(
+        fn=fn, abstract_args=(keys, scalar, scalar), steps_per_run=1,
+        num_runs=points * config.num_seeds, runs_per_call=config.num_seeds,
+        note=f"every replication's simulation, cross-fitted logistic nuisances and intervals "
+        f"at N = {n} (MSM); Newton loop counted once by XLA")

@@ -16,6 +16,10 @@ the first quick run of this change measured a paired sd of 1.1 points (online,
 SLWI − TENT), so the paper preset runs 12 streams (power 0.8 for 1 point). Time overhead
 (one-sided, ≤ 5 %): with a round-to-round sd of 5 points (assumed for a loaded CPU) a true
 overhead of 1 % is shown with 12 rounds; quick takes 15 (power 0.90; 0.43 if the sd is 10).
+
+Mesh (every preset): ``{"runs": -1}``: the stream seeds are independent vmap lanes (≈ 0.3 GB
+of stream each at the paper preset), so they split over every device and the small CNN is
+replicated (read by ``jaxlab plan``).
 """
 
 import ml_collections
@@ -27,6 +31,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c = base_config(preset)
     c.num_seeds = 5  # stream seeds (order of corruptions, noise, images), batched with vmap
     c.batch_seeds = True
+    c.mesh = {"runs": -1}
     c.cpu_budget_s = {"smoke": 15, "quick": 120, "paper": 600}[preset]
     c.image_size = 14
     c.channels = (16, 32)

@@ -17,9 +17,12 @@ import jax.numpy as jnp
 import ml_collections
 import numpy as np
 import optax
+from jax.sharding import NamedSharding, PartitionSpec
 
 from jaxlab.data import load_images
 from jaxlab.train import scan_run
+from jaxlab.train.mesh import RUNS_AXIS
+from jaxlab.train.plan import PlanSpec, abstract
 from jaxlab.train.timing import ratios, time_interleaved
 from jaxlab.tta import mean_reversion, slwi_init, slwi_update, tent, tent_step
 
@@ -187,3 +190,33 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     results["slwi_time_overhead"] = overhead
     results["tent_ms_per_step"] = 1000.0 * float(np.median(tent_s)) / steps
     return results
+
+
+def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
+    """For ``jaxlab plan``: the TENT + SLWI arm along every seed's stream (the run's
+    ``vmap`` of :func:`_run_arm`), streams split over ``runs``, the model replicated.
+
+    XLA counts the stream scan's body once: the FLOPs are one adaptation step of every
+    seed. The four arms run in turn (runs = 4 × seeds, each counted at SLWI's cost: an upper
+    bound for the source and TENT arms); source training and timing are not planned.
+    """
+    runs = mesh.shape.get(RUNS_AXIS, 1)
+    lanes = -(-config.num_seeds // runs) * runs
+    split = NamedSharding(mesh, PartitionSpec(RUNS_AXIS if RUNS_AXIS in mesh.axis_names
+                                              else None))
+    rep = NamedSharding(mesh, PartitionSpec())
+    size, b = config.image_size, config.batch_size
+    steps = len(config.corruptions) * config.passes * config.batches_per_segment
+    params = jax.eval_shape(lambda k: Net(tuple(config.channels)).init(
+        k, jnp.zeros((1, size, size, 1)))["params"], jax.eval_shape(lambda: jax.random.key(0)))
+    frozen, source = _split(params)
+    images = jax.ShapeDtypeStruct((lanes, steps, b, size, size, 1), jnp.float32)
+    labels = jax.ShapeDtypeStruct((lanes, steps, b), jnp.int32)
+    run = jax.vmap(lambda im, lb, f, s: _run_arm("slwi", f, s, im, lb, config),
+                   in_axes=(0, 0, None, None))
+    return PlanSpec(
+        fn=run, abstract_args=(abstract(images, split), abstract(labels, split),
+                               abstract(frozen, rep), abstract(source, rep)),
+        steps_per_run=steps, num_runs=4 * config.num_seeds, runs_per_call=config.num_seeds,
+        note=f"one TENT + SLWI step (batch {b} of {size}×{size} images) of every stream; "
+        "source training and timing not planned")
