@@ -169,7 +169,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         train_step=make_train_step(model, optimizer, schedule, config.ema_decay),
         batch_at=lambda step: dataset[step],
         num_steps=config.num_steps,
-        rng=train_rng,
+        key=train_rng,
         workdir=workdir,
         desc="mcf_qm9",
         hparams=config.to_dict(),
