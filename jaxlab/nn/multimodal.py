@@ -19,9 +19,9 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
+from jaxlab._checks import check_integer, check_key, check_range
 from jaxlab.nn.attention import MultiHeadAttention, normalized_dot_product_attention
 from jaxlab.nn.layers import Normalizer
-from jaxlab._checks import check_integer, check_key, check_range
 from jaxlab.nn.transformer import TransformerBlock, check_sizes
 
 KVCache = dict[str, tuple[jax.Array, jax.Array]]
@@ -286,6 +286,8 @@ def generate(
     check_range("temperature", temperature, 0.0)
     key = check_key("key", key)
     b, length = prompt.shape
+    if audio is not None and (jnp.ndim(audio) != 3 or jnp.shape(audio)[0] != b):
+        raise ValueError(f"audio must be [{b}, frames, features] or None, got {jnp.shape(audio)}")
     if prompt_length.shape != (b,):
         raise ValueError(f"prompt_length must be [{b}], got {prompt_length.shape}")
     if length > model.max_len:

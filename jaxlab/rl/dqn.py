@@ -27,10 +27,9 @@ import numpy as np
 import optax
 from flax import struct
 from flax.training.train_state import TrainState
-
-from jaxlab._checks import check_callable, check_integer, check_key, check_type, check_widths
 from jax.typing import ArrayLike
 
+from jaxlab._checks import check_callable, check_integer, check_key, check_type, check_widths
 from jaxlab._optional import lazy_import
 
 distrax = lazy_import("distrax", extra="rl")
@@ -233,6 +232,8 @@ def target_update(
     _check_unit("tau", tau)
     if jax.tree.structure(params) != jax.tree.structure(target_params):
         raise ValueError("target_params must have the structure of params")
+    if not jnp.issubdtype(jnp.asarray(step).dtype, jnp.integer):
+        raise ValueError(f"step must be an integer step count, got {step!r}")
     if period < 1:
         raise ValueError(f"period must be >= 1, got {period}")
     mixed = optax.incremental_update(params, target_params, tau)

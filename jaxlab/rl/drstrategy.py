@@ -36,7 +36,14 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from jaxlab._checks import check_integer, check_key, check_labels, check_range, check_type, check_widths
+from jaxlab._checks import (
+    check_integer,
+    check_key,
+    check_labels,
+    check_range,
+    check_type,
+    check_widths,
+)
 from jaxlab.rl.landmarks import quantize
 from jaxlab.rl.world_model import MLP
 
@@ -133,7 +140,7 @@ def highway_reward(h: ArrayLike, target: ArrayLike) -> jax.Array:
     """``r_hw = −‖ĥ_l − h‖`` over the last axis (``h``, ``target``: ``[..., Z]``)."""
     h, target = jnp.asarray(h), jnp.asarray(target)
     if h.ndim < 1:
-        raise ValueError(f"h must be [..., Z], got a scalar")
+        raise ValueError("h must be [..., Z], got a scalar")
     if h.shape != target.shape:
         raise ValueError(f"h and target must have the same shape, got {h.shape}, {target.shape}")
     return -jnp.sqrt(jnp.sum(jnp.square(h - target), -1) + 1e-12)

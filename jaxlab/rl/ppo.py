@@ -16,7 +16,14 @@ import jax.numpy as jnp
 from flax.training.train_state import TrainState
 from jax.typing import ArrayLike
 
-from jaxlab._checks import check_callable, check_integer, check_key, check_range, check_type, check_widths
+from jaxlab._checks import (
+    check_callable,
+    check_integer,
+    check_key,
+    check_range,
+    check_type,
+    check_widths,
+)
 from jaxlab._optional import lazy_import
 
 distrax = lazy_import("distrax", extra="rl")
@@ -174,6 +181,7 @@ def ppo_loss(
     """
     check_callable("apply_fn", apply_fn)
     check_type("batch", batch, PPOBatch)
+    _check_bc(bc)
     check_range("clip_eps", clip_eps, 0.0, low_open=True)
     for name, coef in (("vf_coef", vf_coef), ("ent_coef", ent_coef), ("guide_coef", guide_coef)):
         check_range(name, coef, 0.0)
@@ -199,6 +207,11 @@ def ppo_loss(
         loss = loss + guide_coef * guide
         metrics["guide_loss"] = guide
     return loss, metrics
+
+
+def _check_bc(bc: Any) -> None:
+    if bc is not None and (not isinstance(bc, tuple) or len(bc) != 3):
+        raise ValueError("bc must be None or a tuple (obs, probs, weight)")
 
 
 def _weighted_ce(logits: jax.Array, probs: jax.Array, weight: jax.Array) -> jax.Array:
@@ -231,6 +244,12 @@ def ppo_update(
     Returns:
       ``(state, metrics)`` with the metrics of the last minibatch.
     """
+    check_type("state", state, TrainState)
+    check_type("batch", batch, PPOBatch)
+    _check_bc(bc)
+    unknown = set(loss_kwargs) - {"clip_eps", "vf_coef", "ent_coef", "guide_coef"}
+    if unknown:
+        raise ValueError(f"loss_kwargs must be ppo_loss's coefficients, got {sorted(unknown)}")
     check_integer("num_epochs", num_epochs, low=1)
     check_integer("num_minibatches", num_minibatches, low=1)
     key = check_key("key", key)

@@ -63,7 +63,7 @@ def gaussian(mean: jax.Array, std: jax.Array) -> distrax.MultivariateNormalDiag:
     ``sample`` is reparameterised (differentiable in ``mean`` and ``std``)."""
     mean, std = jnp.asarray(mean), jnp.asarray(std)
     if mean.ndim < 1:
-        raise ValueError(f"mean must be [..., d], got a scalar")
+        raise ValueError("mean must be [..., d], got a scalar")
     if std.shape != mean.shape:
         raise ValueError(f"std must have mean's shape {mean.shape}, got {std.shape}")
     return distrax.MultivariateNormalDiag(mean, std)
