@@ -1256,12 +1256,6 @@ MMP = jnn.init_multimax_params(KEY)
 S3 = jnp.array([[0.5, 1.0, -1.0]])
 Z4 = jax.random.normal(KEY, (4, 3))
 TOK = jnp.zeros((2, 5), jnp.int32)
-IMG8 = jnp.ones((1, 8, 8, 1))
-
-
-def _init(module, *args):
-    return module.init(KEY, *args)
-
 
 NN = [
     Case("nn.sparsemax", "x", lambda: jnn.sparsemax(jnp.ones(()))),
@@ -1433,7 +1427,7 @@ DQN_STATE = rl.DQNState.create(apply_fn=Q_NET.apply, params=Q_PARAMS, tx=optax.s
                                target_params=Q_PARAMS)
 LVQ = rl.LandmarkVQ(latent=3, code_dim=2, hidden=(4,))
 LVQ_PARAMS = LVQ.init(KEY, H6)
-WM = rl.LatentWorldModel(obs_dim=2, num_actions=3, latent=4, hidden=4, ensemble_size=2)
+LWM = rl.LatentWorldModel(obs_dim=2, num_actions=3, latent=4, hidden=4, ensemble_size=2)
 RSSM_M = rl.RSSM(obs_dim=2, num_actions=3, deter=4, stoch=2, hidden=4, embed_dim=4,
                  ensemble_size=2)
 OBS = jnp.zeros((2, 3, 2))
@@ -1622,9 +1616,9 @@ RL = [
     Case("rl.rssm_loss", "free_nats",
          lambda: rl.rssm_loss({}, RSSM_M, OBS, ACTS, KEY, free_nats=-1.0)),
     Case("rl.rssm_loss", "model", lambda: rl.rssm_loss({}, None, OBS, ACTS, KEY)),
-    Case("rl.world_model_loss", "obs", lambda: rl.world_model_loss({}, WM, OBS[0], ACTS)),
+    Case("rl.world_model_loss", "obs", lambda: rl.world_model_loss({}, LWM, OBS[0], ACTS)),
     Case("rl.world_model_loss", "actions",
-         lambda: rl.world_model_loss({}, WM, OBS, ACTS.astype(float))),
+         lambda: rl.world_model_loss({}, LWM, OBS, ACTS.astype(float))),
     Case("rl.world_model_loss", "model", lambda: rl.world_model_loss({}, None, OBS, ACTS)),
     Case("rl.replay_init", "capacity", lambda: rl.replay_init({"x": jnp.zeros((5, 2))}, 0)),
     Case("rl.replay_init", "example", lambda: rl.replay_init({}, 4)),
