@@ -18,8 +18,12 @@ from jax.typing import ArrayLike
 
 __all__ = [
     "as_float",
+    "broadcast_as",
     "check_key",
+    "check_callable",
     "check_integer",
+    "check_type",
+    "check_widths",
     "check_labels",
     "check_nonempty",
     "check_range",
@@ -68,6 +72,21 @@ def check_range(
     return value
 
 
+def check_callable(name: str, fn: Any) -> Any:
+    """Refuses a ``fn`` that is not callable (a model's ``apply``, a loss, a policy)."""
+    if not callable(fn):
+        raise ValueError(f"{name} must be callable, got {type(fn).__name__}")
+    return fn
+
+
+def check_type(name: str, value: Any, kind: type | tuple[type, ...]) -> Any:
+    """Refuses a ``value`` that is not an instance of ``kind`` (a state NamedTuple, a module)."""
+    if not isinstance(value, kind):
+        want = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        raise ValueError(f"{name} must be a {want}, got {type(value).__name__}")
+    return value
+
+
 def check_integer(name: str, value: Any, low: int | None = None) -> int:
     """Refuses a non-integer (bool and float included) or one below ``low``; returns int."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
@@ -75,6 +94,12 @@ def check_integer(name: str, value: Any, low: int | None = None) -> int:
     if low is not None and value < low:
         raise ValueError(f"{name} must be >= {low}, got {value}")
     return int(value)
+
+
+def check_widths(name: str, widths: Any) -> None:
+    """Refuses a sequence of layer widths with an entry that is not an int >= 1."""
+    for w in widths:
+        check_integer(name, w, low=1)
 
 
 def as_float(name: str, x: ArrayLike, ndim: int | tuple[int, ...] | None = None) -> jax.Array:
@@ -127,6 +152,16 @@ def check_labels(name: str, labels: ArrayLike, num_classes: int) -> jax.Array:
                 f"[{host.min()}, {host.max()}]"
             )
     return arr
+
+
+def broadcast_as(name: str, x: ArrayLike, shape: tuple[int, ...], dtype: Any = None) -> jax.Array:
+    """``x`` broadcast to ``shape`` (optionally cast to ``dtype``); a ValueError naming
+    ``name`` when the shapes do not broadcast."""
+    arr = jnp.asarray(x) if dtype is None else jnp.asarray(x, dtype)
+    try:
+        return jnp.broadcast_to(arr, shape)
+    except ValueError as e:
+        raise ValueError(f"{name} of shape {arr.shape} does not broadcast to {shape}") from e
 
 
 def has_nan(x: Any) -> bool:

@@ -18,6 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
+from jaxlab._checks import as_float, check_integer, check_range
 from jaxlab._optional import lazy_import
 
 librosa = lazy_import("librosa", extra="audio")
@@ -59,7 +60,25 @@ DEFAULT_FEATURES = FeatureConfig()
 
 def num_frames(num_samples: int, config: FeatureConfig = DEFAULT_FEATURES) -> int:
     """Pooled frames of a clip of ``num_samples`` samples: ``(1 + n // hop) // pool``."""
+    check_integer("num_samples", num_samples, low=0)
+    _check_config(config)
     return (1 + int(num_samples) // config.hop_length) // config.pool
+
+
+def _check_config(config: FeatureConfig) -> None:
+    """Refuses a ``config`` that is not a ``FeatureConfig`` or holds an impossible setting."""
+    if not isinstance(config, FeatureConfig):
+        raise ValueError(f"config must be a FeatureConfig, got {type(config).__name__}")
+    for name in ("sample_rate", "n_fft", "hop_length", "n_mels", "pool"):
+        check_integer(f"config.{name}", getattr(config, name), low=1)
+    check_range("config.fmin", config.fmin, 0.0, config.sample_rate / 2, high_open=True)
+    check_range("config.top_db", config.top_db, 0.0, low_open=True)
+
+
+def _check_audio(audio: ArrayLike) -> jax.Array:
+    """``audio`` as float32 ``[batch, samples]`` (ints promoted, complex refused)."""
+    audio = as_float("audio", audio, ndim=2)
+    return audio.astype(jnp.float32)
 
 
 @functools.lru_cache(maxsize=8)
@@ -81,7 +100,8 @@ def power_spectrogram(audio: ArrayLike, config: FeatureConfig = DEFAULT_FEATURES
     Returns:
       ``[batch, frames, n_fft // 2 + 1]`` with ``frames = 1 + samples // hop_length``.
     """
-    audio = jnp.asarray(audio, jnp.float32)
+    audio = _check_audio(audio)
+    _check_config(config)
     _, _, window = _filterbanks(config)
     pad = config.n_fft // 2
     padded = jnp.pad(audio, ((0, 0), (pad, pad)))
@@ -108,6 +128,7 @@ def short_time_features(
     Returns:
       ``(log_mel [b, T, n_mels], chroma [b, T, 12], onset [b, T])``, ``T = 1 + samples // hop``.
     """
+    _check_config(config)
     mel_fb, chroma_fb, _ = _filterbanks(config)
     power = power_spectrogram(audio, config)
     mel = jnp.einsum("btk,mk->btm", power, mel_fb)
@@ -133,6 +154,9 @@ def pool_frames(x: ArrayLike, factor: int) -> jax.Array:
       ``[batch, frames // factor, ...]``.
     """
     x = jnp.asarray(x)
+    if x.ndim < 2:
+        raise ValueError(f"x must be [batch, frames, ...], got shape {x.shape}")
+    check_integer("factor", factor, low=1)
     out = x.shape[1] // factor
     return x[:, : out * factor].reshape(x.shape[0], out, factor, *x.shape[2:]).mean(axis=2)
 

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from jaxlab._checks import check_integer
 from jaxlab.audio.render import ClipMetadata
 
 PAD, BOS, EOS, UNK, AUDIO_START, AUDIO, AUDIO_END, SEP = (
@@ -116,6 +117,17 @@ def make_instructions(
       ``len(metas) * len(tasks)`` instructions.
     """
     rng = np.random.default_rng(0) if rng is None else rng
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng must be a numpy Generator, got {type(rng).__name__}")
+    if isinstance(tasks, str):
+        raise ValueError(f"tasks must be a sequence of task names, not the string {tasks!r}")
+    unknown = [t for t in tasks if t not in QUESTIONS]
+    if unknown:
+        raise ValueError(f"tasks must be among {tuple(QUESTIONS)}, got {unknown}")
+    if not isinstance(split, str):
+        raise ValueError(f"split must be a string such as 'train', got {split!r}")
+    if any(not isinstance(m, ClipMetadata) for m in metas):
+        raise ValueError("metas must be a sequence of ClipMetadata")
     out = []
     for i, meta in enumerate(metas):
         for task in tasks:
@@ -147,8 +159,10 @@ class WordTokenizer:
     """
 
     def __init__(self, vocabulary: Sequence[str]):
-        if tuple(vocabulary[:len(SPECIAL_TOKENS)]) != SPECIAL_TOKENS:
+        if isinstance(vocabulary, str) or tuple(vocabulary[:len(SPECIAL_TOKENS)]) != SPECIAL_TOKENS:
             raise ValueError("vocabulary must start with SPECIAL_TOKENS")
+        if len(set(vocabulary)) != len(vocabulary):
+            raise ValueError("vocabulary must not repeat a token")
         self.vocabulary = tuple(vocabulary)
         self.ids = {t: i for i, t in enumerate(self.vocabulary)}
 
@@ -206,6 +220,13 @@ def encode_example(
     Raises:
       ValueError: the example is longer than ``length`` (a prompt beyond the context).
     """
+    if not isinstance(tokenizer, WordTokenizer):
+        raise ValueError(f"tokenizer must be a WordTokenizer, got {type(tokenizer).__name__}")
+    check_integer("num_audio", num_audio, low=0)
+    check_integer("length", length, low=1)
+    for name, text in (("question", question), ("answer_text", answer_text)):
+        if not isinstance(text, str) and not (name == "answer_text" and text is None):
+            raise ValueError(f"{name} must be a string, got {type(text).__name__}")
     t = tokenizer.ids
     prompt = [t[BOS]]
     if num_audio:

@@ -17,6 +17,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
+from jaxlab._checks import check_range
+
 # mir_eval's spellings of the twelve pitch classes (sharps and flats), lower case.
 _TONICS = {"c": 0, "c#": 1, "db": 1, "d": 2, "d#": 3, "eb": 3, "e": 4, "f": 5, "f#": 6,
            "gb": 6, "g": 7, "g#": 8, "ab": 8, "a": 9, "a#": 10, "bb": 10, "b": 11}
@@ -54,8 +56,7 @@ def tempo_accuracy(
     est = jnp.asarray(estimated_bpm, jnp.float32)
     if ref.shape != est.shape or ref.ndim != 1:
         raise ValueError(f"reference_bpm {ref.shape} and estimated_bpm {est.shape} must be [n]")
-    if not 0 <= tolerance <= 1:
-        raise ValueError(f"tolerance must lie in [0, 1], got {tolerance}")
+    check_range("tolerance", tolerance, 0.0, 1.0)  # unchecked when traced
     if not isinstance(ref, jax.core.Tracer) and bool(jnp.any(~(ref > 0))):
         raise ValueError("reference_bpm must be positive and finite")
     factors = jnp.asarray(TEMPO_FACTORS, jnp.float32)[:, None]
@@ -75,6 +76,8 @@ def encode_key(name: str | None, strict: bool = True) -> tuple[int, int]:
     Raises:
       ValueError: an unknown key name when ``strict``.
     """
+    if not isinstance(strict, bool):
+        raise ValueError(f"strict must be a bool, got {strict!r}")
     if isinstance(name, str):
         parts = name.strip().lower().split()
         if parts == ["x"]:
@@ -102,8 +105,16 @@ def weighted_key_score_codes(
     Returns:
       float ``[n]``.
     """
-    rt, rm, et, em = (jnp.asarray(a, jnp.int32) for a in
-                      (reference_tonic, reference_mode, estimated_tonic, estimated_mode))
+    names = ("reference_tonic", "reference_mode", "estimated_tonic", "estimated_mode")
+    arrays = [jnp.asarray(a) for a in
+              (reference_tonic, reference_mode, estimated_tonic, estimated_mode)]
+    for name, a in zip(names, arrays, strict=True):
+        if not jnp.issubdtype(a.dtype, jnp.integer):  # never truncate a float code
+            raise ValueError(f"{name} must be integer key codes (encode_key), got {a.dtype}")
+        if a.shape != arrays[0].shape:
+            raise ValueError(f"{name} must have reference_tonic's shape {arrays[0].shape}, "
+                             f"got {a.shape}")
+    rt, rm, et, em = (a.astype(jnp.int32) for a in arrays)
     valid = (rt >= -1) & (et >= -1)
     exact = (rt == et) & (rm == em) & valid
     tonal = (rt >= 0) & (et >= 0)
@@ -157,6 +168,12 @@ _KEY_PATTERN = re.compile(r"\b([A-Ga-g])\s*(#|♯|b|♭|sharp|flat)?\s*[- ]?\s*(
 _TEMPO_PATTERN = re.compile(r"(\d+(?:\.\d+)?)\s*(?:bpm|beats)", re.IGNORECASE)
 
 
+def _check_text(text: str | None) -> None:
+    if text is not None and not isinstance(text, str):
+        raise ValueError(f"text must be a string (a model's answer) or None, got "
+                         f"{type(text).__name__}")
+
+
 def parse_key(text: str) -> str | None:
     """The first key named in ``text`` in mir_eval format, or ``None``.
 
@@ -167,6 +184,7 @@ def parse_key(text: str) -> str | None:
       >>> parse_key("It sounds like it is in c sharp minor."), parse_key("no idea")
       ('C# minor', None)
     """
+    _check_text(text)
     match = _KEY_PATTERN.search(text or "")
     if match is None:
         return None
@@ -185,5 +203,6 @@ def parse_tempo(text: str) -> float:
       >>> parse_tempo("a relaxed groove at about 96 BPM")
       96.0
     """
+    _check_text(text)
     match = _TEMPO_PATTERN.search(text or "")
     return float(match.group(1)) if match else float("nan")

@@ -17,6 +17,8 @@ import dataclasses
 
 import numpy as np
 
+from jaxlab._checks import check_integer, check_range
+
 PITCH_CLASSES = ("C", "C#", "D", "D#", "E", "F", "F#", "G", "G#", "A", "A#", "B")
 MODES = ("major", "minor")
 KEYS = tuple(f"{p} {m}" for m in MODES for p in PITCH_CLASSES)
@@ -58,6 +60,23 @@ class ClipMetadata:
     level_db: float
     duration_s: float
     seed: int
+
+    def __post_init__(self) -> None:
+        check_integer("tonic", self.tonic, low=0)
+        if self.tonic >= 12:
+            raise ValueError(f"tonic must be a pitch class in [0, 12), got {self.tonic}")
+        for name, allowed in (("mode", MODES), ("instrument", INSTRUMENTS),
+                              ("drums", DRUM_PATTERNS)):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
+        check_range("tempo_bpm", self.tempo_bpm, 0.0, low_open=True)
+        check_integer("beats_per_bar", self.beats_per_bar, low=1)
+        if not self.progression or any(not 0 <= d < 7 for d in self.progression):
+            raise ValueError(f"progression must be scale degrees in [0, 7), got "
+                             f"{self.progression!r}")
+        check_range("level_db", self.level_db)  # NaN refused
+        check_range("duration_s", self.duration_s, 0.0, low_open=True)
+        check_integer("seed", self.seed, low=0)
 
     @property
     def key(self) -> str:
@@ -102,6 +121,9 @@ def sample_metadata(
       >>> meta.key in __import__("jaxlab.audio", fromlist=["KEYS"]).KEYS
       True
     """
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng must be a numpy Generator (host-side sampling), got "
+                         f"{type(rng).__name__}")
     lo, hi = duration_range
     if not 0 < lo <= hi:
         raise ValueError(f"duration_range must satisfy 0 < low <= high, got {duration_range}")
@@ -200,10 +222,9 @@ def render_clip(meta: ClipMetadata, sample_rate: int = 16_000) -> np.ndarray:
       >>> audio.shape == (int(round(meta.duration_s * 8000)),)
       True
     """
-    if sample_rate < 4000:
-        raise ValueError(f"sample_rate must be >= 4000, got {sample_rate}")
-    if meta.duration_s <= 0:
-        raise ValueError(f"duration_s must be positive, got {meta.duration_s}")
+    if not isinstance(meta, ClipMetadata):
+        raise ValueError(f"meta must be a ClipMetadata, got {type(meta).__name__}")
+    check_integer("sample_rate", sample_rate, low=4000)
     rng = np.random.default_rng(meta.seed)
     n = int(round(meta.duration_s * sample_rate))
     beat = 60.0 / meta.tempo_bpm

@@ -68,11 +68,11 @@ def init_state(
     model: MCFDenoiser,
     optimizer: optax.GradientTransformation,
     example: dict[str, np.ndarray],
-    rng: jax.Array,
+    key: jax.Array,
 ) -> MCFState:
-    """Initial state from one (padded) example batch."""
+    """Initial state from one (padded) example batch; ``key`` initialises the parameters."""
     t = jnp.zeros(example["mask"].shape[:1], jnp.int32)
-    params = model.init(rng, example["atom_coords"], example["positions"], t, example["mask"])
+    params = model.init(key, example["atom_coords"], example["positions"], t, example["mask"])
     return MCFState(
         step=jnp.zeros((), jnp.int32),
         params=params,
@@ -87,11 +87,11 @@ def make_train_step(
     schedule: Schedule,
     ema_decay: float,
 ) -> Callable[[MCFState, dict, jax.Array], tuple[MCFState, dict]]:
-    """The pure ``train_step(state, batch, rng) -> (state, metrics)`` of MCF."""
+    """The pure ``train_step(state, batch, key) -> (state, metrics)`` of MCF."""
 
-    def train_step(state: MCFState, batch: dict, rng: jax.Array):
+    def train_step(state: MCFState, batch: dict, key: jax.Array):
         loss, grads = jax.value_and_grad(
-            lambda p: mcf_loss(model.apply, p, schedule, batch, rng)
+            lambda p: mcf_loss(model.apply, p, schedule, batch, key)
         )(state.params)
         updates, opt_state = optimizer.update(grads, state.opt_state, state.params)
         params = optax.apply_updates(state.params, updates)

@@ -32,6 +32,7 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
+from jaxlab._checks import broadcast_as, check_integer, check_range
 from jaxlab.nn.layers import MultiMax, Normalizer, check_normalizer, resolve_normalizer
 from jaxlab.nn.multimax import MultiMaxParams
 
@@ -84,8 +85,8 @@ def attention_weights(
             raise ValueError(f"scale must be a scalar, got shape {scale.shape}")
         scores = logits * scale.astype(logits.dtype)
     if bias is not None:
-        scores = scores + jnp.broadcast_to(jnp.asarray(bias, scores.dtype), scores.shape)
-    where = None if mask is None else jnp.broadcast_to(jnp.asarray(mask, bool), scores.shape)
+        scores = scores + broadcast_as("bias", bias, scores.shape, scores.dtype)
+    where = None if mask is None else broadcast_as("mask", mask, scores.shape, bool)
     return fn(scores, where=where)
 
 
@@ -125,6 +126,14 @@ def normalized_dot_product_attention(
       ``[batch..., q_len, heads, v_depth]``.
     """
     del dtype, precision  # computed in the inputs' dtype at default precision
+    check_range("dropout_rate", dropout_rate, 0.0, 1.0, high_open=True)
+    if module is not None and not isinstance(module, nn.Module):
+        raise ValueError(f"module must be a flax Module or None, got {type(module).__name__}")
+    value = jnp.asarray(value)
+    key_arr = jnp.asarray(key)
+    if value.ndim != key_arr.ndim or value.shape[:-1] != key_arr.shape[:-1]:
+        raise ValueError(f"value must be [batch..., kv_len, heads, v_depth] matching key "
+                         f"{key_arr.shape} but the last axis, got {value.shape}")
     weights = attention_weights(query, key, normalizer, multimax_params, mask, bias, scale)
     if module is not None:
         module.sow("intermediates", "attention_weights", weights)
@@ -155,6 +164,11 @@ def make_attention_fn(
       ...     num_heads=4, attention_fn=make_attention_fn("sparsemax"))
     """
     check_normalizer(normalizer)
+    if multimax_params is not None and not isinstance(multimax_params, MultiMaxParams):
+        raise ValueError(
+            f"multimax_params must be MultiMaxParams, got {type(multimax_params).__name__}")
+    if scale is not None:
+        check_range("scale", scale, 0.0, low_open=True)
     return functools.partial(
         normalized_dot_product_attention,
         normalizer=normalizer,
@@ -203,6 +217,21 @@ class MultiHeadAttention(nn.Module):
     use_bias: bool = True
     kernel_init: Callable[..., jax.Array] = nn.linear.default_kernel_init
     bias_init: Callable[..., jax.Array] = nn.initializers.zeros_init()
+
+    def __post_init__(self) -> None:
+        check_integer("num_heads", self.num_heads, low=1)
+        for name in ("qkv_features", "out_features"):
+            if getattr(self, name) is not None:
+                check_integer(name, getattr(self, name), low=1)
+        if self.qkv_features is not None and self.qkv_features % self.num_heads:
+            raise ValueError(f"qkv_features {self.qkv_features} must be divisible by "
+                             f"num_heads {self.num_heads}")
+        check_normalizer(self.normalizer)
+        check_integer("multimax_order", self.multimax_order, low=1)
+        check_range("dropout_rate", self.dropout_rate, 0.0, 1.0, high_open=True)
+        if self.scale is not None:
+            check_range("scale", self.scale, 0.0, low_open=True)
+        super().__post_init__()
 
     @nn.compact
     def __call__(

@@ -123,6 +123,8 @@ def supcon_loss(
     _check_embeddings("z", z)
     if labels.shape != (z.shape[0],):
         raise ValueError(f"labels must have shape [{z.shape[0]}]; got {labels.shape}")
+    if not jnp.issubdtype(labels.dtype, jnp.integer):
+        raise ValueError(f"labels must be integer labels, got dtype {labels.dtype}")
     _check_temperature(temperature)
     log_p = _log_softmax_offdiag(z, temperature)
     eye = jnp.eye(z.shape[0], dtype=bool)

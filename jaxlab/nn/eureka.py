@@ -22,6 +22,8 @@ import jax.numpy as jnp
 import optax
 from jax.typing import ArrayLike
 
+from jaxlab._checks import as_float, broadcast_as
+
 SPREADS = ("variance", "std")
 
 
@@ -81,9 +83,7 @@ def norm_softmax(
     """
     if spread not in SPREADS:
         raise ValueError(f"spread must be one of {SPREADS}, got {spread!r}")
-    a = jnp.asarray(logits)
-    if not jnp.issubdtype(a.dtype, jnp.floating):
-        a = a.astype(jnp.float32)
+    a = as_float("logits", logits)  # ints promoted, complex refused
     if a.ndim == 0:
         raise ValueError(f"logits must have at least one axis, got shape {a.shape}")
     if not -a.ndim <= axis < a.ndim:
@@ -94,7 +94,7 @@ def norm_softmax(
     if not isinstance(gamma_arr, jax.core.Tracer) and not float(gamma_arr) > 0:
         raise ValueError(f"gamma must be positive, got {float(gamma_arr)}")
     gamma_arr = gamma_arr.astype(a.dtype)
-    mask = None if where is None else jnp.broadcast_to(jnp.asarray(where, bool), a.shape)
+    mask = None if where is None else broadcast_as("where", where, a.shape, bool)
     axis = axis % a.ndim
     if axis != a.ndim - 1:
         moved_mask = None if mask is None else jnp.moveaxis(mask, axis, -1)

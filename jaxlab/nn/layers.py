@@ -16,6 +16,7 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
+from jaxlab._checks import broadcast_as, check_integer, check_range
 from jaxlab.nn.eureka import norm_softmax
 from jaxlab.nn.multimax import MultiMaxParams, multimax, multimax_modulate
 from jaxlab.nn.sparse import entmax15, sparsemax
@@ -28,13 +29,17 @@ Normalizer = Callable[..., jax.Array]
 
 
 def check_normalizer(
-    normalizer: str | Normalizer, allowed: tuple[str, ...] = NORMALIZERS
+    normalizer: str | Normalizer,
+    allowed: tuple[str, ...] = NORMALIZERS,
+    name: str = "normalizer",
 ) -> str | Normalizer:
-    """Returns ``normalizer`` (a callable, or a name in ``allowed``) or raises a ValueError."""
+    """Returns ``normalizer`` (a callable, or a name in ``allowed``) or raises a ValueError
+    naming the argument ``name``."""
     if callable(normalizer) and allowed is NORMALIZERS:
         return normalizer
-    if normalizer not in allowed:
-        raise ValueError(f"normalizer must be a callable or one of {allowed}, got {normalizer!r}")
+    if not isinstance(normalizer, str) or normalizer not in allowed:
+        what = "a callable or one of" if allowed is NORMALIZERS else "one of"
+        raise ValueError(f"{name} must be {what} {allowed}, got {normalizer!r}")
     return normalizer
 
 
@@ -76,6 +81,9 @@ def resolve_normalizer(
       ``fn(scores, where=None) -> weights`` normalising the last axis.
     """
     check_normalizer(normalizer)
+    if multimax_params is not None and not isinstance(multimax_params, MultiMaxParams):
+        raise ValueError(
+            f"multimax_params must be MultiMaxParams, got {type(multimax_params).__name__}")
     if callable(normalizer):
         return normalizer
     if normalizer == "multimax":
@@ -125,6 +133,11 @@ class MultiMax(nn.Module):
 
     order: int = 2
     init_std: float = 0.02
+
+    def __post_init__(self) -> None:
+        check_integer("order", self.order, low=1)
+        check_range("init_std", self.init_std, 0.0, low_open=True)
+        super().__post_init__()
 
     def setup(self) -> None:
         init = _timm_trunc_normal(self.init_std)
@@ -177,8 +190,12 @@ def normalize(
     """
     fn = resolve_normalizer(normalizer, scale=scale, multimax_params=multimax_params)
     scores = jnp.asarray(scores)
+    if scores.ndim == 0:
+        raise ValueError("scores must have at least one axis, got a scalar")
+    if not -scores.ndim <= axis < scores.ndim:
+        raise ValueError(f"axis {axis} is out of range for scores of shape {scores.shape}")
     if where is not None:
-        where = jnp.broadcast_to(jnp.asarray(where, bool), scores.shape)
+        where = broadcast_as("where", where, scores.shape, bool)
     if axis in (-1, scores.ndim - 1):
         return fn(scores, where=where)
     moved = jnp.moveaxis(scores, axis, -1)
@@ -202,6 +219,9 @@ def multimax_decay_mask(params: Any) -> Any:
     Example:
       >>> tx = optax.adamw(1e-3, weight_decay=0.05, mask=multimax_decay_mask)
     """
+
+    if not jax.tree.leaves(params):
+        raise ValueError(f"params must be a parameter pytree with leaves, got {params!r:.60}")
 
     def decays(path: tuple[Any, ...], _: Any) -> bool:
         last = path[-1] if path else None

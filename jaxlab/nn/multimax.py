@@ -25,6 +25,8 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
+from jaxlab._checks import as_float, check_key
+
 
 class MultiMaxParams(NamedTuple):
     """The learnable scalars of one MultiMax layer, each of shape ``[order]``.
@@ -71,6 +73,9 @@ def init_multimax_params(
         raise ValueError(f"order must be a positive int, got {order!r}")
     if not std >= 0:
         raise ValueError(f"std must be non-negative, got {std!r}")
+    if not jnp.issubdtype(dtype, jnp.floating):
+        raise ValueError(f"dtype must be a floating dtype, got {dtype!r}")
+    key = check_key("key", key)
     if std == 0:
         return MultiMaxParams(*jnp.zeros((4, order), dtype))
     draws = std * jax.random.truncated_normal(key, -2.0 / std, 2.0 / std, (4, order), dtype)
@@ -128,9 +133,7 @@ def multimax_modulate(x: ArrayLike, params: MultiMaxParams) -> jax.Array:
       Zhou, Fritz, Keuper. MultiMax: Sparse and Multi-Modal Attention Learning. ICML 2024.
     """
     _check_params(params)
-    x = jnp.asarray(x)
-    if not jnp.issubdtype(x.dtype, jnp.floating):
-        x = x.astype(jnp.float32)
+    x = as_float("x", x)  # ints promoted, complex refused
     params = jax.tree.map(lambda p: jnp.asarray(p, x.dtype), params)
     return _modulate(x, params)
 

@@ -19,9 +19,10 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
+from jaxlab._checks import check_integer, check_key, check_range
 from jaxlab.nn.attention import MultiHeadAttention, normalized_dot_product_attention
 from jaxlab.nn.layers import Normalizer
-from jaxlab.nn.transformer import TransformerBlock
+from jaxlab.nn.transformer import TransformerBlock, check_sizes
 
 KVCache = dict[str, tuple[jax.Array, jax.Array]]
 
@@ -78,6 +79,8 @@ def answer_loss(logits: ArrayLike, tokens: ArrayLike, loss_mask: ArrayLike) -> j
       A scalar (0 when the mask is empty).
     """
     logits, tokens = jnp.asarray(logits), jnp.asarray(tokens)
+    if not jnp.issubdtype(tokens.dtype, jnp.integer):
+        raise ValueError(f"tokens must be integer token ids, got dtype {tokens.dtype}")
     mask = jnp.asarray(loss_mask, jnp.float32)
     if logits.ndim != 3 or tokens.shape != logits.shape[:2] or mask.shape != tokens.shape:
         raise ValueError(f"logits [b, L, V] {logits.shape}, tokens {tokens.shape} and loss_mask "
@@ -151,6 +154,15 @@ class AudioLM(nn.Module):
     num_heads: int = 4
     mlp_dim: int = 512
     normalizer: str | Normalizer = "softmax"
+
+    def __post_init__(self) -> None:
+        check_sizes(self, ("vocab_size", "max_len", "dim", "num_heads", "mlp_dim"),
+                    "normalizer")
+        check_integer("audio_token_id", self.audio_token_id, low=0)
+        if self.audio_token_id >= self.vocab_size:
+            raise ValueError(f"audio_token_id must lie in [0, vocab_size={self.vocab_size}), "
+                             f"got {self.audio_token_id}")
+        super().__post_init__()
 
     def setup(self):
         self.projector = nn.Dense(self.dim, name="projector")
@@ -264,9 +276,18 @@ def generate(
     Returns:
       int ``[b, L]``: the prompts followed by the generated tokens.
     """
-    prompt = jnp.asarray(prompt, jnp.int32)
+    if not isinstance(model, AudioLM):
+        raise ValueError(f"model must be an AudioLM, got {type(model).__name__}")
+    prompt = jnp.asarray(prompt)
+    if prompt.ndim != 2 or not jnp.issubdtype(prompt.dtype, jnp.integer):
+        raise ValueError(f"prompt must be int [batch, length], got {prompt.dtype} {prompt.shape}")
+    prompt = prompt.astype(jnp.int32)
     prompt_length = jnp.asarray(prompt_length, jnp.int32)
+    check_range("temperature", temperature, 0.0)
+    key = check_key("key", key)
     b, length = prompt.shape
+    if audio is not None and (jnp.ndim(audio) != 3 or jnp.shape(audio)[0] != b):
+        raise ValueError(f"audio must be [{b}, frames, features] or None, got {jnp.shape(audio)}")
     if prompt_length.shape != (b,):
         raise ValueError(f"prompt_length must be [{b}], got {prompt_length.shape}")
     if length > model.max_len:

@@ -11,17 +11,19 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
+from jaxlab._checks import as_float
+
 
 def _prepare(x: ArrayLike, axis: int, name: str) -> tuple[jax.Array, int]:
     x = jnp.asarray(x)
+    if not jnp.issubdtype(x.dtype, jnp.floating):
+        x = as_float("x", x)  # ints promoted, complex refused
     if x.ndim == 0:
         raise ValueError(f"{name}: x must have at least one dimension, got a scalar")
     if not -x.ndim <= axis < x.ndim:
         raise ValueError(f"{name}: axis {axis} is out of range for x of shape {x.shape}")
     if x.shape[axis] == 0:
         raise ValueError(f"{name}: x must be non-empty along axis {axis}, got {x.shape}")
-    if not jnp.issubdtype(x.dtype, jnp.floating):
-        x = x.astype(jnp.float32)
     return x, axis % x.ndim
 
 

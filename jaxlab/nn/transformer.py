@@ -13,6 +13,7 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
+from jaxlab._checks import check_integer
 from jaxlab.nn.attention import MultiHeadAttention
 from jaxlab.nn.layers import MultiMax, Normalizer, check_normalizer
 
@@ -32,6 +33,12 @@ class TransformerBlock(nn.Module):
     mlp_dim: int
     normalizer: str | Normalizer = "softmax"
 
+    def __post_init__(self) -> None:
+        check_integer("num_heads", self.num_heads, low=1)
+        check_integer("mlp_dim", self.mlp_dim, low=1)
+        check_normalizer(self.normalizer)
+        super().__post_init__()
+
     @nn.compact
     def __call__(
         self, x: jax.Array, mask: jax.Array | None = None, scale: ArrayLike | None = None
@@ -48,6 +55,17 @@ class TransformerBlock(nn.Module):
         y = nn.Dense(self.mlp_dim, name="mlp_in")(y)
         y = nn.Dense(x.shape[-1], name="mlp_out")(nn.gelu(y))
         return x + y
+
+
+def check_sizes(module: nn.Module, positive: tuple[str, ...], attention: str) -> None:
+    """Refuses a non-positive size among ``positive``, a negative ``depth``, a ``dim`` that
+    ``num_heads`` does not divide and an unknown attention normaliser (the field ``attention``)."""
+    for name in positive:
+        check_integer(name, getattr(module, name), low=1)
+    check_integer("depth", module.depth, low=0)
+    if module.dim % module.num_heads:
+        raise ValueError(f"dim {module.dim} must be divisible by num_heads {module.num_heads}")
+    check_normalizer(getattr(module, attention), name=attention)
 
 
 def _output(logits: jax.Array, output_normalizer: str) -> jax.Array:
@@ -83,6 +101,12 @@ class ViT(nn.Module):
     mlp_dim: int = 128
     attention_normalizer: str | Normalizer = "softmax"
     output_normalizer: str = "softmax"
+
+    def __post_init__(self) -> None:
+        check_sizes(self, ("num_classes", "patch_size", "dim", "num_heads", "mlp_dim"),
+                    "attention_normalizer")
+        check_normalizer(self.output_normalizer, OUTPUT_NORMALIZERS, "output_normalizer")
+        super().__post_init__()
 
     @nn.compact
     def __call__(self, images: ArrayLike, attention_scale: ArrayLike | None = None) -> jax.Array:
@@ -133,6 +157,12 @@ class TransformerLM(nn.Module):
     mlp_dim: int = 256
     attention_normalizer: str | Normalizer = "softmax"
     output_normalizer: str = "softmax"
+
+    def __post_init__(self) -> None:
+        check_sizes(self, ("vocab_size", "max_len", "dim", "num_heads", "mlp_dim"),
+                    "attention_normalizer")
+        check_normalizer(self.output_normalizer, OUTPUT_NORMALIZERS, "output_normalizer")
+        super().__post_init__()
 
     @nn.compact
     def __call__(self, tokens: ArrayLike, attention_scale: ArrayLike | None = None) -> jax.Array:

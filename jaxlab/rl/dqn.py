@@ -29,6 +29,7 @@ from flax import struct
 from flax.training.train_state import TrainState
 from jax.typing import ArrayLike
 
+from jaxlab._checks import check_callable, check_integer, check_key, check_type, check_widths
 from jaxlab._optional import lazy_import
 
 distrax = lazy_import("distrax", extra="rl")
@@ -63,6 +64,11 @@ class QNetwork(nn.Module):
 
     num_actions: int
     hidden: Sequence[int] = (64, 64)
+
+    def __post_init__(self) -> None:
+        check_integer("num_actions", self.num_actions, low=1)
+        check_widths("hidden", self.hidden)
+        super().__post_init__()
 
     @nn.compact
     def __call__(self, obs: jax.Array) -> jax.Array:
@@ -121,6 +127,7 @@ def epsilon_greedy(
     if jnp.ndim(epsilon) != 0:
         raise ValueError(f"epsilon must be a scalar, got shape {jnp.shape(epsilon)}")
     _check_unit("epsilon", epsilon)
+    key = check_key("key", key)
     dist = distrax.EpsilonGreedy(q_values, epsilon, dtype=jnp.int32)
     return dist.sample(seed=key), dist
 
@@ -191,6 +198,7 @@ def dqn_loss(
       Mnih et al. Human-level control through deep reinforcement learning. Nature 2015.
       van Hasselt, Guez, Silver. Deep Reinforcement Learning with Double Q-learning. AAAI 2016.
     """
+    check_callable("apply_fn", apply_fn)
     _check_batch(batch)
     _check_unit("discount", discount)
     if not huber_delta > 0:
@@ -222,6 +230,10 @@ def target_update(
     Polyak averaging. Uses ``optax.incremental_update``.
     """
     _check_unit("tau", tau)
+    if jax.tree.structure(params) != jax.tree.structure(target_params):
+        raise ValueError("target_params must have the structure of params")
+    if not jnp.issubdtype(jnp.asarray(step).dtype, jnp.integer):
+        raise ValueError(f"step must be an integer step count, got {step!r}")
     if period < 1:
         raise ValueError(f"period must be >= 1, got {period}")
     mixed = optax.incremental_update(params, target_params, tau)
@@ -263,6 +275,9 @@ def dqn_update(
       >>> int(st.step), sorted(m)
       (1, ['loss', 'q_mean', 'td_abs'])
     """
+    check_type("state", state, DQNState)
+    if target_period < 1:
+        raise ValueError(f"target_period must be >= 1, got {target_period}")
     grad_fn = jax.value_and_grad(
         lambda p: dqn_loss(
             p, state.target_params, state.apply_fn, batch, discount=discount, double=double,

@@ -36,6 +36,14 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
+from jaxlab._checks import (
+    check_integer,
+    check_key,
+    check_labels,
+    check_range,
+    check_type,
+    check_widths,
+)
 from jaxlab.rl.landmarks import quantize
 from jaxlab.rl.world_model import MLP
 
@@ -58,6 +66,12 @@ class LandmarkVQ(nn.Module):
     latent: int
     code_dim: int = 16
     hidden: Sequence[int] = (128,)
+
+    def __post_init__(self) -> None:
+        check_integer("latent", self.latent, low=1)
+        check_integer("code_dim", self.code_dim, low=1)
+        check_widths("hidden", self.hidden)
+        super().__post_init__()
 
     def setup(self):
         self.enc = MLP(self.code_dim, self.hidden)
@@ -89,6 +103,11 @@ def landmark_loss(
       ``(loss, (z_e [n, code_dim], codes [n]))``; feed them to
       :func:`jaxlab.rl.ema_update`.
     """
+    check_type("model", model, LandmarkVQ)
+    check_range("beta", beta, 0.0)
+    codebook = jnp.asarray(codebook)
+    if codebook.ndim != 2 or codebook.shape[1] != model.code_dim:
+        raise ValueError(f"codebook must be [K, {model.code_dim}], got {codebook.shape}")
     h = jax.lax.stop_gradient(jnp.asarray(h))
     if h.ndim != 2 or h.shape[1] != model.latent:
         raise ValueError(f"h must be [n, {model.latent}], got {h.shape}")
@@ -120,6 +139,8 @@ def nearest_landmark(h: ArrayLike, landmarks: ArrayLike) -> jax.Array:
 def highway_reward(h: ArrayLike, target: ArrayLike) -> jax.Array:
     """``r_hw = −‖ĥ_l − h‖`` over the last axis (``h``, ``target``: ``[..., Z]``)."""
     h, target = jnp.asarray(h), jnp.asarray(target)
+    if h.ndim < 1:
+        raise ValueError("h must be [..., Z], got a scalar")
     if h.shape != target.shape:
         raise ValueError(f"h and target must have the same shape, got {h.shape}, {target.shape}")
     return -jnp.sqrt(jnp.sum(jnp.square(h - target), -1) + 1e-12)
@@ -136,6 +157,7 @@ def knn_particle_reward(h: ArrayLike, k: int = 30) -> jax.Array:
     h = jnp.asarray(h)
     if h.ndim != 2 or h.shape[0] < 2:
         raise ValueError(f"h must be [n >= 2, Z], got {h.shape}")
+    check_integer("k", k, low=1)
     k = min(k, h.shape[0] - 1)
     d = _pairwise(h, h) + jnp.diag(jnp.full(h.shape[0], jnp.inf))
     knn = -jax.lax.top_k(-d, k)[0]  # [n, k] smallest distances
@@ -174,6 +196,9 @@ def landmark_curiosity(
     r, s = jnp.asarray(returns), jnp.asarray(starts)
     if r.ndim != 1 or s.shape != r.shape:
         raise ValueError(f"returns and starts must be [n] of equal shape, got {r.shape}, {s.shape}")
+    check_integer("num_landmarks", num_landmarks, low=1)
+    s = check_labels("starts", s, num_landmarks)
+    check_range("eps", eps, 0.0, low_open=True)
     onehot = jax.nn.one_hot(s, num_landmarks, dtype=r.dtype)
     count = onehot.sum(0)
     mean = (onehot.T @ r) / jnp.maximum(count, 1.0)
@@ -205,6 +230,9 @@ def temporal_distance_pairs(
     tr = jnp.asarray(trajectories)
     if tr.ndim != 3 or tr.shape[0] < 2 or tr.shape[1] < 2:
         raise ValueError(f"trajectories must be [T >= 2, B >= 2, Z], got {tr.shape}")
+    check_integer("num_positives", num_positives, low=1)
+    check_range("neg_factor", neg_factor, 0.0)
+    key = check_key("key", key)
     t_len, b, _ = tr.shape
     n_neg = int(-(-neg_factor * num_positives // 1))
     k1, k2, k3, k4, k5 = jax.random.split(key, 5)
@@ -249,11 +277,19 @@ def focused_starts(
       >>> s.tolist(), i.tolist()
       ([[0.0, 0.8]], [1])
     """
-    lm = jnp.asarray(landmarks)
+    lm, goals = jnp.asarray(landmarks), jnp.asarray(goals)
+    if lm.ndim != 2:
+        raise ValueError(f"landmarks must be [K, Z], got {lm.shape}")
+    if goals.ndim != 2 or goals.shape[1] != lm.shape[1]:
+        raise ValueError(f"goals must be [n, {lm.shape[1]}], got {goals.shape}")
     idx = nearest_landmark(goals, lm)
     if candidates is None:
         return lm[idx], idx
     cand = jnp.asarray(candidates)
+    if cand.ndim != 2 or cand.shape[1] != lm.shape[1]:
+        raise ValueError(f"candidates must be [m, {lm.shape[1]}], got {cand.shape}")
+    if key is not None:
+        key = check_key("key", key)
     near = nearest_landmark(lm[idx], cand)  # for each chosen landmark, the nearest candidate
     if key is None:
         return cand[near], idx

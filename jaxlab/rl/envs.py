@@ -38,6 +38,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
+from jaxlab._checks import check_integer, check_range, check_type
+
 __all__ = [
     "LAYOUTS",
     "CellLayout",
@@ -104,6 +106,9 @@ def cell_distances(walls: np.ndarray) -> np.ndarray:
 
     Walls and unreachable pairs get ``-1``. Host-side (NumPy), computed once per layout.
     """
+    walls = np.asarray(walls)
+    if walls.ndim != 2 or walls.dtype != bool:
+        raise ValueError(f"walls must be a bool [R, C] grid, got {walls.dtype} {walls.shape}")
     r_, c_ = walls.shape
     dist = np.full((r_, c_, r_, c_), -1, dtype=np.int32)
     for r0 in range(r_):
@@ -149,6 +154,13 @@ class CellLayout:
     walls: np.ndarray  # [R, C] bool
     start_cells: np.ndarray  # [S, 2] int (row, col)
     goal_cells: np.ndarray  # [G, 2] int (row, col)
+
+    def __post_init__(self) -> None:
+        walls = np.asarray(self.walls)
+        if walls.ndim != 2 or walls.dtype != bool:
+            raise ValueError(f"walls must be a bool [R, C] grid, got {walls.dtype} {walls.shape}")
+        for name in ("start_cells", "goal_cells"):
+            _free_cells(walls, getattr(self, name), name)
 
     @property
     def size(self) -> np.ndarray:
@@ -196,6 +208,16 @@ class PointMaze(CellLayout):
     noise: float = 0.0
     goal_radius: float = 0.5
     max_steps: int = 50
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_integer("num_actions", self.num_actions, low=0)
+        if self.num_actions == 1:
+            raise ValueError("num_actions must be 0 (continuous) or >= 2, got 1")
+        check_range("step_size", self.step_size, 0.0, 1.0, low_open=True, high_open=True)
+        check_range("noise", self.noise, 0.0)
+        check_range("goal_radius", self.goal_radius, 0.0, low_open=True)
+        check_integer("max_steps", self.max_steps, low=1)
 
     @property
     def obs_dim(self) -> int:
@@ -306,16 +328,24 @@ class PointMaze(CellLayout):
         return img.astype(jnp.uint8)
 
 
-def _free_cells(walls: np.ndarray, cells) -> np.ndarray:
+def _free_cells(walls: np.ndarray, cells, name: str) -> np.ndarray:
+    """``cells`` as int ``[n, 2]`` free cells (all free cells when None); refused, naming
+    ``name``, when empty, not integer pairs, inside a wall or outside the maze."""
     if cells is None:
         return np.argwhere(~walls).astype(np.int32)
-    cells = np.asarray(cells, dtype=np.int32).reshape(-1, 2)
-    if len(cells) == 0:
-        raise ValueError("cell list is empty")
+    arr = np.asarray(cells)
+    if arr.size and not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"{name} must be integer (row, col) cells, got dtype {arr.dtype}")
+    if arr.ndim != 2 or arr.shape[1] != 2 or len(arr) == 0:
+        if arr.size and arr.ndim == 1 and arr.shape[0] == 2:
+            arr = arr[None]
+        else:
+            raise ValueError(f"{name} must be a non-empty [n, 2] list of cells, got {arr.shape}")
+    cells = arr.astype(np.int32)
     r_, c_ = walls.shape
     bad = (cells[:, 0] < 0) | (cells[:, 0] >= r_) | (cells[:, 1] < 0) | (cells[:, 1] >= c_)
     if bad.any() or walls[cells[:, 0], cells[:, 1]].any():
-        raise ValueError(f"cells {cells.tolist()} include a wall or lie outside the maze")
+        raise ValueError(f"{name} {cells.tolist()} include a wall or lie outside the maze")
     return cells
 
 
@@ -351,19 +381,10 @@ def make_point_maze(
       ((4,), 0.0)
     """
     walls = layout_array(LAYOUTS.get(layout, layout))
-    if not 0.0 < step_size < 1.0:
-        raise ValueError(f"step_size must be in (0, 1), got {step_size}")
-    if num_actions < 0 or num_actions == 1:
-        raise ValueError(f"num_actions must be 0 (continuous) or >= 2, got {num_actions}")
-    if max_steps < 1 or goal_radius <= 0 or noise < 0:
-        raise ValueError(
-            f"need max_steps >= 1, goal_radius > 0, noise >= 0; got {max_steps}, "
-            f"{goal_radius}, {noise}"
-        )
-    return PointMaze(
+    return PointMaze(  # the constructor checks every argument
         walls=walls,
-        start_cells=_free_cells(walls, start_cells),
-        goal_cells=_free_cells(walls, goal_cells),
+        start_cells=_free_cells(walls, start_cells, "start_cells"),
+        goal_cells=_free_cells(walls, goal_cells, "goal_cells"),
         num_actions=num_actions,
         step_size=step_size,
         noise=noise,
@@ -389,7 +410,14 @@ def shortest_path_direction(
     Returns:
       ``[2]`` unit vector (zero at the goal).
     """
+    check_type("env", env, CellLayout)
     pos, goal, dist = jnp.asarray(pos), jnp.asarray(goal), jnp.asarray(dist)
+    if dist.shape != env.walls.shape * 2:
+        raise ValueError(f"dist must be cell_distances(env.walls) of shape "
+                         f"{env.walls.shape * 2}, got {dist.shape}")
+    for name, x in (("pos", pos), ("goal", goal)):
+        if x.shape != (2,):
+            raise ValueError(f"{name} must be [2] (x, y), got {x.shape}")
     cell = jnp.floor(pos[::-1]).astype(jnp.int32)  # (row, col)
     gcell = jnp.floor(goal[::-1]).astype(jnp.int32)
     nbrs = cell[None] + jnp.array([[0, 1], [1, 0], [0, -1], [-1, 0]], jnp.int32)

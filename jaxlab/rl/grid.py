@@ -41,6 +41,7 @@ import numpy as np
 import scipy.ndimage
 from jax.typing import ArrayLike
 
+from jaxlab._checks import check_integer
 from jaxlab.rl.envs import LAYOUTS, CellLayout, MazeState, _free_cells, layout_array
 
 __all__ = ["GRID_MOVES", "GridRooms", "make_grid_rooms", "room_cells", "room_of"]
@@ -113,6 +114,12 @@ def room_of(cells: ArrayLike, room: int) -> tuple[np.ndarray, np.ndarray]:
     return ((cells - 1) // (room + 1)).astype(np.int32), (rel == room).any(axis=1)
 
 
+def _check_options(max_steps: int, obs_type: str) -> None:
+    check_integer("max_steps", max_steps, low=1)
+    if obs_type not in ("coords", "onehot"):
+        raise ValueError(f"obs_type must be 'coords' or 'onehot', got {obs_type!r}")
+
+
 @dataclasses.dataclass(frozen=True, eq=False)
 class GridRooms(CellLayout):
     """A goal-conditioned grid world of rooms (see the module docstring for the rules).
@@ -123,6 +130,10 @@ class GridRooms(CellLayout):
 
     max_steps: int = 50
     obs_type: str = "coords"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check_options(self.max_steps, self.obs_type)
 
     @property
     def num_actions(self) -> int:
@@ -244,12 +255,9 @@ def make_grid_rooms(
       (1.0, True, [1, 2])
     """
     walls = layout_array(LAYOUTS.get(layout, layout))
-    if max_steps < 1:
-        raise ValueError(f"max_steps must be >= 1, got {max_steps}")
-    if obs_type not in ("coords", "onehot"):
-        raise ValueError(f"obs_type must be 'coords' or 'onehot', got {obs_type!r}")
-    starts = _free_cells(walls, start_cells)
-    goals = _free_cells(walls, goal_cells)
+    _check_options(max_steps, obs_type)
+    starts = _free_cells(walls, start_cells, "start_cells")
+    goals = _free_cells(walls, goal_cells, "goal_cells")
     for g in goals:
         if np.all(starts == g[None], axis=-1).all():
             raise ValueError(f"goal cell {g.tolist()} has no start cell other than itself")

@@ -21,6 +21,7 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
+from jaxlab._checks import check_callable, check_key, check_range
 from jaxlab._optional import lazy_import
 
 rlax = lazy_import("rlax", extra="rl")
@@ -54,8 +55,7 @@ def lambda_returns(
             f"rewards, discounts, next_values must share a shape [T, ...], got {r.shape}, "
             f"{d.shape}, {v.shape}"
         )
-    if not 0.0 <= lambda_ <= 1.0:
-        raise ValueError(f"lambda_ must be in [0, 1], got {lambda_}")
+    check_range("lambda_", lambda_, 0.0, 1.0)  # unchecked when traced
     flat = lambda x: x.reshape(x.shape[0], -1)  # noqa: E731
     fn = jax.vmap(lambda a, b, c: rlax.lambda_returns(a, b, c, lambda_), in_axes=1, out_axes=1)
     return fn(flat(r), flat(d), flat(v)).reshape(r.shape)
@@ -87,6 +87,9 @@ def imagine(
       latents are stop-gradient (the actor learns by REINFORCE), the log-probabilities are
       differentiable in the policy's parameters.
     """
+    check_callable("transition", transition)
+    check_callable("policy", policy)
+    key = check_key("key", key)
     h0 = jnp.asarray(h0)
     if h0.ndim != 2:
         raise ValueError(f"h0 must be [B, Z], got {h0.shape}")
@@ -109,6 +112,8 @@ def imagine(
 def return_scale(returns: ArrayLike) -> jax.Array:
     """DreamerV3's return scale ``S = max(1, P95 − P5)`` of a batch of returns (a scalar)."""
     g = jax.lax.stop_gradient(jnp.asarray(returns))
+    if g.size == 0:
+        raise ValueError(f"returns must not be empty, got shape {g.shape}")
     return jnp.maximum(1.0, jnp.percentile(g, 95) - jnp.percentile(g, 5))
 
 
@@ -141,6 +146,8 @@ def actor_critic_loss(
         raise ValueError(f"rewards must be [H, B] and values [H + 1, B], got {r.shape}, {v.shape}")
     if lp.shape != r.shape or ent.shape != r.shape:
         raise ValueError(f"log_probs and entropies must be {r.shape}, got {lp.shape}, {ent.shape}")
+    check_range("discount", discount, 0.0, 1.0)
+    check_range("ent_coef", ent_coef, 0.0)
     v_sg = jax.lax.stop_gradient(v)
     targets = lambda_returns(r, jnp.full_like(r, discount), v_sg[1:], lambda_)
     scale = return_scale(targets)

@@ -25,6 +25,8 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
+from jaxlab._checks import check_integer, check_key, check_labels, check_range, check_type
+
 __all__ = ["VQState", "ema_update", "init_vq", "quantize", "reseed_dead_codes"]
 
 
@@ -38,7 +40,10 @@ class VQState(NamedTuple):
 
 def init_vq(key: ArrayLike, num_codes: int, dim: int, scale: float = 1.0) -> VQState:
     """A codebook of ``num_codes`` Gaussian codes ``[K, D]`` with unit EMA counts."""
-    codebook = scale * jax.random.normal(key, (num_codes, dim))
+    check_integer("num_codes", num_codes, low=1)
+    check_integer("dim", dim, low=1)
+    check_range("scale", scale, 0.0, low_open=True)
+    codebook = scale * jax.random.normal(check_key("key", key), (num_codes, dim))
     return VQState(codebook, jnp.ones(num_codes), codebook)
 
 
@@ -70,6 +75,7 @@ def quantize(
     """
     z_e, codebook = jnp.asarray(z_e), jax.lax.stop_gradient(jnp.asarray(codebook))
     _check(z_e, codebook)
+    check_range("beta", beta, 0.0)
     d = (jnp.sum(z_e**2, 1, keepdims=True) - 2 * z_e @ codebook.T
          + jnp.sum(codebook**2, 1)[None])
     codes = jnp.argmin(d, axis=1)
@@ -94,9 +100,13 @@ def ema_update(
     Returns:
       The updated :class:`VQState`.
     """
+    check_type("state", state, VQState)
     z_e = jax.lax.stop_gradient(jnp.asarray(z_e))
     _check(z_e, state.codebook)
     k = state.codebook.shape[0]
+    codes = check_labels("codes", codes, k)
+    check_range("decay", decay, 0.0, 1.0)
+    check_range("eps", eps, 0.0, low_open=True)
     onehot = jax.nn.one_hot(jnp.asarray(codes), k, dtype=z_e.dtype)  # [n, K]
     counts = decay * state.counts + (1 - decay) * onehot.sum(0)
     sums = decay * state.sums + (1 - decay) * onehot.T @ z_e
@@ -120,8 +130,11 @@ def reseed_dead_codes(
       key: PRNG key.
       min_count: usage threshold on ``N_k``.
     """
+    check_type("state", state, VQState)
     z_e = jnp.asarray(z_e)
     _check(z_e, state.codebook)
+    check_range("min_count", min_count, 0.0)
+    key = check_key("key", key)
     dead = state.counts < min_count
     d = jnp.sum(jnp.square(z_e[:, None, :] - state.codebook[None]), -1)  # [n, K]
     d_live = jnp.min(jnp.where(dead[None], jnp.inf, d), 1)

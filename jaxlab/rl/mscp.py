@@ -35,6 +35,8 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
+from jaxlab._checks import as_float, check_callable, check_range
+
 __all__ = [
     "MLP",
     "ensemble_disagreement",
@@ -61,6 +63,15 @@ class MLP(nn.Module):
         return nn.Dense(self.out)(x)
 
 
+def _check_pairs(apply_fn: Callable, scale: float, s: jax.Array, **others: jax.Array) -> None:
+    """``apply_fn`` callable, ``scale > 0`` and every array in ``others`` shaped like ``s``."""
+    check_callable("apply_fn", apply_fn)
+    check_range("scale", scale, 0.0, low_open=True)
+    for name, x in others.items():
+        if x.shape != s.shape:
+            raise ValueError(f"{name} must have the shape of s {s.shape}, got {x.shape}")
+
+
 def expectile_loss(diff: ArrayLike, tau: float = 0.9) -> jax.Array:
     """``|τ − 1[diff < 0]| · diff²`` elementwise (the IQL expectile loss, Eq. 5 there).
 
@@ -69,7 +80,8 @@ def expectile_loss(diff: ArrayLike, tau: float = 0.9) -> jax.Array:
       >>> [round(float(x), 4) for x in expectile_loss(jnp.array([2.0, -2.0]), 0.9)]
       [3.6, 0.4]
     """
-    diff = jnp.asarray(diff)
+    diff = as_float("diff", diff)
+    check_range("tau", tau, 0.0, 1.0)
     return jnp.abs(tau - (diff < 0).astype(diff.dtype)) * jnp.square(diff)
 
 
@@ -105,6 +117,10 @@ def goal_value_loss(
     if not (s.shape == s_next.shape == g.shape) or s.ndim != 2:
         raise ValueError(f"s, s_next, g must be [n, d] of one shape, got {s.shape}, "
                          f"{s_next.shape}, {g.shape}")
+    check_callable("apply_fn", apply_fn)
+    check_range("gamma", gamma, 0.0, 1.0, high_open=True)
+    check_range("reach_radius", reach_radius, 0.0)
+    check_range("tau", tau, 0.0, 1.0, low_open=True, high_open=True)
     v = apply_fn(params, jnp.concatenate([s, g], -1))[..., 0]
     v_next = apply_fn(target_params, jnp.concatenate([s_next, g], -1))[..., 0]
     reached = jnp.linalg.norm(s_next - g, axis=-1) < reach_radius
@@ -122,6 +138,7 @@ def proposal_loss(
     brings one-step displacements to unit order.
     """
     s, s_next, g_sub = map(jnp.asarray, (s, s_next, g_sub))
+    _check_pairs(apply_fn, scale, s, s_next=s_next, g_sub=g_sub)
     pred = apply_fn(params, jnp.concatenate([s, g_sub], -1))
     return jnp.mean(jnp.sum(jnp.square(pred - scale * (s_next - s)), -1))
 
@@ -131,6 +148,7 @@ def propose(
 ) -> jax.Array:
     """Fast planner's proposal ``ŝ' = s + f(s, g_sub) / scale`` (``[..., d]``)."""
     s, g_sub = jnp.asarray(s), jnp.asarray(g_sub)
+    _check_pairs(apply_fn, scale, s, g_sub=g_sub)
     return s + apply_fn(params, jnp.concatenate([s, g_sub], -1)) / scale
 
 
@@ -166,6 +184,11 @@ def select_subgoal(
     if v_sc.shape != v_cg.shape or candidates.shape[:1] != v_sc.shape:
         raise ValueError(f"v_sc {v_sc.shape}, v_cg {v_cg.shape} and candidates "
                          f"{candidates.shape} must agree on M")
+    if candidates.ndim != 2 or goal.shape != candidates.shape[1:]:
+        raise ValueError(f"goal must be [d] = {candidates.shape[1:]}, got {goal.shape}")
+    if jnp.ndim(v_sg) != 0:
+        raise ValueError(f"v_sg must be a scalar, got shape {jnp.shape(v_sg)}")
+    check_range("min_value", min_value)  # NaN refused
     reachable = v_sc >= min_value
     near = jnp.argmax(jnp.where(reachable, v_cg, -jnp.inf))
     through = jnp.argmax(v_sc + v_cg)
@@ -182,7 +205,11 @@ def idm_loss(
     ``apply_fn(params, concat([s, scale·(s' − s)])) -> logits [n, K]``; ``actions: [n]``.
     For an ensemble, ``vmap`` over stacked parameters and sum.
     """
-    s, s_next = jnp.asarray(s), jnp.asarray(s_next)
+    s, s_next, actions = jnp.asarray(s), jnp.asarray(s_next), jnp.asarray(actions)
+    _check_pairs(apply_fn, scale, s, s_next=s_next)
+    if actions.shape != s.shape[:1] or not jnp.issubdtype(actions.dtype, jnp.integer):
+        raise ValueError(f"actions must be int [{s.shape[0]}], got {actions.dtype} "
+                         f"{actions.shape}")
     logits = apply_fn(params, jnp.concatenate([s, scale * (s_next - s)], -1))
     logp = jax.nn.log_softmax(logits, -1)
     return -jnp.mean(jnp.take_along_axis(logp, jnp.asarray(actions)[:, None], -1))
@@ -217,5 +244,9 @@ def ensemble_disagreement(logits: ArrayLike) -> tuple[jax.Array, jax.Array]:
 
 
 def pessimism_weight(u: ArrayLike, beta: ArrayLike) -> jax.Array:
-    """Guidance weight ``exp(−β u)``: trust a proposal less where the IDMs disagree."""
+    """Guidance weight ``exp(−β u)``: trust a proposal less where the IDMs disagree.
+
+    ``beta >= 0`` is checked when concrete; a NaN disagreement ``u`` gives a NaN weight.
+    """
+    check_range("beta", beta, 0.0)
     return jnp.exp(-jnp.asarray(beta) * jnp.asarray(u))

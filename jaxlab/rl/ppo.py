@@ -16,6 +16,14 @@ import jax.numpy as jnp
 from flax.training.train_state import TrainState
 from jax.typing import ArrayLike
 
+from jaxlab._checks import (
+    check_callable,
+    check_integer,
+    check_key,
+    check_range,
+    check_type,
+    check_widths,
+)
 from jaxlab._optional import lazy_import
 
 distrax = lazy_import("distrax", extra="rl")
@@ -59,6 +67,8 @@ def gae(
         )
     if values.shape != (rewards.shape[0] + 1,):
         raise ValueError(f"values must be [T + 1] = [{rewards.shape[0] + 1}], got {values.shape}")
+    check_range("discounts", discounts, 0.0, 1.0)  # unchecked when traced
+    check_range("lambda_", lambda_, 0.0, 1.0)
     adv = rlax.truncated_generalized_advantage_estimation(rewards, discounts, lambda_, values)
     return adv, adv + values[:-1]
 
@@ -73,6 +83,13 @@ class ActorCritic(nn.Module):
     num_actions: int = 4
     action_dim: int = 0
     hidden: tuple[int, ...] = (64, 64)
+
+    def __post_init__(self) -> None:
+        check_integer("action_dim", self.action_dim, low=0)
+        if not self.action_dim:
+            check_integer("num_actions", self.num_actions, low=2)
+        check_widths("hidden", self.hidden)
+        super().__post_init__()
 
     @nn.compact
     def __call__(self, obs: jax.Array) -> tuple[Any, jax.Array]:
@@ -96,6 +113,9 @@ class ActorCritic(nn.Module):
 def policy_distribution(pi_params: Any) -> distrax.Distribution:
     """The distrax policy for :class:`ActorCritic` outputs (Categorical or diagonal Normal)."""
     if isinstance(pi_params, tuple):
+        if len(pi_params) != 2:
+            raise ValueError(f"pi_params must be logits or (mean, log_std), got a tuple of "
+                             f"{len(pi_params)}")
         mean, log_std = pi_params
         return distrax.MultivariateNormalDiag(mean, jnp.exp(log_std))
     return distrax.Categorical(logits=pi_params)
@@ -159,6 +179,12 @@ def ppo_loss(
       Schulman, Wolski, Dhariwal, Radford, Klimov. Proximal Policy Optimization Algorithms.
       arXiv:1707.06347, 2017.
     """
+    check_callable("apply_fn", apply_fn)
+    check_type("batch", batch, PPOBatch)
+    _check_bc(bc)
+    check_range("clip_eps", clip_eps, 0.0, low_open=True)
+    for name, coef in (("vf_coef", vf_coef), ("ent_coef", ent_coef), ("guide_coef", guide_coef)):
+        check_range(name, coef, 0.0)
     pi_params, value = apply_fn(params, batch.obs)
     dist = policy_distribution(pi_params)
     log_prob = dist.log_prob(batch.actions)
@@ -181,6 +207,11 @@ def ppo_loss(
         loss = loss + guide_coef * guide
         metrics["guide_loss"] = guide
     return loss, metrics
+
+
+def _check_bc(bc: Any) -> None:
+    if bc is not None and (not isinstance(bc, tuple) or len(bc) != 3):
+        raise ValueError("bc must be None or a tuple (obs, probs, weight)")
 
 
 def _weighted_ce(logits: jax.Array, probs: jax.Array, weight: jax.Array) -> jax.Array:
@@ -213,6 +244,15 @@ def ppo_update(
     Returns:
       ``(state, metrics)`` with the metrics of the last minibatch.
     """
+    check_type("state", state, TrainState)
+    check_type("batch", batch, PPOBatch)
+    _check_bc(bc)
+    unknown = set(loss_kwargs) - {"clip_eps", "vf_coef", "ent_coef", "guide_coef"}
+    if unknown:
+        raise ValueError(f"loss_kwargs must be ppo_loss's coefficients, got {sorted(unknown)}")
+    check_integer("num_epochs", num_epochs, low=1)
+    check_integer("num_minibatches", num_minibatches, low=1)
+    key = check_key("key", key)
     n = batch.obs.shape[0]
     if n % num_minibatches:
         raise ValueError(f"batch size {n} is not divisible by num_minibatches={num_minibatches}")

@@ -18,6 +18,8 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
+from jaxlab._checks import check_integer, check_key, check_type
+
 __all__ = ["ReplayBuffer", "replay_add", "replay_init", "replay_sample"]
 
 
@@ -46,6 +48,8 @@ def replay_init(example: Any, capacity: int) -> ReplayBuffer:
       >>> int(buf.size), replay_sample(buf, jax.random.key(0), 5, 3)["obs"].shape
       (2, (5, 3, 2))
     """
+    if not jax.tree.leaves(example):
+        raise ValueError(f"example must be a pytree of [T, ...] arrays, got {example!r:.60}")
     if capacity < 1:
         raise ValueError(f"capacity must be >= 1, got {capacity}")
     data = jax.tree.map(
@@ -60,6 +64,7 @@ def replay_add(buffer: ReplayBuffer, segments: Any) -> ReplayBuffer:
     Raises ``ValueError`` when the segments' shapes do not match the buffer's items or ``n``
     exceeds the capacity.
     """
+    check_type("buffer", buffer, ReplayBuffer)
     cap = jax.tree.leaves(buffer.data)[0].shape[0]
     leaves = jax.tree.leaves(segments)
     n = leaves[0].shape[0]
@@ -83,6 +88,9 @@ def replay_sample(buffer: ReplayBuffer, key: ArrayLike, batch_size: int, length:
     Segments are drawn uniformly among the ``size`` stored ones (with replacement), the
     window start uniformly in ``0 .. T − L``. Sampling an empty buffer returns slot 0.
     """
+    check_type("buffer", buffer, ReplayBuffer)
+    check_integer("batch_size", batch_size, low=1)
+    key = check_key("key", key)
     t_len = _seg_len(buffer.data)
     if not 1 <= length <= t_len:
         raise ValueError(f"length must be in [1, T={t_len}], got {length}")

@@ -49,6 +49,7 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
+from jaxlab._checks import check_integer, check_key, check_range, check_type
 from jaxlab._optional import lazy_import
 from jaxlab.rl.world_model import MLP, check_sequences
 
@@ -60,6 +61,11 @@ __all__ = ["RSSM", "gaussian", "kl_balance", "rssm_loss"]
 def gaussian(mean: jax.Array, std: jax.Array) -> distrax.MultivariateNormalDiag:
     """The diagonal Gaussian ``N(mean, diag(std²))`` over the last axis (distrax); its
     ``sample`` is reparameterised (differentiable in ``mean`` and ``std``)."""
+    mean, std = jnp.asarray(mean), jnp.asarray(std)
+    if mean.ndim < 1:
+        raise ValueError("mean must be [..., d], got a scalar")
+    if std.shape != mean.shape:
+        raise ValueError(f"std must have mean's shape {mean.shape}, got {std.shape}")
     return distrax.MultivariateNormalDiag(mean, std)
 
 
@@ -97,6 +103,8 @@ def kl_balance(
         )
     if not 0.0 <= alpha <= 1.0:
         raise ValueError(f"alpha must be in [0, 1], got {alpha}")
+    check_range("post", qs, 0.0, low_open=True)  # the stds; NaN refused too
+    check_range("prior", ps, 0.0, low_open=True)
     if free_nats < 0:
         raise ValueError(f"free_nats must be >= 0, got {free_nats}")
     sg = jax.lax.stop_gradient
@@ -133,6 +141,13 @@ class RSSM(nn.Module):
     embed_dim: int = 32
     ensemble_size: int = 4
     min_std: float = 0.1
+
+    def __post_init__(self) -> None:
+        for name in ("obs_dim", "num_actions", "deter", "stoch", "hidden", "embed_dim",
+                     "ensemble_size"):
+            check_integer(name, getattr(self, name), low=1)
+        check_range("min_std", self.min_std, 0.0, low_open=True)
+        super().__post_init__()
 
     @property
     def state_dim(self) -> int:
@@ -271,7 +286,12 @@ def rssm_loss(
       >>> loss.shape, s.shape
       ((), (3, 5, 12))
     """
+    check_type("model", model, RSSM)
     obs, actions = check_sequences(obs, actions, model.obs_dim, min_length=2)
+    key = check_key("key", key)
+    check_range("kl_scale", kl_scale, 0.0)
+    check_range("alpha", alpha, 0.0, 1.0)
+    check_range("free_nats", free_nats, 0.0)
     if rewards is not None and jnp.shape(rewards) != obs.shape[:2]:
         raise ValueError(f"rewards must be [B, L] = {obs.shape[:2]}, got {jnp.shape(rewards)}")
 

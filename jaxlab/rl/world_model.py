@@ -34,6 +34,8 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
+from jaxlab._checks import check_integer, check_type
+
 __all__ = ["MLP", "LatentWorldModel", "world_model_loss"]
 
 
@@ -63,6 +65,11 @@ class LatentWorldModel(nn.Module):
     latent: int = 32
     hidden: int = 128
     ensemble_size: int = 4
+
+    def __post_init__(self) -> None:
+        for name in ("obs_dim", "num_actions", "latent", "hidden", "ensemble_size"):
+            check_integer(name, getattr(self, name), low=1)
+        super().__post_init__()
 
     def setup(self):
         h2 = (self.hidden, self.hidden)
@@ -140,6 +147,7 @@ def world_model_loss(
       >>> loss.shape
       ()
     """
+    check_type("model", model, LatentWorldModel)
     obs, actions = check_sequences(obs, actions, model.obs_dim)
 
     def apply(method, *args):

@@ -1,6 +1,6 @@
 """Checkpoints of a whole training run behind one small class over orbax.
 
-A run's checkpoint holds the train state, the base rng and the step; the data position
+A run's checkpoint holds the train state, the base PRNG key and the step; the data position
 is the step (see ``jaxlab.data.pipeline``), so a run killed at any moment and resumed from
 its workdir ends bit-identical to an uninterrupted one.
 """
@@ -23,7 +23,7 @@ class CheckpointError(RuntimeError):
 
 
 class Checkpointer:
-    """Saves and restores ``{"state", "rng", "step"}`` under ``<workdir>/checkpoints``.
+    """Saves and restores ``{"state", "key", "step"}`` under ``<workdir>/checkpoints``.
 
     Args:
       workdir: the run's directory.
@@ -57,12 +57,14 @@ class Checkpointer:
         except Exception as error:  # orbax raises many types; all mean "cannot resume"
             raise self._error("cannot read the checkpoints", error) from error
 
-    def save(self, step: int, state: Any, rng: jax.Array) -> None:
-        item = {"state": state, "rng": _key_data(rng), "step": np.asarray(step, np.int64)}
+    def save(self, step: int, state: Any, key: jax.Array) -> None:
+        """Saves ``state`` and the run's base PRNG ``key`` (typed or raw) at ``step``."""
+        item = {"state": state, "key": _key_data(key), "step": np.asarray(step, np.int64)}
         self._manager.save(step, args=ocp.args.StandardSave(item))
 
-    def restore(self, state: Any, rng: jax.Array) -> tuple[Any, jax.Array, int] | None:
-        """Restores the latest checkpoint shaped like ``(state, rng)``; ``None`` if none.
+    def restore(self, state: Any, key: jax.Array) -> tuple[Any, jax.Array, int] | None:
+        """Restores the latest ``(state, key, step)`` shaped like ``(state, key)``; ``None`` if
+        there is no checkpoint. A typed ``key`` gets a typed key back.
 
         Raises:
           CheckpointError: the checkpoint is corrupted (a truncated file) or does not match
@@ -74,16 +76,16 @@ class Checkpointer:
         step = self.latest_step()
         if step is None:
             return None
-        target = {"state": state, "rng": _key_data(rng), "step": np.asarray(0, np.int64)}
+        target = {"state": state, "key": _key_data(key), "step": np.asarray(0, np.int64)}
         abstract = jax.tree.map(ocp.utils.to_shape_dtype_struct, target)
         try:
             item = self._manager.restore(step, args=ocp.args.StandardRestore(abstract))
         except Exception as error:  # orbax raises many types; all mean "cannot resume"
             raise self._error(f"cannot restore the checkpoint at step {step}", error) from error
-        restored_rng = item["rng"]
-        if jax.dtypes.issubdtype(getattr(rng, "dtype", None), jax.dtypes.prng_key):
-            restored_rng = jax.random.wrap_key_data(restored_rng, impl=jax.random.key_impl(rng))
-        return item["state"], restored_rng, int(item["step"])
+        restored_key = item["key"]
+        if jax.dtypes.issubdtype(getattr(key, "dtype", None), jax.dtypes.prng_key):
+            restored_key = jax.random.wrap_key_data(restored_key, impl=jax.random.key_impl(key))
+        return item["state"], restored_key, int(item["step"])
 
     def _error(self, what: str, error: Exception) -> CheckpointError:
         reason = str(error).strip().splitlines()[0] if str(error).strip() else ""
@@ -102,7 +104,7 @@ class Checkpointer:
         self._manager.close()
 
 
-def _key_data(rng: jax.Array) -> jax.Array:
-    if jax.dtypes.issubdtype(rng.dtype, jax.dtypes.prng_key):
-        return jax.random.key_data(rng)
-    return rng
+def _key_data(key: jax.Array) -> jax.Array:
+    if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key):
+        return jax.random.key_data(key)
+    return key

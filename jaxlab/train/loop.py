@@ -1,7 +1,7 @@
 """The shared train loop: a pure ``train_step`` jitted with donation, checkpointed, logged.
 
 ``fit`` owns what every experiment would otherwise re-write: the jitted step with explicit
-shardings and buffer donation, the per-step rng (``fold_in(rng, step)``), evaluation every
+shardings and buffer donation, the per-step key (``fold_in(key, step)``), evaluation every
 ``eval_every`` steps, metrics to JSONL/TensorBoard, a progress bar with the live loss, and
 orbax checkpoints from which a killed run resumes bit-identically.
 """
@@ -26,7 +26,7 @@ from jaxlab.train.metrics import MetricsWriter
 State = Any
 Batch = Any
 Metrics = Mapping[str, jax.Array]
-TrainStep = Callable[[State, Batch, jax.Array], tuple[State, Metrics]]
+TrainStep = Callable[[State, Batch, jax.Array], tuple[State, Metrics]]  # (state, batch, key)
 
 
 def fit(
@@ -35,7 +35,7 @@ def fit(
     train_step: TrainStep,
     batch_at: Callable[[int], Batch],
     num_steps: int,
-    rng: jax.Array,
+    key: jax.Array,
     workdir: str | os.PathLike | None = None,
     eval_fn: Callable[[State], Mapping[str, float]] | None = None,
     eval_every: int = 0,
@@ -51,11 +51,11 @@ def fit(
 
     Args:
       state: the train state, any pytree of arrays (e.g. a flax ``TrainState``).
-      train_step: pure ``(state, batch, rng) -> (state, metrics)``; its rng is
-        ``fold_in(rng, step)``.
+      train_step: pure ``(state, batch, key) -> (state, metrics)``; its key is
+        ``fold_in(key, step)``.
       batch_at: ``step -> batch`` (this process's rows); the data position is the step.
       num_steps: total number of steps of the run (not of this call).
-      rng: base PRNG key of the run.
+      key: base PRNG key of the run.
       workdir: where metrics, hyper-parameters and checkpoints go; ``None`` keeps nothing.
       eval_fn: ``state -> {name: value}``, run every ``eval_every`` steps and at the end.
       checkpoint_every: save every this many steps (and always at the end); 0: at the end.
@@ -74,12 +74,12 @@ def fit(
     if num_steps < 0:
         raise ValueError(f"num_steps must be >= 0, got {num_steps}")
 
-    def step_fn(state, batch, rng, step):
-        return train_step(state, batch, jax.random.fold_in(rng, step))
+    def step_fn(state, batch, key, step):
+        return train_step(state, batch, jax.random.fold_in(key, step))
 
     if mesh is not None:
         state = mesh_lib.replicate(state, mesh)
-        rng = mesh_lib.replicate(rng, mesh)
+        key = mesh_lib.replicate(key, mesh)
         state_shardings = jax.tree.map(lambda x: x.sharding, state)
         rep = mesh_lib.replicated(mesh)
         jitted = jax.jit(
@@ -98,12 +98,12 @@ def fit(
     start = 0
     if workdir is not None:
         checkpointer = Checkpointer(workdir, keep=keep)
-        restored = checkpointer.restore(state, rng)
+        restored = checkpointer.restore(state, key)
         if jax.process_index() == 0:
             writer = MetricsWriter(workdir)
         if restored is not None:
             _check_same_hparams(workdir, hparams or {}, checkpointer.directory)
-            state, rng, start = restored
+            state, key, start = restored
             if writer is not None:
                 history = writer.truncate_after(start)
         elif writer is not None:
@@ -119,7 +119,7 @@ def fit(
 
     bar = tqdm.tqdm(total=num_steps, initial=start, desc=desc, disable=not progress)
     for step in range(start, num_steps):
-        state, metrics = jitted(state, place(batch_at(step)), rng, step)
+        state, metrics = jitted(state, place(batch_at(step)), key, step)
         done = step + 1
         if done % max(log_every, 1) == 0 or done == num_steps:
             row = log(done, metrics)
@@ -129,7 +129,7 @@ def fit(
         if checkpointer is not None and (
             (checkpoint_every and done % checkpoint_every == 0) or done == num_steps
         ):
-            checkpointer.save(done, state, rng)
+            checkpointer.save(done, state, key)
         bar.update(1)
     bar.close()
     if checkpointer is not None:
@@ -141,16 +141,16 @@ def fit(
 
 
 def create_state(
-    model: Any, example_input: Any, tx: Any, seed: int
+    model: Any, example_input: Any, tx: Any, key: jax.Array
 ) -> tuple[train_state.TrainState, jax.Array]:
-    """A flax ``TrainState`` for ``model`` and the training rng, both from ``seed``.
+    """A flax ``TrainState`` for ``model`` and the training key, both split from ``key``.
 
     The parameters come from one jitted ``model.init`` on ``example_input`` (e.g. a batch
-    of one); ``tx`` is the optax optimiser. Returns ``(state, rng)`` for :func:`fit`.
+    of one); ``tx`` is the optax optimiser. Returns ``(state, key)`` for :func:`fit`.
     """
-    init_key, rng = jax.random.split(jax.random.key(seed))
+    init_key, train_key = jax.random.split(key)
     params = jax.jit(model.init)(init_key, example_input)["params"]
-    return train_state.TrainState.create(apply_fn=model.apply, params=params, tx=tx), rng
+    return train_state.TrainState.create(apply_fn=model.apply, params=params, tx=tx), train_key
 
 
 def _check_same_hparams(workdir, hparams: Mapping[str, Any], checkpoints) -> None:

@@ -58,8 +58,10 @@ def test_chords_follow_the_mode():
 
 
 def test_bad_inputs():
-    meta = ClipMetadata(0, "major", 90.0, 4, (0,), "organ", "rock", -3.0, 0.0, 0)
     with pytest.raises(ValueError, match="duration_s"):
-        render_clip(meta)
+        ClipMetadata(0, "major", 90.0, 4, (0,), "organ", "rock", -3.0, 0.0, 0)
+    meta = ClipMetadata(0, "major", 90.0, 4, (0,), "organ", "rock", -3.0, 1.0, 0)
+    with pytest.raises(ValueError, match="sample_rate"):
+        render_clip(meta, sample_rate=2000)
     with pytest.raises(ValueError, match="duration_range"):
         sample_metadata(np.random.default_rng(0), duration_range=(3.0, 2.0))

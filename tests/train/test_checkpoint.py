@@ -28,10 +28,10 @@ def _one_line_with_remedy(error: CheckpointError, workdir) -> None:
 
 def test_roundtrip(tmp_path):
     _save(tmp_path, _state())
-    state, rng, step = Checkpointer(tmp_path).restore(_state(), jax.random.key(5))
+    state, key, step = Checkpointer(tmp_path).restore(_state(), jax.random.key(5))
     np.testing.assert_array_equal(state["w"], [0.0, 1.0, 2.0])
     assert step == 1
-    np.testing.assert_array_equal(jax.random.key_data(rng), jax.random.key_data(jax.random.key(0)))
+    np.testing.assert_array_equal(jax.random.key_data(key), jax.random.key_data(jax.random.key(0)))
 
 
 def test_truncated_file_is_one_line(tmp_path):

@@ -34,7 +34,7 @@ def _train(model, mesh, steps=2):
                        jax.random.key(0))
     step = make_train_step(model, optimizer, cosine_beta_schedule(100), 0.9)
     state, history = fit(state=state, train_step=step, batch_at=lambda s: batch,
-                         num_steps=steps, rng=jax.random.key(1), log_every=1, mesh=mesh,
+                         num_steps=steps, key=jax.random.key(1), log_every=1, mesh=mesh,
                          progress=False)
     return state, [row["loss"] for row in history]
 

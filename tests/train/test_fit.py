@@ -27,7 +27,7 @@ def _fit(steps, workdir=None, mesh=None, seed=0, **kwargs):
         train_step=toy.train_step,
         batch_at=toy.batches(),
         num_steps=steps,
-        rng=jax.random.key(1),
+        key=jax.random.key(1),
         workdir=workdir,
         log_every=1,
         mesh=mesh,
@@ -75,7 +75,7 @@ def test_incompatible_checkpoint_is_a_clear_error(tmp_path):
     other = other.replace(params={"different": other.params})
     with pytest.raises(CheckpointError, match=str(tmp_path / "checkpoints")):
         fit(state=other, train_step=toy.train_step, batch_at=toy.batches(), num_steps=10,
-            rng=jax.random.key(1), workdir=tmp_path, progress=False)
+            key=jax.random.key(1), workdir=tmp_path, progress=False)
 
 
 def test_resuming_with_other_hparams_is_a_clear_error(tmp_path):
@@ -159,12 +159,12 @@ def test_two_processes_of_four_devices_match_one_process_of_eight(tmp_path):
 def test_train_step_is_traced_once():
     traces = []
 
-    def counting_step(state, batch, rng):
+    def counting_step(state, batch, key):
         traces.append(1)
-        return toy.train_step(state, batch, rng)
+        return toy.train_step(state, batch, key)
 
     fit(state=toy.make_state(), train_step=counting_step, batch_at=toy.batches(),
-        num_steps=6, rng=jax.random.key(0), progress=False)
+        num_steps=6, key=jax.random.key(0), progress=False)
     assert len(traces) == 1
 
 

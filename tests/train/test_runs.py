@@ -193,8 +193,8 @@ class _KilledAfter(Checkpointer):
         super().__init__(workdir)
         self.n = n
 
-    def save(self, step, state, rng):
-        super().save(step, state, rng)
+    def save(self, step, state, key):
+        super().save(step, state, key)
         self.n -= 1
         if self.n == 0:
             self.wait()
@@ -202,7 +202,7 @@ class _KilledAfter(Checkpointer):
 
 
 def _noisy_step(carry, t):
-    """A step with an rng in the carry and one folded from ``t``: both must resume exactly."""
+    """A step with a key in the carry and one folded from ``t``: both must resume exactly."""
     w, key = carry
     key, sub = jax.random.split(key)
     noise = jax.random.normal(jax.random.fold_in(sub, t), w.shape)

@@ -35,9 +35,9 @@ def make_state(seed: int = 0) -> train_state.TrainState:
     return train_state.TrainState.create(apply_fn=model.apply, params=params, tx=optax.adam(1e-2))
 
 
-def train_step(state, batch, rng):
+def train_step(state, batch, key):
     def loss_fn(params):
-        logits = state.apply_fn({"params": params}, batch["x"], train=True, rngs={"dropout": rng})
+        logits = state.apply_fn({"params": params}, batch["x"], train=True, rngs={"dropout": key})
         return optax.softmax_cross_entropy_with_integer_labels(logits, batch["y"]).mean()
 
     loss, grads = jax.value_and_grad(loss_fn)(state.params)

@@ -51,7 +51,7 @@ def main() -> None:
         train_step=toy.train_step,
         batch_at=batch_at,
         num_steps=args.steps,
-        rng=jax.random.key(1),
+        key=jax.random.key(1),
         workdir=args.workdir,
         checkpoint_every=args.checkpoint_every,
         log_every=1,

@@ -56,7 +56,7 @@ def _make_sampler(model, schedule, config):
     return sample
 
 
-def _sample_all(sampler, params, test_arrays, config, rng) -> np.ndarray:
+def _sample_all(sampler, params, test_arrays, config, key) -> np.ndarray:
     """``[M, S, A, 3]`` normalised samples: S = samples_per_reference per test molecule."""
     reps = config.samples_per_reference
     coords = np.repeat(test_arrays["atom_coords"], reps, axis=0)
@@ -69,7 +69,7 @@ def _sample_all(sampler, params, test_arrays, config, rng) -> np.ndarray:
         c = np.concatenate([c, np.zeros((pad,) + c.shape[1:], c.dtype)])
         m = np.concatenate([m, np.zeros((pad,) + m.shape[1:], m.dtype)])
         m[len(m) - pad :, 0] = 1.0  # dummy rows need one real atom
-        out.append(np.asarray(sampler(params, c, m, jax.random.fold_in(rng, i)))[: chunk - pad])
+        out.append(np.asarray(sampler(params, c, m, jax.random.fold_in(key, i)))[: chunk - pad])
     samples = np.concatenate(out)
     return samples.reshape((-1, reps) + samples.shape[1:])
 
@@ -180,7 +180,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         train_step=make_train_step(model, optimizer, schedule, config.ema_decay),
         batch_at=lambda step: dataset[step],
         num_steps=config.num_steps,
-        rng=train_rng,
+        key=train_rng,
         workdir=workdir,
         desc="mcf_qm9",
         hparams=config.to_dict(),

@@ -37,8 +37,8 @@ def next_token_nll(apply_fn, params, window: jax.Array) -> jax.Array:
     return optax.softmax_cross_entropy_with_integer_labels(logits, window[:, 1:]).mean()
 
 
-def train_step(state: train_state.TrainState, batch: dict, rng: jax.Array):
-    del rng  # no dropout
+def train_step(state: train_state.TrainState, batch: dict, key: jax.Array):
+    del key  # no dropout
     loss, grads = jax.value_and_grad(
         lambda p: next_token_nll(state.apply_fn, p, batch["window"])
     )(state.params)
@@ -80,14 +80,14 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     results: dict[str, float] = {}
     for normalizer in config.normalizers:
         model = make_model(config, normalizer, len(vocabulary))
-        state, rng = create_state(model, jnp.asarray(train_windows[:1, :-1]),
-                                  make_optimizer(config), config.seed)
+        state, train_key = create_state(model, jnp.asarray(train_windows[:1, :-1]),
+                                        make_optimizer(config), jax.random.key(config.seed))
         state, history = fit(
             state=state,
             train_step=train_step,
             batch_at=lambda step: dataset[step],
             num_steps=config.num_steps,
-            rng=rng,
+            key=train_key,
             workdir=os.path.join(workdir, normalizer),
             checkpoint_every=config.checkpoint_every,
             log_every=config.log_every,
@@ -108,7 +108,8 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     model = make_model(config, "multimax", len(char_vocabulary(train_text)))
     window = jax.ShapeDtypeStruct((config.batch_size, config.seq_len + 1), jnp.int32)
     state = jax.eval_shape(
-        lambda w: create_state(model, w[:1, :-1], make_optimizer(config), config.seed)[0],
+        lambda w: create_state(model, w[:1, :-1], make_optimizer(config),
+                               jax.random.key(config.seed))[0],
         window)
     rng = jax.eval_shape(lambda: jax.random.key(0))
     return PlanSpec(

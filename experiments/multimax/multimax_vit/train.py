@@ -40,8 +40,8 @@ def make_optimizer(config: ml_collections.ConfigDict) -> optax.GradientTransform
     return optax.adamw(schedule, weight_decay=config.weight_decay, mask=multimax_decay_mask)
 
 
-def train_step(state: train_state.TrainState, batch: dict, rng: jax.Array):
-    del rng  # no dropout
+def train_step(state: train_state.TrainState, batch: dict, key: jax.Array):
+    del key  # no dropout
 
     def loss_fn(params):
         logits = state.apply_fn({"params": params}, batch["image"])
@@ -92,13 +92,14 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     results: dict[str, float] = {}
     for normalizer in config.normalizers:
         model = make_model(config, normalizer, num_classes)
-        state, rng = create_state(model, train_images[:1], make_optimizer(config), config.seed)
+        state, train_key = create_state(model, train_images[:1], make_optimizer(config),
+                                        jax.random.key(config.seed))
         state, _ = fit(
             state=state,
             train_step=train_step,
             batch_at=lambda step: dataset[step],
             num_steps=config.num_steps,
-            rng=rng,
+            key=train_key,
             workdir=os.path.join(workdir, normalizer),
             checkpoint_every=config.checkpoint_every,
             log_every=config.log_every,
@@ -122,7 +123,8 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     model = make_model(config, "multimax", num_classes)
     example = jax.ShapeDtypeStruct((1, *shape), jnp.float32)
     state = jax.eval_shape(
-        lambda x: create_state(model, x, make_optimizer(config), config.seed)[0], example)
+        lambda x: create_state(model, x, make_optimizer(config),
+                               jax.random.key(config.seed))[0], example)
     rows, rep = batch_sharding(mesh), replicated(mesh)
     batch = {"image": jax.ShapeDtypeStruct((config.batch_size, *shape), jnp.float32),
              "label": jax.ShapeDtypeStruct((config.batch_size,), jnp.int32)}
