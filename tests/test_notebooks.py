@@ -5,7 +5,8 @@ with ``PRESET = "smoke"`` (the papermill convention), so notebooks stay seconds-
 and a reader still gets the real run by default. The notebook's kernel compiles with XLA's
 backend optimisation level 0: smoke-sized notebooks are mostly compilation, their outputs are
 demonstrations (numerics are asserted by the kernel tests, under default flags), and this
-roughly halves their time.
+roughly halves their time. Every notebook draws a figure (a matplotlib call, and an
+``image/png`` output at smoke); committed outputs (``make notebooks``, at ``quick``) hold one.
 """
 
 import os
@@ -18,6 +19,15 @@ from nbclient import NotebookClient
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
 COLAB_LINE = "except ImportError:"
+PLOT_CALLS = ("plt.subplots(", "plt.figure(", "plt.plot(")
+
+
+def _outputs(notebook):
+    return [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs]
+
+
+def _has_image(notebook):
+    return any("image/png" in o.get("data", {}) for o in _outputs(notebook))
 
 
 def _parameter_cells(notebook):
@@ -38,3 +48,14 @@ def test_notebook_runs_at_smoke_preset(path, monkeypatch):
     monkeypatch.setenv("XLA_FLAGS", f"{flags} --xla_backend_optimization_level=0".strip())
     NotebookClient(notebook, timeout=300, kernel_name="python3",
                    resources={"metadata": {"path": str(REPO)}}).execute()
+    assert _has_image(notebook), f"{path.name}: drew no figure at smoke"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_draws_a_figure(path):
+    """A plotting call in the source; committed outputs, when there are any, hold a PNG."""
+    notebook = nbformat.read(path, as_version=4)
+    code = "\n".join(c.source for c in notebook.cells if c.cell_type == "code")
+    assert any(call in code for call in PLOT_CALLS), f"{path.name}: no matplotlib figure"
+    if _outputs(notebook):
+        assert _has_image(notebook), f"{path.name}: committed outputs hold no image/png"
