@@ -2,8 +2,8 @@
 
 A notebook gets an experiment's results with ``jaxlab.report.runner.load_or_run`` (a list of
 per-call result dicts); :func:`pooled` turns one metric of them into a flat array of samples,
-:func:`print_claims` prints every claim beside its baseline, and :func:`call_dirs` names the
-folders a call wrote its artefacts to.
+:func:`merged` turns them into one dict of arrays, :func:`print_claims` prints every claim
+beside its baseline, and :func:`call_dirs` names the folders the calls wrote artefacts to.
 
 The command executes notebooks top to bottom at their own ``PRESET`` (``quick``: it reuses
 the results ``make reproduce`` saved under ``$JAXLAB_REPORTS_DIR/quick``, default
@@ -37,6 +37,15 @@ def pooled(results: Sequence[dict[str, Any]], metric: str) -> np.ndarray:
     """``metric``'s samples over ``load_or_run``'s per-call results, flattened in call order
     (a batched call's list holds one entry per seed)."""
     return np.concatenate([np.ravel(np.asarray(r[metric], np.float64)) for r in results])
+
+
+def merged(results: Sequence[dict[str, Any]]) -> dict[str, np.ndarray]:
+    """One dict of arrays: a single call's values as they are (a batched call's per-seed
+    lists, or a curve); several calls' values stacked along a new first axis (one per call).
+    """
+    if len(results) == 1:
+        return {k: np.asarray(v) for k, v in results[0].items()}
+    return {k: np.stack([np.asarray(r[k]) for r in results]) for k in results[0]}
 
 
 def print_claims(name: str, results: Sequence[dict[str, Any]]) -> None:
