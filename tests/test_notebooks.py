@@ -13,8 +13,11 @@ import os
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
 from nbclient import NotebookClient
+
+from jaxlab.report.notebooks import MAX_OUTPUT_BYTES, merged, pooled, strip_outputs
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
@@ -59,3 +62,24 @@ def test_notebook_draws_a_figure(path):
     assert any(call in code for call in PLOT_CALLS), f"{path.name}: no matplotlib figure"
     if _outputs(notebook):
         assert _has_image(notebook), f"{path.name}: committed outputs hold no image/png"
+
+
+def test_runner_strips_metadata_widgets_and_large_outputs():
+    big = nbformat.v4.new_output("display_data", data={"image/png": "A" * (MAX_OUTPUT_BYTES + 1)})
+    small = nbformat.v4.new_output("stream", name="stdout", text="ok\n")
+    cell = nbformat.v4.new_code_cell("x", outputs=[big, small])
+    cell.metadata["execution"] = {"iopub.status.busy": "2026-01-01"}
+    notebook = nbformat.v4.new_notebook(cells=[cell], metadata={"widgets": {"state": {}}})
+    dropped = strip_outputs(notebook)
+    assert len(dropped) == 1 and "display_data" in dropped[0]
+    assert notebook.cells[0].outputs == [small]
+    assert "execution" not in notebook.cells[0].metadata and "widgets" not in notebook.metadata
+
+
+def test_pooled_and_merged_over_per_seed_and_batched_calls():
+    per_seed = [{"acc": 0.5, "curve": [1.0, 2.0]}, {"acc": 0.7, "curve": [3.0, 4.0]}]
+    batched = [{"acc": [0.5, 0.7]}]
+    np.testing.assert_allclose(pooled(per_seed, "acc"), [0.5, 0.7])
+    np.testing.assert_allclose(pooled(batched, "acc"), [0.5, 0.7])
+    np.testing.assert_allclose(merged(per_seed)["curve"], [[1.0, 2.0], [3.0, 4.0]])
+    np.testing.assert_allclose(merged(batched)["acc"], [0.5, 0.7])

@@ -64,7 +64,7 @@ def call_dirs(name: str, preset: str = "quick") -> list[Path]:
     return [workdir / folder for folder, _ in runner.calls(config)]
 
 
-def _strip(notebook) -> list[str]:
+def strip_outputs(notebook) -> list[str]:
     """Drops execution metadata, widget state and large outputs; returns what was dropped."""
     dropped = []
     notebook.metadata.pop("widgets", None)
@@ -104,7 +104,7 @@ def execute(path: Path, preset: str | None = None, timeout: int = 3600) -> list[
                    resources={"metadata": {"path": str(REPO)}}).execute()
     for cell, source in zip(params, original, strict=True):
         cell.source = source
-    dropped = _strip(notebook)
+    dropped = strip_outputs(notebook)
     nbformat.write(notebook, path)
     return dropped
 
