@@ -12,7 +12,7 @@ TEST_WORKERS ?= $(if $(filter 0 1,$(CORES)),2,auto)
 JOBS ?= 2
 FASHION_MNIST := /usr/share/datasets/fashion-mnist
 
-.PHONY: install data reproduce test bench accel-check wheel-check lint clean
+.PHONY: install data reproduce notebooks test bench accel-check wheel-check lint clean
 
 $(STAMP): pyproject.toml setup.py Makefile
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,11 @@ data:
 
 reproduce: install
 	$(BIN)/jaxlab reproduce --preset quick --jobs $(JOBS)
+
+# Runs every notebook at its quick preset in place, keeping its outputs (it reuses the results
+# of `make reproduce` under reports/quick, or under $$JAXLAB_REPORTS_DIR/quick).
+notebooks: install
+	$(BIN)/python -m jaxlab.report.notebooks
 
 test: install
 	$(BIN)/ruff check .

@@ -1,6 +1,7 @@
 """Test configuration: 8 fake CPU devices and strict rank promotion, before any test runs."""
 
 import os
+from pathlib import Path
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
@@ -21,11 +22,16 @@ def shared_reports_dir(tmp_path_factory):
     Experiments' smoke results are saved there (``jaxlab.report.runner.load_or_run``), so
     the registry smoke test and the notebook that shows the same experiment compute it once.
     The notebook kernels inherit this environment, with the suite's device count and rank
-    promotion, so a result is the same whichever process computed it first.
+    promotion, so a result is the same whichever process computed it first. A
+    ``JAXLAB_REPORTS_DIR`` set before the run is kept, so reruns can reuse its results.
     """
-    base = tmp_path_factory.getbasetemp()
-    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-    os.environ[runner.REPORTS_ENV] = str(root / "shared-reports")
+    if os.environ.get(runner.REPORTS_ENV):
+        reports = Path(os.environ[runner.REPORTS_ENV])
+    else:
+        base = tmp_path_factory.getbasetemp()
+        root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+        reports = root / "shared-reports"
+        os.environ[runner.REPORTS_ENV] = str(reports)
     os.environ["JAX_NUM_CPU_DEVICES"] = str(NUM_DEVICES)
     os.environ["JAX_NUMPY_RANK_PROMOTION"] = "raise"
-    return root / "shared-reports"
+    return reports
