@@ -30,6 +30,8 @@ def _row(name: str, preset: str) -> dict[str, Any]:
         p = plan_lib.plan(name, preset)
     except Exception as error:  # one experiment's failure is that row's content
         return {"experiment": name, "error": f"{type(error).__name__}: {error}"}
+    if p.spec.host_program is not None:
+        return {"experiment": name, "host": p.spec.host_program}
     return {
         "experiment": name,
         "mesh": " × ".join(f"{k} {v}" for k, v in p.mesh_shape.items() if v > 1) or "1 device",
@@ -42,9 +44,9 @@ def _row(name: str, preset: str) -> dict[str, Any]:
 
 
 def plan_rows(preset: str = "paper", devices: int = 8) -> list[dict[str, Any]]:
-    """One row per registered experiment (``{"experiment", "error"}`` where planning
-    failed); runs in a subprocess with ``devices`` fake CPU devices unless this process has
-    exactly that many."""
+    """One row per registered experiment: ``{"experiment", "error"}`` where planning
+    failed, ``{"experiment", "host"}`` for a host program. Runs in a subprocess with
+    ``devices`` fake CPU devices unless this process has exactly that many."""
     if jax.default_backend() == "cpu" and jax.device_count() == devices:
         return [_row(name, preset) for name in registry.discover()]
     env = dict(os.environ, JAX_PLATFORMS="cpu", JAX_NUM_CPU_DEVICES=str(devices))
@@ -66,6 +68,10 @@ def markdown(rows: list[dict[str, Any]], devices: int) -> str:
     for row in rows:
         if "error" in row:
             lines.append(f"| {row['experiment']} | — | not planned: {row['error']} | — | — | — |")
+            continue
+        if "host" in row:
+            lines.append(f"| {row['experiment']} | — | host program, no accelerator compile: "
+                         f"{row['host']} | — | — | — |")
             continue
         fits = "" if all(row["fits"].values()) else " (does not fit: " + ", ".join(
             n for n, ok in row["fits"].items() if not ok) + ")"

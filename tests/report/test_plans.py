@@ -13,9 +13,11 @@ ROW = {"experiment": "toy", "mesh": "runs 8", "program": "one step", "memory_byt
 def test_markdown_has_one_row_per_experiment_and_names_what_does_not_fit():
     big = {**ROW, "experiment": "big", "memory_bytes": 90e9,
            "fits": {a.name: False for a in ACCELERATORS}}
-    table = plans.markdown([ROW, big, {"experiment": "bad", "error": "ValueError: no"}], 8)
+    table = plans.markdown([ROW, big, {"experiment": "bad", "error": "ValueError: no"},
+                            {"experiment": "pc", "host": "CI tests"}], 8)
     lines = table.splitlines()
-    assert len(lines) == 5 and "mesh (8 devices)" in lines[0]
+    assert len(lines) == 6 and "mesh (8 devices)" in lines[0]
+    assert lines[5] == "| pc | — | host program, no accelerator compile: CI tests | — | — | — |"
     assert lines[2].startswith("| toy | runs 8 | one step | 2.5 GB | 3e+15 | 0.5 / 0.5 / 0.5")
     assert "does not fit: " + ", ".join(a.name for a in ACCELERATORS) in lines[3]
     assert "not planned: ValueError: no" in lines[4]
