@@ -189,9 +189,9 @@ def landmark_curiosity(
 
     Example:
       >>> from jaxlab.rl.drstrategy import landmark_curiosity
-      >>> c, p = landmark_curiosity(jnp.array([1.0, 3.0, 2.0]), jnp.array([0, 1, 1]), 2, 0.0)
+      >>> c, p = landmark_curiosity(jnp.array([1.0, 3.0, 2.0]), jnp.array([0, 1, 1]), 2, 1.0)
       >>> c.tolist(), p.tolist()
-      ([1.0, 2.5], [0.0, 1.0])
+      ([1.0, 2.5], [0.286, 0.714])
     """
     r, s = jnp.asarray(returns), jnp.asarray(starts)
     if r.ndim != 1 or s.shape != r.shape:
