@@ -11,6 +11,7 @@ from jaxlab.train.mesh import (
     replicated,
 )
 from jaxlab.train.metrics import MetricsWriter, log_history, log_result
+from jaxlab.train.optim import make_optimizer, make_schedule, optimizer_step
 from jaxlab.train.runs import batch_runs, jit_run, scan_run, segmented_scan_run
 from jaxlab.train.timing import ratios, time_call, time_interleaved
 
@@ -26,7 +27,10 @@ __all__ = [
     "log_history",
     "log_result",
     "make_mesh",
+    "make_optimizer",
+    "make_schedule",
     "mesh_from_config",
+    "optimizer_step",
     "put_batch",
     "ratios",
     "replicate",
