@@ -66,6 +66,13 @@ def _data_dir_option(parser: argparse.ArgumentParser) -> None:
 def _multihost_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--multihost", action="store_true",
                         help="call jax.distributed.initialize() first (TPU pods, SLURM, ...)")
+    parser.add_argument("--coordinator", metavar="HOST:PORT",
+                        help="with --multihost: process 0's address (default: detected from "
+                             "the cluster's environment, or $JAX_COORDINATOR_ADDRESS)")
+    parser.add_argument("--num_processes", type=int, metavar="N",
+                        help="with --multihost: the number of processes (default: detected)")
+    parser.add_argument("--process_id", type=int, metavar="I",
+                        help="with --multihost: this process's index (default: detected)")
 
 
 def _preset_option(parser: argparse.ArgumentParser, default: str, what: str) -> None:
@@ -442,11 +449,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.environ["JAXLAB_DATA_DIR"] = args.data_dir
     if getattr(args, "multihost", False) and getattr(args, "jobs", 1) > 1:
         raise SystemExit("jaxlab: --multihost runs one experiment at a time (use --jobs 1)")
+    cluster = {k: getattr(args, k, None) for k in ("coordinator", "num_processes", "process_id")}
+    if any(v is not None for v in cluster.values()) and not getattr(args, "multihost", False):
+        raise SystemExit("jaxlab: --coordinator, --num_processes and --process_id need "
+                         "--multihost")
     try:
         if getattr(args, "multihost", False):
             import jax
 
-            jax.distributed.initialize()
+            jax.distributed.initialize(cluster["coordinator"], cluster["num_processes"],
+                                       cluster["process_id"])
         return _COMMANDS[args.command](args)
     except BrokenPipeError:  # `jaxlab list | head`: stop quietly (Python's documented idiom)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -139,6 +139,8 @@ def test_unknown_names_and_keys_are_errors(fake_registry, tmp_path):
         cli.main(["reproduce", "--only", "x"])
     with pytest.raises(SystemExit, match="unknown paper 'nope'"):
         cli.main(["reproduce", "--paper", "nope"])
+    with pytest.raises(SystemExit, match="--process_id need --multihost"):
+        cli.main(["run", "toy_exp", "--process_id", "1"])
     with pytest.raises(SystemExit, match="unknown benchmark"):
         cli.main(["bench", "no_such_benchmark"])
     with pytest.raises(SystemExit, match="--jobs must be >= 1"):

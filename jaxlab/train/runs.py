@@ -237,11 +237,13 @@ def batch_runs(
     With a ``mesh``, the run axis is split over the mesh axis ``axis``: the batched
     arguments are placed with ``NamedSharding(mesh, P(axis))``, the shared ones replicated,
     and every device runs its block of runs (``"vmap"``: one vectorized block; ``"map"``:
-    its runs in sequence). A run count that does not divide ``mesh.shape[axis]`` is
-    *padded* with copies of run 0 and the padded runs are dropped from the outputs (their
-    work is wasted, their values never seen). The outputs keep the run sharding when no
-    padding was needed. ``vmap`` carries ``spmd_axis_name=axis``, so a ``shard_map`` inside
-    ``run`` over another mesh axis (e.g. Byzantine ``workers``) stays split over ``axis``.
+    its runs in sequence). On several processes (``jax.distributed``) every process passes
+    the same arguments and gets every run's outputs back as host arrays. A run count that
+    does not divide ``mesh.shape[axis]`` is *padded* with copies of run 0 and the padded
+    runs are dropped from the outputs (their work is wasted, their values never seen). The
+    outputs keep the run sharding when no padding was needed. ``vmap`` carries
+    ``spmd_axis_name=axis``, so a ``shard_map`` inside ``run`` over another mesh axis (e.g.
+    Byzantine ``workers``) stays split over ``axis``.
     On one device the numbers are those of ``mesh=None``.
 
     Args:
@@ -339,12 +341,36 @@ def batch_runs(
                 lambda x: jnp.concatenate([x, jnp.repeat(x[:1], pad, axis=0)]), batched)
         batched = _place(batched, runs_sharding)
         shared = _place(shared, replicated)
-        out = sharded_program(axes, batched, shared)
+        out = _gather_processes(sharded_program(axes, batched, shared))
         return jax.tree.map(lambda x: x[:n], out) if pad else out
 
     return sharded_call
 
 
+def _gather_processes(tree: Any) -> Any:
+    """On several processes (``jax.distributed``), every process gets every run's outputs as
+    host arrays (``process_allgather``); on one process the tree is returned as is."""
+    if jax.process_count() == 1:
+        return tree
+    from jax.experimental import multihost_utils
+
+    return jax.tree.map(lambda x: np.asarray(multihost_utils.process_allgather(x, tiled=True)),
+                        tree)
+
+
 def _place(tree: Any, sharding: NamedSharding) -> Any:
-    """``jax.device_put`` of every leaf (python scalars keep their weak type)."""
-    return jax.tree.map(lambda x: jax.device_put(x, sharding), tree)
+    """``jax.device_put`` of every leaf (python scalars keep their weak type); on several
+    processes, global arrays assembled from the value every process holds."""
+    if jax.process_count() == 1:
+        return jax.tree.map(lambda x: jax.device_put(x, sharding), tree)
+    return jax.tree.map(lambda x: _place_global(x, sharding), tree)
+
+
+def _place_global(x: Any, sharding: NamedSharding) -> Any:
+    if not hasattr(x, "shape"):
+        return x  # a python scalar: jit places it
+    if jnp.issubdtype(x.dtype, jax.dtypes.prng_key):
+        data = _place_global(jax.random.key_data(x), sharding)
+        return jax.random.wrap_key_data(data, impl=jax.random.key_impl(x))
+    host = np.asarray(x)
+    return jax.make_array_from_callback(host.shape, sharding, lambda index: host[index])

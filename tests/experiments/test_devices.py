@@ -1,36 +1,42 @@
-"""The multimax and Byzantine experiments as pod-scale programs: their ``smoke`` preset on the
-suite's 8 fake CPU devices gives the metrics of a 1-device run (``config.mesh`` set to a
-1-device layout), and their main program's large arrays are split over all 8 devices.
+"""Every experiment as a pod-scale program on the suite's 8 fake CPU devices.
 
-Tolerances (floating results; counts and verdict inputs that are counts compare exactly):
-the runs split over ``runs`` compute each run on one device as on one device, so only the
-vectorized width changes (float32 reassociation, rtol 1e-4); data-parallel ``fit`` sums
-each step's gradient over 8 devices in another order (rtol 1e-3 after 3 steps).
+- Its main program (the one ``jaxlab plan`` compiles) splits its large arrays over all 8
+  devices at the ``smoke`` preset, unless its config declares one device and says why.
+- Its ``smoke`` metrics on 8 devices (the suite's shared smoke run, tests/experiments/smoke.py)
+  equal a 1-device run (``config.mesh`` overridden to one device, same XLA flags): counts
+  exactly, floats within the ``rtol`` stated per experiment. Runs split over ``runs``
+  compute each run on one device as on one device, so only the vectorized width changes
+  (float32 reassociation); data-parallel ``fit`` sums each gradient over 8 devices in
+  another order. Most cases cost a whole extra smoke run, so they are ``slow``
+  (``pytest -m slow tests/experiments/test_devices.py``).
 """
+
+import json
+import os
+import subprocess
+import sys
 
 import jax
 import numpy as np
 import pytest
 
-from jaxlab.report import registry, runner
+from jaxlab.report import registry
 from jaxlab.train import mesh_from_config
+from tests.experiments.smoke import smoke_results, xla_flags
 
 EXPERIMENTS = registry.discover()
-# name: (1-device override, rtol, slow). The slow ones take minutes of compilation on 2
-# loaded cores; `pytest -m slow tests/experiments/test_devices.py` runs them.
+# Experiments whose config declares one device at smoke (the reason is in the config).
+ONE_DEVICE = {"ccpg_discovery", "nem_explanations"}
+# name: (1-device override, rtol, metric-name prefixes that are timings, slow)
 CASES = {
-    "multimax_tradeoff": ("mesh.runs=1", 1e-4, False),
-    "byzantine_lr_sensitivity": ("mesh.runs=1", 1e-4, True),
-    "byzantine_grid": ("mesh.runs=1", 1e-4, True),
-    "multimax_vit": ("mesh.data=1", 1e-3, True),
-    "multimax_lm": ("mesh.data=1", 1e-3, True),
+    "multimax_tradeoff": ("mesh.runs=1", 1e-4, (), False),
+    "byzantine_lr_sensitivity": ("mesh.runs=1", 1e-4, ("agg_ms",), True),
+    "byzantine_grid": ("mesh.runs=1", 1e-4, ("agg_ms",), True),
+    "multimax_vit": ("mesh.data=1", 1e-3, (), True),
+    "multimax_lm": ("mesh.data=1", 1e-3, (), True),
+    "flipad_attribution": ("mesh.data=1", 1e-6, (), True),
+    "flipad_images": ("mesh.data=1", 1e-6, (), True),
 }
-TIMING = ("agg_ms",)  # wall-clock measurements: never equal between two runs
-
-
-def params():
-    return [pytest.param(name, *case[:2], marks=[pytest.mark.slow] if case[2] else [],
-                         id=name) for name, case in CASES.items()]
 
 
 def split_over_all_devices(tree, mesh) -> bool:
@@ -44,24 +50,44 @@ def split_over_all_devices(tree, mesh) -> bool:
     return False
 
 
-@pytest.mark.parametrize(("name", "one_device", "rtol"), params())
-def test_eight_devices_equal_one(name, one_device, rtol, tmp_path):
+@pytest.mark.parametrize("name", list(EXPERIMENTS))
+def test_main_program_is_split_over_every_device(name):
     assert jax.device_count() == 8
     experiment = EXPERIMENTS[name]
     config = experiment.get_config("smoke")
     mesh = mesh_from_config(config)
+    if name in ONE_DEVICE:
+        assert mesh.size == 1, f"{name}: declared one device, config.mesh gives {mesh.shape}"
+        return
     assert mesh.size == 8, f"{name}: config.mesh should use every device, got {mesh.shape}"
     train = __import__(f"{experiment.module}.train", fromlist=["plan_program"])
     spec = train.plan_program(config, mesh)
-    assert split_over_all_devices(spec.abstract_args, mesh), f"{name}: nothing is split"
+    if spec.host_program is None:
+        assert split_over_all_devices(spec.abstract_args, mesh), f"{name}: nothing is split"
 
-    eight, _ = runner.run_experiment(experiment, tmp_path / "eight", preset="smoke")
-    one, _ = runner.run_experiment(experiment, tmp_path / "one", preset="smoke",
-                                   overrides=[one_device])
+
+def run_one_device(name: str, override: str, workdir) -> list[dict]:
+    """``jaxlab run NAME --preset smoke --config.<override>`` in a subprocess."""
+    done = subprocess.run(
+        [sys.executable, "-m", "jaxlab.cli", "run", name, "--preset", "smoke", "--json",
+         "--workdir", str(workdir), f"--config.{override}"],
+        env={**os.environ, "XLA_FLAGS": xla_flags()}, capture_output=True, text=True,
+        check=False)
+    assert done.returncode == 0, f"{name}: 1-device run failed:\n{done.stderr[-3000:]}"
+    return json.loads((workdir / "run.json").read_text())["results"]
+
+
+@pytest.mark.parametrize(("name", "one_device", "rtol", "timings"), [
+    pytest.param(name, *case[:3], marks=[pytest.mark.slow] if case[3] else [], id=name)
+    for name, case in CASES.items()])
+def test_eight_devices_equal_one(name, one_device, rtol, timings, tmp_path):
+    eight = smoke_results(name)
+    one = run_one_device(name, one_device, tmp_path)
+    assert len(eight) == len(one)
     for got, want in zip(eight, one, strict=True):
         assert got.keys() == want.keys()
         for key in got:
-            if key.startswith(TIMING):
+            if key.startswith(timings):
                 continue
             np.testing.assert_allclose(np.asarray(got[key], np.float64),
                                        np.asarray(want[key], np.float64),

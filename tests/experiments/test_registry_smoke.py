@@ -1,22 +1,17 @@
 """Every registered experiment: its presets load, and its ``smoke`` run returns every metric
 its claims name (the same ``train_and_evaluate`` that ``jaxlab reproduce`` calls), under the
-suite's ``jax_numpy_rank_promotion="raise"`` and 8 devices like the kernels.
-
-The smoke run is end-to-end plumbing, not numerics (the kernel tests assert those under
-default flags), and it is mostly compilation: it runs in a subprocess whose XLA compiles at
-backend optimisation level 0, which roughly halves its time (like the notebooks).
+suite's ``jax_numpy_rank_promotion="raise"`` and 8 devices like the kernels (through
+``tests/experiments/smoke.py``: a subprocess compiling at XLA optimisation level 0).
 """
 
 import math
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 from jaxlab.data import prerequisites
-from jaxlab.report import PRESETS, registry, runner
+from jaxlab.report import PRESETS, registry
+from tests.experiments.smoke import smoke_results
 
 EXPERIMENTS = registry.discover()
 
@@ -48,13 +43,7 @@ def test_smoke_run_returns_every_claimed_metric(name):
     experiment = EXPERIMENTS[name]
     missing = prerequisites.missing(experiment.requires)
     assert not missing, f"{name}: data missing on this machine: {missing}"
-    # Saved in the run's shared reports root (tests/conftest.py), where its notebook finds it.
-    flags = f"{os.environ.get('XLA_FLAGS', '')} --xla_backend_optimization_level=0".strip()
-    code = f"from jaxlab.report import runner; runner.load_or_run({name!r}, 'smoke')"
-    done = subprocess.run([sys.executable, "-c", code], env={**os.environ, "XLA_FLAGS": flags},
-                          capture_output=True, text=True, check=False)
-    assert done.returncode == 0, f"{name}: smoke run failed:\n{done.stderr[-3000:]}"
-    results = runner.load_or_run(name, preset="smoke")  # the subprocess saved it
+    results = smoke_results(name)  # saved where its notebook finds it (tests/conftest.py)
     for claim in experiment.claims:
         for key in filter(None, (claim.metric, claim.baseline)):
             for result in results:

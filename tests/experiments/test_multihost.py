@@ -1,0 +1,65 @@
+"""``jaxlab run NAME --multihost`` on 2 processes × 4 CPU devices (gloo collectives) gives
+the metrics of 1 process × 8 devices (the suite's shared smoke run, tests/experiments/smoke.py).
+
+Each process feeds only its own rows: ``batch_runs`` assembles its global run axis from
+every process's shards (``jax.make_array_from_callback``), and ``fit`` builds each global
+batch from process-local rows (``jax.make_array_from_process_local_data``). Both processes
+compile at the same XLA optimisation level as the reference, so the numbers agree exactly
+where the reduction order does not change (runs split over ``runs``) and to ``rtol`` where
+it does (a data-parallel gradient summed over processes).
+"""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from tests.experiments.smoke import smoke_results, xla_flags
+
+# name: (rtol, slow). Slow ones: `pytest -m slow tests/experiments/test_multihost.py`.
+CASES = {
+    "multimax_tradeoff": (0.0, False),  # batch_runs over `runs`
+    "multimax_vit": (1e-5, True),  # fit, data parallel over `data` (equal when measured)
+}
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def run_two_processes(name: str, workdir) -> list[dict]:
+    """The results of ``jaxlab run NAME --preset smoke --multihost`` on 2 × 4 CPU devices."""
+    address = f"127.0.0.1:{_free_port()}"
+    env = {**os.environ, "JAX_PLATFORMS": "cpu", "JAX_NUM_CPU_DEVICES": "4",
+           "JAX_CPU_COLLECTIVES_IMPLEMENTATION": "gloo", "XLA_FLAGS": xla_flags()}
+    procs = [subprocess.Popen(
+        [sys.executable, "-m", "jaxlab.cli", "run", name, "--preset", "smoke", "--json",
+         "--workdir", str(workdir), "--multihost", "--coordinator", address,
+         "--num_processes", "2", "--process_id", str(i)],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        for i in range(2)]
+    errors = [proc.communicate(timeout=1200)[1] for proc in procs]
+    for i, proc in enumerate(procs):
+        assert proc.returncode == 0, f"{name}: process {i} failed:\n{errors[i][-3000:]}"
+    return json.loads((workdir / "run.json").read_text())["results"]
+
+
+@pytest.mark.parametrize(("name", "rtol"), [
+    pytest.param(name, rtol, marks=[pytest.mark.slow] if slow else [], id=name)
+    for name, (rtol, slow) in CASES.items()])
+def test_two_processes_of_four_devices_equal_one_of_eight(name, rtol, tmp_path):
+    two = run_two_processes(name, tmp_path / "two")
+    one = smoke_results(name)
+    assert len(two) == len(one)
+    for got, want in zip(two, one, strict=True):
+        assert got.keys() == want.keys()
+        for key in got:
+            np.testing.assert_allclose(np.asarray(got[key], np.float64),
+                                       np.asarray(want[key], np.float64),
+                                       rtol=rtol, atol=rtol, err_msg=f"{name}: {key}")
