@@ -59,7 +59,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.temperature = 0.5
     c.simclr_steps = 150
     c.simclr_batch = 64
-    c.simclr_lr = 3e-3
+    c.simclr_optimizer = ml_collections.ConfigDict({"name": "adam", "learning_rate": 3e-3})
     c.max_shift = 6
     c.view_flip = 0.5  # probability of a horizontal flip
     c.view_gain = (0.7, 1.3)  # contrast factor, uniform
@@ -72,8 +72,9 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.lambda_s = 0.5
     c.nem_steps = 200
     c.nem_batch = 32
-    c.nem_lr = 1.0  # Prodigy
-    c.nem_weight_decay = 0.01
+    c.nem_optimizer = ml_collections.ConfigDict(  # as the reference code
+        {"name": "contrib.prodigy", "learning_rate": 1.0, "weight_decay": 0.01,
+         "safeguard_warmup": True})
     # RELAX and metrics.
     c.relax_masks = 1000
     c.relax_chunk = 100

@@ -12,7 +12,6 @@ import jax
 import jax.numpy as jnp
 import ml_collections
 import numpy as np
-import optax
 from jax.sharding import NamedSharding, PartitionSpec
 
 from jaxlab.data import load_images
@@ -31,7 +30,7 @@ from jaxlab.explain import (
     relax,
 )
 from jaxlab.nn import simclr_loss
-from jaxlab.train import time_interleaved
+from jaxlab.train import make_optimizer, optimizer_step, time_interleaved
 from jaxlab.train.plan import PlanSpec, abstract
 
 
@@ -84,35 +83,36 @@ class Steps(NamedTuple):
 def steps(config) -> Steps:
     """Jitted SimCLR and NEM-U steps and their initialisers."""
     enc, head, dec = _models(config)
-    simclr_opt = optax.adam(config.simclr_lr)
-    nem_opt = optax.contrib.prodigy(config.nem_lr, weight_decay=config.nem_weight_decay,
-                                    safeguard_warmup=True)
+    simclr_opt = make_optimizer(config.simclr_optimizer)
+    nem_opt = make_optimizer(config.nem_optimizer)
 
     def simclr_loss_fn(p, views):
         z = head.apply(p["head"], enc.apply(p["enc"], views)[0])
         z1, z2 = jnp.split(z, 2)
         return simclr_loss(z1, z2, config.temperature)
 
+    simclr_update = optimizer_step(simclr_loss_fn, simclr_opt)
+
+    def nem_loss_fn(theta, batch):
+        enc_params, x = batch
+        return nem_objective(enc.apply, dec, NEMParams(enc_params, theta), x, 0.0,
+                             config.lambda_f, config.lambda_s)
+
+    nem_update = optimizer_step(nem_loss_fn, nem_opt, has_aux=True)
+
     @functools.partial(jax.jit, donate_argnums=(0, 1))
     def simclr_step(p, state, data, key):
         k_idx, k_aug = jax.random.split(key)
         x = data[jax.random.randint(k_idx, (config.simclr_batch,), 0, data.shape[0])]
         views = augment(k_aug, jnp.concatenate([x, x]), config)  # two views
-        loss, grads = jax.value_and_grad(simclr_loss_fn)(p, views)
-        updates, state = simclr_opt.update(grads, state, p)
-        return optax.apply_updates(p, updates), state, loss
+        (p, state), loss = simclr_update((p, state), views)
+        return p, state, loss
 
     @jax.jit  # no donation: Prodigy's state holds the initial parameters' buffers
     def nem_step(theta, state, enc_params, data, key):
         x = data[jax.random.randint(key, (config.nem_batch,), 0, data.shape[0])]
-
-        def loss_fn(th):
-            return nem_objective(enc.apply, dec, NEMParams(enc_params, th), x, 0.0,
-                                 config.lambda_f, config.lambda_s)
-
-        (loss, aux), grads = jax.value_and_grad(loss_fn, has_aux=True)(theta)
-        updates, state = nem_opt.update(grads, state, theta)
-        return optax.apply_updates(theta, updates), state, (loss, aux["mask_mean"])
+        (theta, state), (loss, aux) = nem_update((theta, state), (enc_params, x))
+        return theta, state, (loss, aux["mask_mean"])
 
     @jax.jit
     def init_encoder(key, x):
