@@ -30,7 +30,7 @@ from jaxlab.explain import (
     relax,
 )
 from jaxlab.nn import simclr_loss
-from jaxlab.train import make_optimizer, optimizer_step, time_interleaved
+from jaxlab.train import Checkpointer, make_optimizer, optimizer_step, time_interleaved
 from jaxlab.train.plan import PlanSpec, abstract
 
 
@@ -128,28 +128,59 @@ def steps(config) -> Steps:
     return Steps(simclr_step, nem_step, init_encoder, init_decoder)
 
 
+def _checkpointed_loop(step, carry, num_steps, key, every, checkpointer):
+    """``carry = step(carry, t)`` for ``t < num_steps``, saved through ``checkpointer`` (a
+    :class:`jaxlab.train.Checkpointer` or ``None``) every ``every`` steps and after the last;
+    a call on a folder holding such a checkpoint resumes after its step. The step's rng
+    comes from ``t``, so a resumed loop ends bit-identical to an uninterrupted one."""
+    start = 0
+    if checkpointer is not None:
+        restored = checkpointer.restore(carry, key)
+        if restored is not None:
+            carry, _, start = restored
+    for t in range(start, num_steps):
+        carry = step(carry, t)
+        if checkpointer is not None and ((t + 1) % every == 0 or t + 1 == num_steps):
+            # Host copies: the next step donates the device buffers.
+            checkpointer.save(t + 1, jax.device_get(carry), key)
+    if checkpointer is not None:
+        checkpointer.wait()
+    return carry
+
+
 def trainers(config):
     """SimCLR and NEM-U training loops (a Python loop over jitted steps compiles several times
-    faster on CPU than the same steps inside ``lax.scan``)."""
+    faster on CPU than the same steps inside ``lax.scan``). Each takes a ``checkpoints``
+    folder (or ``None``): the loop saves there every ``config.checkpoint_every`` steps and
+    resumes from it."""
     simclr_step, nem_step, init_encoder, init_decoder = steps(config)
+    nan = jnp.float32(jnp.nan)
 
-    def train_encoder(key, data):
+    def loop(step, carry, num_steps, key, checkpoints):
+        checkpointer = None if checkpoints is None else Checkpointer(checkpoints)
+        return _checkpointed_loop(step, carry, num_steps, key, config.checkpoint_every,
+                                  checkpointer)
+
+    def train_encoder(key, data, checkpoints=None):
         """SimCLR on ``data [n, S, S, 1]``; returns the encoder's parameters, last loss."""
         k_init, k_run = jax.random.split(key)
-        p, state = init_encoder(k_init, data[:2])
-        loss = jnp.nan
-        for t in range(config.simclr_steps):
-            p, state, loss = simclr_step(p, state, data, jax.random.fold_in(k_run, t))
+
+        def step(carry, t):
+            return simclr_step(*carry[:2], data, jax.random.fold_in(k_run, t))
+
+        p, _, loss = loop(step, (*init_encoder(k_init, data[:2]), nan), config.simclr_steps,
+                          k_run, checkpoints)
         return p["enc"], loss
 
-    def train_decoder(key, enc_params, data):
+    def train_decoder(key, enc_params, data, checkpoints=None):
         """NEM-U's decoder on the frozen encoder; returns θ, last loss and mask mean."""
         k_init, k_run = jax.random.split(key)
-        theta, state = init_decoder(k_init, enc_params, data[:2])
-        aux = (jnp.nan, jnp.nan)
-        for t in range(config.nem_steps):
-            theta, state, aux = nem_step(theta, state, enc_params, data,
-                                         jax.random.fold_in(k_run, t))
+
+        def step(carry, t):
+            return nem_step(*carry[:2], enc_params, data, jax.random.fold_in(k_run, t))
+
+        theta, _, aux = loop(step, (*init_decoder(k_init, enc_params, data[:2]), (nan, nan)),
+                             config.nem_steps, k_run, checkpoints)
         return theta, *aux
 
     return train_encoder, train_decoder
@@ -198,8 +229,10 @@ def explainers(config):
 def train_and_evaluate(
     config: ml_collections.ConfigDict, workdir: str
 ) -> dict[str, float | list[float]]:
-    # Minutes per run: no checkpoints. The first seed's first explanations are saved to
-    # ``workdir/examples.npz`` (images, ground truth, one map per method) for the notebook.
+    # Each seed's encoder and decoder checkpoint under ``workdir/seed_<seed>/``, so a killed
+    # run resumes there (a finished seed is restored and evaluated again). The first seed's
+    # first explanations are saved to ``workdir/examples.npz`` (images, ground truth, one
+    # map per method) for the notebook.
     data_dir = resolve_data_dir(config.data_dir or None)
     items = {split: load_images("fashion_mnist", split, data_dir)[0]
              for split in {config.train_split, "test"}}
@@ -221,8 +254,11 @@ def train_and_evaluate(
         train_x, _, _ = textured_canvases(train_items, 10_000 + seed, config.canvas_size)
         eval_x, eval_gt, _ = textured_canvases(eval_items, 20_000 + seed, config.canvas_size)
         train_x, eval_x, eval_gt = map(jnp.asarray, (train_x, eval_x, eval_gt))
-        enc_params, simclr_loss_final = train_encoder(k_enc, train_x)
-        theta, nem_loss_final, mask_mean = train_decoder(k_dec, enc_params, train_x)
+        folder = os.path.join(workdir, f"seed_{seed}")
+        enc_params, simclr_loss_final = train_encoder(k_enc, train_x,
+                                                      os.path.join(folder, "encoder"))
+        theta, nem_loss_final, mask_mean = train_decoder(k_dec, enc_params, train_x,
+                                                         os.path.join(folder, "decoder"))
         put("simclr_loss_final", simclr_loss_final)
         put("nem_loss_final", nem_loss_final)
         put("nem_mask_mean", mask_mean)
