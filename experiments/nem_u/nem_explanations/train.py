@@ -132,7 +132,13 @@ def _checkpointed_loop(step, carry, num_steps, key, every, checkpointer):
     """``carry = step(carry, t)`` for ``t < num_steps``, saved through ``checkpointer`` (a
     :class:`jaxlab.train.Checkpointer` or ``None``) every ``every`` steps and after the last;
     a call on a folder holding such a checkpoint resumes after its step. The step's rng
-    comes from ``t``, so a resumed loop ends bit-identical to an uninterrupted one."""
+    comes from ``t``, so a resumed loop ends bit-identical to an uninterrupted one.
+
+    Raises:
+      ValueError: ``every < 1`` (``config.checkpoint_every``).
+    """
+    if every < 1:
+        raise ValueError(f"checkpoint_every must be >= 1, got {every}")
     start = 0
     if checkpointer is not None:
         restored = checkpointer.restore(carry, key)
