@@ -43,7 +43,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.anchor_draws = 2048  # samples of G whose mean penultimate activation is the anchor z̄
     c.tanh_eps = 1e-4  # x clipped to (−1 + ε, 1 − ε) before atanh, as the reference code
     c.gen_steps = 600
-    c.gen_lr = 3e-3
+    c.gen_optimizer = ml_collections.ConfigDict({"name": "adam", "learning_rate": 3e-3})
     c.gen_batch = 128
     c.num_train = 400  # G's samples for Deep SAD training
     c.num_test = 150  # per class at test time
@@ -51,8 +51,8 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.lasso_iters = 1000
     c.sad_features = (64, 16)
     c.sad_steps = 400
-    c.sad_lr = 1e-3
-    c.sad_weight_decay = 1e-6
+    c.sad_optimizer = ml_collections.ConfigDict(
+        {"name": "adamw", "learning_rate": 1e-3, "weight_decay": 1e-6})
     c.eta = 1.0
     c.query_noise = 0.01
     if preset == "smoke":

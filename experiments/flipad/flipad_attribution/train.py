@@ -7,12 +7,12 @@ import jax
 import jax.numpy as jnp
 import ml_collections
 import numpy as np
-import optax
+from jaxlab_experiments.flipad.queries import over_queries
 from sklearn.datasets import load_breast_cancer
 from sklearn.metrics import roc_auc_score
 
 from jaxlab import attribution
-from jaxlab.train import scan_run
+from jaxlab.train import make_optimizer, mesh_from_config, optimizer_step, scan_run
 from jaxlab.train.mesh import DATA_AXIS, batch_sharding, replicated
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -48,18 +48,16 @@ def _mmd(x, y, scales):
 
 
 def _fit_generator(model, real, key, config):
-    tx = optax.adam(config.gen_lr)
+    tx = make_optimizer(config.gen_optimizer)
     params = model.init(key, jnp.zeros((1, config.latent_dim)))
+    update = optimizer_step(
+        lambda p, batch: _mmd(model.apply(p, batch[0]), batch[1], config.mmd_scales), tx)
 
     def step(carry, t):
-        params, opt = carry
         k1, k2 = jax.random.split(jax.random.fold_in(key, t))
         u = jax.random.normal(k1, (config.gen_batch, config.latent_dim))
         batch = real[jax.random.randint(k2, (config.gen_batch,), 0, real.shape[0])]
-        loss, g = jax.value_and_grad(
-            lambda p: _mmd(model.apply(p, u), batch, config.mmd_scales))(params)
-        up, opt = tx.update(g, opt)
-        return (optax.apply_updates(params, up), opt), loss
+        return update(carry, (u, batch))
 
     (params, _), _ = jax.jit(lambda c: scan_run(step, c, length=config.gen_steps))(
         (params, tx.init(params)))
@@ -73,14 +71,9 @@ def _deep_sad(train_x, train_labels, test_x, key, config):
     net = attribution.DeepSADNet(tuple(config.sad_features))
     params = net.init(key, tr[:2])
     center = attribution.deep_sad_center(net.apply(params, tr))
-    tx = optax.adamw(config.sad_lr, weight_decay=config.sad_weight_decay)
-
-    def step(carry, _):
-        params, opt = carry
-        loss, g = jax.value_and_grad(lambda p: attribution.deep_sad_loss(
-            net.apply(p, tr), center, train_labels, eta=config.eta))(params)
-        up, opt = tx.update(g, opt, params)
-        return (optax.apply_updates(params, up), opt), loss
+    tx = make_optimizer(config.sad_optimizer)
+    step = optimizer_step(lambda p, _: attribution.deep_sad_loss(
+        net.apply(p, tr), center, train_labels, eta=config.eta), tx)
 
     (params, _), _ = jax.jit(lambda c: scan_run(step, c, length=config.sad_steps))(
         (params, tx.init(params)))
@@ -132,7 +125,11 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     anchor = jnp.mean(gen_a.apply(params_g, draws, method=Generator.penult), axis=0)
     kernel = params_g["params"]["last"]["kernel"]  # [p, d]: x = tanh(z @ K + b)
     bias = params_g["params"]["last"]["bias"]
-    invert = jax.jit(lambda xs: _invert(kernel, bias, anchor, xs, config))
+    invert_program = jax.jit(lambda k, b, a, xs: _invert(k, b, a, xs, config))
+    mesh = mesh_from_config(config)
+
+    def invert(xs):  # the queries split over the mesh's ``data`` axis
+        return over_queries(invert_program, (kernel, bias, anchor), xs, mesh)
 
     train_x = np.concatenate([g_train, real_train])
     labels = jnp.concatenate([jnp.zeros(len(g_train), jnp.int32),
@@ -148,8 +145,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
                        for k, v in queries.items()}
         names = list(queries)
         test_x = np.concatenate([queries[k] for k in names])
-        feats = {"flipad": (np.asarray(invert(jnp.asarray(train_x))),
-                            np.asarray(invert(jnp.asarray(test_x)))),
+        feats = {"flipad": (invert(train_x), invert(test_x)),
                  "rawpad": (train_x, test_x)}
         for method, (ftr, fte) in feats.items():
             scores = _deep_sad(jnp.asarray(ftr), labels, jnp.asarray(fte), k_sad, config)

@@ -45,7 +45,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.latent_dim = 8
     c.channels = 8  # C: the penultimate map is 4×4×C (p = 16·C activations per image)
     c.gen_steps = 800
-    c.gen_lr = 2e-3
+    c.gen_optimizer = ml_collections.ConfigDict({"name": "adam", "learning_rate": 2e-3})
     c.gen_batch = 128
     c.vae_sigma = 0.25  # Gaussian likelihood scale of the VAE on pixels in [−1, 1]
     c.num_train = 300  # G's samples (and as many real digits) for Deep SAD training
@@ -57,8 +57,8 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.lasso_iters = 1000
     c.sad_features = (64, 16)
     c.sad_steps = 300
-    c.sad_lr = 1e-3
-    c.sad_weight_decay = 1e-6
+    c.sad_optimizer = ml_collections.ConfigDict(
+        {"name": "adamw", "learning_rate": 1e-3, "weight_decay": 1e-6})
     c.eta = 1.0
     c.query_noise = 0.02  # σ (of the 8-bit range) on the test queries only
     c.immune_noise = 0.05  # σ on training and test images (reference Table 3: 0.05, 0.1)

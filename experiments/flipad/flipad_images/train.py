@@ -13,12 +13,12 @@ import jax
 import jax.numpy as jnp
 import ml_collections
 import numpy as np
-import optax
+from jaxlab_experiments.flipad.queries import over_queries
 from sklearn.datasets import load_digits
 from sklearn.metrics import roc_auc_score
 
 from jaxlab import attribution
-from jaxlab.train import jit_run, scan_run
+from jaxlab.train import jit_run, make_optimizer, mesh_from_config, optimizer_step, scan_run
 from jaxlab.train.mesh import DATA_AXIS, batch_sharding, replicated
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -82,29 +82,32 @@ class Encoder(nn.Module):
         return out[:, : self.latent_dim], out[:, self.latent_dim:]
 
 
-def _fit_vae(key, real, *, arch, channels, latent_dim, steps, lr, batch, sigma):
-    """A VAE with Gaussian likelihood N(x; G(u), σ²I); returns the decoder's parameters."""
+def _fit_vae(key, real, *, arch, channels, latent_dim, steps, optimizer, batch, sigma):
+    """A VAE with Gaussian likelihood N(x; G(u), σ²I); returns the decoder's parameters.
+
+    ``optimizer``: the optimiser's config entry as ``(key, value)`` pairs (static).
+    """
     dec, enc = Decoder(channels, arch), Encoder(latent_dim)
     k_dec, k_enc, k_run = jax.random.split(key, 3)
     params = {"dec": dec.init(k_dec, jnp.zeros((1, latent_dim))),
               "enc": enc.init(k_enc, real[:1])}
-    tx = optax.adam(lr)
+    tx = make_optimizer(dict(optimizer))
 
-    def loss_fn(params, x, eps):
+    def loss_fn(params, draws):
+        x, eps = draws
         mu, logvar = enc.apply(params["enc"], x)
         u = mu + jnp.exp(0.5 * logvar) * eps
         recon = jnp.sum((dec.apply(params["dec"], u) - x) ** 2, axis=(1, 2)) / (2 * sigma**2)
         kl = 0.5 * jnp.sum(jnp.exp(logvar) + mu**2 - 1.0 - logvar, axis=1)
         return jnp.mean(recon + kl)
 
+    update = optimizer_step(loss_fn, tx)
+
     def step(carry, t):
-        params, opt = carry
         k1, k2 = jax.random.split(jax.random.fold_in(k_run, t))
         x = real[jax.random.randint(k1, (batch,), 0, real.shape[0])]
         eps = jax.random.normal(k2, (batch, latent_dim))
-        loss, g = jax.value_and_grad(loss_fn)(params, x, eps)
-        up, opt = tx.update(g, opt)
-        return (optax.apply_updates(params, up), opt), loss
+        return update(carry, (x, eps))
 
     (params, _), _ = scan_run(step, (params, tx.init(params)), length=steps)
     return params["dec"]
@@ -136,9 +139,11 @@ def _invert(last_params, anchor, xs, alpha, *, iters, eps):
         last_layer, x, anchor, alpha=alpha, num_iters=iters, eps=eps, step=step))(xs)
 
 
-def _deep_sad(key, train_x, labels, std_weights, test_x, *, features, steps, lr, eta,
-              std_eps, weight_decay):
+def _deep_sad(key, train_x, labels, std_weights, test_x, *, features, steps, optimizer, eta,
+              std_eps):
     """Standardise the features, fit Deep SAD full-batch, score ``test_x``.
+
+    ``optimizer``: the optimiser's config entry as ``(key, value)`` pairs (static).
 
     ``std_weights: [n]`` selects the rows whose mean and std standardise the features,
     (x − μ)/(σ + ``std_eps``); all zeros = no standardisation. As the reference pipeline: FLIPAD
@@ -154,14 +159,9 @@ def _deep_sad(key, train_x, labels, std_weights, test_x, *, features, steps, lr,
     net = attribution.DeepSADNet(features)
     params = net.init(key, tr[:2])
     center = attribution.deep_sad_center(net.apply(params, tr))
-    tx = optax.adamw(lr, weight_decay=weight_decay)
-
-    def step(carry, _):
-        params, opt = carry
-        loss, g = jax.value_and_grad(lambda p: attribution.deep_sad_loss(
-            net.apply(p, tr), center, labels, eta=eta))(params)
-        up, opt = tx.update(g, opt, params)
-        return (optax.apply_updates(params, up), opt), loss
+    tx = make_optimizer(dict(optimizer))
+    step = optimizer_step(lambda p, _: attribution.deep_sad_loss(
+        net.apply(p, tr), center, labels, eta=eta), tx)
 
     (params, _), _ = scan_run(step, (params, tx.init(params)), length=steps)
     return attribution.deep_sad_score(net.apply(params, te), center)
@@ -174,12 +174,17 @@ def _programs(fast_compile: bool):
         return jit_run(fun, fast_compile=fast_compile, static_argnames=static)
 
     return {
-        "fit": jit(_fit_vae, ("arch", "channels", "latent_dim", "steps", "batch")),
+        "fit": jit(_fit_vae, ("arch", "channels", "latent_dim", "steps", "optimizer", "batch")),
         "sample": jit(_sample, ("arch", "channels", "latent_dim", "n")),
         "invert": jit(_invert, ("iters", "eps")),
-        "sad": jit(_deep_sad, ("features", "steps", "weight_decay")),
+        "sad": jit(_deep_sad, ("features", "steps", "optimizer")),
         "dct": jax.jit(attribution.log_dct),
     }
+
+
+def _static(spec: ml_collections.ConfigDict) -> tuple:
+    """An optimiser's config entry as hashable ``(key, value)`` pairs, for a static argument."""
+    return tuple(sorted(spec.to_dict().items()))
 
 
 def _category(target: str, outsider: str) -> str:
@@ -207,7 +212,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
         gen[name] = prog["fit"](
             jax.random.fold_in(k_fit, i), jnp.asarray(real_train), arch=arch[name],
             channels=config.channels, latent_dim=dim, steps=config.gen_steps,
-            lr=config.gen_lr, batch=config.gen_batch, sigma=config.vae_sigma)
+            optimizer=_static(config.gen_optimizer), batch=config.gen_batch, sigma=config.vae_sigma)
         # G's training samples, its held-out samples, and ``anchor_draws`` for the anchor z̄;
         # samples are stored as 8-bit images, as the reference saves them (PNG).
         images, acts = prog["sample"](gen[name], jax.random.fold_in(k_sample, i),
@@ -233,6 +238,12 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
                "_immune": {k: perturb(v, config.immune_noise) for k, v in clean.items()}}
     labels = jnp.concatenate([jnp.ones(n_tr, jnp.int32), -jnp.ones(n_tr, jnp.int32)])
 
+    mesh = mesh_from_config(config)
+
+    def invert(last, anchor, alpha, xs):
+        return prog["invert"](last, anchor, xs, alpha, iters=config.lasso_iters,
+                              eps=config.tanh_eps)
+
     results: dict[str, float] = {}
     pooled: dict[str, list[float]] = {}
     for t_idx, target in enumerate(GENERATORS):
@@ -252,8 +263,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
                        "all": jnp.ones(n_train_img), "none": jnp.zeros(n_train_img)}
         for m_idx, method in enumerate(METHODS):
             if method == "flipad":
-                feats = prog["invert"](last, anchor, all_img, config.alpha,
-                                       iters=config.lasso_iters, eps=config.tanh_eps)
+                feats = jnp.asarray(over_queries(  # the queries split over ``data``
+                    invert, (last, anchor, config.alpha), all_img, mesh))
             elif method == "dctpad":
                 feats = prog["dct"](all_img)
             else:
@@ -268,8 +279,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
                     jax.random.fold_in(k_sad, 10 * t_idx + m_idx), train_x, labels,
                     std_weights[STANDARDISE[method]], test_x,
                     features=tuple(config.sad_features), steps=config.sad_steps,
-                    lr=config.sad_lr, eta=config.eta, std_eps=config.std_eps,
-                    weight_decay=config.sad_weight_decay))
+                    optimizer=_static(config.sad_optimizer), eta=config.eta,
+                    std_eps=config.std_eps))
                 blocks = dict(zip(("", "_noisy", "_immune"), np.split(scores, 3), strict=True))
                 blocks = ({"_immune": blocks["_immune"]} if immune else
                           {"": blocks[""], "_noisy": blocks["_noisy"]})

@@ -33,6 +33,10 @@ Mesh (every preset): ``{"data": 1}``, one device: a seed is a Python loop of jit
 a small conv net (batch 256 of 48×48 canvases at the paper preset, the training canvases ≈
 0.5 GB on the device) that draw their batch inside the step, and the seeds run one after
 another; a pod runs seeds as separate jobs (read by ``jaxlab plan``).
+
+Checkpoints: each seed's SimCLR and NEM-U loops save every ``checkpoint_every`` steps and
+after their last under ``<workdir>/seed_<seed>/{encoder,decoder}``; the same command on a
+killed run's workdir resumes there with the same numbers (finished seeds are restored).
 """
 
 import ml_collections
@@ -59,7 +63,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.temperature = 0.5
     c.simclr_steps = 150
     c.simclr_batch = 64
-    c.simclr_lr = 3e-3
+    c.simclr_optimizer = ml_collections.ConfigDict({"name": "adam", "learning_rate": 3e-3})
     c.max_shift = 6
     c.view_flip = 0.5  # probability of a horizontal flip
     c.view_gain = (0.7, 1.3)  # contrast factor, uniform
@@ -71,9 +75,13 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.lambda_f = 4.0
     c.lambda_s = 0.5
     c.nem_steps = 200
+    # Steps between checkpoints of each loop (SimCLR, NEM-U; also saved after its last step):
+    # at quick ≈ one every 20-30 s on 2 shared cores.
+    c.checkpoint_every = 100
     c.nem_batch = 32
-    c.nem_lr = 1.0  # Prodigy
-    c.nem_weight_decay = 0.01
+    c.nem_optimizer = ml_collections.ConfigDict(  # as the reference code
+        {"name": "contrib.prodigy", "learning_rate": 1.0, "weight_decay": 0.01,
+         "safeguard_warmup": True})
     # RELAX and metrics.
     c.relax_masks = 1000
     c.relax_chunk = 100
@@ -92,6 +100,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.simclr_steps = 3
         c.simclr_batch = 16
         c.nem_steps = 3
+        c.checkpoint_every = 3  # only at the end of each loop
         c.nem_batch = 8
         c.relax_masks = 100
         c.relax_chunk = 50
@@ -111,5 +120,6 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.simclr_batch = 256
         c.decoder_channels = (256, 128, 64, 32)
         c.nem_steps = 10_000
+        c.checkpoint_every = 1000
         c.relax_masks = 3000
     return c

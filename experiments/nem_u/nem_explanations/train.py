@@ -12,7 +12,6 @@ import jax
 import jax.numpy as jnp
 import ml_collections
 import numpy as np
-import optax
 from jax.sharding import NamedSharding, PartitionSpec
 
 from jaxlab.data import load_images
@@ -31,7 +30,7 @@ from jaxlab.explain import (
     relax,
 )
 from jaxlab.nn import simclr_loss
-from jaxlab.train import time_interleaved
+from jaxlab.train import Checkpointer, make_optimizer, optimizer_step, time_interleaved
 from jaxlab.train.plan import PlanSpec, abstract
 
 
@@ -84,35 +83,36 @@ class Steps(NamedTuple):
 def steps(config) -> Steps:
     """Jitted SimCLR and NEM-U steps and their initialisers."""
     enc, head, dec = _models(config)
-    simclr_opt = optax.adam(config.simclr_lr)
-    nem_opt = optax.contrib.prodigy(config.nem_lr, weight_decay=config.nem_weight_decay,
-                                    safeguard_warmup=True)
+    simclr_opt = make_optimizer(config.simclr_optimizer)
+    nem_opt = make_optimizer(config.nem_optimizer)
 
     def simclr_loss_fn(p, views):
         z = head.apply(p["head"], enc.apply(p["enc"], views)[0])
         z1, z2 = jnp.split(z, 2)
         return simclr_loss(z1, z2, config.temperature)
 
+    simclr_update = optimizer_step(simclr_loss_fn, simclr_opt)
+
+    def nem_loss_fn(theta, batch):
+        enc_params, x = batch
+        return nem_objective(enc.apply, dec, NEMParams(enc_params, theta), x, 0.0,
+                             config.lambda_f, config.lambda_s)
+
+    nem_update = optimizer_step(nem_loss_fn, nem_opt, has_aux=True)
+
     @functools.partial(jax.jit, donate_argnums=(0, 1))
     def simclr_step(p, state, data, key):
         k_idx, k_aug = jax.random.split(key)
         x = data[jax.random.randint(k_idx, (config.simclr_batch,), 0, data.shape[0])]
         views = augment(k_aug, jnp.concatenate([x, x]), config)  # two views
-        loss, grads = jax.value_and_grad(simclr_loss_fn)(p, views)
-        updates, state = simclr_opt.update(grads, state, p)
-        return optax.apply_updates(p, updates), state, loss
+        (p, state), loss = simclr_update((p, state), views)
+        return p, state, loss
 
     @jax.jit  # no donation: Prodigy's state holds the initial parameters' buffers
     def nem_step(theta, state, enc_params, data, key):
         x = data[jax.random.randint(key, (config.nem_batch,), 0, data.shape[0])]
-
-        def loss_fn(th):
-            return nem_objective(enc.apply, dec, NEMParams(enc_params, th), x, 0.0,
-                                 config.lambda_f, config.lambda_s)
-
-        (loss, aux), grads = jax.value_and_grad(loss_fn, has_aux=True)(theta)
-        updates, state = nem_opt.update(grads, state, theta)
-        return optax.apply_updates(theta, updates), state, (loss, aux["mask_mean"])
+        (theta, state), (loss, aux) = nem_update((theta, state), (enc_params, x))
+        return theta, state, (loss, aux["mask_mean"])
 
     @jax.jit
     def init_encoder(key, x):
@@ -128,28 +128,65 @@ def steps(config) -> Steps:
     return Steps(simclr_step, nem_step, init_encoder, init_decoder)
 
 
+def _checkpointed_loop(step, carry, num_steps, key, every, checkpointer):
+    """``carry = step(carry, t)`` for ``t < num_steps``, saved through ``checkpointer`` (a
+    :class:`jaxlab.train.Checkpointer` or ``None``) every ``every`` steps and after the last;
+    a call on a folder holding such a checkpoint resumes after its step. The step's rng
+    comes from ``t``, so a resumed loop ends bit-identical to an uninterrupted one.
+
+    Raises:
+      ValueError: ``every < 1`` (``config.checkpoint_every``).
+    """
+    if every < 1:
+        raise ValueError(f"checkpoint_every must be >= 1, got {every}")
+    start = 0
+    if checkpointer is not None:
+        restored = checkpointer.restore(carry, key)
+        if restored is not None:
+            carry, _, start = restored
+    for t in range(start, num_steps):
+        carry = step(carry, t)
+        if checkpointer is not None and ((t + 1) % every == 0 or t + 1 == num_steps):
+            # Host copies: the next step donates the device buffers.
+            checkpointer.save(t + 1, jax.device_get(carry), key)
+    if checkpointer is not None:
+        checkpointer.wait()
+    return carry
+
+
 def trainers(config):
     """SimCLR and NEM-U training loops (a Python loop over jitted steps compiles several times
-    faster on CPU than the same steps inside ``lax.scan``)."""
+    faster on CPU than the same steps inside ``lax.scan``). Each takes a ``checkpoints``
+    folder (or ``None``): the loop saves there every ``config.checkpoint_every`` steps and
+    resumes from it."""
     simclr_step, nem_step, init_encoder, init_decoder = steps(config)
+    nan = jnp.float32(jnp.nan)
 
-    def train_encoder(key, data):
+    def loop(step, carry, num_steps, key, checkpoints):
+        checkpointer = None if checkpoints is None else Checkpointer(checkpoints)
+        return _checkpointed_loop(step, carry, num_steps, key, config.checkpoint_every,
+                                  checkpointer)
+
+    def train_encoder(key, data, checkpoints=None):
         """SimCLR on ``data [n, S, S, 1]``; returns the encoder's parameters, last loss."""
         k_init, k_run = jax.random.split(key)
-        p, state = init_encoder(k_init, data[:2])
-        loss = jnp.nan
-        for t in range(config.simclr_steps):
-            p, state, loss = simclr_step(p, state, data, jax.random.fold_in(k_run, t))
+
+        def step(carry, t):
+            return simclr_step(*carry[:2], data, jax.random.fold_in(k_run, t))
+
+        p, _, loss = loop(step, (*init_encoder(k_init, data[:2]), nan), config.simclr_steps,
+                          k_run, checkpoints)
         return p["enc"], loss
 
-    def train_decoder(key, enc_params, data):
+    def train_decoder(key, enc_params, data, checkpoints=None):
         """NEM-U's decoder on the frozen encoder; returns θ, last loss and mask mean."""
         k_init, k_run = jax.random.split(key)
-        theta, state = init_decoder(k_init, enc_params, data[:2])
-        aux = (jnp.nan, jnp.nan)
-        for t in range(config.nem_steps):
-            theta, state, aux = nem_step(theta, state, enc_params, data,
-                                         jax.random.fold_in(k_run, t))
+
+        def step(carry, t):
+            return nem_step(*carry[:2], enc_params, data, jax.random.fold_in(k_run, t))
+
+        theta, _, aux = loop(step, (*init_decoder(k_init, enc_params, data[:2]), (nan, nan)),
+                             config.nem_steps, k_run, checkpoints)
         return theta, *aux
 
     return train_encoder, train_decoder
@@ -198,8 +235,10 @@ def explainers(config):
 def train_and_evaluate(
     config: ml_collections.ConfigDict, workdir: str
 ) -> dict[str, float | list[float]]:
-    # Minutes per run: no checkpoints. The first seed's first explanations are saved to
-    # ``workdir/examples.npz`` (images, ground truth, one map per method) for the notebook.
+    # Each seed's encoder and decoder checkpoint under ``workdir/seed_<seed>/``, so a killed
+    # run resumes there (a finished seed is restored and evaluated again). The first seed's
+    # first explanations are saved to ``workdir/examples.npz`` (images, ground truth, one
+    # map per method) for the notebook.
     data_dir = resolve_data_dir(config.data_dir or None)
     items = {split: load_images("fashion_mnist", split, data_dir)[0]
              for split in {config.train_split, "test"}}
@@ -221,8 +260,11 @@ def train_and_evaluate(
         train_x, _, _ = textured_canvases(train_items, 10_000 + seed, config.canvas_size)
         eval_x, eval_gt, _ = textured_canvases(eval_items, 20_000 + seed, config.canvas_size)
         train_x, eval_x, eval_gt = map(jnp.asarray, (train_x, eval_x, eval_gt))
-        enc_params, simclr_loss_final = train_encoder(k_enc, train_x)
-        theta, nem_loss_final, mask_mean = train_decoder(k_dec, enc_params, train_x)
+        folder = os.path.join(workdir, f"seed_{seed}")
+        enc_params, simclr_loss_final = train_encoder(k_enc, train_x,
+                                                      os.path.join(folder, "encoder"))
+        theta, nem_loss_final, mask_mean = train_decoder(k_dec, enc_params, train_x,
+                                                         os.path.join(folder, "decoder"))
         put("simclr_loss_final", simclr_loss_final)
         put("nem_loss_final", nem_loss_final)
         put("nem_mask_mean", mask_mean)
