@@ -14,7 +14,7 @@ from jaxlab.data.paths import resolve_data_dir
 from jaxlab.data.two_step import TwoStepSources, load_two_step_sources, two_step_batch
 from jaxlab.nn import ViT, heat_treatment_schedule
 from jaxlab.nn.cnn import SmallCNN
-from jaxlab.train import batch_runs, scan_run
+from jaxlab.train import batch_runs, make_optimizer, mesh_from_config, scan_run
 from jaxlab.train.mesh import RUNS_AXIS, replicated
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -46,11 +46,7 @@ def _arm(arm, config):
     d_head = config.dim // config.num_heads
     heat = heat_treatment_schedule(config.ht_init_scale, d_head**-0.5,
                                    max(config.num_steps // 2, 1))
-    tx = optax.adamw(
-        optax.warmup_cosine_decay_schedule(0.0, config.learning_rate, config.warmup_steps,
-                                           config.num_steps),
-        weight_decay=config.weight_decay,
-    )
+    tx = make_optimizer(config.optimizer)
 
     def apply(params, images, t):
         if arm == "heat":
@@ -77,6 +73,8 @@ def _train_step(apply, tx, config, carry, t, k_data, src, use_same):
         loss = optax.softmax_cross_entropy_with_integer_labels(logits, labels).mean()
         return loss, jnp.mean(jnp.argmax(logits, -1) == labels)
 
+    # Written out, not ``jaxlab.train.optimizer_step``: the metrics need the gradient itself
+    # (‖∂L/∂W_Q‖, ‖∂L/∂W_K‖), which that step does not return.
     (loss, acc), grads = jax.value_and_grad(loss_fn, has_aux=True)(params)
     updates, opt_state = tx.update(grads, opt_state, params)
     params = optax.apply_updates(params, updates)
@@ -104,10 +102,20 @@ def _run_arm(arm, config, train_src, evals, keys):
     # convolution over per-seed weights becomes a grouped convolution, CPU's slow path.
     method = "auto" if arm == "cnn" else "vmap"
     runs = batch_runs(run, in_axes=(0, None, None, None, None), method=method,
-                      fast_compile=config.fast_compile)
+                      fast_compile=config.fast_compile,
+                      mesh=mesh_from_config(config, RUNS_AXIS))
     return {task: jax.device_get(runs(keys, train_src, images, labels,
                                       jnp.asarray(task == "same")))
             for task, (images, labels) in evals.items()}
+
+
+def _check_schedule(config: ml_collections.ConfigDict) -> None:
+    """A learning-rate schedule must span the run: ``decay_steps == num_steps``."""
+    schedule = config.optimizer.learning_rate
+    decay = schedule.get("decay_steps") if hasattr(schedule, "get") else None
+    if decay is not None and decay != config.num_steps:
+        raise ValueError(f"optimizer.learning_rate.decay_steps ({decay}) must equal num_steps "
+                         f"({config.num_steps}): override both")
 
 
 def _smooth(x: np.ndarray, width: int) -> np.ndarray:
@@ -147,6 +155,7 @@ def _task_metrics(runs: dict, config: ml_collections.ConfigDict) -> dict[str, li
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     del workdir  # runs vmapped per arm; minutes: no checkpoints
+    _check_schedule(config)
     if not config.tasks or set(config.tasks) - {"label", "same"}:
         raise ValueError(f"tasks must be a non-empty subset of ('label', 'same'), got "
                          f"{config.tasks!r}")

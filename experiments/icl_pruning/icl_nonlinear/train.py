@@ -20,7 +20,14 @@ from jaxlab.theory import (
     sample_icl_prompt,
     weighted_vote,
 )
-from jaxlab.train import batch_runs, jit_run, scan_run
+from jaxlab.train import (
+    batch_runs,
+    jit_run,
+    make_optimizer,
+    mesh_from_config,
+    optimizer_step,
+    scan_run,
+)
 from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -70,23 +77,25 @@ def _one_seed(key: jax.Array, config: ml_collections.ConfigDict):
                                                                mass_set.query)
         return jnp.mean(jnp.sum(w * mass_set.same, axis=-1))
 
-    def step(params, t):
+    def loss_fn(p, batch):
+        losses = jax.vmap(icl_hinge_loss, (None, 0, 0, 0))(
+            p, batch.demos, batch.query, batch.label)
+        return jnp.mean(losses)
+
+    tx = make_optimizer(config.optimizer)
+    update = optimizer_step(loss_fn, tx)
+
+    def step(carry, t):
         k = jax.random.fold_in(k_train, t)
         k_a, k_p = jax.random.split(k)
         alpha = train_alphas[jax.random.randint(k_a, (), 0, train_alphas.shape[0])]
         batch = _prompts(k_p, pos_tr, neg_tr, nu, alpha, config.train_length,
                          config.batch_size, config)
+        carry, loss = update(carry, batch)
+        return carry, {"loss": loss, "mass": attention_mass(carry[0])}
 
-        def loss_fn(p):
-            losses = jax.vmap(icl_hinge_loss, (None, 0, 0, 0))(
-                p, batch.demos, batch.query, batch.label)
-            return jnp.mean(losses)
-
-        loss, grads = jax.value_and_grad(loss_fn)(params)
-        params = jax.tree.map(lambda p, g: p - config.learning_rate * g, params, grads)
-        return params, {"loss": loss, "mass": attention_mass(params)}
-
-    params, history = scan_run(step, params0, length=config.num_steps)
+    (params, _), history = scan_run(step, (params0, tx.init(params0)),
+                                    length=config.num_steps)
     problem = {"mu": mu, "nu": nu, "mu_ood": mu_ood, "nu_ood": nu_ood,
                "k_eval": k_eval, "k_prune": k_prune}
     return params0, params, history, attention_mass(params0), problem
@@ -103,7 +112,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
 
     keys = jax.random.split(jax.random.key(config.seed), config.num_seeds)
     params0, params, history, mass_init, problem = batch_runs(
-        one_seed, in_axes=0, method="vmap", fast_compile=config.fast_compile)(keys)
+        one_seed, in_axes=0, method="vmap", fast_compile=config.fast_compile,
+        mesh=mesh_from_config(config, RUNS_AXIS))(keys)
 
     def split_errors(length):
         # One compiled program per prompt length: vmapped over seeds and α.
