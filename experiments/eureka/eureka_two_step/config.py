@@ -66,6 +66,10 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.mlp_dim = 2 * c.dim
     c.batch_size = {"smoke": 8, "quick": 32, "paper": 256}[preset]
     c.num_steps = {"smoke": 10, "quick": 800, "paper": 20000}[preset]
+    # Checkpointed pieces of each (arm, task) run, each one compiled program (a divisor of
+    # num_steps keeps it one compilation); every run is also checkpointed at its end, so a
+    # killed quick run (≈ 15 s per run) resumes after its last finished run.
+    c.segments = {"smoke": 1, "quick": 1, "paper": 20}[preset]
     # AdamW, linear warm-up then cosine decay to 0 over the whole run (decay_steps must equal
     # num_steps: override both), the same for every arm.
     c.optimizer = ml_collections.ConfigDict({
