@@ -42,7 +42,8 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.offset_norm = 1.0
     c.noise_scale = 0.15  # Laplace scale b per coordinate
     c.beta = 0.1
-    c.learning_rate = 2.0
+    # Plain SGD on the head (the paper's gradient-flow analysis), one rate for DPO and SFT.
+    c.optimizer = ml_collections.ConfigDict({"name": "sgd", "learning_rate": 2.0})
     c.batch_size = 64
     c.num_steps = {"smoke": 60, "quick": 2000, "paper": 8000}[preset]
     c.early_steps = {"smoke": 5, "quick": 10, "paper": 10}[preset]  # linear-growth window

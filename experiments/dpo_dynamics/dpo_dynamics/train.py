@@ -16,7 +16,13 @@ from jaxlab.align import (
     unembedding_dpo_loss,
     unembedding_sft_loss,
 )
-from jaxlab.train import batch_runs, scan_run
+from jaxlab.train import (
+    batch_runs,
+    make_optimizer,
+    mesh_from_config,
+    optimizer_step,
+    scan_run,
+)
 from jaxlab.train.mesh import RUNS_AXIS, replicated
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -49,16 +55,20 @@ def _policy_accuracy(w, eval_batch, flip, num_beh: int) -> jax.Array:
 
 
 def _train(key, w0, w_ref, weights, flip, problem, config, loss: str, steps: int):
-    """One SGD run of the head; per-step eval metrics per behaviour."""
-    step = _step_fn(key, w0, w_ref, weights, flip, problem, config, loss)
-    return scan_run(step, w0, length=steps)
+    """One run of the head with ``config.optimizer``: its final head and per-step eval
+    metrics per behaviour."""
+    tx = make_optimizer(config.optimizer)
+    step = _step_fn(key, w0, w_ref, weights, flip, problem, config, loss, tx)
+    (w, _), history = scan_run(step, (w0, tx.init(w0)), length=steps)
+    return w, history
 
 
-def _step_fn(key, w0, w_ref, weights, flip, problem, config, loss: str):
-    """``(w, t) -> (w, metrics)``: one SGD step of a run of :func:`_train`."""
+def _step_fn(key, w0, w_ref, weights, flip, problem, config, loss: str, tx):
+    """``((w, opt_state), t) -> ((w, opt_state), metrics)``: one optimiser step of a run of
+    :func:`_train`."""
     directions, deltas, offset, eval_batch = problem
     num_beh = deltas.shape[0]
-    beta, lr = config.beta, config.learning_rate
+    beta = config.beta
     g_eval = eval_batch.embeddings
     chosen_eval = jnp.where(flip, eval_batch.rejected, eval_batch.chosen)
     sign_eval = jnp.where(chosen_eval == 0, 1.0, -1.0)
@@ -73,12 +83,14 @@ def _step_fn(key, w0, w_ref, weights, flip, problem, config, loss: str):
             return unembedding_dpo_loss(w, w_ref, batch.embeddings, chosen, 1 - chosen, beta)
         return unembedding_sft_loss(w, batch.embeddings, chosen)
 
-    def step(w, t):
+    update = optimizer_step(objective, tx)
+
+    def step(carry, t):
         batch = sample_behaviour_preferences(
             jax.random.fold_in(key, t), config.batch_size, directions, deltas, offset,
             weights, config.noise_scale,
         )
-        w = w - lr * jax.grad(objective)(w, batch)
+        (w, opt_state), _ = update(carry, batch)
         v = _margin_direction(w)
         implicit = sign_eval * (g_eval @ (v - v_ref))  # sign of the DPO implicit-reward margin
         per_beh = lambda x: (onehot * x[:, None]).sum(0) / counts  # noqa: E731
@@ -89,7 +101,7 @@ def _step_fn(key, w0, w_ref, weights, flip, problem, config, loss: str):
             "loss": per_beh(jax.nn.softplus(-beta * implicit)),
             "projection": directions @ (v - v0),  # Δ(w_Yes − w_No)·u_k
         }
-        return w, metrics
+        return (w, opt_state), metrics
 
     return step
 
@@ -159,9 +171,9 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         return dpo, sft, uneq, mis_aligned, mis_fresh, chance
 
     keys = jax.random.split(jax.random.key(config.seed), config.num_seeds)
-    dpo, sft, uneq, mis_aligned, mis_fresh, chance = jax.device_get(
-        batch_runs(one_seed, in_axes=0, method="vmap")(keys)
-    )
+    runs = batch_runs(one_seed, in_axes=0, method="vmap",
+                      mesh=mesh_from_config(config, RUNS_AXIS))
+    dpo, sft, uneq, mis_aligned, mis_fresh, chance = jax.device_get(runs(keys))
     level = config.accuracy_level
     results: dict[str, list[float]] = {}
     for name, hist in (("dpo", dpo), ("sft", sft), ("unequal", uneq)):
@@ -204,18 +216,20 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     weights = jnp.full(deltas.shape, 1.0 / deltas.shape[0])
     keys = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes))
     problems = jax.eval_shape(jax.vmap(lambda k: _problem(k, k, deltas, config)), keys)
+    tx = make_optimizer(config.optimizer)
     heads = jax.ShapeDtypeStruct((lanes, 2, config.dim), jnp.float32)
+    carry = (heads, jax.eval_shape(jax.vmap(tx.init), heads))
     spmd = RUNS_AXIS if runs > 1 else None
 
-    def fn(keys, w, problems, t):
-        def one(k, w, p):
-            return _step_fn(k, w, w, weights, False, p, config, "dpo")(w, t)
+    def fn(keys, carry, problems, t):
+        def one(k, c, p):
+            return _step_fn(k, c[0], c[0], weights, False, p, config, "dpo", tx)(c, t)
 
-        return jax.vmap(one, spmd_axis_name=spmd)(keys, w, problems)
+        return jax.vmap(one, spmd_axis_name=spmd)(keys, carry, problems)
 
     split = NamedSharding(mesh, PartitionSpec(spmd))
     return PlanSpec(
-        fn=fn, abstract_args=(*abstract((keys, heads, problems), split),
+        fn=fn, abstract_args=(*abstract((keys, carry, problems), split),
                               abstract(jax.ShapeDtypeStruct((), jnp.int32), replicated(mesh))),
         steps_per_run=3 * config.num_steps + 2 * config.misalign_steps,
         num_runs=config.num_seeds, runs_per_call=config.num_seeds,

@@ -66,9 +66,18 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.mlp_dim = 2 * c.dim
     c.batch_size = {"smoke": 8, "quick": 32, "paper": 256}[preset]
     c.num_steps = {"smoke": 10, "quick": 800, "paper": 20000}[preset]
-    c.learning_rate = 1e-3
-    c.weight_decay = 0.05
-    c.warmup_steps = {"smoke": 2, "quick": 50, "paper": 1000}[preset]
+    # Checkpointed pieces of each (arm, task) run, each one compiled program (a divisor of
+    # num_steps keeps it one compilation); every run is also checkpointed at its end, so a
+    # killed quick run (≈ 15 s per run) resumes after its last finished run.
+    c.segments = {"smoke": 1, "quick": 1, "paper": 20}[preset]
+    # AdamW, linear warm-up then cosine decay to 0 over the whole run (decay_steps must equal
+    # num_steps: override both), the same for every arm.
+    c.optimizer = ml_collections.ConfigDict({
+        "name": "adamw", "weight_decay": 0.05,
+        "learning_rate": {"name": "warmup_cosine_decay_schedule", "init_value": 0.0,
+                          "peak_value": 1e-3,
+                          "warmup_steps": {"smoke": 2, "quick": 50, "paper": 1000}[preset],
+                          "decay_steps": c.num_steps}})
     c.ht_init_scale = 3.0  # heat treatment: scale 3.0 → 1/√d_h over the first half
     c.eval_size = {"smoke": 32, "quick": 1000, "paper": 2000}[preset]
     c.solved_accuracy = 0.7  # clearly above the read-one-target ceiling (≈ 0.5)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import jax
 import jax.numpy as jnp
 import ml_collections
@@ -14,7 +16,13 @@ from jaxlab.data.paths import resolve_data_dir
 from jaxlab.data.two_step import TwoStepSources, load_two_step_sources, two_step_batch
 from jaxlab.nn import ViT, heat_treatment_schedule
 from jaxlab.nn.cnn import SmallCNN
-from jaxlab.train import batch_runs, scan_run
+from jaxlab.train import (
+    Checkpointer,
+    batch_runs,
+    make_optimizer,
+    mesh_from_config,
+    segmented_scan_run,
+)
 from jaxlab.train.mesh import RUNS_AXIS, replicated
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -46,11 +54,7 @@ def _arm(arm, config):
     d_head = config.dim // config.num_heads
     heat = heat_treatment_schedule(config.ht_init_scale, d_head**-0.5,
                                    max(config.num_steps // 2, 1))
-    tx = optax.adamw(
-        optax.warmup_cosine_decay_schedule(0.0, config.learning_rate, config.warmup_steps,
-                                           config.num_steps),
-        weight_decay=config.weight_decay,
-    )
+    tx = make_optimizer(config.optimizer)
 
     def apply(params, images, t):
         if arm == "heat":
@@ -77,6 +81,8 @@ def _train_step(apply, tx, config, carry, t, k_data, src, use_same):
         loss = optax.softmax_cross_entropy_with_integer_labels(logits, labels).mean()
         return loss, jnp.mean(jnp.argmax(logits, -1) == labels)
 
+    # Written out, not ``jaxlab.train.optimizer_step``: the metrics need the gradient itself
+    # (‖∂L/∂W_Q‖, ‖∂L/∂W_K‖), which that step does not return.
     (loss, acc), grads = jax.value_and_grad(loss_fn, has_aux=True)(params)
     updates, opt_state = tx.update(grads, opt_state, params)
     params = optax.apply_updates(params, updates)
@@ -84,30 +90,68 @@ def _train_step(apply, tx, config, carry, t, k_data, src, use_same):
     return (params, opt_state), {"loss": loss, "accuracy": acc, "grad_q": gq, "grad_k": gk}
 
 
-def _run_arm(arm, config, train_src, evals, keys):
-    """Trains ``arm`` on every task of ``evals`` (task → eval images, labels); one compile."""
-    model, tx, apply = _arm(arm, config)
+def _run_arm(arm, config, train_src, evals, keys, workdir):
+    """Trains ``arm`` on every task of ``evals`` (task → eval images, labels):
+    ``{task: (history [seeds, steps] per metric, final held-out accuracy [seeds])}``.
 
-    def run(key, src, ev_images, ev_labels, use_same):
+    Per task: init (``batch_runs``, seeds over ``runs``), the batched steps as a
+    :func:`segmented_scan_run` in ``config.segments`` pieces checkpointed in
+    ``<workdir>/<arm>_<task>`` (the sources ride in the carry, unbatched: arguments of the
+    compiled pieces, not constants), then the held-out accuracy (``batch_runs``)."""
+    model, tx, apply = _arm(arm, config)
+    mesh = mesh_from_config(config, RUNS_AXIS)
+
+    def init(key):
         k_init, k_data = jax.random.split(key)
         params = _init_params(model, config, k_init)
+        return (params, tx.init(params)), k_data
 
-        def step(carry, t):
-            return _train_step(apply, tx, config, carry, t, k_data, src, use_same)
+    def step(carry, t):
+        (state, k_data), (src, use_same) = carry
+        state, metrics = _train_step(apply, tx, config, state, t, k_data, src, use_same)
+        return ((state, k_data), (src, use_same)), metrics
 
-        (params, _), history = scan_run(step, (params, tx.init(params)),
-                                        length=config.num_steps)
-        logits = apply(params, ev_images, config.num_steps)
-        return history, jnp.mean(jnp.argmax(logits, -1) == ev_labels)
+    # Seeds are vmapped, except the CNN's on XLA:CPU (lax.map there): a vmapped convolution
+    # over per-seed weights becomes a grouped convolution, CPU's slow path.
+    if arm == "cnn" and jax.default_backend() == "cpu":
+        def batched_step(carry, t):
+            runs, shared = carry
 
-    # Seeds are vmapped, except the CNN's on XLA:CPU ("auto" = lax.map there): a vmapped
-    # convolution over per-seed weights becomes a grouped convolution, CPU's slow path.
-    method = "auto" if arm == "cnn" else "vmap"
-    runs = batch_runs(run, in_axes=(0, None, None, None, None), method=method,
-                      fast_compile=config.fast_compile)
-    return {task: jax.device_get(runs(keys, train_src, images, labels,
-                                      jnp.asarray(task == "same")))
-            for task, (images, labels) in evals.items()}
+            def one(run):
+                (run, _), metrics = step((run, shared), t)
+                return run, metrics
+
+            runs, metrics = jax.lax.map(one, runs)
+            return (runs, shared), metrics
+    else:
+        batched_step = jax.vmap(step, in_axes=((0, None), None), out_axes=((0, None), 0))
+
+    def accuracy(params, images, labels):
+        logits = apply(params, images, config.num_steps)
+        return jnp.mean(jnp.argmax(logits, -1) == labels)
+
+    carry0 = batch_runs(init, mesh=mesh, fast_compile=config.fast_compile)(keys)
+    evaluate = batch_runs(accuracy, in_axes=(0, None, None), mesh=mesh,
+                          fast_compile=config.fast_compile)
+    out = {}
+    for task, (images, labels) in evals.items():
+        shared = (train_src, jnp.asarray(task == "same"))
+        ((state, _), _), history = segmented_scan_run(
+            batched_step, (carry0, shared), length=config.num_steps,
+            segments=config.segments, fast_compile=config.fast_compile,
+            checkpointer=Checkpointer(os.path.join(workdir, f"{arm}_{task}")))
+        history = {name: np.moveaxis(h, 0, 1) for name, h in history.items()}
+        out[task] = (history, jax.device_get(evaluate(state[0], images, labels)))
+    return out
+
+
+def _check_schedule(config: ml_collections.ConfigDict) -> None:
+    """A learning-rate schedule must span the run: ``decay_steps == num_steps``."""
+    schedule = config.optimizer.learning_rate
+    decay = schedule.get("decay_steps") if hasattr(schedule, "get") else None
+    if decay is not None and decay != config.num_steps:
+        raise ValueError(f"optimizer.learning_rate.decay_steps ({decay}) must equal num_steps "
+                         f"({config.num_steps}): override both")
 
 
 def _smooth(x: np.ndarray, width: int) -> np.ndarray:
@@ -146,7 +190,7 @@ def _task_metrics(runs: dict, config: ml_collections.ConfigDict) -> dict[str, li
 
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
-    del workdir  # runs vmapped per arm; minutes: no checkpoints
+    _check_schedule(config)
     if not config.tasks or set(config.tasks) - {"label", "same"}:
         raise ValueError(f"tasks must be a non-empty subset of ('label', 'same'), got "
                          f"{config.tasks!r}")
@@ -159,7 +203,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     evals = {task: (eval_images, eval_same if task == "same" else eval_labels)
              for task in config.tasks}
     keys = jax.random.split(jax.random.key(config.seed), config.num_seeds)
-    by_arm = {arm: _run_arm(arm, config, train_src, evals, keys)
+    by_arm = {arm: _run_arm(arm, config, train_src, evals, keys, workdir)
               for arm in tqdm(config.arms, desc="eureka arms")}
     results: dict[str, list[float]] = {}
     for task in config.tasks:

@@ -20,8 +20,16 @@ from jaxlab.theory import (
     sample_icl_prompt,
     weighted_vote,
 )
-from jaxlab.train import batch_runs, jit_run, scan_run
-from jaxlab.train.mesh import RUNS_AXIS
+from jaxlab.train import (
+    Checkpointer,
+    batch_runs,
+    jit_run,
+    make_optimizer,
+    mesh_from_config,
+    optimizer_step,
+    segmented_scan_run,
+)
+from jaxlab.train.mesh import RUNS_AXIS, replicated
 from jaxlab.train.plan import PlanSpec, abstract
 
 TRAIN_PAIRS = ((0, 1), (1, 2), (2, 3), (3, 0), (0, 2), (1, 3))  # every IDR pattern covered
@@ -46,10 +54,22 @@ def _error(score_fn, prompts) -> jax.Array:
     return jnp.mean(jnp.sign(scores) != prompts.label)
 
 
-def _one_seed(key: jax.Array, config: ml_collections.ConfigDict):
-    """One seed's training run (a ``scan_run`` of ``config.num_steps`` SGD steps):
-    ``(params0, params, history, initial attention mass, problem)``."""
-    train_alphas = jnp.asarray(config.train_alphas, jnp.float32)
+def _attention_mass(params, mass_set) -> jax.Array:
+    """Mean attention on same-pattern demonstrations over the prompts of ``mass_set``."""
+    w = jax.vmap(lambda d, q: icl_attention(params, d, q))(mass_set.demos, mass_set.query)
+    return jnp.mean(jnp.sum(w * mass_set.same, axis=-1))
+
+
+def _loss(params, batch) -> jax.Array:
+    losses = jax.vmap(icl_hinge_loss, (None, 0, 0, 0))(
+        params, batch.demos, batch.query, batch.label)
+    return jnp.mean(losses)
+
+
+def _setup(key: jax.Array, config: ml_collections.ConfigDict, tx):
+    """One seed before training: ``(carry0, mass_init, problem)``. ``carry0 = ((params0,
+    opt_state0), data)``, ``data`` what the steps read (the train key, the training tasks,
+    the attention-mass prompts); ``problem`` what the evaluation reads."""
     train_pairs = np.asarray(TRAIN_PAIRS)
     n_tok = config.dim + 1
     k_pat, k_rot, k_init, k_train, k_mass, k_eval, k_prune = jax.random.split(key, 7)
@@ -64,46 +84,58 @@ def _one_seed(key: jax.Array, config: ml_collections.ConfigDict):
                               init_scale=config.init_scale)
     mass_set = _prompts(k_mass, pos_tr, neg_tr, nu, 0.5, config.train_length,
                         config.mass_prompts, config)
-
-    def attention_mass(params):
-        w = jax.vmap(lambda d, q: icl_attention(params, d, q))(mass_set.demos,
-                                                               mass_set.query)
-        return jnp.mean(jnp.sum(w * mass_set.same, axis=-1))
-
-    def step(params, t):
-        k = jax.random.fold_in(k_train, t)
-        k_a, k_p = jax.random.split(k)
-        alpha = train_alphas[jax.random.randint(k_a, (), 0, train_alphas.shape[0])]
-        batch = _prompts(k_p, pos_tr, neg_tr, nu, alpha, config.train_length,
-                         config.batch_size, config)
-
-        def loss_fn(p):
-            losses = jax.vmap(icl_hinge_loss, (None, 0, 0, 0))(
-                p, batch.demos, batch.query, batch.label)
-            return jnp.mean(losses)
-
-        loss, grads = jax.value_and_grad(loss_fn)(params)
-        params = jax.tree.map(lambda p, g: p - config.learning_rate * g, params, grads)
-        return params, {"loss": loss, "mass": attention_mass(params)}
-
-    params, history = scan_run(step, params0, length=config.num_steps)
+    data = {"k_train": k_train, "pos": pos_tr, "neg": neg_tr, "nu": nu, "mass_set": mass_set}
     problem = {"mu": mu, "nu": nu, "mu_ood": mu_ood, "nu_ood": nu_ood,
                "k_eval": k_eval, "k_prune": k_prune}
-    return params0, params, history, attention_mass(params0), problem
+    return ((params0, tx.init(params0)), data), _attention_mass(params0, mass_set), problem
+
+
+def _step_fn(config: ml_collections.ConfigDict, tx):
+    """``(carry, t) -> (carry, {"loss", "mass"})``: one SGD step of one seed (the carry of
+    :func:`_setup`; ``data`` passes through)."""
+    train_alphas = jnp.asarray(config.train_alphas, jnp.float32)
+    update = optimizer_step(_loss, tx)
+
+    def step(carry, t):
+        state, data = carry
+        k = jax.random.fold_in(data["k_train"], t)
+        k_a, k_p = jax.random.split(k)
+        alpha = train_alphas[jax.random.randint(k_a, (), 0, train_alphas.shape[0])]
+        batch = _prompts(k_p, data["pos"], data["neg"], data["nu"], alpha,
+                         config.train_length, config.batch_size, config)
+        state, loss = update(state, batch)
+        return (state, data), {"loss": loss, "mass": _attention_mass(state[0],
+                                                                     data["mass_set"])}
+
+    return step
+
+
+def _train(config: ml_collections.ConfigDict, workdir: str):
+    """Every seed's training run: ``init`` (``batch_runs``, seeds over ``runs``), then the
+    vmapped steps as :func:`segmented_scan_run` in ``config.segments`` pieces,
+    checkpointed in ``workdir``. Returns ``(params0, params, history, mass_init, problem)``
+    (history ``[seeds, steps]`` per metric)."""
+    tx = make_optimizer(config.optimizer)
+    keys = jax.random.split(jax.random.key(config.seed), config.num_seeds)
+    init = batch_runs(functools.partial(_setup, config=config, tx=tx), in_axes=0,
+                      method="vmap", fast_compile=config.fast_compile,
+                      mesh=mesh_from_config(config, RUNS_AXIS))
+    carry0, mass_init, problem = init(keys)
+    ((params, _), _), history = segmented_scan_run(
+        jax.vmap(_step_fn(config, tx), in_axes=(0, None)), carry0,
+        length=config.num_steps, segments=config.segments,
+        checkpointer=Checkpointer(workdir), fast_compile=config.fast_compile)
+    history = {name: np.moveaxis(h, 0, 1) for name, h in history.items()}
+    return carry0[0][0], params, history, mass_init, problem
 
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
-    del workdir  # about a minute: nothing to resume
     train_pairs = np.asarray(TRAIN_PAIRS)
     test_pairs = train_pairs[:, ::-1]  # the reversed pairs: unseen, labels flipped
     alphas = jnp.asarray(config.alphas, jnp.float32)
     rates = jnp.asarray(config.prune_rates, jnp.float32)
 
-    one_seed = functools.partial(_one_seed, config=config)
-
-    keys = jax.random.split(jax.random.key(config.seed), config.num_seeds)
-    params0, params, history, mass_init, problem = batch_runs(
-        one_seed, in_axes=0, method="vmap", fast_compile=config.fast_compile)(keys)
+    params0, params, history, mass_init, problem = _train(config, workdir)
 
     def split_errors(length):
         # One compiled program per prompt length: vmapped over seeds and α.
@@ -180,20 +212,25 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
 
 
 def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
-    """For ``jaxlab plan``: the seeds' training program (``batch_runs`` of
-    :func:`_one_seed`), seeds split over ``runs``. XLA's cost analysis counts the step scan's
-    body once: the FLOPs are one SGD step of every seed (plus the set-up); evaluation and
-    pruning not planned."""
+    """For ``jaxlab plan``: one SGD step (a batch of prompts, hinge loss, attention mass) of
+    every seed, as :func:`_train`'s segments vmap it, the seeds split over ``runs`` (padded
+    to it); set-up, evaluation and pruning not planned."""
     runs = mesh.shape.get(RUNS_AXIS, 1)
     lanes = -(-config.num_seeds // runs) * runs
-    split = NamedSharding(mesh, PartitionSpec(RUNS_AXIS if RUNS_AXIS in mesh.axis_names
-                                              else None))
-    keys = abstract(jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes)), split)
-    # fully optimised (``fast_compile`` is a CPU smoke-test shortcut and a jit option
-    # that ``jaxlab plan``'s outer jit would refuse)
-    program = batch_runs(functools.partial(_one_seed, config=config), in_axes=0,
-                         method="vmap")
-    return PlanSpec(fn=program, abstract_args=(keys,), steps_per_run=config.num_steps,
-                    num_runs=config.num_seeds, runs_per_call=config.num_seeds,
-                    note="one SGD step (a batch of prompts, hinge loss, attention mass) of "
-                    "every seed; evaluation and pruning not planned")
+    spmd = RUNS_AXIS if runs > 1 else None
+    tx = make_optimizer(config.optimizer)
+    keys = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes))
+    carry = jax.eval_shape(jax.vmap(lambda k: _setup(k, config, tx)[0]), keys)
+    step = _step_fn(config, tx)
+
+    def fn(carry, t):
+        return jax.vmap(step, in_axes=(0, None), spmd_axis_name=spmd)(carry, t)
+
+    return PlanSpec(
+        fn=fn, abstract_args=(abstract(carry, NamedSharding(mesh, PartitionSpec(spmd))),
+                              abstract(jax.ShapeDtypeStruct((), jnp.int32), replicated(mesh))),
+        steps_per_run=config.num_steps, num_runs=config.num_seeds,
+        runs_per_call=config.num_seeds,
+        note=f"one SGD step (batch {config.batch_size} prompts, hinge loss, attention mass) "
+        f"of {config.num_seeds} seeds ({lanes} with padding, over runs); set-up, evaluation "
+        "and pruning not planned")
