@@ -9,13 +9,19 @@ import jax
 import jax.numpy as jnp
 import ml_collections
 import numpy as np
-import optax
 from jax.sharding import NamedSharding, PartitionSpec
 from matplotlib.figure import Figure
 from sklearn.datasets import load_digits
 
 from jaxlab import diffusion
-from jaxlab.train import batch_runs, jit_run, scan_run
+from jaxlab.train import (
+    batch_runs,
+    jit_run,
+    make_optimizer,
+    mesh_from_config,
+    optimizer_step,
+    scan_run,
+)
 from jaxlab.train.mesh import RUNS_AXIS, replicated
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -106,18 +112,19 @@ def _init(model: nn.Module, tx, key, train_set):
 def _train_step(model: nn.Module, tx, config, carry, t, train_key, n, train_set):
     """One EDM training step of a run: a batch of ``config.batch_size`` of the first ``n``
     items of ``train_set [N, 64]``, keys folded from ``train_key`` at step ``t``."""
-    params, opt_state = carry
     k_batch, k_loss = jax.random.split(jax.random.fold_in(train_key, t))
     idx = jax.random.randint(k_batch, (config.batch_size,), 0, n)
-    loss, grads = jax.value_and_grad(
-        lambda p: diffusion.edm_loss(_denoiser(model, p, config), train_set[idx], k_loss,
-                                     sigma_data=config.sigma_data))(params)
-    updates, opt_state = tx.update(grads, opt_state)
-    return (optax.apply_updates(params, updates), opt_state), loss
+
+    def loss_fn(params, batch):
+        items, key = batch
+        return diffusion.edm_loss(_denoiser(model, params, config), items, key,
+                                  sigma_data=config.sigma_data)
+
+    return optimizer_step(loss_fn, tx)(carry, (train_set[idx], k_loss))
 
 
 def _make_run(model: nn.Module, config):
-    tx = optax.adam(config.learning_rate)
+    tx = make_optimizer(config.optimizer)
     sigmas = diffusion.edm_sigma_steps(config.heun_steps, config.sigma_min, config.sigma_max)
 
     def denoiser(params):
@@ -133,7 +140,8 @@ def _make_run(model: nn.Module, config):
         (params, _), losses = scan_run(step, (params, opt_state), length=config.num_steps)
         return diffusion.edm_heun_sample(denoiser(params), noise, sigmas), losses[-1]
 
-    return batch_runs(run, in_axes=(0, 0, 0, 0), method="auto")
+    return batch_runs(run, in_axes=(0, 0, 0, 0), method="auto",
+                      mesh=mesh_from_config(config, RUNS_AXIS))
 
 
 def _dstar_samples(train: jax.Array, noise: jax.Array, sigmas: jax.Array) -> jax.Array:
@@ -261,7 +269,7 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     runs = mesh.shape.get(RUNS_AXIS, 1)
     count = config.num_seeds * len(config.n_values)
     lanes = -(-count // runs) * runs
-    tx = optax.adam(config.learning_rate)
+    tx = make_optimizer(config.optimizer)
     models = (MLPDenoiser(config.mlp_width, config.mlp_depth),
               UNetDenoiser(config.unet_channels))
     sets = jax.ShapeDtypeStruct((lanes, max(config.n_values), 64), jnp.float32)

@@ -32,7 +32,7 @@ from jaxlab.audio import (
 )
 from jaxlab.audio.instructions import AUDIO
 from jaxlab.nn import AudioLM, answer_loss, generate
-from jaxlab.train import batch_runs, scan_run
+from jaxlab.train import batch_runs, make_optimizer, mesh_from_config, optimizer_step, scan_run
 from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -97,12 +97,16 @@ def make_run(model: AudioLM, config: ml_collections.ConfigDict, num_steps: int):
 
     ``gate`` (0 or 1) multiplies the audio features (0: the text-only arm sees the same
     constant at every placeholder); ``trainable`` (a 0/1 pytree like ``params``) zeroes the
-    updates of frozen parameters (the projector-only arm).
+    updates of frozen parameters (the projector-only arm), after ``config.optimizer``.
+
+    Raises:
+      ValueError: ``config.optimizer``'s schedule does not decay over ``num_steps``.
     """
-    schedule = optax.warmup_cosine_decay_schedule(
-        0.0, config.learning_rate, max(1, int(config.warmup_fraction * num_steps)), num_steps)
-    optimizer = optax.chain(optax.clip_by_global_norm(config.grad_clip),
-                            optax.adamw(schedule, weight_decay=config.weight_decay))
+    decay = config.optimizer.learning_rate.decay_steps
+    if decay != num_steps:
+        raise ValueError(f"optimizer.learning_rate.decay_steps ({decay}) must equal the "
+                         f"{num_steps} training steps (set it, and warmup_steps, with num_steps)")
+    optimizer = make_optimizer(config.optimizer)
 
     def run(key, params, gate, trainable, data):
         def loss_fn(p, batch):
@@ -110,17 +114,17 @@ def make_run(model: AudioLM, config: ml_collections.ConfigDict, num_steps: int):
             logits = model.apply(p, batch["tokens"], audio)
             return answer_loss(logits, batch["tokens"], batch["mask"])
 
+        frozen = optax.stateless(lambda updates, _: jax.tree.map(lambda u, m: u * m,
+                                                                 updates, trainable))
+        tx = optax.chain(optimizer, frozen)
+        update = optimizer_step(loss_fn, tx)
+
         def step(carry, t):
-            p, opt_state = carry
             idx = jax.random.choice(jax.random.fold_in(key, t), data["tokens"].shape[0],
                                     (config.batch_size,), replace=False)
-            batch = {k: data[k][idx] for k in ("tokens", "mask", "clip")}
-            loss, grads = jax.value_and_grad(loss_fn)(p, batch)
-            updates, opt_state = optimizer.update(grads, opt_state, p)
-            updates = jax.tree.map(lambda u, m: u * m, updates, trainable)
-            return (optax.apply_updates(p, updates), opt_state), loss
+            return update(carry, {k: data[k][idx] for k in ("tokens", "mask", "clip")})
 
-        (params, _), losses = scan_run(step, (params, optimizer.init(params)), length=num_steps)
+        (params, _), losses = scan_run(step, (params, tx.init(params)), length=num_steps)
         return params, losses
 
     return run
@@ -240,8 +244,9 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     projector_only = {"params": {
         name: jax.tree.map(lambda x, on=float(name == "projector"): jnp.full((), on, x.dtype), v)
         for name, v in init["params"].items()}}
-    train_lm = batch_runs(make_run(model, config, config.num_steps), in_axes=(0, 0, None, None,
-                                                                              None))
+    train_lm = batch_runs(make_run(model, config, config.num_steps),
+                          in_axes=(0, 0, None, None, None),
+                          mesh=mesh_from_config(config, RUNS_AXIS))
     text_keys = jax.vmap(lambda k: jax.random.fold_in(k, 1))(keys)
     arms = {}
     arms["full"], _ = train_lm(keys, init, 1.0, everything, data)
