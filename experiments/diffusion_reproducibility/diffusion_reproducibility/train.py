@@ -97,6 +97,17 @@ def chance_threshold(features: np.ndarray, chance_rate: float) -> float:
     return float(np.quantile(cos, 1.0 - chance_rate))
 
 
+def _runs_mesh(config):
+    """The ``runs`` mesh of ``config.mesh``, or ``None`` when it has one device.
+
+    ``batch_runs(method="map")`` with a one-device mesh vmaps its ``lax.map`` over a size-1
+    device axis, which moves the U-Net's conv gradients by an ulp on XLA:CPU; without the
+    mesh the one-device numbers stay those of the committed results.
+    """
+    mesh = mesh_from_config(config, RUNS_AXIS)
+    return mesh if mesh.size > 1 else None
+
+
 def _denoiser(model: nn.Module, params, config):
     """EDM's preconditioned denoiser D(x, σ) of ``model`` at ``params``."""
     return lambda x, s: diffusion.edm_denoise(
@@ -141,7 +152,7 @@ def _make_run(model: nn.Module, config):
         return diffusion.edm_heun_sample(denoiser(params), noise, sigmas), losses[-1]
 
     return batch_runs(run, in_axes=(0, 0, 0, 0), method="auto",
-                      mesh=mesh_from_config(config, RUNS_AXIS))
+                      mesh=_runs_mesh(config))
 
 
 def _dstar_samples(train: jax.Array, noise: jax.Array, sigmas: jax.Array) -> jax.Array:
