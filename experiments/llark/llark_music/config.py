@@ -30,6 +30,12 @@ Mesh (every preset): ``{"runs": -1}``: each seed is an independent run of a smal
 32), so the seeds split over the devices (one per device; with 3 seeds on 8 devices the 5
 padded lanes idle) and the features are replicated (≈ 1.4 GB at the paper preset; read by
 ``jaxlab plan``).
+
+Checkpoints: each arm trains as one scan of ``num_steps`` steps in ``segments`` pieces,
+checkpointed after each in its own folder of the workdir (a killed run resumes
+bit-identically; a finished arm is not trained again): smoke 1 (each piece compiles once),
+quick 2 (a checkpoint every 200 steps, ≈ 20-30 s on 2 idle cores), paper 100 (every 1,000
+steps).
 """
 
 import ml_collections
@@ -56,6 +62,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.mlp_dim = 256
     c.batch_size = 16
     c.num_steps = 400
+    c.segments = {"smoke": 1, "quick": 2, "paper": 100}[preset]
     c.probe_c = 1.0  # the probe's inverse L2 strength (scikit-learn LogisticRegression C)
     c.probe_max_iter = 2000
     c.eval_batch_size = 128
