@@ -9,17 +9,25 @@ import jax
 import jax.numpy as jnp
 import ml_collections
 import numpy as np
-import optax
 from jax.sharding import NamedSharding, PartitionSpec
 from matplotlib.figure import Figure
 from sklearn.datasets import load_digits
 
 from jaxlab import diffusion
-from jaxlab.train import batch_runs, jit_run, scan_run
+from jaxlab.train import (
+    Checkpointer,
+    batch_runs,
+    jit_run,
+    make_optimizer,
+    mesh_from_config,
+    optimizer_step,
+    segmented_scan_run,
+)
 from jaxlab.train.mesh import RUNS_AXIS, replicated
 from jaxlab.train.plan import PlanSpec, abstract
 
 DATASETS = ("digits", "molrg")
+FAMILIES = ("mlp", "unet")
 
 
 def _fourier(c_noise: jax.Array, num: int = 8) -> jax.Array:
@@ -91,6 +99,17 @@ def chance_threshold(features: np.ndarray, chance_rate: float) -> float:
     return float(np.quantile(cos, 1.0 - chance_rate))
 
 
+def _runs_mesh(config):
+    """The ``runs`` mesh of ``config.mesh``, or ``None`` when it has one device.
+
+    ``batch_runs(method="map")`` with a one-device mesh vmaps its ``lax.map`` over a size-1
+    device axis, which moves the U-Net's conv gradients by an ulp on XLA:CPU; without the
+    mesh the one-device numbers stay those of the committed results.
+    """
+    mesh = mesh_from_config(config, RUNS_AXIS)
+    return mesh if mesh.size > 1 else None
+
+
 def _denoiser(model: nn.Module, params, config):
     """EDM's preconditioned denoiser D(x, σ) of ``model`` at ``params``."""
     return lambda x, s: diffusion.edm_denoise(
@@ -106,34 +125,56 @@ def _init(model: nn.Module, tx, key, train_set):
 def _train_step(model: nn.Module, tx, config, carry, t, train_key, n, train_set):
     """One EDM training step of a run: a batch of ``config.batch_size`` of the first ``n``
     items of ``train_set [N, 64]``, keys folded from ``train_key`` at step ``t``."""
-    params, opt_state = carry
     k_batch, k_loss = jax.random.split(jax.random.fold_in(train_key, t))
     idx = jax.random.randint(k_batch, (config.batch_size,), 0, n)
-    loss, grads = jax.value_and_grad(
-        lambda p: diffusion.edm_loss(_denoiser(model, p, config), train_set[idx], k_loss,
-                                     sigma_data=config.sigma_data))(params)
-    updates, opt_state = tx.update(grads, opt_state)
-    return (optax.apply_updates(params, updates), opt_state), loss
+
+    def loss_fn(params, batch):
+        items, key = batch
+        return diffusion.edm_loss(_denoiser(model, params, config), items, key,
+                                  sigma_data=config.sigma_data)
+
+    return optimizer_step(loss_fn, tx)(carry, (train_set[idx], k_loss))
 
 
-def _make_run(model: nn.Module, config):
-    tx = optax.adam(config.learning_rate)
-    sigmas = diffusion.edm_sigma_steps(config.heun_steps, config.sigma_min, config.sigma_max)
+def _models(config) -> tuple[nn.Module, ...]:
+    """The two denoiser families, in :data:`FAMILIES` order."""
+    return (MLPDenoiser(config.mlp_width, config.mlp_depth), UNetDenoiser(config.unet_channels))
 
-    def denoiser(params):
-        return _denoiser(model, params, config)
 
-    def run(key, n, train_set, noise):
-        init_key, train_key = jax.random.split(key)
-        params, opt_state = _init(model, tx, init_key, train_set)
+def _run_init(models, tx, key, n, train_set):
+    """A run's training carry: every family's ``(params, opt_state)`` from the same init key,
+    and the run's data ``(train_key, n, train_set [N, 64])`` that each step reads."""
+    init_key, train_key = jax.random.split(key)
+    return tuple(_init(m, tx, init_key, train_set) for m in models), (train_key, n, train_set)
 
-        def step(carry, t):
-            return _train_step(model, tx, config, carry, t, train_key, n, train_set)
 
-        (params, _), losses = scan_run(step, (params, opt_state), length=config.num_steps)
-        return diffusion.edm_heun_sample(denoiser(params), noise, sigmas), losses[-1]
+def _run_step(models, tx, config, carry, t):
+    """Step ``t`` of every family of a run (``carry`` as :func:`_run_init`); their losses."""
+    states, data = carry
+    out = [_train_step(m, tx, config, state, t, *data)
+           for m, state in zip(models, states, strict=True)]
+    return (tuple(state for state, _ in out), data), jnp.stack([loss for _, loss in out])
 
-    return batch_runs(run, in_axes=(0, 0, 0, 0), method="auto")
+
+def _train(config, mesh, workdir: str, keys, ns, sets) -> tuple:
+    """Both families of every run (``keys [R]``, ``ns [R]``, ``sets [R, N, 64]``) trained as
+    one scan of ``config.num_steps`` steps in ``config.segments`` pieces, checkpointed in
+    ``workdir``, the runs split over ``mesh``'s ``runs`` axis; the params per family."""
+    models = _models(config)
+    tx = make_optimizer(config.optimizer)
+    init = batch_runs(lambda key, n, train_set: _run_init(models, tx, key, n, train_set),
+                      method="auto", mesh=mesh)
+    step = batch_runs(lambda carry, t: _run_step(models, tx, config, carry, t),
+                      in_axes=(0, None), method="auto", mesh=mesh)
+    (states, _), _ = segmented_scan_run(
+        step, init(keys, ns, sets), length=config.num_steps, segments=config.segments,
+        checkpointer=Checkpointer(os.path.join(workdir, "denoisers")))
+    return tuple(params for params, _ in states)
+
+
+def _sample(model: nn.Module, config, params, noise, sigmas):
+    """The Heun ODE samples of ``noise [K, 64]`` under ``model`` at ``params``."""
+    return diffusion.edm_heun_sample(_denoiser(model, params, config), noise, sigmas)
 
 
 def _dstar_samples(train: jax.Array, noise: jax.Array, sigmas: jax.Array) -> jax.Array:
@@ -142,35 +183,63 @@ def _dstar_samples(train: jax.Array, noise: jax.Array, sigmas: jax.Array) -> jax
         lambda x, s: diffusion.optimal_denoiser(x, s, train), noise, sigmas)
 
 
+def _dataset(name: str, config, seeds: list[int]) -> dict:
+    """A dataset's items, its training sets per seed and the rng of its later draws."""
+    rng = np.random.default_rng(config.seed + 1000 * DATASETS.index(name))
+    pool = _load(name, config, rng)
+    perms = np.stack([np.random.default_rng(s).permutation(len(pool)) for s in seeds])
+    return {"rng": rng, "pool": pool, "n_values": tuple(min(n, len(pool)) for n in
+                                                         config.n_values),
+            "train_sets": pool[perms]}  # [S, N, 64]: seed s trains on its first n items
+
+
+def _grid(data: dict, seeds: list[int], noise: np.ndarray, lanes: int):
+    """The runs ``(keys, ns, sets [R, N, 64], noises [R, K, 64])``: (dataset, seed, n)
+    flattened, then copies of run 0 up to ``lanes`` runs (a multiple of the devices).
+
+    Every n and family of a seed shares its noises. Only the first max(n) items are ever
+    drawn: the datasets then share one shape (zeros pad a smaller one) and one compiled
+    program trains every run.
+    """
+    grid = [(d, i, n) for d in data.values() for i in range(len(seeds)) for n in d["n_values"]]
+    width = max(max(d["n_values"]) for d in data.values())
+    sets = np.zeros((len(grid), width, 64), np.float32)
+    for r, (d, i, _) in enumerate(grid):
+        items = d["train_sets"][i, :width]
+        sets[r, :len(items)] = items
+    keys = jnp.stack([jax.random.fold_in(jax.random.key(seeds[i]), n) for _, i, n in grid])
+    ns = jnp.asarray([n for *_, n in grid], jnp.int32)
+    zs = np.stack([noise[i] for _, i, _ in grid])
+    return tuple(jnp.concatenate([x, jnp.repeat(x[:1], lanes - len(grid), axis=0)])
+                 for x in (keys, ns, jnp.asarray(sets), jnp.asarray(zs)))
+
+
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     seeds = [config.seed + i for i in range(config.num_seeds)]
     n_values = tuple(config.n_values)
     results: dict[str, list[float]] = {}
     curves = {}
     sigmas = diffusion.edm_sigma_steps(config.heun_steps, config.sigma_min, config.sigma_max)
-    runners = {"mlp": _make_run(MLPDenoiser(config.mlp_width, config.mlp_depth), config),
-               "unet": _make_run(UNetDenoiser(config.unet_channels), config)}
-    for name in config.datasets:
-        rng = np.random.default_rng(config.seed + 1000 * DATASETS.index(name))
-        pool = _load(name, config, rng)
-        n_values_ds = tuple(min(n, len(pool)) for n in n_values)
-        perms = np.stack([np.random.default_rng(s).permutation(len(pool)) for s in seeds])
-        train_sets = pool[perms]  # [S, N, 64]: seed s trains on its first n items
-        noise = np.stack([np.asarray(jax.random.normal(jax.random.key(s), (config.num_samples,
-                                                                           64))) for s in seeds])
-        # The grid of runs: (seed, n) flattened; the same noises for every n and family.
-        grid = [(i, n) for i in range(len(seeds)) for n in n_values_ds]
-        keys = jnp.stack([jax.random.fold_in(jax.random.key(seeds[i]), n) for i, n in grid])
-        ns = jnp.asarray([n for _, n in grid], jnp.int32)
-        # Only the first max(n) items are ever drawn: both datasets then share one shape
-        # (and one compiled program per family).
-        sets = jnp.asarray(np.stack([train_sets[i, :max(n_values_ds)] for i, _ in grid]))
-        zs = jnp.asarray(np.stack([noise[i] for i, _ in grid]))
-        samples = {}
-        for fam, runner in runners.items():
-            out, _ = runner(keys, ns, sets, zs)
-            samples[fam] = np.asarray(out).reshape(len(seeds), len(n_values_ds), -1, 64)
-        dstar_fn = jit_run(_dstar_samples, fast_compile=config.fast_compile)
+    mesh = _runs_mesh(config)
+    data = {name: _dataset(name, config, seeds) for name in config.datasets}
+    noise = np.stack([np.asarray(jax.random.normal(jax.random.key(s), (config.num_samples,
+                                                                       64))) for s in seeds])
+    count = len(data) * len(seeds) * len(n_values)
+    devices = mesh.shape[RUNS_AXIS] if mesh is not None else 1
+    lanes = -(-count // devices) * devices
+    keys, ns, sets, zs = _grid(data, seeds, noise, lanes)
+    shape = (len(data), len(seeds), len(n_values), config.num_samples, 64)
+    all_samples = {}
+    for fam, model, params in zip(FAMILIES, _models(config),
+                                  _train(config, mesh, workdir, keys, ns, sets), strict=True):
+        sample = batch_runs(lambda p, z, s, model=model: _sample(model, config, p, z, s),
+                            in_axes=(0, 0, None), method="auto", mesh=mesh)
+        all_samples[fam] = np.asarray(sample(params, zs, sigmas))[:count].reshape(shape)
+    dstar_fn = jit_run(_dstar_samples, fast_compile=config.fast_compile)
+    for d, (name, ds) in enumerate(data.items()):
+        rng, pool, n_values_ds, train_sets = (ds[k] for k in ("rng", "pool", "n_values",
+                                                              "train_sets"))
+        samples = {fam: s[d] for fam, s in all_samples.items()}
         dstar = np.stack([np.stack([np.asarray(dstar_fn(train_sets[i, :n], noise[i], sigmas))
                                     for n in n_values_ds]) for i in range(len(seeds))])
 
@@ -253,35 +322,33 @@ def _plot(curves: dict, n_values, workdir: str) -> None:
 
 def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     """For ``jaxlab plan``: one training step of both denoiser families (MLP and U-Net) of
-    every (seed, n) run of a dataset, the runs split over ``runs`` (padded to it).
+    every (dataset, seed, n) run, the runs split over ``runs`` (padded to it): the step of
+    :func:`_train`'s scan, batched as on an accelerator (``vmap``).
 
     XLA counts a loop body once; the final Heun sampling (``heun_steps`` × 2 evaluations
     of ``num_samples`` noises per run), D* and the scores are not planned.
     """
     runs = mesh.shape.get(RUNS_AXIS, 1)
-    count = config.num_seeds * len(config.n_values)
+    count = len(config.datasets) * config.num_seeds * len(config.n_values)
     lanes = -(-count // runs) * runs
-    tx = optax.adam(config.learning_rate)
-    models = (MLPDenoiser(config.mlp_width, config.mlp_depth),
-              UNetDenoiser(config.unet_channels))
-    sets = jax.ShapeDtypeStruct((lanes, max(config.n_values), 64), jnp.float32)
+    tx = make_optimizer(config.optimizer)
+    models = _models(config)
     keys = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes))
-    carries = tuple(jax.eval_shape(jax.vmap(lambda k, x, m=m: _init(m, tx, k, x)), keys, sets)
-                    for m in models)
+    ns = jax.ShapeDtypeStruct((lanes,), jnp.int32)
+    sets = jax.ShapeDtypeStruct((lanes, max(config.n_values), 64), jnp.float32)
+    carry = jax.eval_shape(jax.vmap(lambda k, n, x: _run_init(models, tx, k, n, x)),
+                           keys, ns, sets)
     spmd = RUNS_AXIS if runs > 1 else None
-    split = NamedSharding(mesh, PartitionSpec(spmd))
 
-    def fn(carries, t, keys, ns, sets):
-        return tuple(jax.vmap(lambda c, k, n, x, m=m: _train_step(m, tx, config, c, t, k, n, x),
-                              spmd_axis_name=spmd)(c, keys, ns, sets)
-                     for m, c in zip(models, carries, strict=True))
+    def fn(carry, t):
+        return jax.vmap(lambda c: _run_step(models, tx, config, c, t),
+                        spmd_axis_name=spmd)(carry)
 
-    args = (abstract(carries, split),
-            abstract(jax.ShapeDtypeStruct((), jnp.int32), replicated(mesh)),
-            *abstract((keys, jax.ShapeDtypeStruct((lanes,), jnp.int32), sets), split))
+    args = (abstract(carry, NamedSharding(mesh, PartitionSpec(spmd))),
+            abstract(jax.ShapeDtypeStruct((), jnp.int32), replicated(mesh)))
     return PlanSpec(
-        fn=fn, abstract_args=args, steps_per_run=config.num_steps,
-        num_runs=count * len(config.datasets), runs_per_call=count,
+        fn=fn, abstract_args=args, steps_per_run=config.num_steps, num_runs=count,
+        runs_per_call=count,
         note=f"one EDM training step (batch {config.batch_size}) of the MLP and the U-Net of "
-        f"{count} (seed, n) runs ({lanes} with padding, over runs); sampling, D* and the "
-        "scores not planned")
+        f"{count} (dataset, seed, n) runs ({lanes} with padding, over runs); sampling, D* "
+        "and the scores not planned")

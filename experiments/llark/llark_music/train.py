@@ -32,7 +32,14 @@ from jaxlab.audio import (
 )
 from jaxlab.audio.instructions import AUDIO
 from jaxlab.nn import AudioLM, answer_loss, generate
-from jaxlab.train import batch_runs, scan_run
+from jaxlab.train import (
+    Checkpointer,
+    batch_runs,
+    make_optimizer,
+    mesh_from_config,
+    optimizer_step,
+    segmented_scan_run,
+)
 from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -92,38 +99,72 @@ def encode_split(tokenizer, instructions, num_audio, length):
             "clip": np.array([i.clip for i in instructions])}
 
 
-def make_run(model: AudioLM, config: ml_collections.ConfigDict, num_steps: int):
-    """One training run: ``run(key, params, gate, trainable, data) -> (params, losses)``.
+def _check_schedule(config: ml_collections.ConfigDict) -> None:
+    """Raises ValueError when ``config.optimizer``'s schedule does not span ``num_steps``."""
+    decay = config.optimizer.learning_rate.decay_steps
+    if decay != config.num_steps:
+        raise ValueError(f"optimizer.learning_rate.decay_steps ({decay}) must equal num_steps "
+                         f"({config.num_steps}); set it, and warmup_steps, with num_steps")
+
+
+def arm_optimizer(config: ml_collections.ConfigDict, trainable) -> optax.GradientTransformation:
+    """``config.optimizer``, then the updates of frozen parameters zeroed (``trainable``: a
+    0/1 pytree like the params; the projector-only arm)."""
+    frozen = optax.stateless(lambda updates, _: jax.tree.map(lambda u, m: u * m, updates,
+                                                             trainable))
+    return optax.chain(make_optimizer(config.optimizer), frozen)
+
+
+def make_step(model: AudioLM, config: ml_collections.ConfigDict):
+    """One training step of one run: ``step(state, key, t, gate, trainable, data)`` ->
+    ``(state', loss)`` with ``state = (params, opt_state)``.
 
     ``gate`` (0 or 1) multiplies the audio features (0: the text-only arm sees the same
-    constant at every placeholder); ``trainable`` (a 0/1 pytree like ``params``) zeroes the
-    updates of frozen parameters (the projector-only arm).
+    constant at every placeholder); ``trainable`` as in :func:`arm_optimizer`. Step ``t``'s
+    batch of ``config.batch_size`` instructions is drawn with ``fold_in(key, t)``.
     """
-    schedule = optax.warmup_cosine_decay_schedule(
-        0.0, config.learning_rate, max(1, int(config.warmup_fraction * num_steps)), num_steps)
-    optimizer = optax.chain(optax.clip_by_global_norm(config.grad_clip),
-                            optax.adamw(schedule, weight_decay=config.weight_decay))
-
-    def run(key, params, gate, trainable, data):
+    def step(state, key, t, gate, trainable, data):
         def loss_fn(p, batch):
             audio = data["audio"][batch["clip"]] * gate
             logits = model.apply(p, batch["tokens"], audio)
             return answer_loss(logits, batch["tokens"], batch["mask"])
 
-        def step(carry, t):
-            p, opt_state = carry
-            idx = jax.random.choice(jax.random.fold_in(key, t), data["tokens"].shape[0],
-                                    (config.batch_size,), replace=False)
-            batch = {k: data[k][idx] for k in ("tokens", "mask", "clip")}
-            loss, grads = jax.value_and_grad(loss_fn)(p, batch)
-            updates, opt_state = optimizer.update(grads, opt_state, p)
-            updates = jax.tree.map(lambda u, m: u * m, updates, trainable)
-            return (optax.apply_updates(p, updates), opt_state), loss
+        idx = jax.random.choice(jax.random.fold_in(key, t), data["tokens"].shape[0],
+                                (config.batch_size,), replace=False)
+        batch = {k: data[k][idx] for k in ("tokens", "mask", "clip")}
+        return optimizer_step(loss_fn, arm_optimizer(config, trainable))(state, batch)
 
-        (params, _), losses = scan_run(step, (params, optimizer.init(params)), length=num_steps)
+    return step
+
+
+def make_trainer(model: AudioLM, config: ml_collections.ConfigDict, mesh):
+    """``train(workdir, keys, params, gate, trainable, data) -> (params, losses [T, R])``:
+    ``config.num_steps`` steps of every run (leading axis of ``keys`` and ``params``), the
+    runs split over ``mesh``'s ``runs`` axis, as one scan in ``config.segments`` pieces
+    checkpointed in ``workdir`` (a killed arm resumes bit-identically).
+
+    Raises:
+      ValueError: ``config.optimizer``'s schedule does not span ``num_steps``.
+    """
+    _check_schedule(config)
+    init = batch_runs(lambda p, trainable: (p, arm_optimizer(config, trainable).init(p)),
+                      in_axes=(0, None), mesh=mesh)
+    step = batch_runs(make_step(model, config), in_axes=(0, 0, None, None, None, None),
+                      mesh=mesh)
+
+    def scan_step(carry, t):
+        state, keys, shared = carry
+        state, loss = step(state, keys, t, *shared)
+        return (state, keys, shared), loss
+
+    def train(workdir, keys, params, gate, trainable, data):
+        shared = (jnp.asarray(gate, jnp.float32), trainable, data)
+        ((params, _), _, _), losses = segmented_scan_run(
+            scan_step, (init(params, trainable), keys, shared), length=config.num_steps,
+            segments=config.segments, checkpointer=Checkpointer(workdir))
         return params, losses
 
-    return run
+    return train
 
 
 def make_generate(model: AudioLM):
@@ -234,20 +275,24 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
             "mask": jnp.asarray(train["mask"]), "clip": jnp.asarray(train["clip"])}
 
     seeds = [config.seed + s for s in range(config.num_seeds)]
-    keys = jnp.stack([jax.random.key(s) for s in seeds])
+    mesh = mesh_from_config(config, RUNS_AXIS)
+    lanes = -(-len(seeds) // mesh.shape[RUNS_AXIS]) * mesh.shape[RUNS_AXIS]
+    # one run per lane: the seeds, then copies of the first seed's run up to the devices
+    keys = jnp.stack([jax.random.key(s) for s in seeds + seeds[:1] * (lanes - len(seeds))])
     init = jax.vmap(lambda k: model.init(k, train["tokens"][:1], audio[:1]))(keys)
     everything = jax.tree.map(lambda x: jnp.ones((), x.dtype), init)
     projector_only = {"params": {
         name: jax.tree.map(lambda x, on=float(name == "projector"): jnp.full((), on, x.dtype), v)
         for name, v in init["params"].items()}}
-    train_lm = batch_runs(make_run(model, config, config.num_steps), in_axes=(0, 0, None, None,
-                                                                              None))
+    train_lm = make_trainer(model, config, mesh)
     text_keys = jax.vmap(lambda k: jax.random.fold_in(k, 1))(keys)
     arms = {}
-    arms["full"], _ = train_lm(keys, init, 1.0, everything, data)
-    arms["text"], _ = train_lm(text_keys, init, 0.0, everything, data)
-    # the same compiled program: LM frozen by the update mask, projector trained (ablation)
-    arms["projector"], _ = train_lm(keys, arms["text"], 1.0, projector_only, data)
+    arms["full"], _ = train_lm(os.path.join(workdir, "full"), keys, init, 1.0, everything, data)
+    arms["text"], _ = train_lm(os.path.join(workdir, "text"), text_keys, init, 0.0, everything,
+                               data)
+    # the same step: LM frozen by the update mask, projector trained (ablation)
+    arms["projector"], _ = train_lm(os.path.join(workdir, "projector"), keys, arms["text"], 1.0,
+                                    projector_only, data)
     gates = {"full": 1.0, "text": 0.0, "projector": 1.0}
 
     test = encode_split(tokenizer, test_ins, frames, length)
@@ -290,13 +335,13 @@ def dataclass_shift(ins, offset):
 
 
 def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
-    """For ``jaxlab plan``: one AdamW step of every seed of an arm (the seeds' ``batch_runs``
-    of :func:`make_run`), seeds split over ``runs``, the features and tokens replicated.
+    """For ``jaxlab plan``: one AdamW step of every seed of an arm (the step of
+    :func:`make_trainer`'s scan), seeds split over ``runs``, the features and tokens
+    replicated.
 
     The clips' metadata and instructions are built (host, cheap); the audio is not rendered:
-    the features are an abstract ``[clips, frames, features + 1]`` array. XLA counts the
-    step scan's body once. Three arms train in turn (runs = 3 × seeds); generation and the
-    probe are not planned.
+    the features are an abstract ``[clips, frames, features + 1]`` array. Three arms train
+    in turn (runs = 3 × seeds); generation and the probe are not planned.
     """
     metas, _, frames = clip_metadata(config)
     train_ins, _, _, _, length, model = instructions_and_model(config, metas, frames)
@@ -314,12 +359,13 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     init = jax.eval_shape(jax.vmap(lambda k: model.init(
         k, jnp.zeros((1, length), jnp.int32), jnp.zeros((1, frames, f)))), keys)
     ones = jax.tree.map(lambda x: jax.ShapeDtypeStruct((), x.dtype), init)
-    train_lm = batch_runs(make_run(model, config, config.num_steps),
-                          in_axes=(0, 0, None, None, None))
+    state = jax.eval_shape(jax.vmap(lambda p: (p, arm_optimizer(config, ones).init(p))), init)
+    scalar = jax.ShapeDtypeStruct((), jnp.int32), jax.ShapeDtypeStruct((), jnp.float32)
+    step = batch_runs(make_step(model, config), in_axes=(0, 0, None, None, None, None))
     return PlanSpec(
-        fn=train_lm, abstract_args=(abstract(keys, split), abstract(init, split),
-                                    abstract(jax.ShapeDtypeStruct((), jnp.float32), rep),
-                                    abstract(ones, rep), abstract(data, rep)),
+        fn=step, abstract_args=(abstract(state, split), abstract(keys, split),
+                                *abstract(scalar, rep), abstract(ones, rep),
+                                abstract(data, rep)),
         steps_per_run=config.num_steps, num_runs=3 * config.num_seeds,
         runs_per_call=config.num_seeds,
         note=f"one AdamW step of every seed's AudioLM (dim {config.dim}, depth "
