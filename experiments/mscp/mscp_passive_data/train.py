@@ -32,6 +32,7 @@ from jaxlab.rl.mscp import (
     select_subgoal,
 )
 from jaxlab.train import (
+    Checkpointer,
     batch_runs,
     make_optimizer,
     mesh_from_config,
@@ -267,8 +268,10 @@ def setting_programs(config, name: str):
     return prepare, train, arms
 
 
-def run_setting(config, name: str, seed_keys) -> dict[str, np.ndarray]:
-    """All arms × seeds of one setting; returns success curves ``[arms, seeds, updates]``."""
+def run_setting(config, name: str, seed_keys) -> dict[str, jax.Array]:
+    """All arms × seeds of one setting (arms: ``SETTINGS[name][2]``); returns success
+    curves ``[arms, seeds, updates]``, the env steps of the updates and the pre-training
+    losses ``[seeds]``."""
     prepare, train, arms = setting_programs(config, name)
     mesh = mesh_from_config(config, RUNS_AXIS)
     states, planners, cand, hist = batch_runs(
@@ -280,14 +283,34 @@ def run_setting(config, name: str, seed_keys) -> dict[str, np.ndarray]:
     keys = jax.random.split(jax.random.fold_in(seed_keys[0], 7), n_seeds)
     _, metrics = batch_runs(train, in_axes=(0, 0), fast_compile=config.fast_compile,
                             mesh=mesh)(jnp.tile(keys, (n_arms,)), args)
-    curves = np.asarray(metrics["success_rate"]).reshape(n_arms, n_seeds, -1)
     return {
-        "arms": arms,
-        "curves": curves,
-        "env_steps": np.asarray(metrics["env_steps"][0]),
-        "pretrain_value_loss": np.asarray(hist["value_loss"][:, -1]),
-        "pretrain_proposal_loss": np.asarray(hist["proposal_loss"][:, -1]),
+        "curves": metrics["success_rate"].reshape(n_arms, n_seeds, -1),
+        "env_steps": metrics["env_steps"][0],
+        "pretrain_value_loss": hist["value_loss"][:, -1],
+        "pretrain_proposal_loss": hist["proposal_loss"][:, -1],
     }
+
+
+# The checkpoint's rng slot: every setting derives its keys from the seeds.
+_NO_KEY = np.zeros(2, np.uint32)
+
+
+def resumable_setting(config, name: str, seed_keys, workdir: str) -> dict[str, Any]:
+    """:func:`run_setting` (as numpy, with its ``arms``), checkpointed once it finishes under
+    ``workdir/<name>``: a run killed and started again resumes at its first unfinished
+    setting. Settings depend only on the seeds, so the results are those of one run."""
+    checkpointer = Checkpointer(os.path.join(workdir, name))
+    restored = None
+    if checkpointer.latest_step() is not None:
+        template = jax.eval_shape(lambda k: run_setting(config, name, k), seed_keys)
+        restored = checkpointer.restore(template, _NO_KEY)
+    if restored is not None:
+        out = jax.tree.map(np.asarray, restored[0])
+    else:
+        out = jax.tree.map(np.asarray, jax.device_get(run_setting(config, name, seed_keys)))
+        checkpointer.save(1, out, _NO_KEY)
+        checkpointer.wait()
+    return dict(out, arms=SETTINGS[name][2])
 
 
 def _plot(results, workdir: str) -> None:
@@ -310,7 +333,7 @@ def _plot(results, workdir: str) -> None:
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[str, Any]:
     os.makedirs(workdir, exist_ok=True)
     seed_keys = jnp.stack([jax.random.key(config.seed + i) for i in range(config.num_seeds)])
-    results = {name: run_setting(config, name, seed_keys) for name in SETTINGS}
+    results = {name: resumable_setting(config, name, seed_keys, workdir) for name in SETTINGS}
     out: dict[str, Any] = {}
     auc = {}
     for name, r in results.items():
