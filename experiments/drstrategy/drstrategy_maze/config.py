@@ -97,9 +97,6 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.resample_every = 25
     c.curiosity_rollouts = 4  # per landmark
     c.coverage_segments = 16
-    # Checkpointed pieces of the rounds (rounds + 1 of them): one checkpoint per round at
-    # quick (about 20 s each on 2 idle cores); one piece at smoke (compile-bound).
-    c.segments = {"smoke": 1, "quick": 7, "paper": 41}[preset]
     if preset == "smoke":
         c.num_seeds = 2
         c.segment = 16

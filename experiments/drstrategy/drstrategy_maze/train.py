@@ -1,4 +1,4 @@
-"""Dr. Strategy in a state-based point maze: the seeds under ``vmap``, split over ``runs``.
+"""Dr. Strategy in a state-based point maze: one jitted program per run, seeds under ``vmap``.
 
 Per seed: random-action segments fill the replay buffer; then ``rounds`` × (world-model
 updates, landmark VQ updates, highway + explorer actor-critic updates in imagination,
@@ -8,10 +8,6 @@ the same world model and data — Dr. Strategy's (focused sampling from the land
 the goal) and a LEXA-like flat one — and both are evaluated zero-shot on every room cell as
 goal, from the top-left room. Both achievers see the same environment steps (none of their
 own: they are trained in imagination only).
-
-The rounds run as ``config.segments`` checkpointed pieces (``segmented_scan_run`` in
-``workdir/rounds``): a run killed and started again resumes after its last piece, with the
-numbers of an uninterrupted run.
 """
 
 from __future__ import annotations
@@ -56,15 +52,7 @@ from jaxlab.rl import (
 from jaxlab.rl.grid import room_of
 from jaxlab.rl.rssm import RSSM, rssm_loss
 from jaxlab.rl.world_model import MLP
-from jaxlab.train import (
-    Checkpointer,
-    batch_runs,
-    make_optimizer,
-    mesh_from_config,
-    optimizer_step,
-    scan_run,
-    segmented_scan_run,
-)
+from jaxlab.train import batch_runs, make_optimizer, mesh_from_config, optimizer_step, scan_run
 from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -223,9 +211,10 @@ def train_step(nets, c, agent: Agent, buffer, key, step_index) -> tuple[Agent, d
             return world_model_loss(p, nets.wm, b["obs"], b["action"][:, :-1])
     (wm, o_wm), (wm_loss, wm_aux) = optimizer_step(wm_loss_fn, wtx, has_aux=True)(
         (agent.wm, o_wm), b)
-    # Landmarks: VQ-VAE on the latents h of the same windows; EMA codebook; re-seeding.
     if c.stochastic_latent:
         post = wm_aux[1].reshape(-1, wm_aux[1].shape[-1])
+    # Landmarks: VQ-VAE on the latents h of the same windows; EMA codebook; re-seeding.
+    if c.stochastic_latent:
         h = _h(c, post)
     else:
         h = jax.lax.stop_gradient(
@@ -388,10 +377,6 @@ def coverage(walls: np.ndarray, pos: jax.Array) -> jax.Array:
 
 # --------------------------------------------------------------------------- one seed
 def make_run(c):
-    """A seed's run in three pure pieces: ``init(key) -> (carry, round keys [R + 1], eval
-    key)``, ``round_(carry, (key, r)) -> (carry, metrics)`` (collect, ``train_steps`` updates,
-    curiosity; ``R + 1`` rounds in order) and ``finish(carry, eval key) -> results``; plus
-    the maze's metadata."""
     nets = make_nets(c)
     env = make_env(c, goal_radius=c.goal_radius)  # start room only
     walls = env.walls
@@ -410,36 +395,34 @@ def make_run(c):
         return jax.vmap(lambda k, s, g, i, m: act_episode(nets, c, env, agent, k, s, g, i, m))(
             jax.random.split(k_e, mode.shape[0]), starts, goal, lid, mode)
 
-    def init(key):
-        """A seed's ``((agent, buffer, landmark probabilities), round keys, eval key)``."""
+    def run(key):
         k_init, k_rounds, k_eval = jax.random.split(key, 3)
         agent = init_agent(k_init, c, nets)
         buffer = replay_init({"obs": jnp.zeros((c.segment, 2)),
                               "action": jnp.zeros((c.segment,), jnp.int32)},
                              (c.rounds + 1) * n_seg)
         p0 = jnp.full((c.num_landmarks,), 1.0 / c.num_landmarks)
-        return (agent, buffer, p0), jax.random.split(k_rounds, c.rounds + 1), k_eval
 
-    def round_(carry, xs):
-        agent, buffer, p = carry
-        k, r = xs
-        k_l, k_col, k_train, k_cur = jax.random.split(k, 4)
-        # Collect: landmark by curiosity, highway, explorer (round 0: random actions).
-        lid = jax.random.categorical(k_l, jnp.log(p), shape=(n_seg,))
-        mode = jnp.where(r == 0, 0, 1) * jnp.ones(n_seg, jnp.int32)
-        pos, acts, _, _ = episodes(agent, k_col, jnp.broadcast_to(nowhere, (n_seg, 2)), lid,
-                                mode)
-        buffer = replay_add(buffer, {"obs": to_unit(pos, size), "action": acts})
-        agent, m = scan_run(
-            lambda a, xs: train_step(nets, c, a, buffer, xs[0], xs[1]), agent,
-            (jax.random.split(k_train, c.train_steps),
-             r * c.train_steps + jnp.arange(c.train_steps)))
-        p = curiosity(nets, c, agent, k_cur)
-        return (agent, buffer, p), dict(jax.tree.map(lambda x: x[-1], m), landmark_prob=p)
+        def round_(carry, xs):
+            agent, buffer, p = carry
+            k, r = xs
+            k_l, k_col, k_train, k_cur = jax.random.split(k, 4)
+            # Collect: landmark by curiosity, highway, explorer (round 0: random actions).
+            lid = jax.random.categorical(k_l, jnp.log(p), shape=(n_seg,))
+            mode = jnp.where(r == 0, 0, 1) * jnp.ones(n_seg, jnp.int32)
+            pos, acts, _, _ = episodes(agent, k_col, jnp.broadcast_to(nowhere, (n_seg, 2)), lid,
+                                    mode)
+            buffer = replay_add(buffer, {"obs": to_unit(pos, size), "action": acts})
+            agent, m = scan_run(
+                lambda a, xs: train_step(nets, c, a, buffer, xs[0], xs[1]), agent,
+                (jax.random.split(k_train, c.train_steps),
+                 r * c.train_steps + jnp.arange(c.train_steps)))
+            p = curiosity(nets, c, agent, k_cur)
+            return (agent, buffer, p), dict(jax.tree.map(lambda x: x[-1], m), landmark_prob=p)
 
-    def finish(carry, k_eval):
-        """A seed's evaluation and diagnostics after its last round."""
-        agent, buffer, p = carry
+        (agent, buffer, p), hist = jax.lax.scan(
+            round_, (agent, buffer, p0),
+            (jax.random.split(k_rounds, c.rounds + 1), jnp.arange(c.rounds + 1)))
         # One batch of episodes: evaluation (every goal; flat, Dr. Strategy) and coverage
         # (curiosity-sampled vs uniformly sampled landmarks, highway then explorer).
         lm = landmark_latents(nets, agent)
@@ -480,10 +463,12 @@ def make_run(c):
             "replay_pos": from_unit(obs, size),
             "replay_code": nearest_landmark(_h(c, h_all), _h(c, lm)),
             "landmark_pos": from_unit(nets.wm.apply(agent.wm, lm, method=nets.wm.decode), size),
+            "history": hist,
         }
 
-    return init, round_, finish, dict(goal_rooms=goal_rooms, goals=np.asarray(goals),
-                                      walls=walls)
+    return run, dict(goal_rooms=goal_rooms, goals=np.asarray(goals), walls=walls)
+
+
 
 def _plot_landmarks(res, meta, workdir: str, seed_index: int = 0) -> str:
     from matplotlib.figure import Figure  # no pyplot: no backend, no global state
@@ -507,19 +492,11 @@ def _plot_landmarks(res, meta, workdir: str, seed_index: int = 0) -> str:
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[str, Any]:
     os.makedirs(workdir, exist_ok=True)
-    init, round_, finish, meta = make_run(config)
+    run, meta = make_run(config)
     keys = jnp.stack([jax.random.key(config.seed + i) for i in range(config.num_seeds)])
-    mesh = mesh_from_config(config, RUNS_AXIS)
-    carry, round_keys, eval_keys = batch_runs(init, fast_compile=config.fast_compile,
-                                              mesh=mesh)(keys)
-    # The rounds of every seed, one checkpoint after each of config.segments pieces.
-    carry, hist = segmented_scan_run(
-        jax.vmap(round_, in_axes=(0, (0, None))), carry,
-        (jnp.swapaxes(round_keys, 0, 1), jnp.arange(config.rounds + 1)),
-        segments=config.segments, checkpointer=Checkpointer(os.path.join(workdir, "rounds")),
-        fast_compile=config.fast_compile)
-    res = jax.device_get(batch_runs(finish, in_axes=(0, 0), fast_compile=config.fast_compile,
-                                    mesh=mesh)(carry, eval_keys))
+    runs = batch_runs(run, fast_compile=config.fast_compile,
+                      mesh=mesh_from_config(config, RUNS_AXIS))
+    res = jax.device_get(runs(keys))
     rooms = meta["goal_rooms"]
     out: dict[str, Any] = {}
     for arm, key in (("flat", "success_flat"), ("drstrategy", "success_ds")):
@@ -531,8 +508,9 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     for k in ("coverage_curiosity", "coverage_uniform", "coverage_replay", "highway_reach_eval",
               "highway_reach_explore"):
         out[k] = np.asarray(res[k]).tolist()
-    for k in ("wm_loss", "vq_loss", "tdp_loss"):  # hist: [rounds + 1, seeds]
-        out[f"{k}_final"] = np.asarray(hist[k][-1]).tolist()
+    hist = res["history"]
+    for k in ("wm_loss", "vq_loss", "tdp_loss"):
+        out[f"{k}_final"] = np.asarray(hist[k][:, -1]).tolist()
     _plot_landmarks(res, meta, workdir)
     np.savez(
         os.path.join(workdir, "rollouts.npz"), walls=meta["walls"], goals=meta["goals"],

@@ -302,7 +302,10 @@ def resumable_setting(config, name: str, seed_keys, workdir: str) -> dict[str, A
     checkpointer = Checkpointer(os.path.join(workdir, name))
     restored = None
     if checkpointer.latest_step() is not None:
-        template = jax.eval_shape(lambda k: run_setting(config, name, k), seed_keys)
+        # Shapes only: traced without XLA options (a nested jit refuses compiler_options).
+        shapes_config = config.copy_and_resolve_references()
+        shapes_config.fast_compile = False
+        template = jax.eval_shape(lambda k: run_setting(shapes_config, name, k), seed_keys)
         restored = checkpointer.restore(template, _NO_KEY)
     if restored is not None:
         out = jax.tree.map(np.asarray, restored[0])
