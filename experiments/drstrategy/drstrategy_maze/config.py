@@ -64,16 +64,19 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.ensemble = 4
     c.num_landmarks = 16
     c.code_dim = 16
-    c.wm_lr = 1e-3
-    c.grad_clip = 100.0  # global-norm clip of every update (DreamerV2's 100)
-    c.adam_eps = 1e-5
+    # Optimisers (jaxlab.train.make_optimizer): Adam with ε 1e-5 after a global-norm clip of
+    # 100 (DreamerV2's), for the world model and landmarks (wm) and for the behaviours and
+    # the TDP (ac).
+    c.wm_optimizer = ml_collections.ConfigDict(
+        {"name": "adam", "learning_rate": 1e-3, "eps": 1e-5, "clip_global_norm": 100.0})
     c.vq_decay = 0.99  # EMA decay of the landmark codebook
     c.vq_min_count = 1.0  # codes used less than this (EMA count) are re-seeded
     c.wm_batch = 32
     c.wm_length = 16
     # Behaviours (Dreamer actor-critic in imagination).
     c.hidden = 64
-    c.ac_lr = 1e-3
+    c.ac_optimizer = ml_collections.ConfigDict(
+        {"name": "adam", "learning_rate": 1e-3, "eps": 1e-5, "clip_global_norm": 100.0})
     c.horizon = 15
     c.discount = 0.99
     c.lambda_ = 0.95
@@ -131,6 +134,6 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.segments_per_round = 32
         c.train_steps = 500
         c.resample_every = 200
-        c.ac_lr = 8e-5
-        c.wm_lr = 3e-4
+        c.ac_optimizer.learning_rate = 8e-5
+        c.wm_optimizer.learning_rate = 3e-4
     return c

@@ -21,7 +21,6 @@ import jax
 import jax.numpy as jnp
 import ml_collections
 import numpy as np
-import optax
 from jax.sharding import NamedSharding, PartitionSpec
 
 from jaxlab.rl import (
@@ -53,7 +52,7 @@ from jaxlab.rl import (
 from jaxlab.rl.grid import room_of
 from jaxlab.rl.rssm import RSSM, rssm_loss
 from jaxlab.rl.world_model import MLP
-from jaxlab.train import jit_run, scan_run
+from jaxlab.train import batch_runs, make_optimizer, mesh_from_config, optimizer_step, scan_run
 from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -136,10 +135,8 @@ def _pad(x: jax.Array, dim: int) -> jax.Array:
 
 
 def _txs(c):
-    def tx(lr):
-        return optax.chain(optax.clip_by_global_norm(c.grad_clip), optax.adam(lr, eps=c.adam_eps))
-
-    return tx(c.wm_lr), tx(c.ac_lr)
+    """The world model's and landmarks' optimiser, and the behaviours' and TDP's (config)."""
+    return make_optimizer(c.wm_optimizer), make_optimizer(c.ac_optimizer)
 
 
 def init_agent(key, c, nets: Nets) -> Agent:
@@ -191,11 +188,6 @@ def _explorer_reward(nets, wm, hs, acts):
     return r / jax.lax.stop_gradient(jnp.mean(r) + 1e-8)  # batch-normalised
 
 
-def _apply(tx, params, opt, grads):
-    upd, opt = tx.update(grads, opt, params)
-    return optax.apply_updates(params, upd), opt
-
-
 def _replay_latents(nets, wm, buffer, key, n):
     batch = replay_sample(buffer, key, n, 1)
     return jax.lax.stop_gradient(nets.wm.apply(wm, batch["obs"][:, 0], method=nets.wm.encode))
@@ -210,23 +202,26 @@ def train_step(nets, c, agent: Agent, buffer, key, step_index) -> tuple[Agent, d
     # World model on replay windows.
     b = replay_sample(buffer, k_wm, c.wm_batch, c.wm_length)
     if c.stochastic_latent:  # RSSM: posterior states of the windows start imagination
-        (wm_loss, (_, post)), g = jax.value_and_grad(rssm_loss, has_aux=True)(
-            agent.wm, nets.wm, b["obs"], b["action"][:, :-1], jax.random.fold_in(k_wm, 1),
-            alpha=c.kl_balance, free_nats=c.free_nats, kl_scale=c.kl_scale)
-        post = post.reshape(-1, post.shape[-1])
+        def wm_loss_fn(p, b):
+            return rssm_loss(p, nets.wm, b["obs"], b["action"][:, :-1],
+                             jax.random.fold_in(k_wm, 1), alpha=c.kl_balance,
+                             free_nats=c.free_nats, kl_scale=c.kl_scale)
     else:
-        (wm_loss, _), g = jax.value_and_grad(world_model_loss, has_aux=True)(
-            agent.wm, nets.wm, b["obs"], b["action"][:, :-1])
-    wm, o_wm = _apply(wtx, agent.wm, o_wm, g)
+        def wm_loss_fn(p, b):
+            return world_model_loss(p, nets.wm, b["obs"], b["action"][:, :-1])
+    (wm, o_wm), (wm_loss, wm_aux) = optimizer_step(wm_loss_fn, wtx, has_aux=True)(
+        (agent.wm, o_wm), b)
+    if c.stochastic_latent:
+        post = wm_aux[1].reshape(-1, wm_aux[1].shape[-1])
     # Landmarks: VQ-VAE on the latents h of the same windows; EMA codebook; re-seeding.
     if c.stochastic_latent:
         h = _h(c, post)
     else:
         h = jax.lax.stop_gradient(
             nets.wm.apply(wm, b["obs"].reshape(-1, 2), method=nets.wm.encode))
-    (vq_loss, (z_e, codes)), g = jax.value_and_grad(landmark_loss, has_aux=True)(
-        agent.vq, nets.vq, agent.vq_state.codebook, h)
-    vq, o_vq = _apply(wtx, agent.vq, o_vq, g)
+    (vq, o_vq), (vq_loss, (z_e, codes)) = optimizer_step(
+        lambda p, x: landmark_loss(p, nets.vq, agent.vq_state.codebook, x), wtx,
+        has_aux=True)((agent.vq, o_vq), h)
     state = ema_update(agent.vq_state, z_e, codes, decay=c.vq_decay)
     reseeded = reseed_dead_codes(state, z_e, k_seed, min_count=c.vq_min_count)
     state = jax.tree.map(lambda x, y: jnp.where(step_index % c.resample_every == 0, x, y),
@@ -270,19 +265,19 @@ def train_step(nets, c, agent: Agent, buffer, key, step_index) -> tuple[Agent, d
                                      lambda_=c.lambda_, ent_coef=c.ent_coef)
         return total, (m, hs)
 
-    (_, (m, hs)), g = jax.vmap(jax.value_and_grad(loss, has_aux=True))(
-        agent.ac, jnp.arange(4), starts, ctx, jax.random.split(k_im, 4))
-    acs, o_ac = jax.vmap(lambda p, o, gg: _apply(atx, p, o, gg))(agent.ac, o_ac, g)
+    (acs, o_ac), (_, (m, hs)) = jax.vmap(
+        optimizer_step(lambda p, xs: loss(p, *xs), atx, has_aux=True))(
+        (agent.ac, o_ac), (jnp.arange(4), starts, ctx, jax.random.split(k_im, 4)))
     # TDP on both achievers' imagined trajectories (shared by the two arms).
     tr = jnp.concatenate([hs[FLAT], hs[DRSTRATEGY]], 1)  # [H + 1, 2B, Z]
     x, y, tgt = temporal_distance_pairs(tr, k_tdp, c.tdp_positives, c.tdp_neg_factor)
 
-    def tdp_loss(p):
+    def tdp_loss(p, batch):
+        x, y, tgt = batch
         pred = nets.tdp.apply(p, jnp.concatenate([x, y], -1))[..., 0]
         return jnp.mean(jnp.square(pred - tgt))
 
-    l_tdp, g = jax.value_and_grad(tdp_loss)(agent.tdp)
-    tdp, o_tdp = _apply(atx, agent.tdp, o_tdp, g)
+    (tdp, o_tdp), l_tdp = optimizer_step(tdp_loss, atx)((agent.tdp, o_tdp), (x, y, tgt))
     agent = agent._replace(ac=acs, tdp=tdp, opt=(o_wm, o_vq, o_ac, o_tdp))
     return agent, {"wm_loss": wm_loss, "vq_loss": vq_loss, "tdp_loss": l_tdp,
                    "returns": m["return"]}
@@ -499,7 +494,9 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     os.makedirs(workdir, exist_ok=True)
     run, meta = make_run(config)
     keys = jnp.stack([jax.random.key(config.seed + i) for i in range(config.num_seeds)])
-    res = jax.device_get(jit_run(jax.vmap(run), fast_compile=config.fast_compile)(keys))
+    runs = batch_runs(run, fast_compile=config.fast_compile,
+                      mesh=mesh_from_config(config, RUNS_AXIS))
+    res = jax.device_get(runs(keys))
     rooms = meta["goal_rooms"]
     out: dict[str, Any] = {}
     for arm, key in (("flat", "success_flat"), ("drstrategy", "success_ds")):

@@ -62,7 +62,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     # Pre-training of the planners.
     c.pretrain_steps = 1500
     c.pretrain_batch = 256
-    c.pretrain_lr = 1e-3
+    c.pretrain_optimizer = ml_collections.ConfigDict({"name": "adam", "learning_rate": 1e-3})
     c.random_goal_frac = 0.3  # hindsight goals drawn from any passive state, not the future
     c.hidden = 64
     c.gamma_value = 0.95
@@ -79,7 +79,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.num_candidates = 16  # slow planner's sub-goal candidates (passive states)
     c.subgoal_horizon = 6  # H: sub-goals reachable in about H steps
     c.idm_ensemble = 4
-    c.idm_lr = 1e-3
+    c.idm_optimizer = ml_collections.ConfigDict({"name": "adam", "learning_rate": 1e-3})
     c.idm_delta_scale = 10.0  # IDM input: (s, scale · (s' − s)), normalised positions
     c.idm_steps = 4
     c.idm_batch = 256

@@ -8,6 +8,7 @@ arms share one compiled program and the seeds' random streams (paired comparison
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from typing import Any, NamedTuple
@@ -30,7 +31,14 @@ from jaxlab.rl.mscp import (
     propose,
     select_subgoal,
 )
-from jaxlab.train import jit_run, scan_run
+from jaxlab.train import (
+    Checkpointer,
+    batch_runs,
+    make_optimizer,
+    mesh_from_config,
+    optimizer_step,
+    scan_run,
+)
 from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.plan import PlanSpec, abstract
 from jaxlab.train.rl import Guide, PPOConfig, make_ppo_train
@@ -105,10 +113,11 @@ def pretrain(key, states, config, reach_radius: float):
     prop_net, value_net = MLP(2, h), MLP(1, h)
     k_p, k_v, key = jax.random.split(key, 3)
     params = Planners(prop_net.init(k_p, jnp.zeros((1, 4))), value_net.init(k_v, jnp.zeros((1, 4))))
-    tx = optax.adam(config.pretrain_lr)
+    tx = make_optimizer(config.pretrain_optimizer)
     b = config.pretrain_batch
 
-    def loss_fn(p, target_v, k):
+    def loss_fn(p, batch):
+        target_v, k = batch
         ks = jax.random.split(k, 6)
         i = jax.random.randint(ks[0], (b,), 0, n)
         t = jax.random.randint(ks[1], (b,), 0, t_len - 1)
@@ -131,9 +140,8 @@ def pretrain(key, states, config, reach_radius: float):
 
     def step(carry, k):
         p, opt, target_v = carry
-        (_, (lp, lv)), grads = jax.value_and_grad(loss_fn, has_aux=True)(p, target_v, k)
-        upd, opt = tx.update(grads, opt, p)
-        p = optax.apply_updates(p, upd)
+        (p, opt), (_, (lp, lv)) = optimizer_step(loss_fn, tx, has_aux=True)((p, opt),
+                                                                           (target_v, k))
         target_v = optax.incremental_update(p.value, target_v, config.target_tau)
         return (p, opt, target_v), {"proposal_loss": lp, "value_loss": lv}
 
@@ -152,7 +160,7 @@ class GuideArgs(NamedTuple):
 def make_guide(config, num_actions: int, min_value: float) -> Guide:
     h = (config.hidden, config.hidden)
     prop_net, value_net, idm_net = MLP(2, h), MLP(1, h), MLP(num_actions, h)
-    tx = optax.adam(config.idm_lr)
+    tx = make_optimizer(config.idm_optimizer)
     e = config.idm_ensemble
 
     def idm_logits(idm, s, s_next):  # [E, n, K]
@@ -198,11 +206,9 @@ def make_guide(config, num_actions: int, min_value: float) -> Guide:
             return jnp.sum(per(p, idx))
 
         def step(carry, k):
-            p, o = carry
             idx = jax.random.randint(k, (e, bsz), 0, s.shape[0])
-            val, grads = jax.value_and_grad(loss)(p, idx)
-            upd, o = tx.update(grads, o, p)
-            return (optax.apply_updates(p, upd), o), val / e
+            carry, val = optimizer_step(loss, tx)(carry, idx)
+            return carry, val / e
 
         (idm, opt), losses = jax.lax.scan(step, (idm, opt), jax.random.split(key, config.idm_steps))
         return (args, idm, opt), {"idm_loss": losses[-1]}
@@ -220,6 +226,20 @@ def make_guide(config, num_actions: int, min_value: float) -> Guide:
 
     return Guide(init=init, targets=targets, update=update, extra_bc=extra_bc)
 
+
+
+def ppo_config(entry: ml_collections.ConfigDict) -> PPOConfig:
+    """:class:`PPOConfig` with every field from the config entry (none left to a default).
+
+    Raises:
+      ValueError: the entry lacks a field of :class:`PPOConfig` or has an unknown one.
+    """
+    hp = entry.to_dict()
+    fields = {f.name for f in dataclasses.fields(PPOConfig)}
+    if set(hp) != fields:
+        raise ValueError(f"config.ppo must set exactly PPOConfig's fields: missing "
+                         f"{sorted(fields - set(hp))}, unknown {sorted(set(hp) - fields)}")
+    return PPOConfig(**{**hp, "hidden": tuple(hp["hidden"])})
 
 
 def setting_programs(config, name: str):
@@ -243,32 +263,57 @@ def setting_programs(config, name: str):
 
     gamma = config.gamma_value
     min_value = -(1 - gamma**config.subgoal_horizon) / (1 - gamma)
-    ppo_hp = config.ppo.to_dict()
-    ppo = PPOConfig(**{**ppo_hp, "hidden": tuple(ppo_hp["hidden"])})
-    train = make_ppo_train(task, ppo, make_guide(config, task.num_actions, min_value))
+    train = make_ppo_train(task, ppo_config(config.ppo),
+                           make_guide(config, task.num_actions, min_value))
     return prepare, train, arms
 
 
-def run_setting(config, name: str, seed_keys) -> dict[str, np.ndarray]:
-    """All arms × seeds of one setting; returns success curves ``[arms, seeds, updates]``."""
+def run_setting(config, name: str, seed_keys) -> dict[str, jax.Array]:
+    """All arms × seeds of one setting (arms: ``SETTINGS[name][2]``); returns success
+    curves ``[arms, seeds, updates]``, the env steps of the updates and the pre-training
+    losses ``[seeds]``."""
     prepare, train, arms = setting_programs(config, name)
-    states, planners, cand, hist = jit_run(
-        jax.vmap(prepare), fast_compile=config.fast_compile)(seed_keys)
+    mesh = mesh_from_config(config, RUNS_AXIS)
+    states, planners, cand, hist = batch_runs(
+        prepare, fast_compile=config.fast_compile, mesh=mesh)(seed_keys)
     n_arms, n_seeds = len(arms), seed_keys.shape[0]
     flags = jnp.repeat(jnp.asarray([ARMS[a] for a in arms]), n_seeds, axis=0)
     rep = lambda x: jnp.tile(x, (n_arms,) + (1,) * (x.ndim - 1))  # noqa: E731
     args = GuideArgs(flags, jax.tree.map(rep, planners), rep(cand), rep(states))
     keys = jax.random.split(jax.random.fold_in(seed_keys[0], 7), n_seeds)
-    _, metrics = jit_run(jax.vmap(train), fast_compile=config.fast_compile)(
-        jnp.tile(keys, (n_arms,)), args)
-    curves = np.asarray(metrics["success_rate"]).reshape(n_arms, n_seeds, -1)
+    _, metrics = batch_runs(train, in_axes=(0, 0), fast_compile=config.fast_compile,
+                            mesh=mesh)(jnp.tile(keys, (n_arms,)), args)
     return {
-        "arms": arms,
-        "curves": curves,
-        "env_steps": np.asarray(metrics["env_steps"][0]),
-        "pretrain_value_loss": np.asarray(hist["value_loss"][:, -1]),
-        "pretrain_proposal_loss": np.asarray(hist["proposal_loss"][:, -1]),
+        "curves": metrics["success_rate"].reshape(n_arms, n_seeds, -1),
+        "env_steps": metrics["env_steps"][0],
+        "pretrain_value_loss": hist["value_loss"][:, -1],
+        "pretrain_proposal_loss": hist["proposal_loss"][:, -1],
     }
+
+
+# The checkpoint's rng slot: every setting derives its keys from the seeds.
+_NO_KEY = np.zeros(2, np.uint32)
+
+
+def resumable_setting(config, name: str, seed_keys, workdir: str) -> dict[str, Any]:
+    """:func:`run_setting` (as numpy, with its ``arms``), checkpointed once it finishes under
+    ``workdir/<name>``: a run killed and started again resumes at its first unfinished
+    setting. Settings depend only on the seeds, so the results are those of one run."""
+    checkpointer = Checkpointer(os.path.join(workdir, name))
+    restored = None
+    if checkpointer.latest_step() is not None:
+        # Shapes only: traced without XLA options (a nested jit refuses compiler_options).
+        shapes_config = config.copy_and_resolve_references()
+        shapes_config.fast_compile = False
+        template = jax.eval_shape(lambda k: run_setting(shapes_config, name, k), seed_keys)
+        restored = checkpointer.restore(template, _NO_KEY)
+    if restored is not None:
+        out = jax.tree.map(np.asarray, restored[0])
+    else:
+        out = jax.tree.map(np.asarray, jax.device_get(run_setting(config, name, seed_keys)))
+        checkpointer.save(1, out, _NO_KEY)
+        checkpointer.wait()
+    return dict(out, arms=SETTINGS[name][2])
 
 
 def _plot(results, workdir: str) -> None:
@@ -291,7 +336,7 @@ def _plot(results, workdir: str) -> None:
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[str, Any]:
     os.makedirs(workdir, exist_ok=True)
     seed_keys = jnp.stack([jax.random.key(config.seed + i) for i in range(config.num_seeds)])
-    results = {name: run_setting(config, name, seed_keys) for name in SETTINGS}
+    results = {name: resumable_setting(config, name, seed_keys, workdir) for name in SETTINGS}
     out: dict[str, Any] = {}
     auc = {}
     for name, r in results.items():
