@@ -41,8 +41,10 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.batch_size = 128
     c.train_steps = 600
     c.probe_steps = 300
-    c.learning_rate = 1e-3
-    c.probe_learning_rate = 1e-2  # full-batch Adam of the linear probes on frozen features
+    # Every member (and the wide model): minibatch CE / SupCon / SimCLR on augmented views.
+    c.optimizer = ml_collections.ConfigDict({"name": "adam", "learning_rate": 1e-3})
+    # The linear probes on frozen features: full-batch cross-entropy.
+    c.probe_optimizer = ml_collections.ConfigDict({"name": "adam", "learning_rate": 1e-2})
     c.temperature = 0.1  # SupCon and SimCLR
     c.noise_std = 0.1  # augmentation: Gaussian pixel noise and ±max_shift pixel shifts
     c.max_shift = 1

@@ -33,7 +33,7 @@ from jaxlab.ood import (
     loss_barrier,
     weight_match_mlp,
 )
-from jaxlab.train import scan_run
+from jaxlab.train import batch_runs, make_optimizer, mesh_from_config, optimizer_step, scan_run
 from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -96,9 +96,10 @@ def _train_member(key, task, x, y, config):
     """One member's whole run (a lax.scan); ``task`` selects CE, SupCon or SimCLR."""
     k_init, k_run = jax.random.split(key)
     params = _init_member(k_init, tuple(config.hidden), config.num_classes, config.proj_dim)
-    opt = optax.adam(config.learning_rate)
+    opt = make_optimizer(config.optimizer)
 
-    def loss_fn(params, xb, yb, key):
+    def loss_fn(params, batch):
+        xb, yb, key = batch
         k1, k2 = jax.random.split(key)
         v1 = _augment(k1, xb, config.noise_std, config.max_shift)
         v2 = _augment(k2, xb, config.noise_std, config.max_shift)
@@ -116,31 +117,24 @@ def _train_member(key, task, x, y, config):
         sim = simclr_loss(z1, z2, config.temperature)
         return jnp.where(task == CE, ce, jnp.where(task == SUPCON, sup, sim))
 
+    update = optimizer_step(loss_fn, opt)
+
     def step(carry, t):
-        params, state = carry
         key = jax.random.fold_in(k_run, t)
         idx = jax.random.randint(key, (config.batch_size,), 0, x.shape[0])
-        loss, grads = jax.value_and_grad(loss_fn)(params, x[idx], y[idx],
-                                                  jax.random.fold_in(key, 1))
-        updates, state = opt.update(grads, state)
-        return (optax.apply_updates(params, updates), state), loss
+        return update(carry, (x[idx], y[idx], jax.random.fold_in(key, 1)))
 
     (params, _), _ = scan_run(step, (params, opt.init(params)), length=config.train_steps)
     return params
 
 
-def _fit_probe(features, y, num_classes, steps, learning_rate):
-    """Linear probe on frozen features (full-batch Adam)."""
+def _fit_probe(features, y, num_classes, steps, optimizer):
+    """Linear probe on frozen features (full-batch cross-entropy, ``optimizer`` a config
+    entry for :func:`jaxlab.train.make_optimizer`)."""
     w0 = (jnp.zeros((features.shape[1], num_classes)), jnp.zeros(num_classes))
-    opt = optax.adam(learning_rate)
-
-    def step(carry, _):
-        p, s = carry
-        loss, g = jax.value_and_grad(lambda p: optax.softmax_cross_entropy_with_integer_labels(
-            features @ p[0] + p[1][None], y).mean())(p)
-        u, s = opt.update(g, s)
-        return (optax.apply_updates(p, u), s), loss
-
+    opt = make_optimizer(optimizer)
+    step = optimizer_step(lambda p, _: optax.softmax_cross_entropy_with_integer_labels(
+        features @ p[0] + p[1][None], y).mean(), opt)
     (p, _), _ = scan_run(step, (w0, opt.init(w0)), length=steps)
     return p
 
@@ -216,18 +210,20 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     member_keys = jnp.stack([jax.random.fold_in(jax.random.key(int(s)), j)
                              for s in seeds for j in range(m)])
     member_tasks = jnp.asarray(np.tile(tasks, len(seeds)))
-    train = jax.jit(jax.vmap(lambda k, t, x, y: _train_member(k, t, x, y, config),
-                             in_axes=(0, 0, None, None)))
+    # Members, wide models and probes are independent runs split over the runs axis.
+    mesh = mesh_from_config(config, RUNS_AXIS)
+    train = batch_runs(lambda k, t, x, y: _train_member(k, t, x, y, config),
+                       in_axes=(0, 0, None, None), mesh=mesh)
     members = train(member_keys, member_tasks, x_tr, y_tr)
     wide_config = ml_collections.ConfigDict(config.to_dict())
     wide_config.hidden = tuple(config.wide_factor * h for h in config.hidden)
     wide_keys = jnp.stack([jax.random.fold_in(jax.random.key(int(s)), 99) for s in seeds])
-    wide = jax.jit(jax.vmap(lambda k, x, y: _train_member(k, CE, x, y, wide_config),
-                            in_axes=(0, None, None)))(wide_keys, x_tr, y_tr)
-    probes = jax.jit(jax.vmap(
-        lambda enc: _fit_probe(_features(enc, x_tr), y_tr, config.num_classes,
-                               config.probe_steps, config.probe_learning_rate)))(
-        members["encoder"])
+    wide = batch_runs(lambda k, x, y: _train_member(k, CE, x, y, wide_config),
+                      in_axes=(0, None, None), mesh=mesh)(wide_keys, x_tr, y_tr)
+    probes = batch_runs(
+        lambda enc, x, y: _fit_probe(_features(enc, x), y, config.num_classes,
+                                     config.probe_steps, config.probe_optimizer),
+        in_axes=(0, None, None), mesh=mesh)(members["encoder"], x_tr, y_tr)
 
     inputs = {s: jnp.asarray(data[s][0] if s == "train" else data[s])
               for s in ("train", "val", "test", "near", "far")}
