@@ -17,7 +17,7 @@ from jax.sharding import NamedSharding, PartitionSpec
 from sklearn.datasets import load_digits
 
 from jaxlab.optim import adr_gd, projected_gradient_ascent
-from jaxlab.train import scan_run
+from jaxlab.train import batch_runs, make_optimizer, mesh_from_config, optimizer_step, scan_run
 from jaxlab.train.mesh import RUNS_AXIS, replicated
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -46,18 +46,14 @@ def _logits(params, x):
     return h @ w + b[None]
 
 
-def _train(key, x, y, sizes, steps, learning_rate):
-    opt = optax.adam(learning_rate)
+def _train(key, x, y, sizes, steps, optimizer):
+    """One classifier: full-batch cross-entropy (``optimizer``: a config entry for
+    :func:`jaxlab.train.make_optimizer`)."""
+    opt = make_optimizer(optimizer)
     params = _init(key, sizes)
-
-    def step(carry, _):
-        params, state = carry
-        loss, grads = jax.value_and_grad(
-            lambda p: optax.softmax_cross_entropy_with_integer_labels(_logits(p, x), y).mean()
-        )(params)
-        updates, state = opt.update(grads, state)
-        return (optax.apply_updates(params, updates), state), loss
-
+    step = optimizer_step(
+        lambda p, _: optax.softmax_cross_entropy_with_integer_labels(_logits(p, x), y).mean(),
+        opt)
     (params, _), _ = scan_run(step, (params, opt.init(params)), length=steps)
     return params
 
@@ -92,6 +88,17 @@ def _attack(params, x, label, eps, num_steps, adr_kw, pgd_lr):
     return adr, pgd
 
 
+def _attack_images(num_steps: int, adr_kw: dict):
+    """``run(x, y, nets, eps, pgd_lr)``: one image index under every seed's classifier
+    (``x``: [num_seeds, 64], ``y``: [num_seeds], ``nets``: stacked over seeds) -> (ADR-GD,
+    PGD) best margins, each [num_seeds]: one run of the attack program (one ε for all)."""
+    def run(x, y, nets, eps, pgd_lr):
+        return jax.vmap(lambda p, x, y: _attack(p, x, y, eps, num_steps, adr_kw, pgd_lr))(
+            nets, x, y)
+
+    return run
+
+
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     """Trains ``num_seeds`` classifiers (vmap), attacks ``num_images`` test images each."""
     del workdir
@@ -99,18 +106,16 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     sizes = (x_tr.shape[1], *config.hidden, 10)
     seeds = jnp.arange(config.seed, config.seed + config.num_seeds)
     keys = jax.vmap(jax.random.key)(seeds)
-    train = jax.jit(jax.vmap(lambda k, x, y: _train(k, x, y, sizes, config.train_steps,
-                                                    config.learning_rate),
-                             in_axes=(0, None, None)))
+    mesh = mesh_from_config(config, RUNS_AXIS)
+    train = batch_runs(lambda k, x, y: _train(k, x, y, sizes, config.train_steps,
+                                              config.optimizer),
+                       in_axes=(0, None, None), mesh=mesh)
     nets = train(keys, jnp.asarray(x_tr), jnp.asarray(y_tr))
     accuracy = jax.vmap(lambda p: (_logits(p, x_te).argmax(-1) == y_te).mean())(nets)
     results: dict[str, float | list[float]] = {"clean_accuracy": np.asarray(accuracy).tolist()}
     adr_kw = config.adr.to_dict()
-    # One program for every ε: (seeds) × (images) × (targets inside _attack).
-    run = jax.jit(jax.vmap(
-        jax.vmap(lambda p, x, y, e, a: _attack(p, x, y, e, config.num_steps, adr_kw, a),
-                 in_axes=(None, 0, 0, None, None)),
-        in_axes=(0, 0, 0, None, None)))
+    run = batch_runs(_attack_images(config.num_steps, adr_kw), in_axes=(0, 0, None, None, None),
+                     mesh=mesh)
     for eps in config.epsilons:
         pgd_lr = config.pgd_step_factor * eps / config.num_steps
         images, labels = [], []
@@ -120,12 +125,14 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
             chosen = correct[: config.num_images]
             images.append(x_te[chosen])
             labels.append(y_te[chosen])
-        adr, pgd = run(nets, jnp.asarray(np.stack(images)), jnp.asarray(np.stack(labels)), eps,
-                       pgd_lr)
-        adr_all, pgd_all = np.asarray(adr).ravel(), np.asarray(pgd).ravel()
+        # Runs: the images, [num_images, num_seeds, ...] (image-major); back to seed-major.
+        adr, pgd = (np.asarray(v).T for v in run(
+            jnp.asarray(np.stack(images, axis=1)), jnp.asarray(np.stack(labels, axis=1)),
+            nets, eps, pgd_lr))
+        adr_all, pgd_all = adr.ravel(), pgd.ravel()
         # Success rate per classifier seed (the unit of replication): [num_seeds].
-        results[f"adr_success_eps{eps}"] = (np.asarray(adr) > 0).mean(axis=1).tolist()
-        results[f"pgd_success_eps{eps}"] = (np.asarray(pgd) > 0).mean(axis=1).tolist()
+        results[f"adr_success_eps{eps}"] = (adr > 0).mean(axis=1).tolist()
+        results[f"pgd_success_eps{eps}"] = (pgd > 0).mean(axis=1).tolist()
         results[f"adr_rate_eps{eps}"] = float((adr_all > 0).mean())
         results[f"pgd_rate_eps{eps}"] = float((pgd_all > 0).mean())
         results[f"adr_mean_margin_eps{eps}"] = float(adr_all.mean())
@@ -135,8 +142,9 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
 
 
 def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
-    """For ``jaxlab plan``: the attack program of one ε (every seed × image × target), the
-    images split over ``runs`` (padded to it); classifier training (seconds) not planned.
+    """For ``jaxlab plan``: the attack program of one ε (every image × seed × target, the
+    ``batch_runs`` of :func:`_attack_images`), the images split over ``runs`` (padded to
+    it), the classifiers replicated; classifier training (seconds) not planned.
 
     XLA counts a loop body once, so one call is one ADR-GD + one PGD step of every attack.
     """
@@ -145,19 +153,18 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     sizes = (64, *config.hidden, 10)  # scikit-learn digits: 8 × 8 pixels
     seeds = jax.ShapeDtypeStruct((config.num_seeds,), jnp.int32)
     nets = jax.eval_shape(jax.vmap(lambda s: _init(jax.random.key(s), sizes)), seeds)
-    split = NamedSharding(mesh, PartitionSpec(None, RUNS_AXIS if runs > 1 else None))
-    adr_kw = config.adr.to_dict()
+    split = NamedSharding(mesh, PartitionSpec(RUNS_AXIS if runs > 1 else None))
     eps = max(config.epsilons)
     pgd_lr = config.pgd_step_factor * eps / config.num_steps
-    fn = jax.vmap(jax.vmap(lambda p, x, y: _attack(p, x, y, eps, config.num_steps, adr_kw,
-                                                   pgd_lr), in_axes=(None, 0, 0)))
-    data = (jax.ShapeDtypeStruct((config.num_seeds, images, sizes[0]), jnp.float32),
-            jax.ShapeDtypeStruct((config.num_seeds, images), jnp.int32))
+    run = _attack_images(config.num_steps, config.adr.to_dict())
+    fn = jax.vmap(lambda x, y, p: run(x, y, p, eps, pgd_lr), in_axes=(0, 0, None))
+    data = (jax.ShapeDtypeStruct((images, config.num_seeds, sizes[0]), jnp.float32),
+            jax.ShapeDtypeStruct((images, config.num_seeds), jnp.int32))
     return PlanSpec(
-        fn=fn, abstract_args=(abstract(nets, replicated(mesh)), *abstract(data, split)),
+        fn=fn, abstract_args=(*abstract(data, split), abstract(nets, replicated(mesh))),
         steps_per_run=config.num_steps,
         num_runs=config.num_seeds * config.num_images * len(config.epsilons),
         runs_per_call=config.num_seeds * config.num_images,
-        note=f"one ADR-GD and one PGD step of {config.num_seeds} seeds × {config.num_images} "
-        f"images ({images} with padding, over runs) × 10 targets; classifier training not "
-        "planned")
+        note=f"one ADR-GD and one PGD step of {config.num_images} images ({images} with "
+        f"padding, over runs) × {config.num_seeds} seeds × 10 targets; classifier training "
+        "not planned")

@@ -16,6 +16,7 @@ from jaxlab.optim import (
     random_relu_mlp,
     reference_random_relu_mlp,
 )
+from jaxlab.train import batch_runs, mesh_from_config
 from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -30,12 +31,22 @@ def _adr_from_zero(params, key, num_steps: int, hp: dict):
     return adr_gd(params, jnp.zeros(params[0][0].shape[0]), key=key, num_steps=num_steps, **hp)
 
 
-def _compare(key, sizes, count, hp, num_steps, restarts, reference_seed, ref_keys) -> dict:
+def _lanes(tree, mesh):
+    """Run-axis arrays padded to a multiple of the mesh's ``runs`` (with copies of run 0,
+    dropped from every result) and split over it."""
+    pad = -jax.tree.leaves(tree)[0].shape[0] % mesh.shape[RUNS_AXIS]
+    tree = jax.tree.map(lambda x: jnp.concatenate([x, jnp.repeat(x[:1], pad, axis=0)]), tree)
+    return jax.device_put(tree, NamedSharding(mesh, PartitionSpec(RUNS_AXIS)))
+
+
+def _compare(key, sizes, count, hp, num_steps, restarts, reference_seed, ref_keys,
+             mesh) -> dict:
     """ADR-GD, GD from 0 and GD with restarts on ``count`` random networks + the reference's.
 
-    The reference notebook's network is run apart: GD once (deterministic from x0 = 0) and
-    ADR-GD with ``ref_keys`` noise keys (its escape kicks are random, so its value is a
-    distribution over keys; the notebook's number is one draw of the reference's own).
+    The networks split over the mesh's ``runs`` axis. The reference notebook's network is run
+    apart: GD once (deterministic from x0 = 0) and ADR-GD with ``ref_keys`` noise keys (its
+    escape kicks are random, so its value is a distribution over keys; the notebook's number
+    is one draw of the reference's own), the keys split over ``runs``.
     """
     k_nets, k_noise, k_starts, k_ref = jax.random.split(key, 4)
     nets = jax.vmap(lambda k: random_relu_mlp(k, sizes))(jax.random.split(k_nets, count))
@@ -49,10 +60,12 @@ def _compare(key, sizes, count, hp, num_steps, restarts, reference_seed, ref_key
     def gd_one(p, x0):
         return projected_gradient_ascent(p, x0, lr=hp["lr"], num_steps=num_steps)
 
-    noise_keys = jax.random.split(k_noise, count)
-    zeros = jnp.zeros((count, n))
-    adr_run = jax.jit(jax.vmap(adr_one)).lower(nets, noise_keys).compile()
-    gd_run = jax.jit(jax.vmap(gd_one)).lower(nets, zeros).compile()
+    nets, noise_keys, zeros = _lanes((nets, jax.random.split(k_noise, count),
+                                      jnp.zeros((count, n))), mesh)
+    # Compiled ahead (from the arrays' run sharding) so that the timing below excludes it.
+    adr_run = jax.jit(jax.vmap(adr_one, spmd_axis_name=RUNS_AXIS)).lower(
+        nets, noise_keys).compile()
+    gd_run = jax.jit(jax.vmap(gd_one, spmd_axis_name=RUNS_AXIS)).lower(nets, zeros).compile()
     # Wall time of each compiled batch (compilation excluded) sets the compute-matched number
     # of GD restarts: a one-off measurement inside this run, not a benchmark.
     start = time.perf_counter()
@@ -63,15 +76,16 @@ def _compare(key, sizes, count, hp, num_steps, restarts, reference_seed, ref_key
     gd_s = time.perf_counter() - start
     if restarts < 1:
         restarts = max(1, int(round(adr_s / gd_s)))
-    best_restarts = np.asarray(gd.best_value, np.float64)  # restart 0 starts at x0 = 0
+    best_restarts = np.asarray(gd.best_value[:count], np.float64)  # restart 0: x0 = 0
     for k in jax.random.split(k_starts, restarts)[1:]:
-        starts = jax.random.uniform(k, (count, n), minval=-1.0, maxval=1.0)
-        best_restarts = np.maximum(best_restarts, np.asarray(gd_run(nets, starts).best_value))
-    best_adr = np.asarray(adr.best_value, np.float64)
-    best_gd = np.asarray(gd.best_value, np.float64)
+        starts = _lanes(jax.random.uniform(k, (count, n), minval=-1.0, maxval=1.0), mesh)
+        best_restarts = np.maximum(best_restarts,
+                                   np.asarray(gd_run(nets, starts).best_value[:count]))
+    best_adr = np.asarray(adr.best_value[:count], np.float64)
+    best_gd = np.asarray(gd.best_value[:count], np.float64)
     ratio_gd = _relative(best_adr, best_gd)
     ratio_rs = _relative(best_adr, best_restarts)
-    ref_adr = jax.jit(jax.vmap(adr_one, in_axes=(None, 0)))(
+    ref_adr = batch_runs(adr_one, in_axes=(None, 0), mesh=mesh)(
         ref, jax.random.split(k_ref, ref_keys))
     ref_gd = jax.jit(gd_one)(ref, jnp.zeros(n))
     # The reference's GD returns f at its last-but-one iterate (computed before the last step).
@@ -99,6 +113,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     k_small, k_large = jax.random.split(jax.random.key(config.seed))
     seed_small, seed_large = config.reference_seeds
     results: dict[str, float | list[float]] = {}
+    mesh = mesh_from_config(config, RUNS_AXIS)
     for name, sizes, count, hp, ref_seed, ref_keys, key in (
         ("small", config.small_sizes, config.small_nets, config.small.to_dict(), seed_small,
          config.small_ref_keys, k_small),
@@ -106,7 +121,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
          config.large_ref_keys, k_large),
     ):
         out = _compare(key, tuple(sizes), count, hp, config.num_steps, config.gd_restarts,
-                       ref_seed, ref_keys)
+                       ref_seed, ref_keys, mesh)
         results[f"ref_{name}_adr"] = out.pop("ref_adr")
         results[f"ref_{name}_gd"] = out.pop("ref_gd")
         results.update({f"{name}_{k}": v for k, v in out.items()})

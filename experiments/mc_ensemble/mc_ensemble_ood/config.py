@@ -41,8 +41,13 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.batch_size = 128
     c.train_steps = 600
     c.probe_steps = 300
-    c.learning_rate = 1e-3
-    c.probe_learning_rate = 1e-2  # full-batch Adam of the linear probes on frozen features
+    # Checkpointed pieces of the members' (and the wide models') training: a killed run
+    # resumes from the last piece (quick: one every ~20-40 s on 2 cores).
+    c.segments = 4
+    # Every member (and the wide model): minibatch CE / SupCon / SimCLR on augmented views.
+    c.optimizer = ml_collections.ConfigDict({"name": "adam", "learning_rate": 1e-3})
+    # The linear probes on frozen features: full-batch cross-entropy.
+    c.probe_optimizer = ml_collections.ConfigDict({"name": "adam", "learning_rate": 1e-2})
     c.temperature = 0.1  # SupCon and SimCLR
     c.noise_std = 0.1  # augmentation: Gaussian pixel noise and ±max_shift pixel shifts
     c.max_shift = 1
@@ -55,10 +60,12 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.num_seeds = 2
         c.train_steps = 20
         c.probe_steps = 20
+        c.segments = 1  # each piece is one compile
         c.num_far = 50
         c.barrier_points = 3
     if preset == "paper":
         c.train_steps = 3000
         c.probe_steps = 1000
+        c.segments = 10
         c.num_far = 2000
     return c

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import os
 
 import jax
 import jax.numpy as jnp
@@ -33,7 +34,15 @@ from jaxlab.ood import (
     loss_barrier,
     weight_match_mlp,
 )
-from jaxlab.train import scan_run
+from jaxlab.train import (
+    Checkpointer,
+    batch_runs,
+    make_optimizer,
+    mesh_from_config,
+    optimizer_step,
+    scan_run,
+    segmented_scan_run,
+)
 from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -92,13 +101,21 @@ def _augment(key, x, noise_std, max_shift):
     return jnp.clip(imgs, 0.0, 1.0).reshape(x.shape)
 
 
-def _train_member(key, task, x, y, config):
-    """One member's whole run (a lax.scan); ``task`` selects CE, SupCon or SimCLR."""
+def _member_init(key, task, config):
+    """A member's training carry: ``((params, optimiser state), run key, task)``."""
     k_init, k_run = jax.random.split(key)
     params = _init_member(k_init, tuple(config.hidden), config.num_classes, config.proj_dim)
-    opt = optax.adam(config.learning_rate)
+    return (params, make_optimizer(config.optimizer).init(params)), k_run, task
 
-    def loss_fn(params, xb, yb, key):
+
+def _member_step(x, y, config):
+    """``step(carry, t)`` of one member (carry: :func:`_member_init`): a minibatch of the ID
+    training set in two augmented views, one optimiser step on the loss its task selects
+    (CE, SupCon or SimCLR)."""
+    opt = make_optimizer(config.optimizer)
+
+    def loss_fn(params, batch):
+        xb, yb, key, task = batch
         k1, k2 = jax.random.split(key)
         v1 = _augment(k1, xb, config.noise_std, config.max_shift)
         v2 = _augment(k2, xb, config.noise_std, config.max_shift)
@@ -116,31 +133,49 @@ def _train_member(key, task, x, y, config):
         sim = simclr_loss(z1, z2, config.temperature)
         return jnp.where(task == CE, ce, jnp.where(task == SUPCON, sup, sim))
 
+    update = optimizer_step(loss_fn, opt)
+
     def step(carry, t):
-        params, state = carry
+        state, k_run, task = carry
         key = jax.random.fold_in(k_run, t)
         idx = jax.random.randint(key, (config.batch_size,), 0, x.shape[0])
-        loss, grads = jax.value_and_grad(loss_fn)(params, x[idx], y[idx],
-                                                  jax.random.fold_in(key, 1))
-        updates, state = opt.update(grads, state)
-        return (optax.apply_updates(params, updates), state), loss
+        state, loss = update(state, (x[idx], y[idx], jax.random.fold_in(key, 1), task))
+        return (state, k_run, task), loss
 
-    (params, _), _ = scan_run(step, (params, opt.init(params)), length=config.train_steps)
+    return step
+
+
+def _train_member(key, task, x, y, config):
+    """One member's whole run (a lax.scan); ``task`` selects CE, SupCon or SimCLR."""
+    ((params, _), _, _), _ = scan_run(_member_step(x, y, config),
+                                      _member_init(key, task, config),
+                                      length=config.train_steps)
     return params
 
 
-def _fit_probe(features, y, num_classes, steps, learning_rate):
-    """Linear probe on frozen features (full-batch Adam)."""
+def _train_members(keys, tasks, x, y, config, mesh, workdir):
+    """Every member's run (``keys``, ``tasks``: [runs]) as one vmapped step, in
+    ``config.segments`` checkpointed pieces under ``workdir`` (a killed run resumes
+    bit-identically); the runs split over the mesh's ``runs`` axis, padded to it with
+    copies of run 0 (dropped). Returns the members' parameters, [runs, ...]."""
+    n = keys.shape[0]
+    lanes = np.concatenate([np.arange(n), np.zeros(-n % mesh.shape[RUNS_AXIS], np.int64)])
+    carry = batch_runs(lambda k, t: _member_init(k, t, config), mesh=mesh)(keys[lanes],
+                                                                           tasks[lanes])
+    ((params, _), _, _), _ = segmented_scan_run(
+        jax.vmap(_member_step(x, y, config), in_axes=(0, None)), carry,
+        length=config.train_steps, segments=config.segments,
+        checkpointer=Checkpointer(workdir))
+    return jax.tree.map(lambda a: a[:n], params)
+
+
+def _fit_probe(features, y, num_classes, steps, optimizer):
+    """Linear probe on frozen features (full-batch cross-entropy, ``optimizer`` a config
+    entry for :func:`jaxlab.train.make_optimizer`)."""
     w0 = (jnp.zeros((features.shape[1], num_classes)), jnp.zeros(num_classes))
-    opt = optax.adam(learning_rate)
-
-    def step(carry, _):
-        p, s = carry
-        loss, g = jax.value_and_grad(lambda p: optax.softmax_cross_entropy_with_integer_labels(
-            features @ p[0] + p[1][None], y).mean())(p)
-        u, s = opt.update(g, s)
-        return (optax.apply_updates(p, u), s), loss
-
+    opt = make_optimizer(optimizer)
+    step = optimizer_step(lambda p, _: optax.softmax_cross_entropy_with_integer_labels(
+        features @ p[0] + p[1][None], y).mean(), opt)
     (p, _), _ = scan_run(step, (w0, opt.init(w0)), length=steps)
     return p
 
@@ -206,8 +241,9 @@ def _pair_program(mlp_a, mlp_b, mlp_b_aligned, f_a, f_b, x, y, num_points):
 
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
-    """Trains every seed's 6 members (+ the wide model) and evaluates OOD detection."""
-    del workdir
+    """Trains every seed's 6 members (+ the wide model) and evaluates OOD detection.
+
+    The members' and the wide models' training keep checkpoints under ``workdir``."""
     data = _data(config)
     x_tr, y_tr = (jnp.asarray(a) for a in data["train"])
     seeds = np.arange(config.seed, config.seed + config.num_seeds)
@@ -216,18 +252,19 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     member_keys = jnp.stack([jax.random.fold_in(jax.random.key(int(s)), j)
                              for s in seeds for j in range(m)])
     member_tasks = jnp.asarray(np.tile(tasks, len(seeds)))
-    train = jax.jit(jax.vmap(lambda k, t, x, y: _train_member(k, t, x, y, config),
-                             in_axes=(0, 0, None, None)))
-    members = train(member_keys, member_tasks, x_tr, y_tr)
+    # Members, wide models and probes are independent runs split over the runs axis.
+    mesh = mesh_from_config(config, RUNS_AXIS)
+    members = _train_members(member_keys, member_tasks, x_tr, y_tr, config, mesh,
+                             os.path.join(workdir, "members"))
     wide_config = ml_collections.ConfigDict(config.to_dict())
     wide_config.hidden = tuple(config.wide_factor * h for h in config.hidden)
     wide_keys = jnp.stack([jax.random.fold_in(jax.random.key(int(s)), 99) for s in seeds])
-    wide = jax.jit(jax.vmap(lambda k, x, y: _train_member(k, CE, x, y, wide_config),
-                            in_axes=(0, None, None)))(wide_keys, x_tr, y_tr)
-    probes = jax.jit(jax.vmap(
-        lambda enc: _fit_probe(_features(enc, x_tr), y_tr, config.num_classes,
-                               config.probe_steps, config.probe_learning_rate)))(
-        members["encoder"])
+    wide = _train_members(wide_keys, jnp.full(len(seeds), CE), x_tr, y_tr, wide_config, mesh,
+                          os.path.join(workdir, "wide"))
+    probes = batch_runs(
+        lambda enc, x, y: _fit_probe(_features(enc, x), y, config.num_classes,
+                                     config.probe_steps, config.probe_optimizer),
+        in_axes=(0, None, None), mesh=mesh)(members["encoder"], x_tr, y_tr)
 
     inputs = {s: jnp.asarray(data[s][0] if s == "train" else data[s])
               for s in ("train", "val", "test", "near", "far")}

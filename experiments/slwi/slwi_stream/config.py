@@ -37,12 +37,14 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.channels = (16, 32)
     c.train_steps = 400
     c.train_batch = 128
-    c.source_lr = 2e-3  # Adam on the clean training images (source model)
+    # Minibatch cross-entropy on the clean training images (the source model).
+    c.source_optimizer = ml_collections.ConfigDict({"name": "adam", "learning_rate": 2e-3})
     c.batch_size = 64  # test-stream batch
     c.batches_per_segment = 8
     c.passes = 3
     c.corruptions = ("noise", "blur", "contrast", "dropout", "shift")
-    c.tent_lr = 1e-3
+    # TENT's entropy step on the LayerNorm affine parameters (every adapting arm).
+    c.tent_optimizer = ml_collections.ConfigDict({"name": "adam", "learning_rate": 1e-3})
     c.slwi = ml_collections.ConfigDict(dict(a=0.99, q=0.01, b=0.9, zeta=2.0, alpha=2.0,
                                             warmup=5))
     c.pull = 0.9  # mean-reversion arm: θ ← pull·θ + (1 − pull)·θ₀ (= SLWI's b)

@@ -20,7 +20,7 @@ import optax
 from jax.sharding import NamedSharding, PartitionSpec
 
 from jaxlab.data import load_images
-from jaxlab.train import scan_run
+from jaxlab.train import batch_runs, make_optimizer, mesh_from_config, optimizer_step, scan_run
 from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.plan import PlanSpec, abstract
 from jaxlab.train.timing import ratios, time_interleaved
@@ -99,7 +99,7 @@ def _run_arm(arm, frozen, source, images, labels, config):
     def apply(adapted, x):
         return model.apply({"params": {**frozen, **adapted}}, x)
 
-    opt = tent(optax.adam(config.tent_lr), jax.tree.map(lambda _: True, source))
+    opt = tent(make_optimizer(config.tent_optimizer), jax.tree.map(lambda _: True, source))
     hp = config.slwi.to_dict()
 
     def step(carry, batch):
@@ -122,19 +122,17 @@ def _run_arm(arm, frozen, source, images, labels, config):
 
 
 def _train_source(key, x, y, config):
+    """The source model: minibatch cross-entropy on the clean training images."""
     model = Net(tuple(config.channels))
     params = model.init(key, x[:1])["params"]
-    opt = optax.adam(config.source_lr)
+    opt = make_optimizer(config.source_optimizer)
+    update = optimizer_step(lambda p, batch: optax.softmax_cross_entropy_with_integer_labels(
+        model.apply({"params": p}, batch[0]), batch[1]).mean(), opt)
 
     def step(carry, t):
-        params, state = carry
         idx = jax.random.randint(jax.random.fold_in(key, t), (config.train_batch,), 0,
                                  x.shape[0])
-        loss, grads = jax.value_and_grad(
-            lambda p: optax.softmax_cross_entropy_with_integer_labels(
-                model.apply({"params": p}, x[idx]), y[idx]).mean())(params)
-        updates, state = opt.update(grads, state)
-        return (optax.apply_updates(params, updates), state), loss
+        return update(carry, (x[idx], y[idx]))
 
     (params, _), _ = scan_run(step, (params, opt.init(params)), length=config.train_steps)
     return params
@@ -148,8 +146,14 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     params = jax.jit(lambda k, x, y: _train_source(k, x, y, config))(
         jax.random.key(config.seed), jnp.asarray(x_tr), jnp.asarray(y_tr))
     frozen, source = _split(params)
-    seeds = jnp.arange(config.seed, config.seed + config.num_seeds)
-    make = jax.jit(jax.vmap(lambda k, x, y: _stream(k, x, y, config), in_axes=(0, None, None)))
+    # The stream seeds split over the mesh's runs axis; the lanes beyond num_seeds (padding
+    # to a multiple of the devices) repeat stream 0 and are dropped from every result.
+    mesh = mesh_from_config(config, RUNS_AXIS)
+    n, devices = config.num_seeds, mesh.shape[RUNS_AXIS]
+    lanes = np.concatenate([np.arange(n), np.zeros(-n % devices, np.int64)])
+    seeds = jnp.asarray(config.seed + lanes, jnp.int32)
+    make = batch_runs(lambda k, x, y: _stream(k, x, y, config), in_axes=(0, None, None),
+                      mesh=mesh)
     images, labels = make(jax.vmap(lambda s: jax.random.key(s + 1000))(seeds),
                           jnp.asarray(x_te), jnp.asarray(y_te))
     clean_x = jnp.asarray(x_te[: config.source_eval])
@@ -161,14 +165,13 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         return 100.0 * jnp.mean(logits.argmax(-1) != clean_y)
 
     results: dict[str, float | list[float]] = {}
-    compiled = {}
+    runs = {}
     steps = images.shape[1]
     for arm in ("source", "tent", "slwi", "pull"):
-        run = jax.jit(jax.vmap(
-            lambda im, lb, f, s, arm=arm: _run_arm(arm, f, s, im, lb, config),
-            in_axes=(0, 0, None, None)))
-        compiled[arm] = run.lower(images, labels, frozen, source).compile()
-        errors, adapted = compiled[arm](images, labels, frozen, source)
+        runs[arm] = batch_runs(lambda im, lb, f, s, arm=arm: _run_arm(arm, f, s, im, lb, config),
+                               in_axes=(0, 0, None, None), mesh=mesh)
+        errors, adapted = jax.tree.map(lambda a: a[:n],
+                                       runs[arm](images, labels, frozen, source))
         errors = np.asarray(errors)
         results[f"{arm}_online_error"] = errors.mean(axis=1).tolist()
         results[f"{arm}_last_pass_error"] = errors[:, -steps // config.passes:].mean(1).tolist()
@@ -177,9 +180,10 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         chunks = np.array_split(errors.mean(0), min(10, steps))
         results[f"{arm}_error_curve"] = [float(c.mean()) for c in chunks]
     # SLWI's time overhead over TENT: the two compiled stream programs (compilation excluded,
-    # both already run once) timed round-robin, one SLWI / TENT ratio per round, so a load
-    # burst on the shared machine slows both arms of its round.
-    fns = {arm: functools.partial(compiled[arm], images, labels, frozen, source)
+    # both already run once; the streams already placed on the mesh, no padding left) timed
+    # round-robin, one SLWI / TENT ratio per round, so a load burst on the shared machine
+    # slows both arms of its round.
+    fns = {arm: functools.partial(runs[arm], images, labels, frozen, source)
            for arm in ("tent", "slwi")}
     overhead, tent_s = [], []
     for r in range(config.timing_rounds):
