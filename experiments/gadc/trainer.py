@@ -28,14 +28,14 @@ import jax.numpy as jnp
 import jraph
 import numpy as np
 import optax
-from jax.sharding import NamedSharding, PartitionSpec
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
 from jax.typing import ArrayLike
 
 from jaxlab.graph.diffusion import gcn_normalize
 from jaxlab.graph.graphs import make_propagate
 from jaxlab.graph.losses import masked_accuracy, masked_cross_entropy
 from jaxlab.graph.models import MLP
-from jaxlab.train import batch_runs, scan_run
+from jaxlab.train import batch_runs, mesh_from_config, scan_run
 from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.plan import PlanSpec
 
@@ -177,10 +177,22 @@ def flax_fns(module, x_example: jax.Array, **call_kwargs) -> tuple[InitFn, Apply
     return init_fn, apply_fn
 
 
+def runs_mesh(config) -> Mesh | None:
+    """The mesh the runs of a cell are split over: ``config.mesh``'s ``runs`` axis, or
+    ``None`` when that axis has one device.
+
+    ``None`` on one device because ``batch_runs``' sharded ``"map"`` path (a ``vmap`` over
+    the devices around ``lax.map``) rounds some reductions differently from the unsharded
+    program (measured: validation losses 1 ulp apart), and one device has nothing to split.
+    """
+    mesh = mesh_from_config(config, RUNS_AXIS)
+    return mesh if mesh.shape[RUNS_AXIS] > 1 else None
+
+
 _NAMES = ("x", "train", "val", "test", "labels")
 
 
-def _batch_program(train_one: Callable, batching: str) -> Callable:
+def _batch_program(train_one: Callable, batching: str, mesh: Mesh | None) -> Callable:
     """``fn(keys, per_run, common) -> metrics``: ``train_one`` over a leading run axis.
 
     ``per_run`` holds the arrays with a run axis, ``common`` the shared ones (both dicts
@@ -190,7 +202,8 @@ def _batch_program(train_one: Callable, batching: str) -> Callable:
     feature matrix. ``batching="vmap"`` trains the runs side by side (accelerators);
     ``"map"`` loops over them inside the program with ``lax.map`` (CPU, where XLA's batched
     matmuls with a broadcast input ran slower than the per-run 2-D matmuls); ``"auto"``
-    picks by backend.
+    picks by backend. With a ``mesh`` the runs are split over its ``runs`` axis (the shared
+    arrays replicated); on one device the numbers are those of ``mesh=None``.
     """
     if batching not in ("auto", "vmap", "map"):
         raise ValueError(f"batching must be 'auto', 'vmap' or 'map', got {batching!r}")
@@ -199,7 +212,7 @@ def _batch_program(train_one: Callable, batching: str) -> Callable:
         full = {**common, **batched}
         return train_one(k, *(full[n] for n in _NAMES))
 
-    return batch_runs(one, in_axes=(0, 0, None), method=batching)
+    return batch_runs(one, in_axes=(0, 0, None), method=batching, mesh=mesh)
 
 
 def _split_args(x, labels, masks, per_run) -> tuple[dict, dict]:
@@ -212,7 +225,8 @@ def _split_args(x, labels, masks, per_run) -> tuple[dict, dict]:
 @functools.lru_cache(maxsize=16)
 def _decoupled_program(hidden: tuple[int, ...], num_classes: int, dropout: float, init: str,
                        sizes: tuple[int, int, int], lr: float, weight_decay: float,
-                       epochs: int, select: str, batching: str) -> Callable:
+                       epochs: int, select: str, batching: str,
+                       mesh: Mesh | None) -> Callable:
     """The compiled batch of MLP trainings, cached: cells of one table share it."""
     module = MLP(hidden, num_classes, dropout, init)
 
@@ -223,14 +237,14 @@ def _decoupled_program(hidden: tuple[int, ...], num_classes: int, dropout: float
                                            select=select, row_wise_sizes=sizes)
         return metrics
 
-    return _batch_program(train_one, batching)
+    return _batch_program(train_one, batching, mesh)
 
 
 def decoupled_runs(
     key: jax.Array, x: jax.Array, labels: jax.Array, masks: tuple, *, num_runs: int,
     hidden: tuple[int, ...], dropout: float, lr: float, weight_decay: float, epochs: int,
     select: str, init: str, per_run: tuple[str, ...] = (),
-    batching: str = "auto",
+    batching: str = "auto", mesh: Mesh | None = None,
 ) -> dict[str, jax.Array]:
     """Trains ``num_runs`` MLPs on fixed (diffused) features as one compiled batch.
 
@@ -245,6 +259,7 @@ def decoupled_runs(
       masks: ``(train, val, test)``, each ``[n]`` or ``[R, n]`` (``"masks"`` in ``per_run``).
       per_run: which of ``"x"``, ``"masks"`` carry a leading run axis.
       batching: ``"vmap"``, ``"map"`` or ``"auto"`` (see ``_batch_program``).
+      mesh: split the runs over this mesh's ``runs`` axis (``None``: the default device).
 
     Returns:
       ``{"val_acc", "test_acc", "val_loss", "best_epoch"}``, each ``[R]``.
@@ -265,7 +280,7 @@ def decoupled_runs(
     sizes = tuple(int(np.asarray(m).reshape(-1, num_nodes).sum(-1).max()) for m in masks)
     program = _decoupled_program(tuple(hidden), int(jnp.max(labels)) + 1, float(dropout),
                                  init, sizes, float(lr), float(weight_decay), int(epochs),
-                                 select, batching)
+                                 select, batching, mesh)
     batched, common = _split_args(x, labels, masks, per_run)
     return program(jax.random.split(key, num_runs), batched, common)
 
@@ -273,7 +288,7 @@ def decoupled_runs(
 def graph_model_runs(
     key: jax.Array, module, graph: jraph.GraphsTuple, x: jax.Array, labels: jax.Array,
     masks: tuple, *, num_runs: int, lr: float, weight_decay: float, epochs: int,
-    select: str, per_run: tuple[str, ...] = (),
+    select: str, per_run: tuple[str, ...] = (), mesh: Mesh | None = None,
 ) -> dict[str, jax.Array]:
     """Trains ``num_runs`` GCN/APPNP-style models (``module(x, propagate_fn, train=)``).
 
@@ -292,7 +307,8 @@ def graph_model_runs(
         return metrics
 
     batched, common = _split_args(x, labels, masks, per_run)
-    return _batch_program(train_one, "auto")(jax.random.split(key, num_runs), batched, common)
+    return _batch_program(train_one, "auto", mesh)(jax.random.split(key, num_runs), batched,
+                                                   common)
 
 
 def fit_with_patience(
@@ -470,7 +486,7 @@ def plan_decoupled_runs(
     lanes, x, labels, masks, rep = _plan_inputs(mesh, shape, num_runs, per_run)
     program = _decoupled_program(tuple(hidden), shape.classes, float(dropout), init,
                                  (shape.train, shape.val, shape.test), float(lr),
-                                 float(weight_decay), int(epochs), select, "vmap")
+                                 float(weight_decay), int(epochs), select, "vmap", None)
     keys = jax.ShapeDtypeStruct((lanes,), jax.random.key(0).dtype, sharding=NamedSharding(
         mesh, PartitionSpec(RUNS_AXIS if RUNS_AXIS in mesh.axis_names else None)))
     batched, common = _split_args(x, labels, masks, per_run)

@@ -11,7 +11,12 @@ import ml_collections
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg  # noqa: F401  (sp.linalg)
-from jaxlab_experiments.gadc.trainer import decoupled_runs, largest_graph, plan_decoupled_runs
+from jaxlab_experiments.gadc.trainer import (
+    decoupled_runs,
+    largest_graph,
+    plan_decoupled_runs,
+    runs_mesh,
+)
 from matplotlib.figure import Figure
 from tqdm import tqdm
 
@@ -54,6 +59,7 @@ def spectral_radius(graph, features, *, lam, eps, degree) -> float:
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[str, list[float]]:
     data_dir = config.data_dir or None
     key = jax.random.key(config.seed)
+    mesh = runs_mesh(config)  # the runs of a cell split over ``runs``
     results: dict[str, list[float]] = {}
     cells = [(ds, conv) for ds in config.datasets for conv in config.conventions]
     for index, (ds, conv) in enumerate(tqdm(cells, desc="gadc_heterophily")):
@@ -71,7 +77,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
                 jax.random.fold_in(key, index), diffused, labels, masks,
                 num_runs=config.num_seeds, hidden=(config.hidden,), dropout=config.dropout,
                 lr=config.lr, weight_decay=config.weight_decay, epochs=config.epochs,
-                select=config.select, init=config.init_scheme, per_run=("masks",))
+                select=config.select, init=config.init_scheme, per_run=("masks",), mesh=mesh)
             name = f"{ds}_{conv}_eps{eps:g}"
             results[name] = [100.0 * float(v) for v in metrics["test_acc"]]
             results[f"{name}_spectral_radius"] = spectral_radius(

@@ -10,6 +10,7 @@ from jaxlab_experiments.gadc.trainer import (
     graph_model_runs,
     largest_graph,
     plan_graph_model_runs,
+    runs_mesh,
 )
 from tqdm import tqdm
 
@@ -33,6 +34,7 @@ def _appnp(ap: ml_collections.ConfigDict, num_classes: int) -> APPNP:
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[str, list[float]]:
     data_dir = config.data_dir or None
     key = jax.random.key(config.seed)
+    mesh = runs_mesh(config)  # the runs of a cell split over ``runs``
     results: dict[str, list[float]] = {}
     cells = [(ds, rate, k) for ds in config.datasets
              for rate, k in zip(config.ptb_rates, config.num_terms, strict=True)]
@@ -50,7 +52,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
             cell_key, diffused, labels, masks, num_runs=config.num_seeds,
             hidden=(config.hidden,), dropout=config.dropout, lr=config.lr,
             weight_decay=config.weight_decay, epochs=config.epochs, select=config.select,
-            init=config.init_scheme)
+            init=config.init_scheme, mesh=mesh)
         results[f"{ds}_{rate}_gadc"] = _percent(metrics["test_acc"])
         if ds in config.baseline_datasets and rate in config.baseline_rates:
             x_in = row_normalize(x)
@@ -63,7 +65,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
                 metrics = graph_model_runs(
                     cell_key, module, graph, x_in, labels, masks,
                     num_runs=config.baseline_num_seeds, lr=hp.lr, weight_decay=hp.weight_decay,
-                    epochs=hp.epochs, select=config.select)
+                    epochs=hp.epochs, select=config.select, mesh=mesh)
                 results[f"{ds}_{rate}_{name}"] = _percent(metrics["test_acc"])
     return results
 
