@@ -88,8 +88,8 @@ def _aux_attack_protocol(config, data: GraphData, split: int, key) -> dict[str, 
     @jax.jit
     def fit(k, a, x_, labels_, train_, val_):
         init_fn, apply_fn = flax_fns(module, x_, propagate_fn=dense_gcn_propagate(a))
-        return fit_with_patience(k, init_fn, apply_fn, x_, labels_, train_, val_, lr=aux.lr,
-                                 weight_decay=aux.weight_decay, max_epochs=aux.max_epochs,
+        return fit_with_patience(k, init_fn, apply_fn, x_, labels_, train_, val_,
+                                 optimizer=aux.optimizer, max_epochs=aux.max_epochs,
                                  patience=aux.patience)[0]
 
     def logits(params, a, x_):
@@ -169,8 +169,8 @@ def _our_pgd(config: ml_collections.ConfigDict, data: GraphData, key) -> dict[st
                 init_fn, apply_fn = flax_fns(module_of(name), xi,
                                              propagate_fn=dense_gcn_propagate(a_in))
             return train_node_classifier(kk, init_fn, apply_fn, xi, labels_, *masks_,
-                                         lr=hp.lr, weight_decay=hp.weight_decay,
-                                         epochs=hp.epochs, select=config.select)
+                                         optimizer=hp.optimizer, epochs=hp.epochs,
+                                         select=config.select)
 
         metrics, params = jax.jit(run)(k, a, x, labels, masks)
         if name == "gadc":

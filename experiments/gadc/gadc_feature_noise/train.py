@@ -71,15 +71,15 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
             lin = config.linear
             metrics = decoupled_runs(
                 cell_key, diffused, labels, masks, num_runs=config.num_seeds, hidden=lin.hidden,
-                dropout=lin.dropout, lr=lin.lr, weight_decay=lin.weight_decay,
-                epochs=lin.epochs, select=config.select, init=lin.init_scheme, per_run=("x",),
+                dropout=lin.dropout, optimizer=lin.optimizer, epochs=lin.epochs,
+                select=config.select, init=lin.init_scheme, per_run=("x",),
                 mesh=mesh)
             results[f"{name}_{label}"] = [100.0 * float(v) for v in metrics["test_acc"]]
         ap = config.appnp
         module = APPNP(ap.hidden, data.num_classes, ap.alpha, ap.num_terms, ap.dropout)
         metrics = graph_model_runs(
             cell_key, module, graph, noisy, labels, masks, num_runs=config.num_seeds,
-            lr=ap.lr, weight_decay=ap.weight_decay, epochs=ap.epochs, select=config.select,
+            optimizer=ap.optimizer, epochs=ap.epochs, select=config.select,
             per_run=("x",), mesh=mesh)
         results[f"{name}_appnp"] = [100.0 * float(v) for v in metrics["test_acc"]]
     return results

@@ -76,8 +76,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
             metrics = decoupled_runs(
                 jax.random.fold_in(key, index), diffused, labels, masks,
                 num_runs=config.num_seeds, hidden=(config.hidden,), dropout=config.dropout,
-                lr=config.lr, weight_decay=config.weight_decay, epochs=config.epochs,
-                select=config.select, init=config.init_scheme, per_run=("masks",), mesh=mesh)
+                optimizer=config.optimizer, epochs=config.epochs, select=config.select,
+                init=config.init_scheme, per_run=("masks",), mesh=mesh)
             name = f"{ds}_{conv}_eps{eps:g}"
             results[name] = [100.0 * float(v) for v in metrics["test_acc"]]
             results[f"{name}_spectral_radius"] = spectral_radius(
@@ -111,8 +111,8 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     cells = len(config.datasets) * len(config.conventions) * len(config.eps)
     return plan_decoupled_runs(
         mesh, shape, num_runs=config.num_seeds, total_runs=cells * config.num_seeds,
-        hidden=(config.hidden,), dropout=config.dropout, lr=config.lr,
-        weight_decay=config.weight_decay, epochs=config.epochs, select=config.select,
+        hidden=(config.hidden,), dropout=config.dropout, optimizer=config.optimizer,
+        epochs=config.epochs, select=config.select,
         init=config.init_scheme, per_run=("masks",),
         note=f"one epoch of a cell's 2-layer MLPs on diffused features, {shape.nodes} nodes "
         f"× {shape.features} features; diffusions and spectral radii not planned")
