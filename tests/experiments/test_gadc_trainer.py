@@ -5,8 +5,11 @@ of Adam steps with numpy selection; ``fit_with_patience`` (``gb``'s early stoppi
 its patience rule on a separable toy graph.
 """
 
+import os
+
 import jax
 import jax.numpy as jnp
+import ml_collections
 import numpy as np
 import optax
 import pytest
@@ -16,6 +19,7 @@ from jaxlab_experiments.gadc.trainer import (
     flax_fns,
     graph_model_runs,
     make_l2_optimizer,
+    resumable,
     train_node_classifier,
 )
 
@@ -239,3 +243,25 @@ def test_fit_with_patience_bad_inputs():
     with pytest.raises(ValueError, match="patience"):
         fit_with_patience(jax.random.key(0), init_fn, apply_fn, x, labels, train, val,
                           optimizer=_adam(0.1, 0.0), max_epochs=10, patience=0)
+
+
+def test_resumable_computes_once_per_config_and_reloads_exactly(tmp_path):
+    calls = []
+
+    def compute(scale, *, shift):
+        calls.append(scale)
+        return {"acc": jnp.arange(3, dtype=jnp.float32) / 7 * scale + shift,
+                "radius": 1 / 3}
+
+    config = ml_collections.ConfigDict({"lr": 0.1})
+    first = resumable(str(tmp_path), "cell", config, compute, 2.0, shift=1.0)
+    again = resumable(str(tmp_path), "cell", config, compute, 2.0, shift=1.0)
+    assert calls == [2.0]  # the second call read the saved batch
+    for name in ("acc", "radius"):
+        np.testing.assert_array_equal(again[name], first[name])
+        assert again[name].dtype == first[name].dtype
+    assert float(again["radius"]) == 1 / 3
+    assert not [f for f in os.listdir(tmp_path / "runs") if "tmp" in f]
+    config.lr = 0.2  # another config never reads the first one's file
+    resumable(str(tmp_path), "cell", config, compute, 3.0, shift=0.0)
+    assert calls == [2.0, 3.0]
