@@ -1,26 +1,34 @@
 """The GADC experiments' trainer: full-batch node classification (shared by them only).
 
-``train_node_classifier`` trains one model with Adam (L2 weight decay added to the
-gradient, as ``torch.optim.Adam(weight_decay=...)``), full batch, and keeps the test
-accuracy at the epoch of the best validation loss (or accuracy). It is a pure function of
-a PRNG key and arrays, so ``batch_runs`` over keys (and masks, features) trains a batch of
-runs as one program — the reason the 10-run GADC tables are cheap.
+``train_node_classifier`` trains one model with its config's optimiser (for GADC: Adam with
+L2 weight decay added to the gradient, as ``torch.optim.Adam(weight_decay=...)``, see
+:func:`make_l2_optimizer`), full batch, and keeps the test accuracy at the epoch of the
+best validation loss (or accuracy). It is a pure function of a PRNG key and arrays, so
+``batch_runs`` over keys (and masks, features) trains a batch of runs as one program — the
+reason the 10-run GADC tables are cheap.
 
 ``decoupled_runs`` trains ``num_runs`` MLP/linear heads on pre-diffused features;
 ``graph_model_runs`` does the same for GCN/APPNP, which propagate in every forward pass.
 Both accept per-run masks and features (leading run axis) or shared ones. The loss and the
 accuracy are the kernels of :mod:`jaxlab.graph.losses`.
 
+``resumable`` keeps each finished batch of runs in the workdir (an atomically written
+``.npz``), so an experiment killed mid-run and started again recomputes only the batch it
+was in.
+
 ``fit_with_patience`` is Mujkanovic et al.'s ``gb`` ``fit`` (early stopping on the
 validation loss), the trainer of GADC's adaptive-attack protocol (Table 2).
 
 Every hyper-parameter is an argument without a default: the experiments' configs hold them.
+An optimiser is a config entry ``{"name", "learning_rate", "l2_weight_decay", ...}``.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+import hashlib
+import os
+from collections.abc import Callable, Mapping
 from typing import Any, Literal, NamedTuple
 
 import jax
@@ -28,19 +36,44 @@ import jax.numpy as jnp
 import jraph
 import numpy as np
 import optax
-from jax.sharding import NamedSharding, PartitionSpec
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
 from jax.typing import ArrayLike
 
 from jaxlab.graph.diffusion import gcn_normalize
 from jaxlab.graph.graphs import make_propagate
 from jaxlab.graph.losses import masked_accuracy, masked_cross_entropy
 from jaxlab.graph.models import MLP
-from jaxlab.train import batch_runs, scan_run
+from jaxlab.train import batch_runs, make_optimizer, mesh_from_config, optimizer_step, scan_run
 from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.plan import PlanSpec
 
 InitFn = Callable[[jax.Array], Any]
 ApplyFn = Callable[..., jax.Array]
+
+
+def make_l2_optimizer(spec: Mapping[str, Any]) -> optax.GradientTransformation:
+    """The optimiser of a config entry, after L2 weight decay added to the gradient.
+
+    ``g ← g + l2_weight_decay · θ``, then the optimiser :func:`jaxlab.train.make_optimizer`
+    builds from the rest of ``spec`` — for ``name="adam"`` that is
+    ``torch.optim.Adam(weight_decay=...)`` (coupled L2, not AdamW's decoupled decay), the
+    optimiser of the GADC and ``gb`` reference code.
+
+    Raises:
+      ValueError: no ``l2_weight_decay`` (or a negative one), or a bad optimiser entry.
+    """
+    spec = dict(spec.to_dict() if hasattr(spec, "to_dict") else spec)
+    if "l2_weight_decay" not in spec:
+        raise ValueError(f"optimizer needs 'l2_weight_decay' (0.0 for none), got {spec}")
+    l2 = float(spec.pop("l2_weight_decay"))
+    if not l2 >= 0:
+        raise ValueError(f"l2_weight_decay must be >= 0, got {l2}")
+    return optax.chain(optax.add_decayed_weights(l2), make_optimizer(spec))
+
+
+def _frozen(spec: Mapping[str, Any]) -> tuple:
+    """A config entry as a hashable, sorted tuple of items (a cache key)."""
+    return tuple(sorted((spec.to_dict() if hasattr(spec, "to_dict") else dict(spec)).items()))
 
 
 def _rows(mask: jax.Array, size: int) -> tuple[jax.Array, jax.Array]:
@@ -59,15 +92,14 @@ def train_node_classifier(
     val_mask: jax.Array,
     test_mask: jax.Array,
     *,
-    lr: float,
-    weight_decay: float,
+    optimizer: Mapping[str, Any],
     epochs: int,
     select: Literal["val_loss", "val_acc"],
     row_wise_sizes: tuple[int, int, int] | None = None,
 ) -> tuple[dict[str, jax.Array], Any]:
     """Trains one model full-batch; returns metrics at the best validation epoch.
 
-    Each epoch takes one Adam step on the training nodes (dropout on), then evaluates
+    Each epoch takes one optimiser step on the training nodes (dropout on), then evaluates
     (dropout off); the epoch with the lowest validation loss (``select="val_loss"``, first
     one on ties) or the highest validation accuracy (``"val_acc"``) gives the reported
     numbers and parameters. Test labels are only read for the reported accuracy, computed
@@ -88,8 +120,7 @@ def train_node_classifier(
       x: ``[n, d]`` model input.
       labels: ``[n]`` integer labels.
       train_mask, val_mask, test_mask: ``[n]`` boolean masks.
-      lr: Adam learning rate.
-      weight_decay: L2 coefficient added to the gradient.
+      optimizer: the optimiser's config entry (see :func:`make_l2_optimizer`).
       epochs: number of full-batch steps.
       select: model-selection criterion.
       row_wise_sizes: static upper bounds on the number of train / validation / test
@@ -107,8 +138,8 @@ def train_node_classifier(
       >>> init_fn, apply_fn = flax_fns(MLP((4,), 2, 0.0), x)
       >>> masks = [jnp.arange(8) % 3 == r for r in range(3)]
       >>> metrics, _ = train_node_classifier(jax.random.key(1), init_fn, apply_fn, x, labels,
-      ...                                    *masks, lr=0.1, weight_decay=0.0, epochs=5,
-      ...                                    select="val_loss")
+      ...     *masks, optimizer={"name": "adam", "learning_rate": 0.1, "l2_weight_decay": 0.0},
+      ...     epochs=5, select="val_loss")
       >>> sorted(metrics)
       ['best_epoch', 'test_acc', 'val_acc', 'val_loss']
     """
@@ -130,7 +161,7 @@ def train_node_classifier(
             for name, (idx, valid) in rows.items()}
     init_key, dropout_key = jax.random.split(key)
     params = init_fn(init_key)
-    tx = optax.chain(optax.add_decayed_weights(weight_decay), optax.adam(lr))
+    tx = make_l2_optimizer(optimizer)
     opt_state = tx.init(params)
 
     def loss_fn(p, dropout_key):
@@ -138,11 +169,12 @@ def train_node_classifier(
         return masked_cross_entropy(apply_fn(p, inputs, train=True, key=dropout_key), targets,
                                     valid)
 
+    train_step = optimizer_step(loss_fn, tx)
+
     def epoch(carry, step):
         params, opt_state, best = carry
-        grads = jax.grad(loss_fn)(params, jax.random.fold_in(dropout_key, step))
-        updates, opt_state = tx.update(grads, opt_state, params)
-        params = optax.apply_updates(params, updates)
+        (params, opt_state), _ = train_step((params, opt_state),
+                                            jax.random.fold_in(dropout_key, step))
         inputs, targets, valid = sets["val"]
         logits = apply_fn(params, inputs, train=False, key=None)
         val_loss = masked_cross_entropy(logits, targets, valid)
@@ -177,10 +209,46 @@ def flax_fns(module, x_example: jax.Array, **call_kwargs) -> tuple[InitFn, Apply
     return init_fn, apply_fn
 
 
+def resumable(workdir: str, name: str, config: Any,
+              compute: Callable[..., Mapping[str, ArrayLike]], *args: Any,
+              **kwargs: Any) -> dict[str, np.ndarray]:
+    """``compute(*args, **kwargs)`` once per ``(workdir, name, config)``: its arrays, on the
+    host.
+
+    The result is written to ``<workdir>/runs/<name>-<config digest>.npz`` through a
+    temporary file and an atomic rename, so a file there is always complete. An experiment
+    killed at any moment and run again loads the batches it finished and computes the rest:
+    each batch draws its randomness from its own key, so the results are those of an
+    uninterrupted run. A file written under another config (another digest) is never read.
+    """
+    digest = hashlib.sha256(config.to_json_best_effort(sort_keys=True).encode()).hexdigest()
+    path = os.path.join(workdir, "runs", f"{name}-{digest[:12]}.npz")
+    if os.path.exists(path):
+        with np.load(path) as saved:
+            return dict(saved)
+    out = {k: np.asarray(jax.device_get(v)) for k, v in compute(*args, **kwargs).items()}
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    np.savez(path + ".tmp.npz", **out)
+    os.replace(path + ".tmp.npz", path)
+    return out
+
+
+def runs_mesh(config) -> Mesh | None:
+    """The mesh the runs of a cell are split over: ``config.mesh``'s ``runs`` axis, or
+    ``None`` when that axis has one device.
+
+    ``None`` on one device because ``batch_runs``' sharded ``"map"`` path (a ``vmap`` over
+    the devices around ``lax.map``) rounds some reductions differently from the unsharded
+    program (measured: validation losses 1 ulp apart), and one device has nothing to split.
+    """
+    mesh = mesh_from_config(config, RUNS_AXIS)
+    return mesh if mesh.shape[RUNS_AXIS] > 1 else None
+
+
 _NAMES = ("x", "train", "val", "test", "labels")
 
 
-def _batch_program(train_one: Callable, batching: str) -> Callable:
+def _batch_program(train_one: Callable, batching: str, mesh: Mesh | None) -> Callable:
     """``fn(keys, per_run, common) -> metrics``: ``train_one`` over a leading run axis.
 
     ``per_run`` holds the arrays with a run axis, ``common`` the shared ones (both dicts
@@ -190,7 +258,8 @@ def _batch_program(train_one: Callable, batching: str) -> Callable:
     feature matrix. ``batching="vmap"`` trains the runs side by side (accelerators);
     ``"map"`` loops over them inside the program with ``lax.map`` (CPU, where XLA's batched
     matmuls with a broadcast input ran slower than the per-run 2-D matmuls); ``"auto"``
-    picks by backend.
+    picks by backend. With a ``mesh`` the runs are split over its ``runs`` axis (the shared
+    arrays replicated); on one device the numbers are those of ``mesh=None``.
     """
     if batching not in ("auto", "vmap", "map"):
         raise ValueError(f"batching must be 'auto', 'vmap' or 'map', got {batching!r}")
@@ -199,7 +268,7 @@ def _batch_program(train_one: Callable, batching: str) -> Callable:
         full = {**common, **batched}
         return train_one(k, *(full[n] for n in _NAMES))
 
-    return batch_runs(one, in_axes=(0, 0, None), method=batching)
+    return batch_runs(one, in_axes=(0, 0, None), method=batching, mesh=mesh)
 
 
 def _split_args(x, labels, masks, per_run) -> tuple[dict, dict]:
@@ -211,26 +280,27 @@ def _split_args(x, labels, masks, per_run) -> tuple[dict, dict]:
 
 @functools.lru_cache(maxsize=16)
 def _decoupled_program(hidden: tuple[int, ...], num_classes: int, dropout: float, init: str,
-                       sizes: tuple[int, int, int], lr: float, weight_decay: float,
-                       epochs: int, select: str, batching: str) -> Callable:
+                       sizes: tuple[int, int, int], optimizer: tuple,
+                       epochs: int, select: str, batching: str,
+                       mesh: Mesh | None) -> Callable:
     """The compiled batch of MLP trainings, cached: cells of one table share it."""
     module = MLP(hidden, num_classes, dropout, init)
 
     def train_one(k, x, tr, va, te, labels):
         init_fn, apply_fn = flax_fns(module, x)
         metrics, _ = train_node_classifier(k, init_fn, apply_fn, x, labels, tr, va, te,
-                                           lr=lr, weight_decay=weight_decay, epochs=epochs,
+                                           optimizer=dict(optimizer), epochs=epochs,
                                            select=select, row_wise_sizes=sizes)
         return metrics
 
-    return _batch_program(train_one, batching)
+    return _batch_program(train_one, batching, mesh)
 
 
 def decoupled_runs(
     key: jax.Array, x: jax.Array, labels: jax.Array, masks: tuple, *, num_runs: int,
-    hidden: tuple[int, ...], dropout: float, lr: float, weight_decay: float, epochs: int,
+    hidden: tuple[int, ...], dropout: float, optimizer: Mapping[str, Any], epochs: int,
     select: str, init: str, per_run: tuple[str, ...] = (),
-    batching: str = "auto",
+    batching: str = "auto", mesh: Mesh | None = None,
 ) -> dict[str, jax.Array]:
     """Trains ``num_runs`` MLPs on fixed (diffused) features as one compiled batch.
 
@@ -245,6 +315,7 @@ def decoupled_runs(
       masks: ``(train, val, test)``, each ``[n]`` or ``[R, n]`` (``"masks"`` in ``per_run``).
       per_run: which of ``"x"``, ``"masks"`` carry a leading run axis.
       batching: ``"vmap"``, ``"map"`` or ``"auto"`` (see ``_batch_program``).
+      mesh: split the runs over this mesh's ``runs`` axis (``None``: the default device).
 
     Returns:
       ``{"val_acc", "test_acc", "val_loss", "best_epoch"}``, each ``[R]``.
@@ -256,24 +327,25 @@ def decoupled_runs(
       >>> labels = (x[:, 0] > 0).astype(jnp.int32)
       >>> masks = tuple(jnp.arange(12) % 3 == r for r in range(3))
       >>> out = decoupled_runs(jax.random.key(1), x, labels, masks, num_runs=2, hidden=(),
-      ...                      dropout=0.0, lr=0.1, weight_decay=0.0, epochs=3,
-      ...                      select="val_acc", init="default")
+      ...                      dropout=0.0, epochs=3, select="val_acc", init="default",
+      ...                      optimizer={"name": "adam", "learning_rate": 0.1,
+      ...                                 "l2_weight_decay": 0.0})
       >>> out["test_acc"].shape
       (2,)
     """
     num_nodes = x.shape[-2]
     sizes = tuple(int(np.asarray(m).reshape(-1, num_nodes).sum(-1).max()) for m in masks)
     program = _decoupled_program(tuple(hidden), int(jnp.max(labels)) + 1, float(dropout),
-                                 init, sizes, float(lr), float(weight_decay), int(epochs),
-                                 select, batching)
+                                 init, sizes, _frozen(optimizer), int(epochs), select,
+                                 batching, mesh)
     batched, common = _split_args(x, labels, masks, per_run)
     return program(jax.random.split(key, num_runs), batched, common)
 
 
 def graph_model_runs(
     key: jax.Array, module, graph: jraph.GraphsTuple, x: jax.Array, labels: jax.Array,
-    masks: tuple, *, num_runs: int, lr: float, weight_decay: float, epochs: int,
-    select: str, per_run: tuple[str, ...] = (),
+    masks: tuple, *, num_runs: int, optimizer: Mapping[str, Any], epochs: int,
+    select: str, per_run: tuple[str, ...] = (), mesh: Mesh | None = None,
 ) -> dict[str, jax.Array]:
     """Trains ``num_runs`` GCN/APPNP-style models (``module(x, propagate_fn, train=)``).
 
@@ -287,12 +359,12 @@ def graph_model_runs(
     def train_one(k, xi, tr, va, te, labels):
         init_fn, apply_fn = flax_fns(module, xi, propagate_fn=propagate_fn)
         metrics, _ = train_node_classifier(k, init_fn, apply_fn, xi, labels, tr, va, te,
-                                           lr=lr, weight_decay=weight_decay, epochs=epochs,
-                                           select=select)
+                                           optimizer=optimizer, epochs=epochs, select=select)
         return metrics
 
     batched, common = _split_args(x, labels, masks, per_run)
-    return _batch_program(train_one, "auto")(jax.random.split(key, num_runs), batched, common)
+    return _batch_program(train_one, "auto", mesh)(jax.random.split(key, num_runs), batched,
+                                                   common)
 
 
 def fit_with_patience(
@@ -304,14 +376,14 @@ def fit_with_patience(
     train_mask: ArrayLike,
     val_mask: ArrayLike,
     *,
-    lr: float,
-    weight_decay: float,
+    optimizer: Mapping[str, Any],
     max_epochs: int,
     patience: int,
 ) -> tuple[Any, jax.Array]:
     """Full-batch training with patience, as Mujkanovic et al.'s ``gb`` ``fit`` does.
 
-    Adam with L2 weight decay (``torch.optim.Adam(weight_decay=...)``), at most
+    The config's optimiser (``gb``: Adam with L2 weight decay,
+    ``torch.optim.Adam(weight_decay=...)``, see :func:`make_l2_optimizer`), at most
     ``max_epochs`` epochs, stopped ``patience`` epochs after the last improvement of the
     validation loss, returning the parameters of the best validation loss. As in ``gb``,
     each epoch runs the model ONCE in training mode (dropout on): that forward pass gives
@@ -327,7 +399,7 @@ def fit_with_patience(
       x: ``[n, d]`` model input.
       labels: ``[n]`` integer labels.
       train_mask, val_mask: ``[n]`` boolean masks.
-      lr, weight_decay: Adam step size and L2 coefficient.
+      optimizer: the optimiser's config entry (see :func:`make_l2_optimizer`).
       max_epochs, patience: stopping rule (``gb``: stop when the validation loss has not
         improved for ``patience`` epochs), both ``>= 1``.
 
@@ -338,7 +410,7 @@ def fit_with_patience(
         raise ValueError(f"max_epochs and patience must be >= 1, got {max_epochs}, {patience}")
     init_key, dropout_key = jax.random.split(key)
     params = init_fn(init_key)
-    tx = optax.chain(optax.add_decayed_weights(weight_decay), optax.adam(lr))
+    tx = make_l2_optimizer(optimizer)
 
     def losses(p, k):
         logits = apply_fn(p, x, train=True, key=k)
@@ -349,16 +421,17 @@ def fit_with_patience(
         epoch, _, _, _, _, best_epoch = c
         return (epoch < max_epochs) & (epoch < best_epoch + patience + 1)
 
+    train_step = optimizer_step(losses, tx, has_aux=True)
+
     def body(c):
         epoch, p, opt_state, best_p, best_loss, best_epoch = c
-        (_, val_loss), grads = jax.value_and_grad(losses, has_aux=True)(
-            p, jax.random.fold_in(dropout_key, epoch))
-        improved = val_loss < best_loss
+        (p_next, opt_state), (_, val_loss) = train_step(
+            (p, opt_state), jax.random.fold_in(dropout_key, epoch))
+        improved = val_loss < best_loss  # of the parameters before the step, ``p``
         best_p = jax.tree.map(lambda new, old: jnp.where(improved, new, old), p, best_p)
         best_loss = jnp.where(improved, val_loss, best_loss)
         best_epoch = jnp.where(improved, epoch, best_epoch)
-        updates, opt_state = tx.update(grads, opt_state, p)
-        return epoch + 1, optax.apply_updates(p, updates), opt_state, best_p, best_loss, best_epoch
+        return epoch + 1, p_next, opt_state, best_p, best_loss, best_epoch
 
     init = (jnp.array(0), params, tx.init(params), params, jnp.array(jnp.inf),
             jnp.array(0))
@@ -433,8 +506,8 @@ def traced_graph(senders: jax.Array, receivers: jax.Array, num_nodes: int) -> jr
 
 
 def plan_graph_model_runs(
-    module, mesh, shape: GraphShape, *, num_runs: int, total_runs: int, lr: float,
-    weight_decay: float, epochs: int, select: str, note: str,
+    module, mesh, shape: GraphShape, *, num_runs: int, total_runs: int,
+    optimizer: Mapping[str, Any], epochs: int, select: str, note: str,
 ) -> PlanSpec:
     """``jaxlab plan``'s spec of :func:`graph_model_runs` on shared features (the function
     itself, with the graph an abstract argument): ``num_runs`` runs per call, ``epochs``
@@ -452,8 +525,8 @@ def plan_graph_model_runs(
     def fn(keys, senders, receivers, x, labels, masks):
         graph = traced_graph(senders, receivers, shape.nodes)
         return jax.vmap(lambda key: graph_model_runs(
-            key, module, graph, x, labels, masks, num_runs=1, lr=lr,
-            weight_decay=weight_decay, epochs=epochs, select=select))(keys)
+            key, module, graph, x, labels, masks, num_runs=1, optimizer=optimizer,
+            epochs=epochs, select=select))(keys)
 
     return PlanSpec(fn=fn, abstract_args=(keys, edge, edge, x, labels, masks),
                     steps_per_run=epochs, num_runs=total_runs, runs_per_call=num_runs,
@@ -462,15 +535,15 @@ def plan_graph_model_runs(
 
 def plan_decoupled_runs(
     mesh, shape: GraphShape, *, num_runs: int, total_runs: int, hidden: tuple[int, ...],
-    dropout: float, lr: float, weight_decay: float, epochs: int, select: str, init: str,
+    dropout: float, optimizer: Mapping[str, Any], epochs: int, select: str, init: str,
     per_run: tuple[str, ...] = (), note: str,
 ) -> PlanSpec:
     """``jaxlab plan``'s spec of :func:`decoupled_runs`' compiled program (the MLPs on
     diffused features of ``shape``), ``num_runs`` runs per call split over ``runs``."""
     lanes, x, labels, masks, rep = _plan_inputs(mesh, shape, num_runs, per_run)
     program = _decoupled_program(tuple(hidden), shape.classes, float(dropout), init,
-                                 (shape.train, shape.val, shape.test), float(lr),
-                                 float(weight_decay), int(epochs), select, "vmap")
+                                 (shape.train, shape.val, shape.test), _frozen(optimizer),
+                                 int(epochs), select, "vmap", None)
     keys = jax.ShapeDtypeStruct((lanes,), jax.random.key(0).dtype, sharding=NamedSharding(
         mesh, PartitionSpec(RUNS_AXIS if RUNS_AXIS in mesh.axis_names else None)))
     batched, common = _split_args(x, labels, masks, per_run)

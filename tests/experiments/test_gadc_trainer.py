@@ -5,8 +5,11 @@ of Adam steps with numpy selection; ``fit_with_patience`` (``gb``'s early stoppi
 its patience rule on a separable toy graph.
 """
 
+import os
+
 import jax
 import jax.numpy as jnp
+import ml_collections
 import numpy as np
 import optax
 import pytest
@@ -15,6 +18,8 @@ from jaxlab_experiments.gadc.trainer import (
     fit_with_patience,
     flax_fns,
     graph_model_runs,
+    make_l2_optimizer,
+    resumable,
     train_node_classifier,
 )
 
@@ -24,6 +29,25 @@ from jaxlab.graph.dense import dense_gcn_propagate
 from jaxlab.graph.graphs import from_scipy
 from jaxlab.graph.losses import masked_accuracy, masked_cross_entropy
 from jaxlab.graph.models import GCN, MLP
+
+
+def _adam(learning_rate, l2_weight_decay):
+    return {"name": "adam", "learning_rate": learning_rate, "l2_weight_decay": l2_weight_decay}
+
+
+def test_l2_optimizer_first_step_is_torch_adam_with_weight_decay():
+    """Adam's first step from zero moments is ``-lr · g/(|g| + eps)`` (bias-corrected), with
+    ``g`` the gradient plus ``l2 · θ`` (torch's ``Adam(weight_decay=)``), in numpy."""
+    theta = np.array([0.5, -2.0, 3.0], np.float32)
+    grad = np.array([0.1, 0.0, -4.0], np.float32)
+    tx = make_l2_optimizer(_adam(0.01, 0.3))
+    updates, _ = tx.update(jnp.asarray(grad), tx.init(jnp.asarray(theta)), jnp.asarray(theta))
+    g = grad + 0.3 * theta
+    np.testing.assert_allclose(updates, -0.01 * g / (np.abs(g) + 1e-8), rtol=1e-5)
+    with pytest.raises(ValueError, match="l2_weight_decay"):
+        make_l2_optimizer({"name": "adam", "learning_rate": 0.01})
+    with pytest.raises(ValueError, match="l2_weight_decay"):
+        make_l2_optimizer(_adam(0.01, -1.0))
 
 
 def _problem(seed, n=120, classes=3):
@@ -44,7 +68,7 @@ def test_training_matches_a_python_loop(select):
     """A linear model (no dropout): Adam + L2 in a Python loop, selection in numpy."""
     _, x, y, masks = _problem(0)
     init_fn, apply_fn = flax_fns(MLP((), 3, 0.0), x)
-    kw = dict(lr=0.05, weight_decay=1e-3, epochs=12, select=select)
+    kw = dict(optimizer=_adam(0.05, 1e-3), epochs=12, select=select)
     metrics, best = jax.jit(lambda k: train_node_classifier(k, init_fn, apply_fn, x, y, *masks,
                                                             **kw))(jax.random.key(4))
     params = init_fn(jax.random.split(jax.random.key(4))[0])
@@ -87,8 +111,9 @@ def test_training_matches_a_python_loop(select):
 def test_vmapped_training_equals_loop_and_learns():
     _, x, y, masks = _problem(1, n=200, classes=2)
     init_fn, apply_fn = flax_fns(MLP((8,), 2, 0.5), x)
-    run = lambda k: train_node_classifier(k, init_fn, apply_fn, x, y, *masks, lr=0.05,  # noqa: E731
-                                          weight_decay=0.0, epochs=30, select="val_loss")[0]
+    run = lambda k: train_node_classifier(  # noqa: E731
+        k, init_fn, apply_fn, x, y, *masks, optimizer=_adam(0.05, 0.0), epochs=30,
+        select="val_loss")[0]
     keys = jax.random.split(jax.random.key(0), 3)
     batched = jax.jit(jax.vmap(run))(keys)
     for i in range(3):
@@ -104,7 +129,7 @@ def test_row_wise_training_matches_full_evaluation():
     idx = np.random.default_rng(1).permutation(150)
     masks = index_masks(150, idx[:20], idx[20:45], idx[45:])
     init_fn, apply_fn = flax_fns(MLP((8,), 3, 0.0), x)
-    kw = dict(lr=0.05, weight_decay=1e-4, epochs=25, select="val_loss")
+    kw = dict(optimizer=_adam(0.05, 1e-4), epochs=25, select="val_loss")
     full, p_full = train_node_classifier(jax.random.key(3), init_fn, apply_fn, x, y, *masks,
                                          **kw)
     rows, p_rows = train_node_classifier(jax.random.key(3), init_fn, apply_fn, x, y, *masks,
@@ -125,7 +150,7 @@ def test_decoupled_runs_equal_single_runs(batching):
     xs = x[None] + 0.1 * jax.random.normal(jax.random.key(9), (runs, *x.shape))
     masks = jax.vmap(lambda k: random_split_masks(k, x.shape[0]))(
         jax.random.split(jax.random.key(5), runs))
-    kw = dict(lr=0.05, weight_decay=1e-4, epochs=6, select="val_acc")
+    kw = dict(optimizer=_adam(0.05, 1e-4), epochs=6, select="val_acc")
     out = decoupled_runs(jax.random.key(7), xs, y, masks, num_runs=runs, hidden=(8,),
                          dropout=0.0, init="default", per_run=("x", "masks"), batching=batching,
                          **kw)
@@ -146,7 +171,7 @@ def test_graph_model_runs_equal_dense_propagation():
     d = 1.0 / np.sqrt(a.sum(1))
     a_hat = jnp.asarray(d[:, None] * a * d[None, :], jnp.float32)
     module = GCN(8, 3, 0.0)
-    kw = dict(lr=0.05, weight_decay=5e-4, epochs=5, select="val_loss")
+    kw = dict(optimizer=_adam(0.05, 5e-4), epochs=5, select="val_loss")
     out = graph_model_runs(jax.random.key(2), module, from_scipy(adj), x, y, masks,
                            num_runs=2, **kw)
     keys = jax.random.split(jax.random.key(2), 2)
@@ -163,14 +188,14 @@ def test_bad_inputs():
     _, x, y, masks = _problem(0, n=30)
     init_fn, apply_fn = flax_fns(MLP((), 3, 0.0), x)
     with pytest.raises(ValueError, match="select"):
-        train_node_classifier(jax.random.key(0), init_fn, apply_fn, x, y, *masks, lr=0.1,
-                              weight_decay=0.0, epochs=2, select="test_acc")
+        train_node_classifier(jax.random.key(0), init_fn, apply_fn, x, y, *masks,
+                              optimizer=_adam(0.1, 0.0), epochs=2, select="test_acc")
     with pytest.raises(ValueError, match="epochs"):
-        train_node_classifier(jax.random.key(0), init_fn, apply_fn, x, y, *masks, lr=0.1,
-                              weight_decay=0.0, epochs=0, select="val_loss")
+        train_node_classifier(jax.random.key(0), init_fn, apply_fn, x, y, *masks,
+                              optimizer=_adam(0.1, 0.0), epochs=0, select="val_loss")
     with pytest.raises(ValueError, match="batching"):
         decoupled_runs(jax.random.key(0), x, y, masks, num_runs=2, hidden=(), dropout=0.0,
-                       lr=0.1, weight_decay=0.0, epochs=2, select="val_acc", init="default",
+                       optimizer=_adam(0.1, 0.0), epochs=2, select="val_acc", init="default",
                        batching="loop")
 
 
@@ -195,7 +220,7 @@ def test_fit_with_patience_learns_and_selects_a_low_validation_loss():
     adj, x, labels, train, val = _two_cliques()
     module, init_fn, apply_fn = _linear_gcn(adj, x, 8)
     params, epochs = jax.jit(lambda k: fit_with_patience(
-        k, init_fn, apply_fn, x, labels, train, val, lr=1e-2, weight_decay=5e-4,
+        k, init_fn, apply_fn, x, labels, train, val, optimizer=_adam(1e-2, 5e-4),
         max_epochs=200, patience=20))(jax.random.key(0))
     logits = apply_fn(params, x, train=False, key=None)
     assert float(masked_accuracy(logits, labels, val)) == 1.0
@@ -208,7 +233,7 @@ def test_fit_with_patience_rule(patience, expect_all):
     adj, x, labels, train, val = _two_cliques()
     _, init_fn, apply_fn = _linear_gcn(adj, x, 4)
     _, epochs = fit_with_patience(jax.random.key(1), init_fn, apply_fn, x, labels, train, val,
-                                  lr=0.5, weight_decay=5e-4, max_epochs=60, patience=patience)
+                                  optimizer=_adam(0.5, 5e-4), max_epochs=60, patience=patience)
     assert (int(epochs) == 60) == expect_all
 
 
@@ -216,5 +241,27 @@ def test_fit_with_patience_bad_inputs():
     adj, x, labels, train, val = _two_cliques()
     _, init_fn, apply_fn = _linear_gcn(adj, x, 4)
     with pytest.raises(ValueError, match="patience"):
-        fit_with_patience(jax.random.key(0), init_fn, apply_fn, x, labels, train, val, lr=0.1,
-                          weight_decay=0.0, max_epochs=10, patience=0)
+        fit_with_patience(jax.random.key(0), init_fn, apply_fn, x, labels, train, val,
+                          optimizer=_adam(0.1, 0.0), max_epochs=10, patience=0)
+
+
+def test_resumable_computes_once_per_config_and_reloads_exactly(tmp_path):
+    calls = []
+
+    def compute(scale, *, shift):
+        calls.append(scale)
+        return {"acc": jnp.arange(3, dtype=jnp.float32) / 7 * scale + shift,
+                "radius": 1 / 3}
+
+    config = ml_collections.ConfigDict({"lr": 0.1})
+    first = resumable(str(tmp_path), "cell", config, compute, 2.0, shift=1.0)
+    again = resumable(str(tmp_path), "cell", config, compute, 2.0, shift=1.0)
+    assert calls == [2.0]  # the second call read the saved batch
+    for name in ("acc", "radius"):
+        np.testing.assert_array_equal(again[name], first[name])
+        assert again[name].dtype == first[name].dtype
+    assert float(again["radius"]) == 1 / 3
+    assert not [f for f in os.listdir(tmp_path / "runs") if "tmp" in f]
+    config.lr = 0.2  # another config never reads the first one's file
+    resumable(str(tmp_path), "cell", config, compute, 3.0, shift=0.0)
+    assert calls == [2.0, 3.0]

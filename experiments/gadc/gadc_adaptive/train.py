@@ -8,7 +8,12 @@ import jax
 import jax.numpy as jnp
 import ml_collections
 import numpy as np
-from jaxlab_experiments.gadc.trainer import fit_with_patience, flax_fns, train_node_classifier
+from jaxlab_experiments.gadc.trainer import (
+    fit_with_patience,
+    flax_fns,
+    resumable,
+    train_node_classifier,
+)
 from tqdm import tqdm
 
 from jaxlab.data.graphs import GraphData, load_prognn
@@ -60,7 +65,8 @@ def _aux_attack(module, aux, budget: int, k, through_cosine: bool, p, adj_, x_, 
         max_draws=aux.max_draws, max_candidates=aux.max_candidates)[0]
 
 
-def _aux_attack_protocol(config, data: GraphData, split: int, key) -> dict[str, float]:
+def _aux_attack_protocol(config, data: GraphData, dataset: str, split: int, key,
+                         workdir: str) -> dict[str, float]:
     """GADC's Table 2 protocol on one dataset and one of Mujkanovic et al.'s splits.
 
     As the reference's ``Adaptive_Adversarial_Attack/{gcn,gadc}.py``: a linear two-layer
@@ -71,7 +77,8 @@ def _aux_attack_protocol(config, data: GraphData, split: int, key) -> dict[str, 
     weights applied to the raw perturbed ``A'`` (the cosine re-weighting is numpy in the
     reference, outside the gradient); ``"through_cosine"`` also differentiates through
     ``T(A') = cos ⊙ A' + I``. Evasion: the trained model on ``T(A')`` (GCN: on ``A'``);
-    poisoning: a fresh model trained on it.
+    poisoning: a fresh model trained on it. Each model's part (fit, attacks, poisoned fits)
+    is kept in ``workdir`` when done, so a killed run resumes after it.
     """
     aux = config.aux
     adj = jnp.asarray(data.adj.toarray())
@@ -88,8 +95,8 @@ def _aux_attack_protocol(config, data: GraphData, split: int, key) -> dict[str, 
     @jax.jit
     def fit(k, a, x_, labels_, train_, val_):
         init_fn, apply_fn = flax_fns(module, x_, propagate_fn=dense_gcn_propagate(a))
-        return fit_with_patience(k, init_fn, apply_fn, x_, labels_, train_, val_, lr=aux.lr,
-                                 weight_decay=aux.weight_decay, max_epochs=aux.max_epochs,
+        return fit_with_patience(k, init_fn, apply_fn, x_, labels_, train_, val_,
+                                 optimizer=aux.optimizer, max_epochs=aux.max_epochs,
                                  patience=aux.patience)[0]
 
     def logits(params, a, x_):
@@ -106,8 +113,9 @@ def _aux_attack_protocol(config, data: GraphData, split: int, key) -> dict[str, 
     # model -> (its input graph as a function of A, attack variants (name, through cosine))
     models = {"gcn": (identity, (("reference", False),)),
               "gadc": (transition, tuple((v, v == "through_cosine") for v in aux.gadc_variants))}
-    out: dict[str, float] = {}
-    for m_index, (name, (model_input, variants)) in enumerate(models.items()):
+
+    def model_part(m_index, name, model_input, variants) -> dict[str, float]:
+        out: dict[str, float] = {}
         k_model = jax.random.fold_in(key, m_index)
         params = fit(k_model, model_input(adj), x, labels, train_m, val_m)
         out[f"clean_{name}"] = test_acc(params, model_input(adj))
@@ -121,6 +129,13 @@ def _aux_attack_protocol(config, data: GraphData, split: int, key) -> dict[str, 
                 poisoned = fit(jax.random.fold_in(k_model, 20 + v_index), model_input(attacked),
                                x, labels, train_m, val_m)
                 out[f"poisoning_{suffix}"] = test_acc(poisoned, model_input(attacked))
+        return out
+
+    out: dict[str, float] = {}
+    for m_index, (name, (model_input, variants)) in enumerate(models.items()):
+        part = resumable(workdir, f"aux-{dataset}-{split}-{name}", config, model_part, m_index,
+                         name, model_input, variants)
+        out.update({k: float(v) for k, v in part.items()})
     return out
 
 
@@ -169,8 +184,8 @@ def _our_pgd(config: ml_collections.ConfigDict, data: GraphData, key) -> dict[st
                 init_fn, apply_fn = flax_fns(module_of(name), xi,
                                              propagate_fn=dense_gcn_propagate(a_in))
             return train_node_classifier(kk, init_fn, apply_fn, xi, labels_, *masks_,
-                                         lr=hp.lr, weight_decay=hp.weight_decay,
-                                         epochs=hp.epochs, select=config.select)
+                                         optimizer=hp.optimizer, epochs=hp.epochs,
+                                         select=config.select)
 
         metrics, params = jax.jit(run)(k, a, x, labels, masks)
         if name == "gadc":
@@ -204,8 +219,11 @@ def _our_pgd(config: ml_collections.ConfigDict, data: GraphData, key) -> dict[st
 
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[str, list]:
-    """Metrics ``{dataset}_aux_*`` (one entry per split) and ``{dataset}_pgd*`` (per seed)."""
-    del workdir
+    """Metrics ``{dataset}_aux_*`` (one entry per split) and ``{dataset}_pgd*`` (per seed).
+
+    Each finished part (an Aux-Attack model of a split, a seed of our PGD) is kept in
+    ``workdir``: a killed run, started again, resumes after the last one.
+    """
     key = jax.random.key(config.seed)
     results: dict[str, list[float]] = {}
     jobs = [("aux", d, s) for d in config.aux.datasets for s in config.aux.splits]
@@ -215,11 +233,13 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
         data = loaded.setdefault(dataset, _load(config, dataset))
         if kind == "aux":
             d_index = config.aux.datasets.index(dataset)
-            part = _aux_attack_protocol(config, data, index,
-                                        jax.random.fold_in(key, 100 * d_index + index))
+            part = _aux_attack_protocol(config, data, dataset, index,
+                                        jax.random.fold_in(key, 100 * d_index + index), workdir)
             tag = f"{dataset}_aux"
         else:
-            part = _our_pgd(config, data, jax.random.fold_in(key, 10_000 + index))
+            part = {k: float(v) for k, v in resumable(
+                workdir, f"pgd-{dataset}-{index}", config, _our_pgd, config, data,
+                jax.random.fold_in(key, 10_000 + index)).items()}
             tag = dataset
         for k, v in part.items():  # one entry per split / seed: the samples of one metric
             results.setdefault(f"{tag}_{k}", []).append(v)

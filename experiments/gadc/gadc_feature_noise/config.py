@@ -36,6 +36,13 @@ import ml_collections
 from jaxlab.report import base_config
 
 
+def _adam(learning_rate: float, l2_weight_decay: float) -> ml_collections.ConfigDict:
+    """Adam with L2 weight decay added to the gradient (``torch.optim.Adam(weight_decay=)``,
+    the reference code's optimiser): the entry ``trainer.make_l2_optimizer`` builds."""
+    return ml_collections.ConfigDict(dict(name="adam", learning_rate=learning_rate,
+                                          l2_weight_decay=l2_weight_decay))
+
+
 def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     quick = preset != "paper"
     c = base_config(preset)
@@ -51,10 +58,10 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.flip = ml_collections.ConfigDict(dict(lam=64.0, num_terms=32))
     c.select = "val_acc"  # model selection: best validation accuracy (the reference)
     # The linear model trained on the diffused features.
-    c.linear = ml_collections.ConfigDict(dict(hidden=(), dropout=0.0, lr=0.2,
-                                              weight_decay=1e-5, epochs=100,
+    c.linear = ml_collections.ConfigDict(dict(hidden=(), dropout=0.0,
+                                              optimizer=_adam(0.2, 1e-5), epochs=100,
                                               init_scheme="default"))
-    c.appnp = ml_collections.ConfigDict(dict(hidden=64, lr=0.01, weight_decay=5e-4,
+    c.appnp = ml_collections.ConfigDict(dict(hidden=64, optimizer=_adam(0.01, 5e-4),
                                              epochs=200, alpha=0.1, num_terms=10,
                                              dropout=0.5))
     if preset == "smoke":  # seconds: the quick code path and grid at toy sizes

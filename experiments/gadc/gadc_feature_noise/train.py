@@ -12,6 +12,8 @@ from jaxlab_experiments.gadc.trainer import (
     decoupled_runs,
     graph_model_runs,
     largest_graph,
+    resumable,
+    runs_mesh,
     traced_graph,
 )
 from tqdm import tqdm
@@ -23,18 +25,40 @@ from jaxlab.graph.dense import row_normalize
 from jaxlab.graph.diffusion import gadc
 from jaxlab.graph.graphs import from_scipy
 from jaxlab.graph.models import APPNP
+from jaxlab.train import batch_runs
 from jaxlab.train.plan import PlanSpec
+
+
+def _diffuse_runs(graph, noisy: jax.Array, hp, eps: float, mesh) -> jax.Array:
+    """GADC(II) of each run's own noisy features ``[R, n, d]``: one diffusion per run, in
+    sequence on each device (``lax.map`` keeps memory flat), the runs split over ``runs``."""
+    def run(features, graph_):
+        return gadc(graph_, features, lam=hp.lam, eps=eps, num_terms=hp.num_terms, phi="gram")
+
+    return batch_runs(run, in_axes=(0, None), method="map", mesh=mesh)(noisy, graph)
+
+
+def _linear_runs(config: ml_collections.ConfigDict, graph, noisy: jax.Array, labels, masks,
+                 hp, eps: float, key: jax.Array, mesh) -> dict[str, jax.Array]:
+    """One arm of a cell: the diffusion of each run's noise, then a linear model per run."""
+    lin = config.linear
+    return decoupled_runs(
+        key, _diffuse_runs(graph, noisy, hp, eps, mesh), labels, masks,
+        num_runs=config.num_seeds, hidden=lin.hidden, dropout=lin.dropout,
+        optimizer=lin.optimizer, epochs=lin.epochs, select=config.select,
+        init=lin.init_scheme, per_run=("x",), mesh=mesh)
 
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[str, list[float]]:
     """Per cell (dataset, noise, level): one entry per seed = per noise draw, for each arm.
 
     Seed ``i`` of a cell draws one noisy feature matrix, shared by GADC(II), ε = 0 and
-    APPNP (and the same training key for the two diffusions), so the arms are paired.
+    APPNP (and the same training key for the two diffusions), so the arms are paired. Each
+    arm's batch of runs is kept in ``workdir`` when done (a killed run resumes after it).
     """
-    del workdir
     data_dir = config.data_dir or None
     key = jax.random.key(config.seed)
+    mesh = runs_mesh(config)  # the runs of a cell split over ``runs``
     results: dict[str, list[float]] = {}
     cells = [(ds, "gauss", level) for ds in config.datasets for level in config.gaussian_levels]
     cells += [(ds, "flip", level) for ds in config.datasets for level in config.flip_levels]
@@ -55,22 +79,15 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
             hp = config.flip
         name = f"{ds}_{kind}{level:g}"
         for label, eps in (("gadc", config.eps), ("eps0", 0.0)):
-            # One diffusion per run: each run has its own noise (lax.map keeps memory flat).
-            diffuse = functools.partial(gadc, graph, lam=hp.lam, eps=eps,
-                                        num_terms=hp.num_terms, phi="gram")
-            diffused = jax.lax.map(diffuse, noisy)
-            lin = config.linear
-            metrics = decoupled_runs(
-                cell_key, diffused, labels, masks, num_runs=config.num_seeds, hidden=lin.hidden,
-                dropout=lin.dropout, lr=lin.lr, weight_decay=lin.weight_decay,
-                epochs=lin.epochs, select=config.select, init=lin.init_scheme, per_run=("x",))
+            metrics = resumable(workdir, f"{name}_{label}", config, _linear_runs, config, graph,
+                                noisy, labels, masks, hp, eps, cell_key, mesh)
             results[f"{name}_{label}"] = [100.0 * float(v) for v in metrics["test_acc"]]
         ap = config.appnp
         module = APPNP(ap.hidden, data.num_classes, ap.alpha, ap.num_terms, ap.dropout)
-        metrics = graph_model_runs(
-            cell_key, module, graph, noisy, labels, masks, num_runs=config.num_seeds,
-            lr=ap.lr, weight_decay=ap.weight_decay, epochs=ap.epochs, select=config.select,
-            per_run=("x",))
+        metrics = resumable(
+            workdir, f"{name}_appnp", config, graph_model_runs, cell_key, module, graph, noisy,
+            labels, masks, num_runs=config.num_seeds, optimizer=ap.optimizer, epochs=ap.epochs,
+            select=config.select, per_run=("x",), mesh=mesh)
         results[f"{name}_appnp"] = [100.0 * float(v) for v in metrics["test_acc"]]
     return results
 

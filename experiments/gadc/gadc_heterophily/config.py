@@ -20,6 +20,13 @@ import ml_collections
 from jaxlab.report import base_config
 
 
+def _adam(learning_rate: float, l2_weight_decay: float) -> ml_collections.ConfigDict:
+    """Adam with L2 weight decay added to the gradient (``torch.optim.Adam(weight_decay=)``,
+    the reference code's optimiser): the entry ``trainer.make_l2_optimizer`` builds."""
+    return ml_collections.ConfigDict(dict(name="adam", learning_rate=learning_rate,
+                                          l2_weight_decay=l2_weight_decay))
+
+
 def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     quick = preset != "paper"
     c = base_config(preset)
@@ -34,8 +41,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.mesh = {"runs": -1}
     c.hidden = 64
     c.dropout = 0.5
-    c.lr = 0.01
-    c.weight_decay = 5e-4
+    c.optimizer = _adam(0.01, 5e-4)
     c.epochs = 200
     c.init_scheme = "reference"
     c.select = "val_acc"  # model selection: best validation accuracy (the reference)

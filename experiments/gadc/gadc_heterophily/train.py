@@ -11,7 +11,13 @@ import ml_collections
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg  # noqa: F401  (sp.linalg)
-from jaxlab_experiments.gadc.trainer import decoupled_runs, largest_graph, plan_decoupled_runs
+from jaxlab_experiments.gadc.trainer import (
+    decoupled_runs,
+    largest_graph,
+    plan_decoupled_runs,
+    resumable,
+    runs_mesh,
+)
 from matplotlib.figure import Figure
 from tqdm import tqdm
 
@@ -51,9 +57,25 @@ def spectral_radius(graph, features, *, lam, eps, degree) -> float:
     return float(scale * np.abs(largest[0]))
 
 
+def _cell(config: ml_collections.ConfigDict, graph, degree: str, x, labels, masks,
+          eps: float, key: jax.Array, mesh) -> dict:
+    """One cell's runs (one per split) and the spectral radius of its λ/(λ+1)·T."""
+    diffused = gadc(graph, x, lam=config.lam, eps=eps, num_terms=config.num_terms,
+                    phi="cosine", degree=degree)
+    metrics = decoupled_runs(
+        key, diffused, labels, masks, num_runs=config.num_seeds, hidden=(config.hidden,),
+        dropout=config.dropout, optimizer=config.optimizer, epochs=config.epochs,
+        select=config.select, init=config.init_scheme, per_run=("masks",), mesh=mesh)
+    radius = spectral_radius(graph, x, lam=config.lam, eps=eps, degree=degree)
+    return {"test_acc": metrics["test_acc"], "spectral_radius": radius}
+
+
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[str, list[float]]:
+    """Per cell (dataset, convention, ε); each cell is kept in ``workdir`` when done (a
+    killed run resumes after it)."""
     data_dir = config.data_dir or None
     key = jax.random.key(config.seed)
+    mesh = runs_mesh(config)  # the runs of a cell split over ``runs``
     results: dict[str, list[float]] = {}
     cells = [(ds, conv) for ds in config.datasets for conv in config.conventions]
     for index, (ds, conv) in enumerate(tqdm(cells, desc="gadc_heterophily")):
@@ -65,17 +87,11 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
         masks = jax.vmap(functools.partial(random_split_masks, num_nodes=data.num_nodes))(
             split_keys)
         for eps in config.eps:
-            diffused = gadc(graph, x, lam=config.lam, eps=eps, num_terms=config.num_terms,
-                            phi="cosine", degree=degree)
-            metrics = decoupled_runs(
-                jax.random.fold_in(key, index), diffused, labels, masks,
-                num_runs=config.num_seeds, hidden=(config.hidden,), dropout=config.dropout,
-                lr=config.lr, weight_decay=config.weight_decay, epochs=config.epochs,
-                select=config.select, init=config.init_scheme, per_run=("masks",))
             name = f"{ds}_{conv}_eps{eps:g}"
-            results[name] = [100.0 * float(v) for v in metrics["test_acc"]]
-            results[f"{name}_spectral_radius"] = spectral_radius(
-                graph, x, lam=config.lam, eps=eps, degree=degree)
+            out = resumable(workdir, name, config, _cell, config, graph, degree, x, labels,
+                            masks, eps, jax.random.fold_in(key, index), mesh)
+            results[name] = [100.0 * float(v) for v in out["test_acc"]]
+            results[f"{name}_spectral_radius"] = float(out["spectral_radius"])
     _plot(results, config, workdir)
     return results
 
@@ -105,8 +121,8 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     cells = len(config.datasets) * len(config.conventions) * len(config.eps)
     return plan_decoupled_runs(
         mesh, shape, num_runs=config.num_seeds, total_runs=cells * config.num_seeds,
-        hidden=(config.hidden,), dropout=config.dropout, lr=config.lr,
-        weight_decay=config.weight_decay, epochs=config.epochs, select=config.select,
+        hidden=(config.hidden,), dropout=config.dropout, optimizer=config.optimizer,
+        epochs=config.epochs, select=config.select,
         init=config.init_scheme, per_run=("masks",),
         note=f"one epoch of a cell's 2-layer MLPs on diffused features, {shape.nodes} nodes "
         f"× {shape.features} features; diffusions and spectral radii not planned")

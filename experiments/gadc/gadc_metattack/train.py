@@ -10,6 +10,8 @@ from jaxlab_experiments.gadc.trainer import (
     graph_model_runs,
     largest_graph,
     plan_graph_model_runs,
+    resumable,
+    runs_mesh,
 )
 from tqdm import tqdm
 
@@ -30,9 +32,24 @@ def _appnp(ap: ml_collections.ConfigDict, num_classes: int) -> APPNP:
     return APPNP(ap.hidden, num_classes, ap.alpha, ap.num_terms, ap.dropout)
 
 
+def _gadc_runs(config: ml_collections.ConfigDict, graph, x, labels, masks, num_terms: int,
+               key: jax.Array, mesh) -> dict[str, jax.Array]:
+    """GADC(IV) + MLP runs of one cell: Φ on raw features, diffusion of row-normalised ones
+    (as the reference code)."""
+    diffused = gadc(graph, row_normalize(x), lam=config.lam, num_terms=num_terms, phi="limit",
+                    phi_features=x)
+    return decoupled_runs(
+        key, diffused, labels, masks, num_runs=config.num_seeds, hidden=(config.hidden,),
+        dropout=config.dropout, optimizer=config.optimizer, epochs=config.epochs,
+        select=config.select, init=config.init_scheme, mesh=mesh)
+
+
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[str, list[float]]:
+    """Per cell (dataset, rate): GADC's runs, and the baselines' where configured. Each
+    batch of runs is kept in ``workdir`` when done (a killed run resumes after it)."""
     data_dir = config.data_dir or None
     key = jax.random.key(config.seed)
+    mesh = runs_mesh(config)  # the runs of a cell split over ``runs``
     results: dict[str, list[float]] = {}
     cells = [(ds, rate, k) for ds in config.datasets
              for rate, k in zip(config.ptb_rates, config.num_terms, strict=True)]
@@ -42,15 +59,9 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
         x = jnp.asarray(data.features)
         labels = jnp.asarray(data.labels)
         masks = index_masks(data.num_nodes, data.idx_train, data.idx_val, data.idx_test)
-        # Φ on raw features, diffusion of row-normalised ones (as the reference code).
-        diffused = gadc(graph, row_normalize(x), lam=config.lam, num_terms=k, phi="limit",
-                        phi_features=x)
         cell_key = jax.random.fold_in(key, index)
-        metrics = decoupled_runs(
-            cell_key, diffused, labels, masks, num_runs=config.num_seeds,
-            hidden=(config.hidden,), dropout=config.dropout, lr=config.lr,
-            weight_decay=config.weight_decay, epochs=config.epochs, select=config.select,
-            init=config.init_scheme)
+        metrics = resumable(workdir, f"{ds}_{rate}_gadc", config, _gadc_runs, config, graph, x,
+                            labels, masks, k, cell_key, mesh)
         results[f"{ds}_{rate}_gadc"] = _percent(metrics["test_acc"])
         if ds in config.baseline_datasets and rate in config.baseline_rates:
             x_in = row_normalize(x)
@@ -60,10 +71,10 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
                             input_dropout=gcn.input_dropout, init_scheme=gcn.init_scheme), gcn),
                 ("appnp", _appnp(ap, data.num_classes), ap),
             ):
-                metrics = graph_model_runs(
-                    cell_key, module, graph, x_in, labels, masks,
-                    num_runs=config.baseline_num_seeds, lr=hp.lr, weight_decay=hp.weight_decay,
-                    epochs=hp.epochs, select=config.select)
+                metrics = resumable(
+                    workdir, f"{ds}_{rate}_{name}", config, graph_model_runs, cell_key, module,
+                    graph, x_in, labels, masks, num_runs=config.baseline_num_seeds,
+                    optimizer=hp.optimizer, epochs=hp.epochs, select=config.select, mesh=mesh)
                 results[f"{ds}_{rate}_{name}"] = _percent(metrics["test_acc"])
     return results
 
@@ -77,7 +88,7 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     cells = len(config.baseline_datasets) * len(config.baseline_rates)
     return plan_graph_model_runs(
         _appnp(ap, shape.classes), mesh, shape, num_runs=config.baseline_num_seeds,
-        total_runs=cells * config.baseline_num_seeds, lr=ap.lr, weight_decay=ap.weight_decay,
-        epochs=ap.epochs, select=config.select,
+        total_runs=cells * config.baseline_num_seeds, optimizer=ap.optimizer, epochs=ap.epochs,
+        select=config.select,
         note=f"one APPNP epoch (K = {ap.num_terms} propagations) of a cell's runs, "
         f"{shape.nodes} nodes × {shape.features} features; GADC MLPs and GCN not planned")
