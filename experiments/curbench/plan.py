@@ -29,17 +29,18 @@ def plan_spec(config: Any, mesh: Mesh, init_fn: Callable, apply_fn: Callable,
 
     Args:
       config: the experiment's config (methods, meta_methods, settings, num_seeds,
-        num_epochs, batch_size, learning_rate, spl_start_rate, grow_fraction).
+        num_epochs, batch_size, optimizer, eval_batch_size, spl_start_rate, grow_fraction).
       mesh: the plan's mesh.
       init_fn, apply_fn: the model, as the experiment gives them to the trainer.
       train_inputs: the training set's shape and dtype ``[N, ...]``.
       num_classes: ``C``.
     """
     method = next((m for m in config.methods if m in config.meta_methods), "baseline")
-    curriculum = scaled_curriculum(method, config.num_epochs, config.learning_rate,
+    curriculum = scaled_curriculum(method, config.num_epochs, config.optimizer.learning_rate,
                                    config.spl_start_rate, config.grow_fraction)
     trainer = CurriculumTrainer(curriculum, init_fn, apply_fn, batch_size=config.batch_size,
-                                lr=config.learning_rate, seed_batching="vmap")
+                                optimizer=config.optimizer, seed_batching="vmap",
+                                eval_batch_size=config.eval_batch_size)
     runs = mesh.shape.get(RUNS_AXIS, 1)
     lanes = -(-config.num_seeds // runs) * runs
     n, b = train_inputs.shape[0], config.batch_size

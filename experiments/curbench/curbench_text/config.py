@@ -62,7 +62,9 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.embed_dim = 32
     c.num_epochs = 10
     c.batch_size = 50
-    c.learning_rate = 1e-2
+    # The reference's optimiser; its learning rate is also the meta look-ahead step.
+    c.optimizer = ml_collections.ConfigDict({"name": "adam", "learning_rate": 1e-2})
+    c.eval_batch_size = 500  # evaluation chunk (one compiled program for every split)
     c.seed_batching = "map"
     c.chunk_steps = None  # paper: checkpoint every 50 steps, resume mid-epoch
     c.spl_start_rate = 0.2

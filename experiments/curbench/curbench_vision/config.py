@@ -60,7 +60,9 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.image_size = 14  # 28: full resolution; 14: 2×2 average-pooled
     c.num_epochs = 5
     c.batch_size = 50
-    c.learning_rate = 1e-3
+    # The reference's optimiser; its learning rate is also the meta look-ahead step.
+    c.optimizer = ml_collections.ConfigDict({"name": "adam", "learning_rate": 1e-3})
+    c.eval_batch_size = 500  # evaluation chunk (one compiled program for every split)
     c.seed_batching = "map"
     c.chunk_steps = None  # paper: checkpoint every 50 steps, resume mid-epoch
     # Per-method hyper-parameters (the reference's defaults, epochs scaled to the run).
