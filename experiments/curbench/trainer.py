@@ -34,9 +34,10 @@ plain Python, and only the epoch's steps and the evaluation passes are jitted.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -58,8 +59,6 @@ from jaxlab.curriculum.base import (
 from jaxlab.train import batch_runs, make_optimizer, optimizer_step, time_interleaved
 from jaxlab.train.checkpoint import Checkpointer
 from jaxlab.train.mesh import RUNS_AXIS, mesh_from_config
-
-REFERENCE_EPOCHS = 200  # the reference's schedules are written for 200 epochs
 
 
 class CurriculumData(NamedTuple):
@@ -525,28 +524,31 @@ def epoch_cost_ratios(trainers: dict[str, CurriculumTrainer], data: CurriculumDa
 
 
 def scaled_curriculum(name: str, num_epochs: int, lr: float, spl_start_rate: float,
-                      grow_fraction: float) -> cl.Curriculum:
-    """The curriculum ``name`` with the reference's hyper-parameters, its epoch schedules
-    scaled from 200 epochs to ``num_epochs`` (each at least one epoch); SPL and TTCL's
-    pacing reaches the whole set at ``grow_fraction`` of the run."""
+                      grow_fraction: float, schedules: Mapping[str, Mapping[str, int]],
+                      reference_epochs: int) -> cl.Curriculum:
+    """The curriculum ``name`` with the reference's hyper-parameters: its epoch schedules
+    ``schedules[name]`` (keyword -> epochs of a ``reference_epochs``-epoch run) scaled to
+    ``num_epochs`` (each at least one epoch); SPL and TTCL's pacing starts at
+    ``spl_start_rate`` and reaches the whole set at ``grow_fraction`` of the run; ScreenerNet
+    and DDS step at ``lr``."""
     e = num_epochs
 
     def scale(epochs: int) -> int:
-        return max(1, round(epochs / REFERENCE_EPOCHS * e))
+        return max(1, round(epochs / reference_epochs * e))
 
     pacing = {"start_rate": spl_start_rate, "grow_epochs": max(1, round(grow_fraction * e))}
-    kwargs = {
-        "spl": pacing,
-        "ttcl": pacing,
-        "cbs": {"grow_interval": scale(5)},
-        "dihcl": {"warm_epochs": scale(50)},
-        "mcl": {"schedule_epochs": scale(20), "warm_epochs": scale(5)},
-        "lgl": {"grow_interval": scale(20)},
-        "adaptive_cl": {"pace_r": scale(15), "inv": scale(20)},
-        "screener_net": {"lr": lr},
-        "dds": {"lr": lr},
-    }.get(name, {})
-    return cl.get_curriculum(name, **kwargs)
+    kwargs = {"spl": pacing, "ttcl": pacing, "screener_net": {"lr": lr}, "dds": {"lr": lr}}
+    kwargs.update({m: {k: scale(v) for k, v in dict(s).items()}
+                   for m, s in dict(schedules).items()})
+    return cl.get_curriculum(name, **kwargs.get(name, {}))
+
+
+def curriculum_from_config(name: str, config: Any) -> cl.Curriculum:
+    """:func:`scaled_curriculum` with the config's num_epochs, optimizer (its learning rate),
+    spl_start_rate, grow_fraction, reference_schedules and reference_epochs."""
+    return scaled_curriculum(name, config.num_epochs, _constant_rate(config.optimizer),
+                             config.spl_start_rate, config.grow_fraction,
+                             config.reference_schedules, config.reference_epochs)
 
 
 def noisy_or_imbalanced(data: CurriculumData, setting: str, seeds: Sequence[int], *,
@@ -586,12 +588,13 @@ def with_teacher(trainer: CurriculumTrainer, params: Any, data: CurriculumData) 
 
 
 def train_teacher(teacher_data: CurriculumData, init_fn, apply_fn, seed: int, num_epochs: int,
-                  batch_size: int, optimizer: Any,
-                  eval_batch_size: int) -> tuple[CurriculumTrainer, Any]:
+                  batch_size: int, optimizer: Any, eval_batch_size: int,
+                  seed_batching: str) -> tuple[CurriculumTrainer, Any]:
     """A baseline model trained on a held-out clean split (one seed, default device):
     ``(trainer, params)``."""
     trainer = CurriculumTrainer(cl.baseline(), init_fn, apply_fn, batch_size=batch_size,
-                                optimizer=optimizer, eval_batch_size=eval_batch_size)
+                                optimizer=optimizer, eval_batch_size=eval_batch_size,
+                                seed_batching=seed_batching)
     params = trainer.run(teacher_data, [seed], num_epochs, return_params=True)["params"]
     return trainer, params
 
@@ -673,13 +676,10 @@ def run_experiment(config, make_data: Callable[[str], CurriculumData], init_fn, 
     one seed at a time on the default device.
 
     ``config`` fields: methods, settings, num_epochs, batch_size, optimizer,
-    eval_batch_size, spl_start_rate, grow_fraction, seed_batching, chunk_steps, mesh,
-    meta_methods, timing_repeats.
+    eval_batch_size, spl_start_rate, grow_fraction, reference_schedules, reference_epochs,
+    seed_batching, chunk_steps, mesh, meta_methods, timing_repeats.
     """
-    def curriculum(name: str) -> cl.Curriculum:
-        return scaled_curriculum(name, config.num_epochs, _constant_rate(config.optimizer),
-                                 config.spl_start_rate, config.grow_fraction)
-
+    curriculum = functools.partial(curriculum_from_config, config=config)
     runs = run_curbench({m: curriculum(m) for m in config.methods}, config.settings,
                         make_data, init_fn, apply_fn,
                         seeds=seeds, num_epochs=config.num_epochs,
@@ -696,7 +696,8 @@ def run_experiment(config, make_data: Callable[[str], CurriculumData], init_fn, 
         trainers = {m: CurriculumTrainer(curriculum(m), init_fn, apply_fn,
                                          batch_size=config.batch_size,
                                          optimizer=config.optimizer,
-                                         eval_batch_size=config.eval_batch_size)
+                                         eval_batch_size=config.eval_batch_size,
+                                         seed_batching=config.seed_batching)
                     for m in ("baseline", *config.meta_methods)}
         ratios = epoch_cost_ratios(trainers, make_data("standard"), seeds=seeds,
                                    num_epochs=config.num_epochs,

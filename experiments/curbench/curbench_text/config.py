@@ -38,6 +38,8 @@ import ml_collections
 
 from jaxlab.report import base_config
 
+from .. import REFERENCE_SCHEDULES
+
 # CurBench's text curricula (its run script's list) and the baseline.
 METHODS = ("baseline", "spl", "ttcl", "mcl", "dihcl", "adaptive_cl", "screener_net", "lre",
            "mw_net", "dcl", "dds", "superloss")
@@ -68,6 +70,8 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.seed_batching = "map"
     c.chunk_steps = None  # paper: checkpoint every 50 steps, resume mid-epoch
     c.spl_start_rate = 0.2
+    c.reference_epochs = 200  # the reference's schedules are written for 200 epochs
+    c.reference_schedules = ml_collections.ConfigDict(REFERENCE_SCHEDULES)
     c.grow_fraction = 0.5
     # The cost claim: one epoch of each meta-gradient method over the baseline's, per seed,
     # standard setting, same model and data, timed interleaved (jaxlab.train.timing).

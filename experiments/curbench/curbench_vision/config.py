@@ -37,6 +37,8 @@ import ml_collections
 
 from jaxlab.report import base_config
 
+from .. import REFERENCE_SCHEDULES
+
 # CurBench's 15 curricula and the baseline.
 METHODS = ("baseline", "spl", "ttcl", "mcl", "lgl", "c2f", "dihcl", "adaptive_cl",
            "efficient_train", "cbs", "screener_net", "lre", "mw_net", "dcl", "dds", "superloss")
@@ -67,6 +69,8 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.chunk_steps = None  # paper: checkpoint every 50 steps, resume mid-epoch
     # Per-method hyper-parameters (the reference's defaults, epochs scaled to the run).
     c.spl_start_rate = 0.2
+    c.reference_epochs = 200  # the reference's schedules are written for 200 epochs
+    c.reference_schedules = ml_collections.ConfigDict(REFERENCE_SCHEDULES)
     c.grow_fraction = 0.5  # pacing reaches the whole set at this fraction of the epochs
     # The cost claim: one epoch of each meta-gradient method over the baseline's, per seed,
     # standard setting, same model and data, timed interleaved (jaxlab.train.timing).
