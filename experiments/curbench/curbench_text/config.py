@@ -31,7 +31,14 @@ Budget trade-off: the seeds are batched in one program, so 5 seeds cost little m
 the timing adds one compile per meta method and 5 rounds per seed (seconds).
 
 Mesh (every preset): ``{"runs": -1}``: the seeds of a (setting, method) run are independent
-small models (a few MB each with the training set); they split over devices.
+small models (a few MB each with the training set); they split over devices (padded to
+them; on one device the program is the unsplit one, numbers unchanged). The teacher and the
+cost timing run one seed on the default device.
+
+Nothing lost mid-run: every finished (setting, method) run, all its seeds, is saved to
+``<workdir>/runs/<setting>__<method>.json`` and the cost ratios to ``timing.json``; a killed
+run resumes at the next unfinished run. ``chunk_steps`` (paper: 50) adds orbax checkpoints
+inside a run every that many steps, resumed mid-epoch.
 """
 
 import ml_collections
