@@ -1,9 +1,15 @@
 """Replications of the synthetic policy-comparison study, batched over seeds and split over
-the ``runs`` axis of ``config.mesh`` (``jaxlab.train.batch_runs``)."""
+the ``runs`` axis of ``config.mesh`` (``jaxlab.train.batch_runs``).
+
+Every finished grid point (all replications) is saved to
+``<workdir>/grid/<setting>_n<N>_lam<Λ>_beta<β>.npz`` and read back by a rerun, so a killed
+run resumes at the next grid point with the same numbers.
+"""
 
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -122,23 +128,47 @@ def _one_replication(config: ml_collections.ConfigDict, num_samples: int, settin
                              steps=config.newton_steps, ridge=config.ridge)
 
 
+def _grid_point(path: Path, compute) -> dict[str, np.ndarray]:
+    """The flat arrays ``{"est/metric/delta|std|truth": [num_seeds, ...]}`` of one grid
+    point: ``compute()``, saved to ``path`` (atomically), or read back from it."""
+    if path.exists():
+        with np.load(path) as saved:
+            return dict(saved)
+    res, truth = compute()
+    arrays = {}
+    for est, per_metric in res.items():
+        for m, (delta, std) in per_metric.items():
+            arrays.update({f"{est}/{m}/delta": np.asarray(delta),
+                           f"{est}/{m}/std": np.asarray(std),
+                           f"{est}/{m}/truth": np.asarray(truth[m])})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp.npz")
+    np.savez(tmp, **arrays)
+    tmp.replace(path)
+    return arrays
+
+
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
-    del workdir
     keys = jax.random.split(jax.random.key(config.seed), config.num_seeds)
     rows = []  # (setting, n, lam, beta, estimator, metric, arrays)
     mesh = mesh_from_config(config, RUNS_AXIS)
     programs = {}  # (setting, n) -> the batched replications (one compile each)
 
     def run(setting, n, lam, beta):
-        if (setting, n) not in programs:
-            programs[setting, n] = batch_runs(_one_replication(config, n, setting),
-                                              in_axes=(0, None, None), mesh=mesh)
-        res, truth = programs[setting, n](keys, jnp.float32(lam), jnp.float32(beta))
-        for est, per_metric in res.items():
-            for m, (delta, std) in per_metric.items():
+        def compute():
+            if (setting, n) not in programs:
+                programs[setting, n] = batch_runs(_one_replication(config, n, setting),
+                                                  in_axes=(0, None, None), mesh=mesh)
+            return programs[setting, n](keys, jnp.float32(lam), jnp.float32(beta))
+
+        path = Path(workdir) / "grid" / f"{setting}_n{n}_lam{lam:g}_beta{beta:g}.npz"
+        arrays = _grid_point(path, compute)
+        for name in arrays:
+            est, m, kind = name.split("/")
+            if kind == "delta":
                 rows.append(dict(setting=setting, n=n, lam=lam, beta=beta, est=est, metric=m,
-                                 delta=np.asarray(delta), std=np.asarray(std),
-                                 truth=np.asarray(truth[m])))
+                                 delta=arrays[name], std=arrays[f"{est}/{m}/std"],
+                                 truth=arrays[f"{est}/{m}/truth"]))
 
     # pre-flight: the instrument strata of one replication are populated
     probe = P.simulate_policy_data(keys[0], config.iv_samples, "iv", 1.0,
