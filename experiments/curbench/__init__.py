@@ -12,6 +12,16 @@ PAPER = Paper(
             "no method wins everywhere, and the meta-gradient ones cost several times more",
 )
 
+# The reference's curriculum schedules, in epochs of its 200-epoch runs (keyword -> epochs);
+# each experiment's config copies them and the trainer scales them to the run.
+REFERENCE_SCHEDULES = {
+    "cbs": {"grow_interval": 5},
+    "dihcl": {"warm_epochs": 50},
+    "mcl": {"schedule_epochs": 20, "warm_epochs": 5},
+    "lgl": {"grow_interval": 20},
+    "adaptive_cl": {"pace_r": 15, "inv": 20},
+}
+
 
 def meta_cost_claims(model: str) -> tuple[Claim, ...]:
     """The cost claim of Table 8a, one per meta-gradient method: its epoch costs at least

@@ -20,7 +20,7 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 from jaxlab.train.mesh import RUNS_AXIS, replicated
 from jaxlab.train.plan import PlanSpec, abstract
 
-from .trainer import Carry, CurriculumTrainer, scaled_curriculum
+from .trainer import Carry, CurriculumTrainer, curriculum_from_config
 
 
 def plan_spec(config: Any, mesh: Mesh, init_fn: Callable, apply_fn: Callable,
@@ -29,17 +29,18 @@ def plan_spec(config: Any, mesh: Mesh, init_fn: Callable, apply_fn: Callable,
 
     Args:
       config: the experiment's config (methods, meta_methods, settings, num_seeds,
-        num_epochs, batch_size, learning_rate, spl_start_rate, grow_fraction).
+        num_epochs, batch_size, optimizer, eval_batch_size and the curriculum's fields, see
+        ``trainer.curriculum_from_config``).
       mesh: the plan's mesh.
       init_fn, apply_fn: the model, as the experiment gives them to the trainer.
       train_inputs: the training set's shape and dtype ``[N, ...]``.
       num_classes: ``C``.
     """
     method = next((m for m in config.methods if m in config.meta_methods), "baseline")
-    curriculum = scaled_curriculum(method, config.num_epochs, config.learning_rate,
-                                   config.spl_start_rate, config.grow_fraction)
+    curriculum = curriculum_from_config(method, config)
     trainer = CurriculumTrainer(curriculum, init_fn, apply_fn, batch_size=config.batch_size,
-                                lr=config.learning_rate, seed_batching="vmap")
+                                optimizer=config.optimizer, seed_batching="vmap",
+                                eval_batch_size=config.eval_batch_size)
     runs = mesh.shape.get(RUNS_AXIS, 1)
     lanes = -(-config.num_seeds // runs) * runs
     n, b = train_inputs.shape[0], config.batch_size

@@ -1,7 +1,8 @@
 """CurBench's trainer, shared by its two experiments: one trainer for every curriculum, the
 benchmark loop over methods × settings, and the meta-gradient cost measurement.
 
-    trainer = CurriculumTrainer(curriculum, init_fn, apply_fn, batch_size=50, lr=1e-3)
+    trainer = CurriculumTrainer(curriculum, init_fn, apply_fn, batch_size=50,
+                                optimizer=config.optimizer, mesh=mesh)
     result = trainer.run(data, seeds=[0, 1, 2], num_epochs=30)
     metrics = run_experiment(config, make_data, init_fn, apply_fn, seeds=seeds,
                              workdir=workdir, teacher=teacher_fn)
@@ -13,7 +14,8 @@ one jitted ``lax.scan`` whose step evaluates ``loss_curriculum`` on the per-samp
 Every array keeps its shape from epoch to epoch — a smaller subset becomes padded,
 skipped steps (``lax.cond``) — so a run compiles its epoch once (``max_traces`` turns
 that into an assertion with ``chex.assert_max_traces``). Seeds are batched in one program
-(``lax.map`` by default, ``vmap`` on request). Each epoch validates every seed and keeps
+(``lax.map`` or ``vmap``, :func:`jaxlab.train.batch_runs`), split over the ``runs`` axis
+of a mesh when one with several devices is given. Each epoch validates every seed and keeps
 its best-validation parameters, which are tested at the end; wall times per epoch are
 recorded. With a ``workdir`` the run saves an orbax checkpoint (model, optimiser and
 curriculum states, best parameters, history) after every epoch and resumes from it.
@@ -32,9 +34,10 @@ plain Python, and only the epoch's steps and the evaluation passes are jitted.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -43,6 +46,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
+from jax.sharding import Mesh
 
 from jaxlab import curriculum as cl
 from jaxlab.curriculum.base import (
@@ -52,10 +56,9 @@ from jaxlab.curriculum.base import (
     StepContext,
     check_weights,
 )
-from jaxlab.train import time_interleaved
+from jaxlab.train import batch_runs, make_optimizer, optimizer_step, time_interleaved
 from jaxlab.train.checkpoint import Checkpointer
-
-REFERENCE_EPOCHS = 200  # the reference's schedules are written for 200 epochs
+from jaxlab.train.mesh import RUNS_AXIS, mesh_from_config
 
 
 class CurriculumData(NamedTuple):
@@ -118,7 +121,9 @@ class CurriculumTrainer:
       apply_fn: ``(params, inputs, model_args) -> logits``; ``model_args`` is the dict
         from ``model_curriculum`` (e.g. ``{"sigma": ...}`` for CBS).
       batch_size: training batch size (the meta batch has the same size).
-      lr: Adam's learning rate (also the look-ahead step of the meta-gradient methods).
+      optimizer: the optimiser's config entry (:func:`jaxlab.train.make_optimizer`, e.g.
+        ``{"name": "adam", "learning_rate": 1e-3}``); its constant ``learning_rate`` is
+        also the look-ahead step of the meta-gradient methods (as in the reference).
       seed_batching: ``"map"`` (``lax.map`` over seeds: skipped steps stay cheap) or
         ``"vmap"``.
       eval_batch_size: chunk size of evaluation passes.
@@ -129,17 +134,22 @@ class CurriculumTrainer:
         checkpoint is saved after every chunk — a killed run resumes mid-epoch with the
         curriculum state of the epoch (its weights, the loss hook's updates so far) and
         the same batch plan.
+      mesh: a mesh whose ``runs`` axis splits the seeds (:func:`jaxlab.train.batch_runs`);
+        ``None`` or one device on ``runs``: the default device and the program of
+        ``mesh=None`` (a skipped step stays a ``lax.cond`` branch there; split over
+        devices it becomes a ``select``: same numbers, full cost).
     """
 
     curriculum: Curriculum
     init_fn: Callable[[jax.Array], Any]
     apply_fn: Callable[[Any, jax.Array, dict], jax.Array]
     batch_size: int
-    lr: float
+    optimizer: Any
     seed_batching: str = "map"
     eval_batch_size: int = 500
     max_traces: int | None = None
     chunk_steps: int | None = None
+    mesh: Mesh | None = None
 
     def __post_init__(self):
         if self.batch_size < 1:
@@ -148,26 +158,29 @@ class CurriculumTrainer:
             raise ValueError(f"chunk_steps must be >= 1, got {self.chunk_steps}")
         if self.seed_batching not in ("map", "vmap"):
             raise ValueError(f"seed_batching must be 'map' or 'vmap', got {self.seed_batching!r}")
-        self.tx = optax.adam(self.lr)
-        def epoch(*args):
-            return self._epoch(*args)
+        self.tx = make_optimizer(self.optimizer)
+        self.lr = _constant_rate(self.optimizer)
+
+        def epoch(c, p, y, m, data):  # one seed's epoch: a scan of its steps
+            return jax.lax.scan(lambda cc, xs: self._step(data, m, y, cc, xs), c, p)[0]
 
         if self.max_traces is not None:
             # chex counts traces per (definition site, name): a per-trainer name makes the
             # count this trainer's own.
             epoch.__name__ = f"curriculum_epoch_{self.curriculum.name}_{id(self)}"
             epoch = chex.assert_max_traces(epoch, n=self.max_traces)
-        self._epoch_jit = jax.jit(epoch)
-        self._logits_jit = jax.jit(self._logits_chunk)
+        runs = 1 if self.mesh is None else self.mesh.shape.get(RUNS_AXIS, 1)
+        mesh = self.mesh if runs > 1 else None
+        # Per seed: (carry, plan, labels, model_args); the training inputs are shared.
+        self._epoch_jit = batch_runs(epoch, in_axes=(0, 0, 0, 0, None),
+                                     method=self.seed_batching, mesh=mesh)
+        # Logits of one fixed-size chunk [e, ...] for every seed: [S, e, C].
+        self._logits_jit = batch_runs(lambda p, m, inputs: self.apply_fn(p, inputs, m),
+                                      in_axes=(0, 0, None), method=self.seed_batching,
+                                      mesh=mesh)
         self._init_jit = jax.jit(self.init_fn)  # one compile, not one per primitive
 
     # ---------------------------------------------------------------- jitted programs
-    def _batched(self, fn, *args):
-        """Runs ``fn`` per seed over the leading axis of every argument."""
-        if self.seed_batching == "vmap":
-            return jax.vmap(fn)(*args)
-        return jax.lax.map(lambda a: fn(*a), args)
-
     def _step(self, data, model_args, labels, carry: Carry, xs):
         idx, valid, meta_idx = xs
         curriculum, tx, apply_fn = self.curriculum, self.tx, self.apply_fn
@@ -193,23 +206,12 @@ class CurriculumTrainer:
                 return curriculum.loss_curriculum(losses, logits, y, idx, carry.curriculum,
                                                   ctx)
 
-            (_, cstate), grads = jax.value_and_grad(objective, has_aux=True)(carry.params)
-            updates, opt_state = tx.update(grads, carry.opt_state, carry.params)
-            params = optax.apply_updates(carry.params, updates)
+            step = optimizer_step(lambda p, _: objective(p), tx, has_aux=True)
+            (params, opt_state), (_, cstate) = step((carry.params, carry.opt_state), None)
             return Carry(params, opt_state, cstate, carry.key, carry.step + 1)
 
         # A batch of padding only (a curriculum chose fewer samples) is skipped entirely.
         return jax.lax.cond(jnp.any(valid), do, lambda c: c, carry), None
-
-    def _epoch(self, carry: Carry, plan, data, labels, model_args):
-        def one(c, p, y, m):
-            return jax.lax.scan(lambda cc, xs: self._step(data, m, y, cc, xs), c, p)[0]
-
-        return self._batched(one, carry, plan, labels, model_args)
-
-    def _logits_chunk(self, params, inputs, model_args):
-        """Logits of one fixed-size chunk ``[e, ...]`` for every seed: ``[S, e, C]``."""
-        return self._batched(lambda p, m: self.apply_fn(p, inputs, m), params, model_args)
 
     def _logits(self, params, inputs: np.ndarray, model_args) -> np.ndarray:
         """``[S, n, C]`` logits in chunks of ``eval_batch_size`` (one compiled program for
@@ -221,7 +223,7 @@ class CurriculumTrainer:
             pad = size - chunk.shape[0]
             if pad:
                 chunk = np.concatenate([chunk, np.zeros((pad, *chunk.shape[1:]), chunk.dtype)])
-            out.append(np.asarray(self._logits_jit(params, chunk, model_args))[:, :size - pad])
+            out.append(np.asarray(self._logits_jit(params, model_args, chunk))[:, :size - pad])
         return np.concatenate(out, axis=1)
 
     def _accuracy(self, params, inputs, labels, model_args) -> np.ndarray:
@@ -302,7 +304,7 @@ class CurriculumTrainer:
                           meta_sets[0])
         plan = tuple(jnp.asarray(a[None]) for a in plan)
         x_dev, labels_dev = jnp.asarray(x), jnp.asarray(labels)
-        return lambda: self._epoch_jit(carry, plan, x_dev, labels_dev, model_args).params
+        return lambda: self._epoch_jit(carry, plan, labels_dev, model_args, x_dev).params
 
     def run(self, data: CurriculumData, seeds: Sequence[int], num_epochs: int,
             workdir: str | None = None, progress: bool = False,
@@ -399,7 +401,7 @@ class CurriculumTrainer:
                         break
                     chunks_left -= 1
                 part = tuple(jnp.asarray(a[:, k * chunk:(k + 1) * chunk]) for a in plan)
-                carry = self._epoch_jit(carry, part, x_dev, labels_dev, model_args)
+                carry = self._epoch_jit(carry, part, labels_dev, model_args, x_dev)
                 position = epoch * num_chunks + k + 1
                 if checkpointer is not None and k < num_chunks - 1:
                     checkpointer.save(position, {"carry": carry, "best": best_params,
@@ -443,6 +445,19 @@ class CurriculumTrainer:
         s = jax.tree.leaves(params)[0].shape[0]
         args = jax.tree.map(lambda a: jnp.stack([jnp.asarray(a)] * s), model_args or {})
         return self._logits(params, np.asarray(inputs), args)
+
+
+def _constant_rate(optimizer: Any) -> float:
+    """The optimiser entry's constant learning rate (the meta look-ahead step).
+
+    Raises:
+      ValueError: no ``learning_rate``, or a schedule (the look-ahead needs one number).
+    """
+    rate = optimizer.get("learning_rate") if hasattr(optimizer, "get") else None
+    if rate is None or hasattr(rate, "get"):
+        raise ValueError("optimizer needs a constant learning_rate (the meta-gradient "
+                         f"look-ahead step), got {optimizer}")
+    return float(rate)
 
 
 def _epoch_time(result: dict) -> float:
@@ -509,28 +524,31 @@ def epoch_cost_ratios(trainers: dict[str, CurriculumTrainer], data: CurriculumDa
 
 
 def scaled_curriculum(name: str, num_epochs: int, lr: float, spl_start_rate: float,
-                      grow_fraction: float) -> cl.Curriculum:
-    """The curriculum ``name`` with the reference's hyper-parameters, its epoch schedules
-    scaled from 200 epochs to ``num_epochs`` (each at least one epoch); SPL and TTCL's
-    pacing reaches the whole set at ``grow_fraction`` of the run."""
+                      grow_fraction: float, schedules: Mapping[str, Mapping[str, int]],
+                      reference_epochs: int) -> cl.Curriculum:
+    """The curriculum ``name`` with the reference's hyper-parameters: its epoch schedules
+    ``schedules[name]`` (keyword -> epochs of a ``reference_epochs``-epoch run) scaled to
+    ``num_epochs`` (each at least one epoch); SPL and TTCL's pacing starts at
+    ``spl_start_rate`` and reaches the whole set at ``grow_fraction`` of the run; ScreenerNet
+    and DDS step at ``lr``."""
     e = num_epochs
 
     def scale(epochs: int) -> int:
-        return max(1, round(epochs / REFERENCE_EPOCHS * e))
+        return max(1, round(epochs / reference_epochs * e))
 
     pacing = {"start_rate": spl_start_rate, "grow_epochs": max(1, round(grow_fraction * e))}
-    kwargs = {
-        "spl": pacing,
-        "ttcl": pacing,
-        "cbs": {"grow_interval": scale(5)},
-        "dihcl": {"warm_epochs": scale(50)},
-        "mcl": {"schedule_epochs": scale(20), "warm_epochs": scale(5)},
-        "lgl": {"grow_interval": scale(20)},
-        "adaptive_cl": {"pace_r": scale(15), "inv": scale(20)},
-        "screener_net": {"lr": lr},
-        "dds": {"lr": lr},
-    }.get(name, {})
-    return cl.get_curriculum(name, **kwargs)
+    kwargs = {"spl": pacing, "ttcl": pacing, "screener_net": {"lr": lr}, "dds": {"lr": lr}}
+    kwargs.update({m: {k: scale(v) for k, v in dict(s).items()}
+                   for m, s in dict(schedules).items()})
+    return cl.get_curriculum(name, **kwargs.get(name, {}))
+
+
+def curriculum_from_config(name: str, config: Any) -> cl.Curriculum:
+    """:func:`scaled_curriculum` with the config's num_epochs, optimizer (its learning rate),
+    spl_start_rate, grow_fraction, reference_schedules and reference_epochs."""
+    return scaled_curriculum(name, config.num_epochs, _constant_rate(config.optimizer),
+                             config.spl_start_rate, config.grow_fraction,
+                             config.reference_schedules, config.reference_epochs)
 
 
 def noisy_or_imbalanced(data: CurriculumData, setting: str, seeds: Sequence[int], *,
@@ -570,19 +588,23 @@ def with_teacher(trainer: CurriculumTrainer, params: Any, data: CurriculumData) 
 
 
 def train_teacher(teacher_data: CurriculumData, init_fn, apply_fn, seed: int, num_epochs: int,
-                  batch_size: int, lr: float) -> tuple[CurriculumTrainer, Any]:
-    """A baseline model trained on a held-out clean split: ``(trainer, params)``."""
-    trainer = CurriculumTrainer(cl.baseline(), init_fn, apply_fn, batch_size=batch_size, lr=lr)
+                  batch_size: int, optimizer: Any, eval_batch_size: int,
+                  seed_batching: str) -> tuple[CurriculumTrainer, Any]:
+    """A baseline model trained on a held-out clean split (one seed, default device):
+    ``(trainer, params)``."""
+    trainer = CurriculumTrainer(cl.baseline(), init_fn, apply_fn, batch_size=batch_size,
+                                optimizer=optimizer, eval_batch_size=eval_batch_size,
+                                seed_batching=seed_batching)
     params = trainer.run(teacher_data, [seed], num_epochs, return_params=True)["params"]
     return trainer, params
 
 
 def run_curbench(curricula: dict[str, cl.Curriculum], settings: Sequence[str],
                  make_data: Callable[[str], CurriculumData], init_fn, apply_fn, *,
-                 seeds: Sequence[int], num_epochs: int, batch_size: int, lr: float,
-                 workdir: str, seed_batching: str = "map",
+                 seeds: Sequence[int], num_epochs: int, batch_size: int, optimizer: Any,
+                 workdir: str, seed_batching: str, eval_batch_size: int,
                  teacher: Callable[[], tuple[CurriculumTrainer, Any]] | None = None,
-                 chunk_steps: int | None = None,
+                 chunk_steps: int | None = None, mesh: Mesh | None = None,
                  verbose: bool = True) -> dict[str, dict[str, dict]]:
     """Runs every curriculum in every setting; returns ``runs[setting][method]``.
 
@@ -591,7 +613,8 @@ def run_curbench(curricula: dict[str, cl.Curriculum], settings: Sequence[str],
       settings: setting names, passed to ``make_data``.
       make_data: ``setting -> CurriculumData``.
       init_fn, apply_fn: the model (see ``CurriculumTrainer``).
-      seeds, num_epochs, batch_size, lr, seed_batching: the trainer's.
+      seeds, num_epochs, batch_size, optimizer, seed_batching, eval_batch_size, mesh: the
+        trainer's (``mesh``: the seeds of a run split over its ``runs`` axis).
       workdir: finished runs are saved under ``<workdir>/runs`` and not repeated.
       teacher: ``() -> (trainer, params)`` of the teacher, called once if a curriculum
         ``uses_teacher``.
@@ -611,9 +634,10 @@ def run_curbench(curricula: dict[str, cl.Curriculum], settings: Sequence[str],
                 continue
             if trainer is None:  # one trainer per method: settings of equal shapes share
                 trainer = CurriculumTrainer(curriculum, init_fn, apply_fn,  # its programs
-                                            batch_size=batch_size, lr=lr,
+                                            batch_size=batch_size, optimizer=optimizer,
                                             seed_batching=seed_batching,
-                                            chunk_steps=chunk_steps)
+                                            eval_batch_size=eval_batch_size,
+                                            chunk_steps=chunk_steps, mesh=mesh)
             data = make_data(setting)
             if curriculum.uses_teacher:
                 if teacher is None:
@@ -648,27 +672,32 @@ def run_experiment(config, make_data: Callable[[str], CurriculumData], init_fn, 
     with ``config.timing_repeats`` rounds); writes the table to ``<workdir>/table.md`` and
     the ratios to ``<workdir>/timing.json`` (read back, not re-timed, on a resumed run).
 
-    ``config`` fields: methods, settings, num_epochs, batch_size, learning_rate,
-    spl_start_rate, grow_fraction, seed_batching, chunk_steps, meta_methods,
-    timing_repeats.
-    """
-    def curriculum(name: str) -> cl.Curriculum:
-        return scaled_curriculum(name, config.num_epochs, config.learning_rate,
-                                 config.spl_start_rate, config.grow_fraction)
+    The seeds of every run split over the ``runs`` axis of ``config.mesh``; the timing runs
+    one seed at a time on the default device.
 
+    ``config`` fields: methods, settings, num_epochs, batch_size, optimizer,
+    eval_batch_size, spl_start_rate, grow_fraction, reference_schedules, reference_epochs,
+    seed_batching, chunk_steps, mesh, meta_methods, timing_repeats.
+    """
+    curriculum = functools.partial(curriculum_from_config, config=config)
     runs = run_curbench({m: curriculum(m) for m in config.methods}, config.settings,
                         make_data, init_fn, apply_fn,
                         seeds=seeds, num_epochs=config.num_epochs,
-                        batch_size=config.batch_size, lr=config.learning_rate,
-                        workdir=workdir, seed_batching=config.seed_batching, teacher=teacher,
-                        chunk_steps=config.chunk_steps)
+                        batch_size=config.batch_size, optimizer=config.optimizer,
+                        workdir=workdir, seed_batching=config.seed_batching,
+                        eval_batch_size=config.eval_batch_size, teacher=teacher,
+                        chunk_steps=config.chunk_steps,
+                        mesh=mesh_from_config(config, RUNS_AXIS))
     metrics, table = summarize_runs(runs)
     timing = Path(workdir) / "timing.json"
     if timing.exists():
         ratios = json.loads(timing.read_text())
     else:
         trainers = {m: CurriculumTrainer(curriculum(m), init_fn, apply_fn,
-                                         batch_size=config.batch_size, lr=config.learning_rate)
+                                         batch_size=config.batch_size,
+                                         optimizer=config.optimizer,
+                                         eval_batch_size=config.eval_batch_size,
+                                         seed_batching=config.seed_batching)
                     for m in ("baseline", *config.meta_methods)}
         ratios = epoch_cost_ratios(trainers, make_data("standard"), seeds=seeds,
                                    num_epochs=config.num_epochs,

@@ -26,7 +26,10 @@ Seeds (quick: 6), from a power calculation made before the run
 Budget: 6 seeds ≈ 75 s on the pilot's 63.5 s for 5, within ``cpu_budget_s`` = 120.
 
 Mesh (every preset): ``{"runs": 1}``: the work is host code (CI tests in numpy and
-causal-learn), with no device arrays worth splitting; ``jaxlab plan`` says so.
+causal-learn's PC), with no device arrays worth splitting, so ``train.py`` builds no mesh
+and more devices would not speed it up (its only parallelism would be host processes over
+seeds or graphs); ``jaxlab plan`` says so. A killed run resumes after its last finished
+part (``<workdir>/parts``, see ``train.py``).
 """
 
 import ml_collections

@@ -1,8 +1,17 @@
-"""CCPG vs causal-learn's PC (stable): test counts, recovery, samples needed, runtime."""
+"""CCPG vs causal-learn's PC (stable): test counts, recovery, samples needed, runtime.
+
+A host program: every finished part (a star size, a random-DAG size, a seed's samples
+needed, the runtime study) is saved to ``<workdir>/parts/<name>.json`` and read back by a
+rerun, so a killed run resumes after its last finished part with the same numbers.
+"""
 
 from __future__ import annotations
 
+import json
 import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import jax
 import ml_collections
@@ -48,63 +57,39 @@ def _samples_needed(method, adj, weights, key, config) -> float:
     return float("nan")
 
 
-def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
-    del workdir
-    out: dict = {}
+def _part(workdir: str, name: str, compute: Callable[[], Any]) -> Any:
+    """``compute()``, saved to ``<workdir>/parts/<name>.json`` (atomically), or the saved
+    value when a previous run finished this part. JSON round-trips floats exactly."""
+    path = Path(workdir) / "parts" / f"{name}.json"
+    if path.exists():
+        return json.loads(path.read_text())
+    value = compute()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(value))
+    tmp.replace(path)
+    return value
 
-    # (a) oracle test counts on the star DAG.
-    ccpg_counts, pc_counts = [], []
-    for n in tqdm(config.star_ns, desc="star: tests"):
-        c, ok_c = _count(_ccpg_ok, star_dag(n))
-        p, ok_p = _count(_pc_ok, star_dag(n))
-        ccpg_counts.append(c)
-        pc_counts.append(p)
-        out[f"ccpg_tests_star_n{n}"] = float(c)
-        out[f"pc_tests_star_n{n}"] = float(p)
-    logn = np.log(np.asarray(config.star_ns, dtype=float))
-    out["ccpg_tests_growth_exponent"] = float(np.polyfit(logn, np.log(ccpg_counts), 1)[0])
-    out["pc_tests_growth_exponent"] = float(np.polyfit(logn, np.log(pc_counts), 1)[0])
-    out["ccpg_tests_star_pcmax"] = float(ccpg_counts[-1])
-    out["pc_tests_star_pcmax"] = float(pc_counts[-1])
-    for n in config.star_ns_ccpg:
-        c, ok = _count(_ccpg_ok, star_dag(n))
-        out[f"ccpg_tests_star_n{n}"] = float(c)
-        out[f"ccpg_star_recovered_n{n}"] = float(ok)
 
-    # (a) exact recovery on random identifiable DAGs.
-    recovered, pc_recovered = [], []
-    for n in tqdm(config.random_ns, desc="random DAGs"):
-        tests = []
-        for g in range(config.random_graphs_per_n):
-            adj = random_vstructure_dag(n, jax.random.key(1000 * n + g + config.seed))
-            c, ok = _count(_ccpg_ok, adj)
-            recovered.append(float(ok))
-            tests.append(c)
-            if n <= config.pc_random_max_n:
-                p, ok_p = _count(_pc_ok, adj)
-                pc_recovered.append(float(ok_p))
-                out.setdefault(f"pc_tests_random_n{n}", []).append(float(p))
-        out[f"ccpg_tests_random_n{n}"] = [float(t) for t in tests]
-    # One exact fraction over the fixed set of graphs (the graphs are not seeds).
-    out["ccpg_oracle_recovered_per_graph"] = recovered
-    out["pc_oracle_recovered_per_graph"] = pc_recovered
-    out["ccpg_oracle_recovery"] = float(np.mean(recovered))
-    if pc_recovered:
-        out["pc_oracle_recovery"] = float(np.mean(pc_recovered))
+def _random_dags(config: ml_collections.ConfigDict, n: int) -> dict:
+    """Oracle CI-test counts and exact recovery of both methods on the random identifiable
+    DAGs with ``n`` nodes (PC only up to ``pc_random_max_n``)."""
+    out: dict = {"tests": [], "recovered": [], "pc_tests": [], "pc_recovered": []}
+    for g in range(config.random_graphs_per_n):
+        adj = random_vstructure_dag(n, jax.random.key(1000 * n + g + config.seed))
+        c, ok = _count(_ccpg_ok, adj)
+        out["recovered"].append(float(ok))
+        out["tests"].append(float(c))
+        if n <= config.pc_random_max_n:
+            p, ok_p = _count(_pc_ok, adj)
+            out["pc_recovered"].append(float(ok_p))
+            out["pc_tests"].append(float(p))
+    return out
 
-    # (b) samples needed on the star, Fisher-z.
-    adj = star_dag(config.n_sample_nodes)
-    need_c, need_p = [], []
-    for s in tqdm(range(config.seed, config.seed + config.num_seeds), desc="samples"):
-        key = jax.random.key(s)
-        w = random_weights(jax.random.fold_in(key, 0), adj)
-        need_c.append(_samples_needed(_ccpg_ok, adj, w, jax.random.fold_in(key, 1), config))
-        need_p.append(_samples_needed(_pc_ok, adj, w, jax.random.fold_in(key, 2), config))
-    out["ccpg_samples_needed"] = need_c
-    out["pc_samples_needed"] = need_p
-    out["sample_ratio_ccpg_to_pc"] = [c / p for c, p in zip(need_c, need_p, strict=True)]
 
-    # (c) runtime end to end (Fisher-z on N samples; test built once per method and run).
+def _runtimes(config: ml_collections.ConfigDict) -> dict:
+    """(c) end-to-end runtime on the star, per seed (Fisher-z on N samples; the test built
+    once per method and run; the first seed's compile warmed up first)."""
     adj = star_dag(config.runtime_nodes)
     t_c, t_p, ok_c, ok_p = [], [], [], []
     for s in range(config.seed, config.seed + config.num_seeds):
@@ -117,10 +102,67 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
             start = time.perf_counter()
             oks.append(float(method(adj, fisher_z_test(x, config.alpha))))
             times.append(time.perf_counter() - start)
-    out["ccpg_runtime_s"] = t_c
-    out["pc_runtime_s"] = t_p
-    out["ccpg_runtime_recovered"] = ok_c
-    out["pc_runtime_recovered"] = ok_p
+    return {"ccpg_runtime_s": t_c, "pc_runtime_s": t_p, "ccpg_runtime_recovered": ok_c,
+            "pc_runtime_recovered": ok_p}
+
+
+def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
+    out: dict = {}
+
+    # (a) oracle test counts on the star DAG.
+    ccpg_counts, pc_counts = [], []
+    for n in tqdm(config.star_ns, desc="star: tests"):
+        c, p = _part(workdir, f"star_n{n}", lambda n=n: [_count(_ccpg_ok, star_dag(n))[0],
+                                                          _count(_pc_ok, star_dag(n))[0]])
+        ccpg_counts.append(c)
+        pc_counts.append(p)
+        out[f"ccpg_tests_star_n{n}"] = float(c)
+        out[f"pc_tests_star_n{n}"] = float(p)
+    logn = np.log(np.asarray(config.star_ns, dtype=float))
+    out["ccpg_tests_growth_exponent"] = float(np.polyfit(logn, np.log(ccpg_counts), 1)[0])
+    out["pc_tests_growth_exponent"] = float(np.polyfit(logn, np.log(pc_counts), 1)[0])
+    out["ccpg_tests_star_pcmax"] = float(ccpg_counts[-1])
+    out["pc_tests_star_pcmax"] = float(pc_counts[-1])
+    for n in config.star_ns_ccpg:
+        c, ok = _part(workdir, f"star_ccpg_n{n}", lambda n=n: _count(_ccpg_ok, star_dag(n)))
+        out[f"ccpg_tests_star_n{n}"] = float(c)
+        out[f"ccpg_star_recovered_n{n}"] = float(ok)
+
+    # (a) exact recovery on random identifiable DAGs.
+    recovered, pc_recovered = [], []
+    for n in tqdm(config.random_ns, desc="random DAGs"):
+        part = _part(workdir, f"random_n{n}", lambda n=n: _random_dags(config, n))
+        recovered += part["recovered"]
+        pc_recovered += part["pc_recovered"]
+        if part["pc_tests"]:
+            out[f"pc_tests_random_n{n}"] = part["pc_tests"]
+        out[f"ccpg_tests_random_n{n}"] = part["tests"]
+    # One exact fraction over the fixed set of graphs (the graphs are not seeds).
+    out["ccpg_oracle_recovered_per_graph"] = recovered
+    out["pc_oracle_recovered_per_graph"] = pc_recovered
+    out["ccpg_oracle_recovery"] = float(np.mean(recovered))
+    if pc_recovered:
+        out["pc_oracle_recovery"] = float(np.mean(pc_recovered))
+
+    # (b) samples needed on the star, Fisher-z.
+    adj = star_dag(config.n_sample_nodes)
+    need_c, need_p = [], []
+    for s in tqdm(range(config.seed, config.seed + config.num_seeds), desc="samples"):
+        def needed(s=s):
+            key = jax.random.key(s)
+            w = random_weights(jax.random.fold_in(key, 0), adj)
+            return [_samples_needed(method, adj, w, jax.random.fold_in(key, k), config)
+                    for k, method in ((1, _ccpg_ok), (2, _pc_ok))]
+
+        c, p = _part(workdir, f"samples_seed{s}", needed)
+        need_c.append(c)
+        need_p.append(p)
+    out["ccpg_samples_needed"] = need_c
+    out["pc_samples_needed"] = need_p
+    out["sample_ratio_ccpg_to_pc"] = [c / p for c, p in zip(need_c, need_p, strict=True)]
+
+    # (c) runtime end to end.
+    out.update(_part(workdir, "runtime", lambda: _runtimes(config)))
     return out
 
 

@@ -31,12 +31,21 @@ Budget trade-off: the seeds are batched in one program, so 5 seeds cost little m
 the timing adds one compile per meta method and 5 rounds per seed (seconds).
 
 Mesh (every preset): ``{"runs": -1}``: the seeds of a (setting, method) run are independent
-small models (a few MB each with the training set); they split over devices.
+small models (a few MB each with the training set); they split over devices (padded to
+them; on one device the program is the unsplit one, numbers unchanged). The teacher and the
+cost timing run one seed on the default device.
+
+Nothing lost mid-run: every finished (setting, method) run, all its seeds, is saved to
+``<workdir>/runs/<setting>__<method>.json`` and the cost ratios to ``timing.json``; a killed
+run resumes at the next unfinished run. ``chunk_steps`` (paper: 50) adds orbax checkpoints
+inside a run every that many steps, resumed mid-epoch.
 """
 
 import ml_collections
 
 from jaxlab.report import base_config
+
+from .. import REFERENCE_SCHEDULES
 
 # CurBench's text curricula (its run script's list) and the baseline.
 METHODS = ("baseline", "spl", "ttcl", "mcl", "dihcl", "adaptive_cl", "screener_net", "lre",
@@ -62,10 +71,14 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.embed_dim = 32
     c.num_epochs = 10
     c.batch_size = 50
-    c.learning_rate = 1e-2
+    # The reference's optimiser; its learning rate is also the meta look-ahead step.
+    c.optimizer = ml_collections.ConfigDict({"name": "adam", "learning_rate": 1e-2})
+    c.eval_batch_size = 500  # evaluation chunk (one compiled program for every split)
     c.seed_batching = "map"
     c.chunk_steps = None  # paper: checkpoint every 50 steps, resume mid-epoch
     c.spl_start_rate = 0.2
+    c.reference_epochs = 200  # the reference's schedules are written for 200 epochs
+    c.reference_schedules = ml_collections.ConfigDict(REFERENCE_SCHEDULES)
     c.grow_fraction = 0.5
     # The cost claim: one epoch of each meta-gradient method over the baseline's, per seed,
     # standard setting, same model and data, timed interleaved (jaxlab.train.timing).

@@ -122,7 +122,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         data = CurriculumData(w["teacher_x"], w["teacher_y"], w["val_x"], w["val_y"],
                               w["val_x"], w["val_y"], num_classes)
         return train_teacher(data, init_fn, apply_fn, config.seed + 10_000, config.num_epochs,
-                             config.batch_size, config.learning_rate)
+                             config.batch_size, config.optimizer,
+                             config.eval_batch_size, config.seed_batching)
 
     return run_experiment(
         config,

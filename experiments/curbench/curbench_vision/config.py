@@ -30,12 +30,21 @@ budget on the shared machine before the timing (about 40 s more: four one-seed c
 and 5 rounds per seed; budget now 460 s), so the seed count stays at 3.
 
 Mesh (every preset): ``{"runs": -1}``: the seeds of a (setting, method) run are independent
-small models (a few MB each with the training set); they split over devices.
+small models (a few MB each with the training set); they split over devices (padded to
+them; on one device the program is the unsplit one, numbers unchanged). The teacher and the
+cost timing run one seed on the default device.
+
+Nothing lost mid-run: every finished (setting, method) run, all its seeds, is saved to
+``<workdir>/runs/<setting>__<method>.json`` and the cost ratios to ``timing.json``; a killed
+run resumes at the next unfinished run. ``chunk_steps`` (paper: 50) adds orbax checkpoints
+inside a run every that many steps, resumed mid-epoch.
 """
 
 import ml_collections
 
 from jaxlab.report import base_config
+
+from .. import REFERENCE_SCHEDULES
 
 # CurBench's 15 curricula and the baseline.
 METHODS = ("baseline", "spl", "ttcl", "mcl", "lgl", "c2f", "dihcl", "adaptive_cl",
@@ -60,11 +69,15 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.image_size = 14  # 28: full resolution; 14: 2×2 average-pooled
     c.num_epochs = 5
     c.batch_size = 50
-    c.learning_rate = 1e-3
+    # The reference's optimiser; its learning rate is also the meta look-ahead step.
+    c.optimizer = ml_collections.ConfigDict({"name": "adam", "learning_rate": 1e-3})
+    c.eval_batch_size = 500  # evaluation chunk (one compiled program for every split)
     c.seed_batching = "map"
     c.chunk_steps = None  # paper: checkpoint every 50 steps, resume mid-epoch
     # Per-method hyper-parameters (the reference's defaults, epochs scaled to the run).
     c.spl_start_rate = 0.2
+    c.reference_epochs = 200  # the reference's schedules are written for 200 epochs
+    c.reference_schedules = ml_collections.ConfigDict(REFERENCE_SCHEDULES)
     c.grow_fraction = 0.5  # pacing reaches the whole set at this fraction of the epochs
     # The cost claim: one epoch of each meta-gradient method over the baseline's, per seed,
     # standard setting, same model and data, timed interleaved (jaxlab.train.timing).

@@ -81,7 +81,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         data = CurriculumData(splits["teacher_x"], splits["teacher_y"], splits["val_x"],
                               splits["val_y"], splits["val_x"], splits["val_y"], NUM_CLASSES)
         return train_teacher(data, init_fn, apply_fn, config.seed + 10_000, config.num_epochs,
-                             config.batch_size, config.learning_rate)
+                             config.batch_size, config.optimizer,
+                             config.eval_batch_size, config.seed_batching)
 
     return run_experiment(
         config, lambda setting: setting_data(splits, setting, config, seeds),

@@ -1,8 +1,15 @@
-"""Replications of the synthetic policy-comparison study, vmapped over seeds."""
+"""Replications of the synthetic policy-comparison study, batched over seeds and split over
+the ``runs`` axis of ``config.mesh`` (``jaxlab.train.batch_runs``).
+
+Every finished grid point (all replications) is saved to
+``<workdir>/grid/<setting>_n<N>_lam<Λ>_beta<β>.npz`` and read back by a rerun, so a killed
+run resumes at the next grid point with the same numbers.
+"""
 
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -11,7 +18,8 @@ import numpy as np
 from jax.sharding import NamedSharding, PartitionSpec
 
 from jaxlab.causal import policy as P
-from jaxlab.train.mesh import RUNS_AXIS
+from jaxlab.train import batch_runs
+from jaxlab.train.mesh import RUNS_AXIS, mesh_from_config
 from jaxlab.train.plan import PlanSpec, abstract
 
 # ---------------------------------------------------------------------------------------
@@ -74,40 +82,38 @@ def _intervals(v1, p0, lo, hi):
     return out
 
 
-@functools.partial(jax.jit, static_argnums=(1, 2, 5, 6, 7))
-def _replications(keys, num_samples, setting, lam, beta, num_z, folds, steps, ridge):
-    def one(key):
-        k_data, k_fold = jax.random.split(key)
-        dat = P.simulate_policy_data(k_data, num_samples, setting, lam, beta, num_z)
-        t, d, y = dat["t"], dat["d"], dat["y"]
-        truth = {m: P.regret(dat["v_true"], m) for m in P.METRICS}
-        res = {}
-        # oracle nuisances and oracle identified cells
-        v1, p0 = P.identified_cells(t, dat["e"], dat["mu1"])
-        if setting == "msm":
-            lo, hi = P.mu0_bounds_msm(dat["mu1"], lam)
-        else:
-            lo, hi = P.mu0_bounds_iv(dat["mu1_z"], dat["e_z"], dat["mu1"], dat["e"])
-        res["oracle"] = _intervals(v1, p0, *P.unobserved_cell_bounds(t, dat["e"], lo, hi))
-        # estimated nuisances; identified cells from counts
-        e_hat, mu1_hat, e_z, mu1_z = _cross_fit(k_fold, dat["x"], dat["z"], d, y, num_z,
-                                                folds, steps, ridge)
-        v_emp = P.cell_table(y, t, d)
-        v1_emp = v_emp[:, :, 1]
-        p0_emp = v_emp[:, :, 0].sum(axis=0)
-        if setting == "msm":
-            lo, hi = P.mu0_bounds_msm(mu1_hat, lam)
-            res["plugin"] = _intervals(v1_emp, p0_emp,
-                                       *P.unobserved_cell_bounds(t, e_hat, lo, hi))
-            res["dr"] = _intervals(
-                v1_emp, p0_emp, *P.unobserved_cell_bounds_dr(t, d, y, e_hat, mu1_hat, lam))
-        else:
-            lo, hi = P.mu0_bounds_iv(mu1_z, e_z, mu1_hat, e_hat)
-            res["plugin"] = _intervals(v1_emp, p0_emp,
-                                       *P.unobserved_cell_bounds(t, e_hat, lo, hi))
-        return res, truth
-
-    return jax.vmap(one)(keys)
+def _replication(key, lam, beta, *, num_samples, setting, num_z, folds, steps, ridge):
+    """One replication at one grid point: ``(intervals, true regrets)``; ``res[estimator]
+    [metric] = (delta interval [2], standard interval [2])``, ``truth[metric]`` a scalar."""
+    k_data, k_fold = jax.random.split(key)
+    dat = P.simulate_policy_data(k_data, num_samples, setting, lam, beta, num_z)
+    t, d, y = dat["t"], dat["d"], dat["y"]
+    truth = {m: P.regret(dat["v_true"], m) for m in P.METRICS}
+    res = {}
+    # oracle nuisances and oracle identified cells
+    v1, p0 = P.identified_cells(t, dat["e"], dat["mu1"])
+    if setting == "msm":
+        lo, hi = P.mu0_bounds_msm(dat["mu1"], lam)
+    else:
+        lo, hi = P.mu0_bounds_iv(dat["mu1_z"], dat["e_z"], dat["mu1"], dat["e"])
+    res["oracle"] = _intervals(v1, p0, *P.unobserved_cell_bounds(t, dat["e"], lo, hi))
+    # estimated nuisances; identified cells from counts
+    e_hat, mu1_hat, e_z, mu1_z = _cross_fit(k_fold, dat["x"], dat["z"], d, y, num_z,
+                                            folds, steps, ridge)
+    v_emp = P.cell_table(y, t, d)
+    v1_emp = v_emp[:, :, 1]
+    p0_emp = v_emp[:, :, 0].sum(axis=0)
+    if setting == "msm":
+        lo, hi = P.mu0_bounds_msm(mu1_hat, lam)
+        res["plugin"] = _intervals(v1_emp, p0_emp,
+                                   *P.unobserved_cell_bounds(t, e_hat, lo, hi))
+        res["dr"] = _intervals(
+            v1_emp, p0_emp, *P.unobserved_cell_bounds_dr(t, d, y, e_hat, mu1_hat, lam))
+    else:
+        lo, hi = P.mu0_bounds_iv(mu1_z, e_z, mu1_hat, e_hat)
+        res["plugin"] = _intervals(v1_emp, p0_emp,
+                                   *P.unobserved_cell_bounds(t, e_hat, lo, hi))
+    return res, truth
 
 
 # ---------------------------------------------------------------------------------------
@@ -115,20 +121,54 @@ def _replications(keys, num_samples, setting, lam, beta, num_z, folds, steps, ri
 # ---------------------------------------------------------------------------------------
 
 
+def _one_replication(config: ml_collections.ConfigDict, num_samples: int, setting: str):
+    """:func:`_replication` at one sample size and setting, ``(key, lam, beta) -> ...``."""
+    return functools.partial(_replication, num_samples=num_samples, setting=setting,
+                             num_z=config.num_z, folds=config.folds,
+                             steps=config.newton_steps, ridge=config.ridge)
+
+
+def _grid_point(path: Path, compute) -> dict[str, np.ndarray]:
+    """The flat arrays ``{"est/metric/delta|std|truth": [num_seeds, ...]}`` of one grid
+    point: ``compute()``, saved to ``path`` (atomically), or read back from it."""
+    if path.exists():
+        with np.load(path) as saved:
+            return dict(saved)
+    res, truth = compute()
+    arrays = {}
+    for est, per_metric in res.items():
+        for m, (delta, std) in per_metric.items():
+            arrays.update({f"{est}/{m}/delta": np.asarray(delta),
+                           f"{est}/{m}/std": np.asarray(std),
+                           f"{est}/{m}/truth": np.asarray(truth[m])})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp.npz")
+    np.savez(tmp, **arrays)
+    tmp.replace(path)
+    return arrays
+
+
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
-    del workdir
     keys = jax.random.split(jax.random.key(config.seed), config.num_seeds)
     rows = []  # (setting, n, lam, beta, estimator, metric, arrays)
+    mesh = mesh_from_config(config, RUNS_AXIS)
+    programs = {}  # (setting, n) -> the batched replications (one compile each)
 
     def run(setting, n, lam, beta):
-        res, truth = _replications(keys, n, setting, jnp.float32(lam), jnp.float32(beta),
-                                   config.num_z, config.folds, config.newton_steps,
-                                   config.ridge)
-        for est, per_metric in res.items():
-            for m, (delta, std) in per_metric.items():
+        def compute():
+            if (setting, n) not in programs:
+                programs[setting, n] = batch_runs(_one_replication(config, n, setting),
+                                                  in_axes=(0, None, None), mesh=mesh)
+            return programs[setting, n](keys, jnp.float32(lam), jnp.float32(beta))
+
+        path = Path(workdir) / "grid" / f"{setting}_n{n}_lam{lam:g}_beta{beta:g}.npz"
+        arrays = _grid_point(path, compute)
+        for name in arrays:
+            est, m, kind = name.split("/")
+            if kind == "delta":
                 rows.append(dict(setting=setting, n=n, lam=lam, beta=beta, est=est, metric=m,
-                                 delta=np.asarray(delta), std=np.asarray(std),
-                                 truth=np.asarray(truth[m])))
+                                 delta=arrays[name], std=arrays[f"{est}/{m}/std"],
+                                 truth=arrays[f"{est}/{m}/truth"]))
 
     # pre-flight: the instrument strata of one replication are populated
     probe = P.simulate_policy_data(keys[0], config.iv_samples, "iv", 1.0,
@@ -206,8 +246,9 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
 
 
 def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
-    """For ``jaxlab plan``: :func:`_replications` at the largest sample size (MSM: oracle,
-    plug-in and DR intervals), replications split over ``runs``.
+    """For ``jaxlab plan``: :func:`_replication` of every replication (vmapped, as
+    ``batch_runs`` runs them) at the largest sample size (MSM: oracle, plug-in and DR
+    intervals), replications split over ``runs``.
 
     A call is one grid point of every replication (a run = a replication at one grid
     point, one call each). XLA counts the Newton loop's body once, so the FLOPs are a
@@ -223,9 +264,9 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     scalar = jax.ShapeDtypeStruct((), jnp.float32, sharding=rep)
     n = max(config.sample_sizes)
 
-    def fn(keys, lam, beta):
-        return _replications(keys, n, "msm", lam, beta, config.num_z, config.folds,
-                             config.newton_steps, config.ridge)
+    spmd = RUNS_AXIS if runs > 1 else None
+    fn = jax.vmap(_one_replication(config, n, "msm"), in_axes=(0, None, None),
+                  spmd_axis_name=spmd)
 
     points = len(config.sample_sizes) * len(config.lambdas) + len(config.iv_strengths)
     return PlanSpec(

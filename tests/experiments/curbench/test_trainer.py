@@ -8,8 +8,14 @@ import pytest
 from jaxlab_experiments.curbench.trainer import CurriculumData, CurriculumTrainer
 
 from jaxlab import curriculum as cl
+from jaxlab.train.mesh import make_mesh
 
 N, D, C = 120, 4, 3
+
+
+def _adam(lr):
+    """The optimiser entry of a config (``jaxlab.train.make_optimizer``)."""
+    return {"name": "adam", "learning_rate": lr}
 
 
 class _Mlp(nn.Module):
@@ -40,7 +46,7 @@ def data():
 
 def test_spl_changes_subsets_without_recompiling(data):
     trainer = CurriculumTrainer(cl.spl(start_rate=0.2, grow_epochs=3), _init, _apply,
-                                batch_size=16, lr=1e-2, max_traces=1)
+                                batch_size=16, optimizer=_adam(1e-2), max_traces=1)
     result = trainer.run(data, seeds=[0, 1], num_epochs=4)
     assert np.shape(result["test_acc"]) == (2,)
     assert np.shape(result["val_acc"]) == (4, 2)
@@ -49,11 +55,24 @@ def test_spl_changes_subsets_without_recompiling(data):
 
 
 def test_baseline_learns_and_map_equals_vmap(data):
-    results = [CurriculumTrainer(cl.baseline(), _init, _apply, batch_size=16, lr=3e-2,
-                                 seed_batching=m).run(data, seeds=[0, 1], num_epochs=3)
+    results = [CurriculumTrainer(cl.baseline(), _init, _apply, batch_size=16,
+                                 optimizer=_adam(3e-2), seed_batching=m).run(
+                   data, seeds=[0, 1], num_epochs=3)
                for m in ("map", "vmap")]
     np.testing.assert_allclose(results[0]["val_acc"], results[1]["val_acc"], atol=0.051)
     assert max(results[0]["best_val_acc"]) > 0.6
+
+
+@pytest.mark.parametrize("runs,seeds", [(4, [0, 1, 2, 3]), (8, [0, 1, 2])])
+def test_seeds_split_over_a_mesh_match_one_device(data, runs, seeds):
+    """The seeds of a run split over a ``runs`` mesh axis (padded to it when they do not
+    divide it) train exactly as on the default device."""
+    make = lambda mesh: CurriculumTrainer(cl.dcl(), _init, _apply, batch_size=16,
+                                          optimizer=_adam(1e-2), mesh=mesh)
+    one = make(None).run(data, seeds=seeds, num_epochs=2)
+    split = make(make_mesh({"runs": runs})).run(data, seeds=seeds, num_epochs=2)
+    np.testing.assert_allclose(split["val_acc"], one["val_acc"], atol=1e-6)
+    np.testing.assert_allclose(split["test_acc"], one["test_acc"], atol=1e-6)
 
 
 @pytest.mark.parametrize("weights,match", [(np.ones(N - 1), "shape"), (-np.ones(N), ">= 0"),
@@ -63,19 +82,20 @@ def test_bad_curriculum_weights_are_errors(data, weights, match):
         cl.baseline(), name="bad",
         data_curriculum=lambda state, epoch, losses: state._replace(weights=weights))
     with pytest.raises(ValueError, match=match):
-        CurriculumTrainer(bad, _init, _apply, batch_size=16, lr=1e-2).run(data, seeds=[0],
-                                                                          num_epochs=1)
+        CurriculumTrainer(bad, _init, _apply, batch_size=16, optimizer=_adam(1e-2)).run(
+            data, seeds=[0], num_epochs=1)
 
 
 def test_vision_only_curriculum_refuses_vectors(data):
     vision = dataclasses.replace(cl.baseline(), name="cbs_like", vision_only=True)
     with pytest.raises(ValueError, match="vision-only"):
-        CurriculumTrainer(vision, _init, _apply, batch_size=16, lr=1e-2).run(
+        CurriculumTrainer(vision, _init, _apply, batch_size=16, optimizer=_adam(1e-2)).run(
             data, seeds=[0], num_epochs=1)
 
 
 def test_resume_from_workdir_matches_uninterrupted(data, tmp_path):
-    make = lambda: CurriculumTrainer(cl.dcl(), _init, _apply, batch_size=32, lr=1e-2)
+    make = lambda: CurriculumTrainer(cl.dcl(), _init, _apply, batch_size=32,
+                                     optimizer=_adam(1e-2))
     full = make().run(data, seeds=[3], num_epochs=2)
     make().run(data, seeds=[3], num_epochs=2, workdir=str(tmp_path), stop_after=1)
     resumed = make().run(data, seeds=[3], num_epochs=2, workdir=str(tmp_path))
@@ -85,9 +105,9 @@ def test_resume_from_workdir_matches_uninterrupted(data, tmp_path):
 
 def test_bad_arguments(data):
     with pytest.raises(ValueError, match="batch_size"):
-        CurriculumTrainer(cl.baseline(), _init, _apply, batch_size=0, lr=1e-2)
+        CurriculumTrainer(cl.baseline(), _init, _apply, batch_size=0, optimizer=_adam(1e-2))
     with pytest.raises(ValueError, match="train_labels"):
-        CurriculumTrainer(cl.baseline(), _init, _apply, batch_size=16, lr=1e-2).run(
+        CurriculumTrainer(cl.baseline(), _init, _apply, batch_size=16, optimizer=_adam(1e-2)).run(
             data._replace(train_labels=np.zeros((3, N), np.int32)), seeds=[0, 1],
             num_epochs=1)
 
@@ -114,7 +134,8 @@ def test_new_curricula_run_without_recompiling(name):
               "adaptive_cl": {"pace_r": 1, "inv": 1}}.get(name, {})
     trainer = CurriculumTrainer(
         cl.get_curriculum(name, **kwargs), lambda k: model.init(k, x[:1])["params"],
-        lambda p, z, a: model.apply({"params": p}, z), batch_size=16, lr=1e-2, max_traces=1)
+        lambda p, z, a: model.apply({"params": p}, z), batch_size=16, optimizer=_adam(1e-2),
+        max_traces=1)
     result = trainer.run(data, seeds=[0, 1], num_epochs=3)
     assert np.shape(result["val_acc"]) == (3, 2)
     if name in ("c2f", "adaptive_cl"):
@@ -127,10 +148,12 @@ def test_mid_epoch_resume_keeps_the_curriculum_state(data, tmp_path):
     # DIHCL: the loss hook updates the hardness in the state, the epoch's subset is sampled
     # from it; 8 steps per epoch in chunks of 3 (the last chunk padded).
     make = lambda: CurriculumTrainer(cl.dihcl(warm_epochs=1, bottom_size=0.5), _init, _apply,
-                                     batch_size=16, lr=1e-2, chunk_steps=3, max_traces=1)
+                                     batch_size=16, optimizer=_adam(1e-2), chunk_steps=3,
+                                     max_traces=1)
     full = make().run(data, seeds=[3, 4], num_epochs=3)
     whole = CurriculumTrainer(cl.dihcl(warm_epochs=1, bottom_size=0.5), _init, _apply,
-                              batch_size=16, lr=1e-2).run(data, seeds=[3, 4], num_epochs=3)
+                              batch_size=16, optimizer=_adam(1e-2)).run(
+        data, seeds=[3, 4], num_epochs=3)
     np.testing.assert_allclose(full["val_acc"], whole["val_acc"])  # chunking changes nothing
     for stop in (4, 4):  # killed inside epoch 2, then inside epoch 3; resumed to the end
         make().run(data, seeds=[3, 4], num_epochs=3, workdir=str(tmp_path),
@@ -139,5 +162,5 @@ def test_mid_epoch_resume_keeps_the_curriculum_state(data, tmp_path):
     np.testing.assert_allclose(resumed["val_acc"], full["val_acc"])
     np.testing.assert_allclose(resumed["test_acc"], full["test_acc"])
     with pytest.raises(ValueError, match="chunk_steps"):
-        CurriculumTrainer(cl.baseline(), _init, _apply, batch_size=16, lr=1e-2,
+        CurriculumTrainer(cl.baseline(), _init, _apply, batch_size=16, optimizer=_adam(1e-2),
                           chunk_steps=0)
