@@ -47,7 +47,7 @@ def epoch_ratios(methods, n: int, repeats: int) -> dict[str, float]:
     fns = {}
     for name in methods:
         trainer = CurriculumTrainer(cl.get_curriculum(name), init_fn, apply_fn, batch_size=50,
-                                    lr=1e-3)
+                                    optimizer={"name": "adam", "learning_rate": 1e-3})
         fns[name] = lambda t=trainer: t.run(data, [0], 1)["val_acc"]
     return time_interleaved(fns, repeats=repeats)
 
