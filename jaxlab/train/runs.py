@@ -301,6 +301,8 @@ def batch_runs(
 
         return looped
 
+    if mesh is not None and mesh.size == 1:
+        mesh = None  # one device: the unsharded program (bit-identical to ``mesh=None``)
     if mesh is None:
 
         @functools.partial(jit_run, fast_compile=fast_compile, static_argnums=0)

@@ -26,7 +26,7 @@ from tests.experiments.smoke import smoke_results, xla_flags
 
 EXPERIMENTS = registry.discover()
 # Experiments whose config declares one device at smoke (the reason is in the config).
-ONE_DEVICE = {"ccpg_discovery", "nem_explanations"}
+ONE_DEVICE = {"ccpg_discovery", "nem_explanations", "gadc_adaptive"}
 # name: (1-device override, rtol, metric-name prefixes that are timings, slow)
 CASES = {
     "multimax_tradeoff": ("mesh.runs=1", 1e-4, (), False),
@@ -36,6 +36,20 @@ CASES = {
     "multimax_lm": ("mesh.data=1", 1e-3, (), True),
     "flipad_attribution": ("mesh.data=1", 1e-6, (), True),
     "flipad_images": ("mesh.data=1", 1e-6, (), True),
+    "dpo_dynamics": ("mesh.runs=1", 1e-6, (), True),
+    "icl_nonlinear": ("mesh.runs=1", 1e-6, (), True),
+    "eureka_two_step": ("mesh.runs=1", 1e-6, (), True),
+    "diffusion_reproducibility": ("mesh.runs=1", 1e-5, (), True),
+    "llark_music": ("mesh.runs=1", 1e-6, (), True),
+    "drstrategy_maze": ("mesh.runs=1", 1e-5, (), True),
+    "mscp_passive_data": ("mesh.runs=1", 1e-5, (), True),
+    "slwi_stream": ("mesh.runs=1", 1e-4, ("slwi_time_overhead", "tent_ms_per_step"), True),
+    "adr_gd_attack": ("mesh.runs=1", 1e-3, (), True),  # ADR-GD's noise kicks amplify rounding
+    "gadc_metattack": ("mesh.runs=1", 1e-6, (), True),
+    "gadc_heterophily": ("mesh.runs=1", 1e-6, (), True),
+    "curbench_text": ("mesh.runs=1", 1e-6, ("meta_cost_ratio",), True),
+    "curbench_vision": ("mesh.runs=1", 1e-6, ("meta_cost_ratio",), True),
+    "policy_regret_intervals": ("mesh.runs=1", 1e-6, (), True),
 }
 
 
