@@ -25,6 +25,8 @@ import ml_collections
 
 from jaxlab.report import base_config
 
+from ..trainer import adamw_warmup_cosine
+
 
 def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c = base_config(preset)
@@ -40,11 +42,8 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.mlp_dim = 128
     c.batch_size = 32
     c.num_steps = 500
-    c.init_learning_rate = 0.0  # the warmup's start
-    c.learning_rate = 3e-3
-    c.warmup_steps = 50
-    c.weight_decay = 0.1
-    c.clip_norm = 1.0  # global-norm gradient clip
+    peak_lr = 3e-3
+    warmup = 50
     c.eval_windows = 256  # validation windows of seq_len characters (0: all)
     c.checkpoint_every = 100  # steps; a killed run resumes from the last one
     c.log_every = 10
@@ -58,18 +57,20 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.mlp_dim = 2048
         c.batch_size = 64
         c.num_steps = 50_000
-        c.learning_rate = 6e-4
-        c.warmup_steps = 2000
+        peak_lr = 6e-4
+        warmup = 2000
         c.eval_windows = 0
         c.checkpoint_every = 2000
         c.cpu_budget_s = 10**6
     if preset == "smoke":  # seconds: the quick code path and grid at toy sizes
         c.num_steps = 3
         c.checkpoint_every = 0  # only at the end (3 steps)
-        c.warmup_steps = 1
+        warmup = 1
         c.num_seeds = 1
         c.dim = 16
         c.mlp_dim = 32
         c.eval_windows = 8
         c.cpu_budget_s = 30
+    # AdamW, linear warm-up from 0 then cosine decay over the run, global-norm clip.
+    c.optimizer = adamw_warmup_cosine(peak_lr, warmup, c.num_steps, weight_decay=0.1, clip=1.0)
     return c

@@ -14,21 +14,12 @@ from flax.training import train_state
 
 from jaxlab.data.pipeline import batch_dataset
 from jaxlab.data.text import char_vocabulary, encode, shakespeare_splits, windows
-from jaxlab.nn import TransformerLM, multimax_decay_mask
+from jaxlab.nn import TransformerLM
 from jaxlab.train import create_state, fit, mesh_from_config
 from jaxlab.train.mesh import batch_sharding, replicated
 from jaxlab.train.plan import PlanSpec, abstract
 
-
-def make_optimizer(config: ml_collections.ConfigDict) -> optax.GradientTransformation:
-    schedule = optax.warmup_cosine_decay_schedule(
-        config.init_learning_rate, config.learning_rate, config.warmup_steps, config.num_steps
-    )
-    # The MultiMax scalars get Adam updates without weight decay (reference README).
-    return optax.chain(
-        optax.clip_by_global_norm(config.clip_norm),
-        optax.adamw(schedule, weight_decay=config.weight_decay, mask=multimax_decay_mask),
-    )
+from ..trainer import multimax_optimizer
 
 
 def next_token_nll(apply_fn, params, window: jax.Array) -> jax.Array:
@@ -81,7 +72,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     for normalizer in config.normalizers:
         model = make_model(config, normalizer, len(vocabulary))
         state, train_key = create_state(model, jnp.asarray(train_windows[:1, :-1]),
-                                        make_optimizer(config), jax.random.key(config.seed))
+                                        multimax_optimizer(config), jax.random.key(config.seed))
         state, history = fit(
             state=state,
             train_step=train_step,
@@ -108,7 +99,7 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     model = make_model(config, "multimax", len(char_vocabulary(train_text)))
     window = jax.ShapeDtypeStruct((config.batch_size, config.seq_len + 1), jnp.int32)
     state = jax.eval_shape(
-        lambda w: create_state(model, w[:1, :-1], make_optimizer(config),
+        lambda w: create_state(model, w[:1, :-1], multimax_optimizer(config),
                                jax.random.key(config.seed))[0],
         window)
     rng = jax.eval_shape(lambda: jax.random.key(0))

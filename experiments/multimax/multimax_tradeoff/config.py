@@ -42,8 +42,8 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.near_zero = 1e-3  # "sparse" entries: weight below this
     c.kept_fraction = 0.5  # a peak "keeps mass" if it gets >= this share of 1/num_peaks
     c.fit_steps = 400
-    c.fit_optimizer = "adam"  # an optax name, full-batch steps
-    c.fit_lr = 0.05
+    c.fit_optimizer = ml_collections.ConfigDict(  # full-batch steps
+        {"name": "adam", "learning_rate": 0.05})
     c.multimax_order = 2
     # A hand setting of the kind the paper reports (steeper below b, flatter above d), placed
     # from the data description alone: b halfway between noise (0) and peak height (4),

@@ -14,12 +14,18 @@ import jax
 import jax.numpy as jnp
 import ml_collections
 import numpy as np
-import optax
 from jax.sharding import NamedSharding, PartitionSpec
 from matplotlib.figure import Figure
 
 from jaxlab.nn import MultiMaxParams, entmax15, init_multimax_params, multimax_modulate, sparsemax
-from jaxlab.train import batch_runs, log_history, mesh_from_config, scan_run
+from jaxlab.train import (
+    batch_runs,
+    log_history,
+    make_optimizer,
+    mesh_from_config,
+    optimizer_step,
+    scan_run,
+)
 from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -53,27 +59,21 @@ def kl_to_target(log_p: jax.Array, is_peak: jax.Array, m: int) -> jax.Array:
 
 
 def fit(loss_fn, params, scores, is_peak, config):
-    """The optimiser ``config.fit_optimizer`` (an optax name) on ``loss_fn(params, scores,
-    is_peak)``; returns the fitted parameters and the loss at every step.
+    """The optimiser ``config.fit_optimizer`` (a :func:`jaxlab.train.make_optimizer` entry)
+    on ``loss_fn(params, scores, is_peak)``; returns the fitted parameters and the loss at
+    every step.
 
     The ``config.fit_steps`` full-batch steps are one ``scan_run``; the scores are arguments.
     """
-    tx = make_optimizer(config)
+    tx = make_optimizer(config.fit_optimizer)
     step = lambda carry, _: fit_step(loss_fn, tx, carry, scores, is_peak)  # noqa: E731
     (params, _), losses = scan_run(step, (params, tx.init(params)), length=config.fit_steps)
     return params, losses
 
 
-def make_optimizer(config: ml_collections.ConfigDict) -> optax.GradientTransformation:
-    return getattr(optax, config.fit_optimizer)(config.fit_lr)
-
-
 def fit_step(loss_fn, tx, carry, scores, is_peak):
     """One full-batch step: ``((params, opt_state), loss)``."""
-    params, opt_state = carry
-    loss, grads = jax.value_and_grad(loss_fn)(params, scores, is_peak)
-    updates, opt_state = tx.update(grads, opt_state, params)
-    return (optax.apply_updates(params, updates), opt_state), loss
+    return optimizer_step(lambda p, _: loss_fn(p, scores, is_peak), tx)(carry, None)
 
 
 def multimax_loss(params, scores, is_peak, num_peaks: int):
@@ -158,7 +158,7 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     """For ``jaxlab plan``: one step of the MultiMax fit for every seed, split over ``runs``."""
     runs = mesh.shape.get(RUNS_AXIS, 1)
     lanes = -(-config.num_seeds // runs) * runs
-    tx = make_optimizer(config)
+    tx = make_optimizer(config.fit_optimizer)
     loss = functools.partial(multimax_loss, num_peaks=config.num_peaks)
     carry = jax.eval_shape(jax.vmap(lambda k: (lambda p: (p, tx.init(p)))(
         init_multimax_params(k, config.multimax_order))),

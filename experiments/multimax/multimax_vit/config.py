@@ -27,6 +27,8 @@ import ml_collections
 
 from jaxlab.report import base_config
 
+from ..trainer import adamw_warmup_cosine
+
 
 def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c = base_config(preset)
@@ -42,10 +44,8 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.mlp_dim = 128
     c.batch_size = 128
     c.num_steps = 600
-    c.init_learning_rate = 0.0  # the warmup's start
-    c.learning_rate = 2e-3
-    c.warmup_steps = 50
-    c.weight_decay = 0.05
+    peak_lr = 2e-3
+    warmup = 50
     c.eval_images = 0  # test images to evaluate (0: all)
     c.checkpoint_every = 100  # steps; a killed run resumes from the last one
     c.log_every = 10
@@ -63,18 +63,20 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.mlp_dim = 1536
         c.batch_size = 1024
         c.num_steps = 375_000
-        c.learning_rate = 1e-3
-        c.warmup_steps = 6250
+        peak_lr = 1e-3
+        warmup = 6250
         c.checkpoint_every = 2000
         c.cpu_budget_s = 10**9
     if preset == "smoke":  # seconds: the quick code path and grid at toy sizes
         c.num_steps = 3
         c.checkpoint_every = 0  # only at the end (3 steps)
-        c.warmup_steps = 1
+        warmup = 1
         c.num_seeds = 1
         c.dim = 16
         c.mlp_dim = 32
         c.eval_images = 256
         c.sparsity_images = 64
         c.cpu_budget_s = 30
+    # AdamW, linear warm-up from 0 then cosine decay over the run.
+    c.optimizer = adamw_warmup_cosine(peak_lr, warmup, c.num_steps, weight_decay=0.05)
     return c

@@ -13,10 +13,12 @@ from flax.training import train_state
 
 from jaxlab.data.images import load_images
 from jaxlab.data.pipeline import batch_dataset
-from jaxlab.nn import ViT, multimax_decay_mask
+from jaxlab.nn import ViT
 from jaxlab.train import create_state, fit, mesh_from_config
 from jaxlab.train.mesh import batch_sharding, replicated
 from jaxlab.train.plan import PlanSpec, abstract
+
+from ..trainer import multimax_optimizer
 
 
 def make_model(config: ml_collections.ConfigDict, normalizer: str, num_classes: int) -> ViT:
@@ -30,14 +32,6 @@ def make_model(config: ml_collections.ConfigDict, normalizer: str, num_classes: 
         attention_normalizer=normalizer,
         output_normalizer=normalizer,
     )
-
-
-def make_optimizer(config: ml_collections.ConfigDict) -> optax.GradientTransformation:
-    schedule = optax.warmup_cosine_decay_schedule(
-        config.init_learning_rate, config.learning_rate, config.warmup_steps, config.num_steps
-    )
-    # The MultiMax scalars get Adam updates without weight decay (reference README).
-    return optax.adamw(schedule, weight_decay=config.weight_decay, mask=multimax_decay_mask)
 
 
 def train_step(state: train_state.TrainState, batch: dict, key: jax.Array):
@@ -92,7 +86,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     results: dict[str, float] = {}
     for normalizer in config.normalizers:
         model = make_model(config, normalizer, num_classes)
-        state, train_key = create_state(model, train_images[:1], make_optimizer(config),
+        state, train_key = create_state(model, train_images[:1], multimax_optimizer(config),
                                         jax.random.key(config.seed))
         state, _ = fit(
             state=state,
@@ -123,7 +117,7 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     model = make_model(config, "multimax", num_classes)
     example = jax.ShapeDtypeStruct((1, *shape), jnp.float32)
     state = jax.eval_shape(
-        lambda x: create_state(model, x, make_optimizer(config),
+        lambda x: create_state(model, x, multimax_optimizer(config),
                                jax.random.key(config.seed))[0], example)
     rows, rep = batch_sharding(mesh), replicated(mesh)
     batch = {"image": jax.ShapeDtypeStruct((config.batch_size, *shape), jnp.float32),
