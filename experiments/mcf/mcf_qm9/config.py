@@ -52,6 +52,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.mesh = {"data": -1}
     c.curve_every = 0  # learning curve: COV-R / MAT-R every this many steps (0: none)
     c.curve_num_test = 0  # molecules of the curve's points (0: all test molecules)
+    c.checkpoint_every = 500  # steps; a killed run resumes from the last one (0: at the end)
     if preset != "paper":
         c.dataset = "subset"
         c.model_size = "tiny"
@@ -79,6 +80,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.compute_dtype = "bfloat16"
         c.curve_every = 30_000
         c.curve_num_test = 200
+        c.checkpoint_every = 10_000
         c.cpu_budget_s = 10**7  # an accelerator run
     if preset == "smoke":  # seconds: the quick code path at toy sizes
         c.dataset = "tiny"
@@ -88,5 +90,6 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.num_test = 3
         c.num_seeds = 1
         c.curve_every = 2  # one point before the final step (the curve's code path)
+        c.checkpoint_every = 0
         c.cpu_budget_s = 30
     return c

@@ -185,6 +185,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         desc="mcf_qm9",
         hparams=config.to_dict(),
         mesh=mesh,
+        checkpoint_every=config.checkpoint_every,
         eval_fn=learning_curve_point if config.curve_every else None,
         eval_every=config.curve_every,
     )
