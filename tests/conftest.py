@@ -21,8 +21,9 @@ def shared_reports_dir(tmp_path_factory):
 
     Experiments' smoke results are saved there (``jaxlab.report.runner.load_or_run``), so
     the registry smoke test and the notebook that shows the same experiment compute it once.
-    The notebook kernels inherit this environment, with the suite's device count and rank
-    promotion, so a result is the same whichever process computed it first. A
+    Those smoke runs (tests/experiments/smoke.py) and the notebook kernels inherit this
+    environment's rank promotion and run on one device, so a result is the same whichever
+    process computed it first; the 8-device smoke runs are saved beside them. A
     ``JAXLAB_REPORTS_DIR`` set before the run is kept, so reruns can reuse its results.
     """
     if os.environ.get(runner.REPORTS_ENV):

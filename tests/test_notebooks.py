@@ -5,8 +5,10 @@ with ``PRESET = "smoke"`` (the papermill convention), so notebooks stay seconds-
 and a reader still gets the real run by default. The notebook's kernel compiles with XLA's
 backend optimisation level 0: smoke-sized notebooks are mostly compilation, their outputs are
 demonstrations (numerics are asserted by the kernel tests, under default flags), and this
-roughly halves their time. Every notebook draws a figure (a matplotlib call, and an
-``image/png`` output at smoke); committed outputs (``make notebooks``, at ``quick``) hold one.
+roughly halves their time. The kernel sees one CPU device, like the registry smoke test whose
+results it shares (tests/experiments/smoke.py). Every notebook draws a figure (a matplotlib
+call, and an ``image/png`` output at smoke); committed outputs (``make notebooks``, at
+``quick``) hold one.
 """
 
 import os
@@ -49,6 +51,7 @@ def test_notebook_runs_at_smoke_preset(path, monkeypatch):
     assert "Runtime:" in notebook.cells[0].source, f"{path.name}: state the runtime at the top"
     flags = os.environ.get("XLA_FLAGS", "")
     monkeypatch.setenv("XLA_FLAGS", f"{flags} --xla_backend_optimization_level=0".strip())
+    monkeypatch.setenv("JAX_NUM_CPU_DEVICES", "1")  # the registry smoke test's device count
     NotebookClient(notebook, timeout=300, kernel_name="python3",
                    resources={"metadata": {"path": str(REPO)}}).execute()
     assert _has_image(notebook), f"{path.name}: drew no figure at smoke"

@@ -1,14 +1,18 @@
-"""The suite's one way to get an experiment's ``smoke`` results (8 CPU devices, computed once
-per test run in the shared reports root of tests/conftest.py).
+"""The suite's one way to get an experiment's ``smoke`` results, computed once per test run
+in the shared reports root of tests/conftest.py, on 1 device or on the suite's 8.
 
-The smoke run is end-to-end plumbing, not numerics (the kernel tests assert those under
-default flags), and it is mostly compilation: it runs in a subprocess whose XLA compiles at
-backend optimisation level 0, which roughly halves its time (like the notebooks).
+The smoke run is end-to-end plumbing, not numerics (the kernel tests assert those), and it
+is mostly compilation: it runs in a subprocess whose XLA compiles at backend optimisation
+level 0, which roughly halves its time (like the notebooks). The registry smoke test and
+the notebooks use the 1-device run: on 8 fake CPU devices sharing 2 cores every experiment
+would pay for its padded, split runs. ``tests/experiments/test_devices.py`` and
+``test_multihost.py`` compare the 8-device run with it.
 """
 
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 from jaxlab.report import runner
 
@@ -20,15 +24,18 @@ def xla_flags() -> str:
     return f"{os.environ.get('XLA_FLAGS', '')} {FAST_XLA_FLAGS}".strip()
 
 
-def smoke_results(name: str) -> list[dict]:
-    """``runner.load_or_run(name, "smoke")``, computed (when not saved yet) in a subprocess.
+def smoke_results(name: str, devices: int = 1) -> list[dict]:
+    """``runner.load_or_run(name, "smoke")`` on ``devices`` CPU devices, computed (when not
+    saved yet) in a subprocess. The 1-device results live where ``jaxlab reproduce --preset
+    smoke`` would put them (the notebooks find them there); others beside them.
 
     Raises:
       AssertionError: the subprocess failed (its stderr's tail is the message).
     """
-    code = f"from jaxlab.report import runner; runner.load_or_run({name!r}, 'smoke')"
-    done = subprocess.run([sys.executable, "-c", code],
-                          env={**os.environ, "XLA_FLAGS": xla_flags()},
-                          capture_output=True, text=True, check=False)
+    out = None if devices == 1 else str(Path(runner.default_out("smoke")) / f"{devices}-devices")
+    code = f"from jaxlab.report import runner; runner.load_or_run({name!r}, 'smoke', {out!r})"
+    env = {**os.environ, "XLA_FLAGS": xla_flags(), "JAX_NUM_CPU_DEVICES": str(devices)}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          text=True, check=False)
     assert done.returncode == 0, f"{name}: smoke run failed:\n{done.stderr[-3000:]}"
-    return runner.load_or_run(name, preset="smoke")  # the subprocess saved it
+    return runner.load_or_run(name, "smoke", out)  # the subprocess saved it

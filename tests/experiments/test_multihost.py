@@ -1,5 +1,6 @@
 """``jaxlab run NAME --multihost`` on 2 processes × 4 CPU devices (gloo collectives) gives
-the metrics of 1 process × 8 devices (the suite's shared smoke run, tests/experiments/smoke.py).
+the metrics of 1 process × 8 devices (the suite's shared 8-device smoke run,
+tests/experiments/smoke.py).
 
 Each process feeds only its own rows: ``batch_runs`` assembles its global run axis from
 every process's shards (``jax.make_array_from_callback``), and ``fit`` builds each global
@@ -55,7 +56,7 @@ def run_two_processes(name: str, workdir) -> list[dict]:
     for name, (rtol, slow) in CASES.items()])
 def test_two_processes_of_four_devices_equal_one_of_eight(name, rtol, tmp_path):
     two = run_two_processes(name, tmp_path / "two")
-    one = smoke_results(name)
+    one = smoke_results(name, devices=8)
     assert len(two) == len(one)
     for got, want in zip(two, one, strict=True):
         assert got.keys() == want.keys()
