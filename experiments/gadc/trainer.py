@@ -43,7 +43,7 @@ from jaxlab.graph.diffusion import gcn_normalize
 from jaxlab.graph.graphs import make_propagate
 from jaxlab.graph.losses import masked_accuracy, masked_cross_entropy
 from jaxlab.graph.models import MLP
-from jaxlab.train import batch_runs, make_optimizer, mesh_from_config, optimizer_step, scan_run
+from jaxlab.train import batch_runs, make_optimizer, optimizer_step, scan_run
 from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.plan import PlanSpec
 
@@ -231,18 +231,6 @@ def resumable(workdir: str, name: str, config: Any,
     np.savez(path + ".tmp.npz", **out)
     os.replace(path + ".tmp.npz", path)
     return out
-
-
-def runs_mesh(config) -> Mesh | None:
-    """The mesh the runs of a cell are split over: ``config.mesh``'s ``runs`` axis, or
-    ``None`` when that axis has one device.
-
-    ``None`` on one device because ``batch_runs``' sharded ``"map"`` path (a ``vmap`` over
-    the devices around ``lax.map``) rounds some reductions differently from the unsharded
-    program (measured: validation losses 1 ulp apart), and one device has nothing to split.
-    """
-    mesh = mesh_from_config(config, RUNS_AXIS)
-    return mesh if mesh.shape[RUNS_AXIS] > 1 else None
 
 
 _NAMES = ("x", "train", "val", "test", "labels")

@@ -99,17 +99,6 @@ def chance_threshold(features: np.ndarray, chance_rate: float) -> float:
     return float(np.quantile(cos, 1.0 - chance_rate))
 
 
-def _runs_mesh(config):
-    """The ``runs`` mesh of ``config.mesh``, or ``None`` when it has one device.
-
-    ``batch_runs(method="map")`` with a one-device mesh vmaps its ``lax.map`` over a size-1
-    device axis, which moves the U-Net's conv gradients by an ulp on XLA:CPU; without the
-    mesh the one-device numbers stay those of the committed results.
-    """
-    mesh = mesh_from_config(config, RUNS_AXIS)
-    return mesh if mesh.size > 1 else None
-
-
 def _denoiser(model: nn.Module, params, config):
     """EDM's preconditioned denoiser D(x, σ) of ``model`` at ``params``."""
     return lambda x, s: diffusion.edm_denoise(
@@ -220,12 +209,12 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     results: dict[str, list[float]] = {}
     curves = {}
     sigmas = diffusion.edm_sigma_steps(config.heun_steps, config.sigma_min, config.sigma_max)
-    mesh = _runs_mesh(config)
+    mesh = mesh_from_config(config, RUNS_AXIS)
     data = {name: _dataset(name, config, seeds) for name in config.datasets}
     noise = np.stack([np.asarray(jax.random.normal(jax.random.key(s), (config.num_samples,
                                                                        64))) for s in seeds])
     count = len(data) * len(seeds) * len(n_values)
-    devices = mesh.shape[RUNS_AXIS] if mesh is not None else 1
+    devices = mesh.shape[RUNS_AXIS]
     lanes = -(-count // devices) * devices
     keys, ns, sets, zs = _grid(data, seeds, noise, lanes)
     shape = (len(data), len(seeds), len(n_values), config.num_samples, 64)

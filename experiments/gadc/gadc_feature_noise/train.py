@@ -13,7 +13,6 @@ from jaxlab_experiments.gadc.trainer import (
     graph_model_runs,
     largest_graph,
     resumable,
-    runs_mesh,
     traced_graph,
 )
 from tqdm import tqdm
@@ -25,7 +24,8 @@ from jaxlab.graph.dense import row_normalize
 from jaxlab.graph.diffusion import gadc
 from jaxlab.graph.graphs import from_scipy
 from jaxlab.graph.models import APPNP
-from jaxlab.train import batch_runs
+from jaxlab.train import batch_runs, mesh_from_config
+from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.plan import PlanSpec
 
 
@@ -58,7 +58,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     """
     data_dir = config.data_dir or None
     key = jax.random.key(config.seed)
-    mesh = runs_mesh(config)  # the runs of a cell split over ``runs``
+    mesh = mesh_from_config(config, RUNS_AXIS)  # the runs of a cell split over ``runs``
     results: dict[str, list[float]] = {}
     cells = [(ds, "gauss", level) for ds in config.datasets for level in config.gaussian_levels]
     cells += [(ds, "flip", level) for ds in config.datasets for level in config.flip_levels]

@@ -16,7 +16,6 @@ from jaxlab_experiments.gadc.trainer import (
     largest_graph,
     plan_decoupled_runs,
     resumable,
-    runs_mesh,
 )
 from matplotlib.figure import Figure
 from tqdm import tqdm
@@ -26,6 +25,8 @@ from jaxlab.data.splits import random_split_masks
 from jaxlab.graph.dense import row_normalize
 from jaxlab.graph.diffusion import adversarial_transition, gadc
 from jaxlab.graph.graphs import from_scipy
+from jaxlab.train import mesh_from_config
+from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.plan import PlanSpec
 
 
@@ -75,7 +76,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     killed run resumes after it)."""
     data_dir = config.data_dir or None
     key = jax.random.key(config.seed)
-    mesh = runs_mesh(config)  # the runs of a cell split over ``runs``
+    mesh = mesh_from_config(config, RUNS_AXIS)  # the runs of a cell split over ``runs``
     results: dict[str, list[float]] = {}
     cells = [(ds, conv) for ds in config.datasets for conv in config.conventions]
     for index, (ds, conv) in enumerate(tqdm(cells, desc="gadc_heterophily")):

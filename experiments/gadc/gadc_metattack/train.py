@@ -11,7 +11,6 @@ from jaxlab_experiments.gadc.trainer import (
     largest_graph,
     plan_graph_model_runs,
     resumable,
-    runs_mesh,
 )
 from tqdm import tqdm
 
@@ -21,6 +20,8 @@ from jaxlab.graph.dense import row_normalize
 from jaxlab.graph.diffusion import gadc
 from jaxlab.graph.graphs import from_scipy
 from jaxlab.graph.models import APPNP, GCN
+from jaxlab.train import mesh_from_config
+from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.plan import PlanSpec
 
 
@@ -49,7 +50,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     batch of runs is kept in ``workdir`` when done (a killed run resumes after it)."""
     data_dir = config.data_dir or None
     key = jax.random.key(config.seed)
-    mesh = runs_mesh(config)  # the runs of a cell split over ``runs``
+    mesh = mesh_from_config(config, RUNS_AXIS)  # the runs of a cell split over ``runs``
     results: dict[str, list[float]] = {}
     cells = [(ds, rate, k) for ds in config.datasets
              for rate, k in zip(config.ptb_rates, config.num_terms, strict=True)]
