@@ -50,6 +50,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.pull = 0.9  # mean-reversion arm: θ ← pull·θ + (1 − pull)·θ₀ (= SLWI's b)
     c.source_eval = 1000  # clean test images for the source error after the stream
     c.timing_rounds = 15  # interleaved TENT / SLWI timing rounds (one overhead sample each)
+    c.segments = 3  # checkpointed pieces of each arm's stream scan (module docstring)
     if preset == "smoke":
         c.train_steps = 20
         c.batches_per_segment = 2
@@ -57,10 +58,12 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.num_seeds = 2
         c.source_eval = 128
         c.timing_rounds = 3
+        c.segments = 1
     if preset == "paper":
         c.num_seeds = 12  # power: module docstring
         c.image_size = 28
         c.train_steps = 2000
         c.batches_per_segment = 30
         c.passes = 10
+        c.segments = 10
     return c
