@@ -4,7 +4,8 @@ A small CNN with LayerNorm is trained on clean images; the test stream is a sequ
 segments, each one corruption (noise, blur, contrast, pixel dropout, shift) at a random
 severity, repeated over several passes in a new random order. Arms: the source model,
 TENT on the LayerNorm affine parameters, TENT + SLWI, and TENT + plain mean reversion. Each
-arm is one ``lax.scan`` over the stream, ``vmap``ped over stream seeds.
+arm is one ``lax.scan`` over the stream of a step ``vmap``ped over stream seeds, run in
+``config.segments`` pieces checkpointed under the workdir (``segmented_scan_run``).
 """
 
 from __future__ import annotations
