@@ -191,6 +191,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     # The scans' step inputs: [T, lanes, ...], lanes still split over the runs axis.
     xs = (jnp.swapaxes(images, 0, 1), jnp.swapaxes(labels, 0, 1))
     del images, labels
+    # The model's frozen and source parameters ride in every carry, replicated (a few
+    # thousand floats: checkpointed with the lanes' states at no real cost).
     shared = jax.device_put((frozen, source), NamedSharding(mesh, PartitionSpec()))
     clean_x = jnp.asarray(x_te[: config.source_eval])
     clean_y = jnp.asarray(y_te[: config.source_eval])
@@ -206,7 +208,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         init, step = _arm_step(arm, source, config)
         states = batch_runs(lambda _, s, init=init: init(s), in_axes=(0, None),
                             mesh=mesh)(seeds, source)
-        ((states, _), errors) = segmented_scan_run(
+        (states, _), errors = segmented_scan_run(
             step, (states, shared), xs, segments=config.segments,
             checkpointer=Checkpointer(os.path.join(workdir, f"stream_{arm}")))
         errors = errors.T[:n]  # [seeds, T]
