@@ -4,12 +4,14 @@ A small CNN with LayerNorm is trained on clean images; the test stream is a sequ
 segments, each one corruption (noise, blur, contrast, pixel dropout, shift) at a random
 severity, repeated over several passes in a new random order. Arms: the source model,
 TENT on the LayerNorm affine parameters, TENT + SLWI, and TENT + plain mean reversion. Each
-arm is one ``lax.scan`` over the stream, ``vmap``ped over stream seeds.
+arm is one ``lax.scan`` over the stream of a step ``vmap``ped over stream seeds, run in
+``config.segments`` pieces checkpointed under the workdir (``segmented_scan_run``).
 """
 
 from __future__ import annotations
 
 import functools
+import os
 
 import flax.linen as nn
 import jax
@@ -20,7 +22,15 @@ import optax
 from jax.sharding import NamedSharding, PartitionSpec
 
 from jaxlab.data import load_images
-from jaxlab.train import batch_runs, make_optimizer, mesh_from_config, optimizer_step, scan_run
+from jaxlab.train import (
+    Checkpointer,
+    batch_runs,
+    make_optimizer,
+    mesh_from_config,
+    optimizer_step,
+    scan_run,
+    segmented_scan_run,
+)
 from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.plan import PlanSpec, abstract
 from jaxlab.train.timing import ratios, time_interleaved
@@ -92,19 +102,29 @@ def _split(params):
     return frozen, adapted
 
 
-def _run_arm(arm, frozen, source, images, labels, config):
-    """One arm along one stream: per-step error (%), final adapted parameters."""
+def _arm_step(arm, source, config):
+    """``arm``'s adaptation step, batched over stream lanes, and its initial carry.
+
+    Returns ``(init, step)``: ``init(source)`` is one lane's state (adapted parameters,
+    TENT's optimizer state, the SLWI filter); ``step(carry, (x, y))`` takes the carry
+    ``(states [lanes, ...], (frozen, source))`` (the frozen and source parameters shared by
+    every lane and step) and a batch per lane (``x`` [lanes, b, s, s, 1], ``y`` [lanes, b])
+    and returns the next carry and the per-lane error (%) of the batch, before adapting on it.
+    """
     model = Net(tuple(config.channels))
-
-    def apply(adapted, x):
-        return model.apply({"params": {**frozen, **adapted}}, x)
-
     opt = tent(make_optimizer(config.tent_optimizer), jax.tree.map(lambda _: True, source))
     hp = config.slwi.to_dict()
 
-    def step(carry, batch):
-        adapted, opt_state, filt = carry
+    def init(source):
+        return source, opt.init(source), slwi_init(source)
+
+    def one(carry, batch):
+        (adapted, opt_state, filt), (frozen, source) = carry
         x, y = batch
+
+        def apply(adapted, x):
+            return model.apply({"params": {**frozen, **adapted}}, x)
+
         if arm == "source":
             logits = apply(adapted, x)
         else:
@@ -114,11 +134,22 @@ def _run_arm(arm, frozen, source, images, labels, config):
             elif arm == "pull":
                 adapted = mean_reversion(adapted, source, config.pull)
         error = 100.0 * jnp.mean(logits.argmax(-1) != y)
-        return (adapted, opt_state, filt), error
+        return ((adapted, opt_state, filt), (frozen, source)), error
 
-    carry = (source, opt.init(source), slwi_init(source))
-    (adapted, _, _), errors = scan_run(step, carry, (images, labels))
-    return errors, adapted
+    return init, jax.vmap(one, in_axes=((0, None), 0), out_axes=((0, None), 0))
+
+
+def _whole_stream(arm, config):
+    """``arm`` along every lane's stream as one ``lax.scan`` (``jaxlab plan`` and the timing):
+    ``(images [T, lanes, ...], labels [T, lanes, b], frozen, source) -> errors [T, lanes]``."""
+
+    def run(images, labels, frozen, source):
+        init, step = _arm_step(arm, source, config)
+        states = jax.vmap(lambda _: init(source))(jnp.arange(images.shape[1]))
+        _, errors = scan_run(step, (states, (frozen, source)), (images, labels))
+        return errors
+
+    return run
 
 
 def _train_source(key, x, y, config):
@@ -139,8 +170,9 @@ def _train_source(key, x, y, config):
 
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
-    """Trains the source model, then runs every arm on ``num_seeds`` streams (vmap)."""
-    del workdir
+    """Trains the source model, then runs every arm on ``num_seeds`` streams (vmap), each
+    arm's stream scan in ``config.segments`` pieces checkpointed under
+    ``<workdir>/stream_<arm>`` (a killed run resumes after its last finished piece)."""
     data = _load(config)
     (x_tr, y_tr), (x_te, y_te) = data["train"], data["test"]
     params = jax.jit(lambda k, x, y: _train_source(k, x, y, config))(
@@ -156,6 +188,12 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
                       mesh=mesh)
     images, labels = make(jax.vmap(lambda s: jax.random.key(s + 1000))(seeds),
                           jnp.asarray(x_te), jnp.asarray(y_te))
+    # The scans' step inputs: [T, lanes, ...], lanes still split over the runs axis.
+    xs = (jnp.swapaxes(images, 0, 1), jnp.swapaxes(labels, 0, 1))
+    del images, labels
+    # The model's frozen and source parameters ride in every carry, replicated (a few
+    # thousand floats: checkpointed with the lanes' states at no real cost).
+    shared = jax.device_put((frozen, source), NamedSharding(mesh, PartitionSpec()))
     clean_x = jnp.asarray(x_te[: config.source_eval])
     clean_y = jnp.asarray(y_te[: config.source_eval])
     model = Net(tuple(config.channels))
@@ -165,26 +203,29 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         return 100.0 * jnp.mean(logits.argmax(-1) != clean_y)
 
     results: dict[str, float | list[float]] = {}
-    runs = {}
-    steps = images.shape[1]
+    steps = xs[1].shape[0]
     for arm in ("source", "tent", "slwi", "pull"):
-        runs[arm] = batch_runs(lambda im, lb, f, s, arm=arm: _run_arm(arm, f, s, im, lb, config),
-                               in_axes=(0, 0, None, None), mesh=mesh)
-        errors, adapted = jax.tree.map(lambda a: a[:n],
-                                       runs[arm](images, labels, frozen, source))
-        errors = np.asarray(errors)
+        init, step = _arm_step(arm, source, config)
+        states = batch_runs(lambda _, s, init=init: init(s), in_axes=(0, None),
+                            mesh=mesh)(seeds, source)
+        (states, _), errors = segmented_scan_run(
+            step, (states, shared), xs, segments=config.segments,
+            checkpointer=Checkpointer(os.path.join(workdir, f"stream_{arm}")))
+        errors = errors.T[:n]  # [seeds, T]
+        adapted = jax.tree.map(lambda a: a[:n], states[0])
         results[f"{arm}_online_error"] = errors.mean(axis=1).tolist()
         results[f"{arm}_last_pass_error"] = errors[:, -steps // config.passes:].mean(1).tolist()
         results[f"{arm}_source_error"] = np.asarray(jax.vmap(clean_error)(adapted)).tolist()
         # Error curve over the stream, averaged over seeds, in 10 chunks (for plots).
         chunks = np.array_split(errors.mean(0), min(10, steps))
         results[f"{arm}_error_curve"] = [float(c.mean()) for c in chunks]
-    # SLWI's time overhead over TENT: the two compiled stream programs (compilation excluded,
-    # both already run once; the streams already placed on the mesh, no padding left) timed
-    # round-robin, one SLWI / TENT ratio per round, so a load burst on the shared machine
-    # slows both arms of its round.
-    fns = {arm: functools.partial(runs[arm], images, labels, frozen, source)
+    # SLWI's time overhead over TENT: the two whole-stream programs (compiled and run once
+    # before the first round; the streams already placed on the mesh) timed round-robin,
+    # one SLWI / TENT ratio per round, so a load burst on the shared machine slows both
+    # arms of its round.
+    fns = {arm: functools.partial(jax.jit(_whole_stream(arm, config)), *xs, *shared)
            for arm in ("tent", "slwi")}
+    jax.block_until_ready([fn() for fn in fns.values()])
     overhead, tent_s = [], []
     for r in range(config.timing_rounds):
         order = list(fns) if r % 2 == 0 else list(fns)[::-1]  # alternate who runs first
@@ -198,7 +239,9 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
 
 def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     """For ``jaxlab plan``: the TENT + SLWI arm along every seed's stream (the run's
-    ``vmap`` of :func:`_run_arm`), streams split over ``runs``, the model replicated.
+    :func:`_whole_stream`, one scan of the vmapped step, unsegmented), streams split over
+    ``runs`` (the plan's images are [lanes, T, ...], swapped to the scan's step-major
+    layout inside), the model replicated.
 
     XLA counts the stream scan's body once: the FLOPs are one adaptation step of every
     seed. The four arms run in turn (runs = 4 × seeds, each counted at SLWI's cost: an upper
@@ -216,8 +259,10 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     frozen, source = _split(params)
     images = jax.ShapeDtypeStruct((lanes, steps, b, size, size, 1), jnp.float32)
     labels = jax.ShapeDtypeStruct((lanes, steps, b), jnp.int32)
-    run = jax.vmap(lambda im, lb, f, s: _run_arm("slwi", f, s, im, lb, config),
-                   in_axes=(0, 0, None, None))
+    stream = _whole_stream("slwi", config)
+
+    def run(images, labels, frozen, source):
+        return stream(jnp.swapaxes(images, 0, 1), jnp.swapaxes(labels, 0, 1), frozen, source)
     return PlanSpec(
         fn=run, abstract_args=(abstract(images, split), abstract(labels, split),
                                abstract(frozen, rep), abstract(source, rep)),
