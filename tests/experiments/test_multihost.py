@@ -25,6 +25,7 @@ from tests.experiments.smoke import smoke_results, xla_flags
 CASES = {
     "multimax_tradeoff": (0.0, False),  # batch_runs over `runs`
     "multimax_vit": (1e-5, True),  # fit, data parallel over `data` (equal when measured)
+    "mscp_passive_data": (0.0, False),  # RL: PPO through batch_runs over `runs`
 }
 
 
