@@ -50,7 +50,13 @@ __all__ = [
 
 @dataclasses.dataclass(frozen=True)
 class PPOConfig:
-    """PPO hyper-parameters (PureJaxRL defaults scaled down for small mazes)."""
+    """PPO hyper-parameters (PureJaxRL defaults scaled down for small mazes).
+
+    The optimiser is ``optax.chain(clip_by_global_norm(max_grad_norm), adam(lr,
+    eps=adam_eps))``: the update clips the whole gradient's global norm, then takes an Adam
+    step. An experiment sets every field from its config (e.g. ``mscp_passive_data``'s
+    ``config.ppo``); the defaults serve tests and benchmarks.
+    """
 
     num_envs: int = 16
     num_steps: int = 32
@@ -58,6 +64,7 @@ class PPOConfig:
     num_epochs: int = 4
     num_minibatches: int = 4
     lr: float = 3e-4
+    adam_eps: float = 1e-5  # Adam's ε (PureJaxRL's; optax's default is 1e-8)
     max_grad_norm: float = 0.5
     gamma: float = 0.99
     gae_lambda: float = 0.95
@@ -134,7 +141,9 @@ def make_ppo_train(env: Any, config: PPOConfig, guide: Guide | None = None) -> C
     c = config
     guide = guide or _no_guide(env.num_actions)
     net = ActorCritic(num_actions=env.num_actions, hidden=c.hidden)
-    tx = optax.chain(optax.clip_by_global_norm(c.max_grad_norm), optax.adam(c.lr, eps=1e-5))
+    # Clip the gradient's global norm, then an Adam step.
+    tx = optax.chain(optax.clip_by_global_norm(c.max_grad_norm),
+                     optax.adam(c.lr, eps=c.adam_eps))
     reset_v = jax.vmap(env.reset)
     step_v = jax.vmap(env.step)
 

@@ -25,6 +25,10 @@ from tests.experiments.smoke import smoke_results, xla_flags
 CASES = {
     "multimax_tradeoff": (0.0, False),  # batch_runs over `runs`
     "multimax_vit": (1e-5, True),  # fit, data parallel over `data` (equal when measured)
+    # RL: guided PPO through batch_runs over `runs` (equal when measured; its success rates
+    # are 0 at smoke, `ppo_final_loss` is not). Slow: the two processes took 212 s (114 s of
+    # CPU) on 2 loaded cores, the 8-device reference about as long again.
+    "mscp_passive_data": (0.0, True),
 }
 
 

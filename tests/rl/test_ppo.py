@@ -73,3 +73,25 @@ def test_ppo_solves_corridor():
     sr = np.asarray(m["success_rate"])
     assert sr.shape == (2, 20)
     assert sr[:, :2].mean() < 0.5 and (sr[:, -3:] > 0.9).all()
+
+
+@pytest.mark.parametrize("adam_eps", [1e-8, 1e3])
+def test_ppo_first_update_is_one_adam_step_with_the_configured_eps(adam_eps):
+    """One update of one epoch and one minibatch is Adam's first step, whose size per
+    parameter is exactly ``lr·|g|/(|g| + ε)`` (bias-corrected m̂ = g, v̂ = g²): ≈ lr where
+    ``ε ≪ |g|``, and at most ``lr·max_grad_norm/ε`` after the global-norm clip."""
+    env = make_point_maze("corridor", start_cells=[(1, 1)], goal_cells=[(1, 5)], max_steps=20)
+    lr, clip = 1e-2, 0.5
+    cfg = PPOConfig(num_envs=4, num_steps=8, num_updates=1, num_epochs=1, num_minibatches=1,
+                    lr=lr, adam_eps=adam_eps, max_grad_norm=clip, hidden=(16,))
+    key = jax.random.key(3)
+    runner, _ = jax.jit(make_ppo_train(env, cfg))(key)
+    net = ActorCritic(num_actions=env.num_actions, hidden=cfg.hidden)
+    init = net.init(jax.random.split(key, 4)[0], jnp.zeros((1, env.obs_dim)))
+    step = np.concatenate([np.abs(np.asarray(a) - np.asarray(b)).ravel() for a, b in zip(
+        jax.tree.leaves(runner.train_state.params), jax.tree.leaves(init), strict=True)])
+    if adam_eps < 1e-6:
+        np.testing.assert_allclose(step.max(), lr, rtol=1e-3)
+        assert np.mean(np.isclose(step, lr, rtol=1e-3)) > 0.5
+    else:
+        assert 0 < step.max() <= lr * clip / adam_eps + 1e-7
