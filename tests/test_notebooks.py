@@ -2,16 +2,14 @@
 
 A notebook's cell tagged ``parameters`` holds ``PRESET = "quick"``; the test replaces it
 with ``PRESET = "smoke"`` (the papermill convention), so notebooks stay seconds-long here
-and a reader still gets the real run by default. The notebook's kernel compiles with XLA's
-backend optimisation level 0: smoke-sized notebooks are mostly compilation, their outputs are
-demonstrations (numerics are asserted by the kernel tests, under default flags), and this
-roughly halves their time. The kernel sees one CPU device, like the registry smoke test whose
-results it shares (tests/experiments/smoke.py). Every notebook draws a figure (a matplotlib
-call, and an ``image/png`` output at smoke); committed outputs (``make notebooks``, at
-``quick``) hold one.
+and a reader still gets the real run by default. The notebook's kernel inherits the suite's
+XLA flags (backend optimisation level 0, tests/conftest.py): smoke-sized notebooks are
+mostly compilation and their outputs are demonstrations. The kernel sees one CPU device,
+like the registry smoke test whose results it shares (tests/experiments/smoke.py). Every
+notebook draws a figure (a matplotlib call, and an ``image/png`` output at smoke); committed
+outputs (``make notebooks``, at ``quick``) hold one.
 """
 
-import os
 from pathlib import Path
 
 import nbformat
@@ -49,8 +47,6 @@ def test_notebook_runs_at_smoke_preset(path, monkeypatch):
     params[0].source = 'PRESET = "smoke"'
     assert COLAB_LINE in notebook.cells[1].source, f"{path.name}: cell 2 must be the Colab install"
     assert "Runtime:" in notebook.cells[0].source, f"{path.name}: state the runtime at the top"
-    flags = os.environ.get("XLA_FLAGS", "")
-    monkeypatch.setenv("XLA_FLAGS", f"{flags} --xla_backend_optimization_level=0".strip())
     monkeypatch.setenv("JAX_NUM_CPU_DEVICES", "1")  # the registry smoke test's device count
     NotebookClient(notebook, timeout=300, kernel_name="python3",
                    resources={"metadata": {"path": str(REPO)}}).execute()

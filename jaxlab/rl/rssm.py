@@ -282,7 +282,7 @@ def rssm_loss(
       >>> m = RSSM(obs_dim=2, num_actions=4, deter=8, stoch=4, hidden=16, embed_dim=8)
       >>> p = m.init(jax.random.key(0), jnp.zeros((1, 2)), jnp.zeros((1,), jnp.int32))
       >>> o, a = jnp.zeros((3, 5, 2)), jnp.zeros((3, 4), jnp.int32)
-      >>> loss, (_, s) = rssm_loss(p, m, o, a, jax.random.key(1))
+      >>> loss, (_, s) = jax.jit(rssm_loss, static_argnums=1)(p, m, o, a, jax.random.key(1))
       >>> loss.shape, s.shape
       ((), (3, 5, 12))
     """

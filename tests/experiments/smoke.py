@@ -2,8 +2,8 @@
 in the shared reports root of tests/conftest.py, on 1 device or on the suite's 8.
 
 The smoke run is end-to-end plumbing, not numerics (the kernel tests assert those), and it
-is mostly compilation: it runs in a subprocess whose XLA compiles at backend optimisation
-level 0, which roughly halves its time (like the notebooks). The registry smoke test and
+is mostly compilation: it runs in a subprocess that inherits the suite's environment (XLA
+backend optimisation level 0, tests/conftest.py). The registry smoke test and
 the notebooks use the 1-device run: on 8 fake CPU devices sharing 2 cores every experiment
 would pay for its padded, split runs. ``tests/experiments/test_devices.py`` and
 ``test_multihost.py`` compare the 8-device run with it.
@@ -16,13 +16,6 @@ from pathlib import Path
 
 from jaxlab.report import runner
 
-FAST_XLA_FLAGS = "--xla_backend_optimization_level=0"
-
-
-def xla_flags() -> str:
-    """``XLA_FLAGS`` of the smoke subprocesses: the caller's plus :data:`FAST_XLA_FLAGS`."""
-    return f"{os.environ.get('XLA_FLAGS', '')} {FAST_XLA_FLAGS}".strip()
-
 
 def smoke_results(name: str, devices: int = 1) -> list[dict]:
     """``runner.load_or_run(name, "smoke")`` on ``devices`` CPU devices, computed (when not
@@ -34,7 +27,7 @@ def smoke_results(name: str, devices: int = 1) -> list[dict]:
     """
     out = None if devices == 1 else str(Path(runner.default_out("smoke")) / f"{devices}-devices")
     code = f"from jaxlab.report import runner; runner.load_or_run({name!r}, 'smoke', {out!r})"
-    env = {**os.environ, "XLA_FLAGS": xla_flags(), "JAX_NUM_CPU_DEVICES": str(devices)}
+    env = {**os.environ, "JAX_NUM_CPU_DEVICES": str(devices)}
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                           text=True, check=False)
     assert done.returncode == 0, f"{name}: smoke run failed:\n{done.stderr[-3000:]}"

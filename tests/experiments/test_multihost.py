@@ -5,9 +5,9 @@ tests/experiments/smoke.py).
 Each process feeds only its own rows: ``batch_runs`` assembles its global run axis from
 every process's shards (``jax.make_array_from_callback``), and ``fit`` builds each global
 batch from process-local rows (``jax.make_array_from_process_local_data``). Both processes
-compile at the same XLA optimisation level as the reference, so the numbers agree exactly
-where the reduction order does not change (runs split over ``runs``) and to ``rtol`` where
-it does (a data-parallel gradient summed over processes).
+compile with the reference's XLA flags (the suite's, tests/conftest.py), so the numbers
+agree exactly where the reduction order does not change (runs split over ``runs``) and to
+``rtol`` where it does (a data-parallel gradient summed over processes).
 """
 
 import json
@@ -19,7 +19,7 @@ import sys
 import numpy as np
 import pytest
 
-from tests.experiments.smoke import smoke_results, xla_flags
+from tests.experiments.smoke import smoke_results
 
 # name: (rtol, slow). Slow ones: `pytest -m slow tests/experiments/test_multihost.py`.
 CASES = {
@@ -42,7 +42,7 @@ def run_two_processes(name: str, workdir) -> list[dict]:
     """The results of ``jaxlab run NAME --preset smoke --multihost`` on 2 × 4 CPU devices."""
     address = f"127.0.0.1:{_free_port()}"
     env = {**os.environ, "JAX_PLATFORMS": "cpu", "JAX_NUM_CPU_DEVICES": "4",
-           "JAX_CPU_COLLECTIVES_IMPLEMENTATION": "gloo", "XLA_FLAGS": xla_flags()}
+           "JAX_CPU_COLLECTIVES_IMPLEMENTATION": "gloo"}
     procs = [subprocess.Popen(
         [sys.executable, "-m", "jaxlab.cli", "run", name, "--preset", "smoke", "--json",
          "--workdir", str(workdir), "--multihost", "--coordinator", address,

@@ -1,7 +1,7 @@
 """Every registered experiment: its presets load, and its ``smoke`` run returns every metric
 its claims name (the same ``train_and_evaluate`` that ``jaxlab reproduce`` calls), under the
 suite's ``jax_numpy_rank_promotion="raise"``, on one device (through
-``tests/experiments/smoke.py``: a subprocess compiling at XLA optimisation level 0; the
+``tests/experiments/smoke.py``: a subprocess with the suite's XLA flags; the
 8-device runs are compared with it in ``test_devices.py``).
 """
 
