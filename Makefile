@@ -53,7 +53,7 @@ notebooks: install
 
 test: install
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --durations=15 $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=15 $(PYTEST_ARGS)
 
 bench: install
 	# ByzFL (and the CPU build of torch it needs) is a benchmark baseline, not a dependency.

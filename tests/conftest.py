@@ -49,3 +49,10 @@ def shared_reports_dir(tmp_path_factory):
     os.environ["JAX_NUM_CPU_DEVICES"] = str(NUM_DEVICES)
     os.environ["JAX_NUMPY_RANK_PROMOTION"] = "raise"
     return reports
+
+
+def pytest_collection_modifyitems(config, items):
+    """The experiments' smoke runs (the suite's longest tests, 10-50 s each) first: the
+    pytest-xdist workers then end on short tests and finish together."""
+    first = "tests/experiments/test_registry_smoke.py::test_smoke_run_returns_every_claimed_metric"
+    items.sort(key=lambda item: not item.nodeid.startswith(first))  # stable: the rest in order
