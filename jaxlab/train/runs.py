@@ -50,10 +50,21 @@ def jit_run(fun: Callable[..., Any], *, fast_compile: bool = False, **jit_kwargs
     """``jax.jit(fun, **jit_kwargs)``, with XLA's cheapest compile when ``fast_compile``.
 
     Experiments pass ``config.fast_compile`` (``True`` at the ``smoke`` preset only), so
-    quick and paper runs compile with full optimization.
+    quick and paper runs compile with full optimization. XLA takes compiler options only at
+    the top level, so a ``fast_compile`` function called under another trace (``jax.jit``,
+    ``jax.eval_shape``, ``jaxlab plan``) is inlined there as a plain ``jax.jit``.
     """
-    options = FAST_COMPILE_OPTIONS if fast_compile else None
-    return jax.jit(fun, compiler_options=options, **jit_kwargs)
+    if not fast_compile:
+        return jax.jit(fun, **jit_kwargs)
+    fast = jax.jit(fun, compiler_options=FAST_COMPILE_OPTIONS, **jit_kwargs)
+    nested = jax.jit(fun, **jit_kwargs)
+
+    @functools.wraps(fun)
+    def call(*args, **kwargs):
+        traced = any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree.leaves((args, kwargs)))
+        return (nested if traced else fast)(*args, **kwargs)
+
+    return call
 
 
 def scan_run(

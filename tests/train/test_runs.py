@@ -145,6 +145,18 @@ def test_jit_run_fast_compile_computes_the_same_function():
                                    rtol=1e-6)
 
 
+
+def test_fast_compile_programs_nest_in_other_traces():
+    # XLA takes compiler options only at the top level: under jit, eval_shape or grad the
+    # fast program is inlined as a plain jit (it raised before).
+    x = np.linspace(-2.0, 2.0, 6, dtype=np.float32).reshape(3, 2)
+    runs = batch_runs(lambda v: jnp.sum(jnp.tanh(v) * v), fast_compile=True)
+    assert jax.eval_shape(runs, x).shape == (3,)
+    np.testing.assert_allclose(jax.jit(runs)(x), np.sum(np.tanh(x) * x, axis=1), rtol=1e-6)
+    grad = jax.grad(lambda v: jnp.sum(runs(v)))(x)
+    np.testing.assert_allclose(grad, np.tanh(x) + x / np.cosh(x) ** 2, rtol=1e-5)
+
+
 @pytest.mark.parametrize("method", ["vmap", "map", "auto"])
 @pytest.mark.parametrize("num_runs", [8, 5])  # 5: padded to 8, padding dropped
 def test_runs_sharded_over_a_mesh_equal_a_python_loop(method, num_runs):
