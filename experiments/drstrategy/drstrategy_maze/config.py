@@ -97,6 +97,10 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.resample_every = 25
     c.curiosity_rollouts = 4  # per landmark
     c.coverage_segments = 16
+    # Checkpointed pieces of the rounds (jaxlab.train.segmented_scan_run): one round each,
+    # so every piece is the same compiled program (one compile) and a checkpoint lands after
+    # each round, about every 30 s of a quick run.
+    c.segments = c.rounds + 1
     if preset == "smoke":
         c.num_seeds = 2
         c.segment = 16
@@ -118,6 +122,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.resample_every = 1
         c.curiosity_rollouts = 1
         c.coverage_segments = 4
+        c.segments = 2  # rounds 0 and 1: one compile, a checkpoint half way
     if preset == "paper":
         c.num_seeds = 5
         c.room = 4
@@ -136,4 +141,5 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.resample_every = 200
         c.ac_optimizer.learning_rate = 8e-5
         c.wm_optimizer.learning_rate = 3e-4
+        c.segments = c.rounds + 1
     return c
