@@ -1,4 +1,4 @@
-"""Dr. Strategy in a state-based point maze: one jitted program per run, seeds under ``vmap``.
+"""Dr. Strategy in a state-based point maze: pure per-seed programs, seeds under ``vmap``.
 
 Per seed: random-action segments fill the replay buffer; then ``rounds`` × (world-model
 updates, landmark VQ updates, highway + explorer actor-critic updates in imagination,
@@ -8,6 +8,10 @@ the same world model and data — Dr. Strategy's (focused sampling from the land
 the goal) and a LEXA-like flat one — and both are evaluated zero-shot on every room cell as
 goal, from the top-left room. Both achievers see the same environment steps (none of their
 own: they are trained in imagination only).
+
+Three jitted programs (:class:`Run`): ``init``, the rounds as a ``segmented_scan_run`` in
+``config.segments`` pieces checkpointed under ``workdir/rounds`` (a killed run resumes after
+its last finished piece, bit-identically), and the evaluation.
 """
 
 from __future__ import annotations
