@@ -29,8 +29,14 @@ difference's sd is at most √2 · 0.050 = 0.070, which needs 7 seeds (5: power 
 run already takes about twice its 150 s budget with 5 seeds on the shared CPU, so quick keeps
 5 (power 0.67 at the bound; more where the pairing removes the seeds' shared difficulty).
 
-Mesh (every preset): ``{"runs": -1}``: each seed is one whole jitted run (agent and replay
-buffer, tens of MB at the paper preset); the seeds split over devices.
+Mesh (every preset): ``{"runs": -1}``: each seed is one whole run (agent and replay buffer,
+tens of MB at the paper preset); the seeds split over devices.
+
+Checkpoints (``segments``): the rounds run as ``jaxlab.train.segmented_scan_run`` under
+``workdir/rounds``, checkpointed after each piece, and a killed run resumes there. One round
+per piece at quick and paper (7 pieces of about 30 s at quick; 41 at paper): equal pieces are
+one compiled program, whereas e.g. 3 pieces of 3, 3, 1 rounds would compile twice. Smoke:
+2 pieces of one round (its 2 rounds): the same single compile, with a checkpoint half way.
 """
 
 import ml_collections
@@ -97,6 +103,10 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.resample_every = 25
     c.curiosity_rollouts = 4  # per landmark
     c.coverage_segments = 16
+    # Checkpointed pieces of the rounds (jaxlab.train.segmented_scan_run): one round each,
+    # so every piece is the same compiled program (one compile) and a checkpoint lands after
+    # each round, about every 30 s of a quick run.
+    c.segments = c.rounds + 1
     if preset == "smoke":
         c.num_seeds = 2
         c.segment = 16
@@ -118,6 +128,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.resample_every = 1
         c.curiosity_rollouts = 1
         c.coverage_segments = 4
+        c.segments = 2  # rounds 0 and 1: one compile, a checkpoint half way
     if preset == "paper":
         c.num_seeds = 5
         c.room = 4
@@ -136,4 +147,5 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.resample_every = 200
         c.ac_optimizer.learning_rate = 8e-5
         c.wm_optimizer.learning_rate = 3e-4
+        c.segments = c.rounds + 1
     return c

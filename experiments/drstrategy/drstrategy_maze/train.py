@@ -1,4 +1,4 @@
-"""Dr. Strategy in a state-based point maze: one jitted program per run, seeds under ``vmap``.
+"""Dr. Strategy in a state-based point maze: pure per-seed programs, seeds under ``vmap``.
 
 Per seed: random-action segments fill the replay buffer; then ``rounds`` × (world-model
 updates, landmark VQ updates, highway + explorer actor-critic updates in imagination,
@@ -8,12 +8,17 @@ the same world model and data — Dr. Strategy's (focused sampling from the land
 the goal) and a LEXA-like flat one — and both are evaluated zero-shot on every room cell as
 goal, from the top-left room. Both achievers see the same environment steps (none of their
 own: they are trained in imagination only).
+
+Three jitted programs (:class:`Run`): ``init``, the rounds as a ``segmented_scan_run`` in
+``config.segments`` pieces checkpointed under ``workdir/rounds`` (a killed run resumes after
+its last finished piece, bit-identically), and the evaluation.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import distrax
@@ -52,7 +57,15 @@ from jaxlab.rl import (
 from jaxlab.rl.grid import room_of
 from jaxlab.rl.rssm import RSSM, rssm_loss
 from jaxlab.rl.world_model import MLP
-from jaxlab.train import batch_runs, make_optimizer, mesh_from_config, optimizer_step, scan_run
+from jaxlab.train import (
+    Checkpointer,
+    batch_runs,
+    make_optimizer,
+    mesh_from_config,
+    optimizer_step,
+    scan_run,
+    segmented_scan_run,
+)
 from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -376,7 +389,18 @@ def coverage(walls: np.ndarray, pos: jax.Array) -> jax.Array:
 
 
 # --------------------------------------------------------------------------- one seed
-def make_run(c):
+class Run(NamedTuple):
+    """A seed's program in three pure pieces: ``init(key) -> (carry, k_eval)``,
+    ``round_(carry, r) -> (carry, metrics)`` (one round; ``lax.scan`` it over
+    ``r = 0 .. rounds``) and ``finish(carry, k_eval) -> results``."""
+
+    init: Callable
+    round_: Callable
+    finish: Callable
+
+
+def make_run(c) -> tuple[Run, dict]:
+    """A seed's :class:`Run` and the maze's ``meta`` (goal rooms, goals, walls)."""
     nets = make_nets(c)
     env = make_env(c, goal_radius=c.goal_radius)  # start room only
     walls = env.walls
@@ -395,36 +419,40 @@ def make_run(c):
         return jax.vmap(lambda k, s, g, i, m: act_episode(nets, c, env, agent, k, s, g, i, m))(
             jax.random.split(k_e, mode.shape[0]), starts, goal, lid, mode)
 
-    def run(key):
+    def init(key):
+        """A seed's carry before round 0, ``(agent, buffer, p, round keys [R + 1])``, and
+        its evaluation key."""
         k_init, k_rounds, k_eval = jax.random.split(key, 3)
         agent = init_agent(k_init, c, nets)
         buffer = replay_init({"obs": jnp.zeros((c.segment, 2)),
                               "action": jnp.zeros((c.segment,), jnp.int32)},
                              (c.rounds + 1) * n_seg)
         p0 = jnp.full((c.num_landmarks,), 1.0 / c.num_landmarks)
+        return (agent, buffer, p0, jax.random.split(k_rounds, c.rounds + 1)), k_eval
 
-        def round_(carry, xs):
-            agent, buffer, p = carry
-            k, r = xs
-            k_l, k_col, k_train, k_cur = jax.random.split(k, 4)
-            # Collect: landmark by curiosity, highway, explorer (round 0: random actions).
-            lid = jax.random.categorical(k_l, jnp.log(p), shape=(n_seg,))
-            mode = jnp.where(r == 0, 0, 1) * jnp.ones(n_seg, jnp.int32)
-            pos, acts, _, _ = episodes(agent, k_col, jnp.broadcast_to(nowhere, (n_seg, 2)), lid,
-                                    mode)
-            buffer = replay_add(buffer, {"obs": to_unit(pos, size), "action": acts})
-            agent, m = scan_run(
-                lambda a, xs: train_step(nets, c, a, buffer, xs[0], xs[1]), agent,
-                (jax.random.split(k_train, c.train_steps),
-                 r * c.train_steps + jnp.arange(c.train_steps)))
-            p = curiosity(nets, c, agent, k_cur)
-            return (agent, buffer, p), dict(jax.tree.map(lambda x: x[-1], m), landmark_prob=p)
+    def round_(carry, r):
+        """Round ``r`` of a seed: collection, ``train_steps`` train steps, curiosity."""
+        agent, buffer, p, keys = carry
+        k_l, k_col, k_train, k_cur = jax.random.split(keys[r], 4)
+        # Collect: landmark by curiosity, highway, explorer (round 0: random actions).
+        lid = jax.random.categorical(k_l, jnp.log(p), shape=(n_seg,))
+        mode = jnp.where(r == 0, 0, 1) * jnp.ones(n_seg, jnp.int32)
+        pos, acts, _, _ = episodes(agent, k_col, jnp.broadcast_to(nowhere, (n_seg, 2)), lid,
+                                   mode)
+        buffer = replay_add(buffer, {"obs": to_unit(pos, size), "action": acts})
+        agent, m = scan_run(
+            lambda a, xs: train_step(nets, c, a, buffer, xs[0], xs[1]), agent,
+            (jax.random.split(k_train, c.train_steps),
+             r * c.train_steps + jnp.arange(c.train_steps)))
+        p = curiosity(nets, c, agent, k_cur)
+        return (agent, buffer, p, keys), dict(jax.tree.map(lambda x: x[-1], m),
+                                              landmark_prob=p)
 
-        (agent, buffer, p), hist = jax.lax.scan(
-            round_, (agent, buffer, p0),
-            (jax.random.split(k_rounds, c.rounds + 1), jnp.arange(c.rounds + 1)))
-        # One batch of episodes: evaluation (every goal; flat, Dr. Strategy) and coverage
-        # (curiosity-sampled vs uniformly sampled landmarks, highway then explorer).
+    def finish(carry, k_eval):
+        """A seed's evaluation after the last round. One batch of episodes: evaluation
+        (every goal; flat, Dr. Strategy) and coverage (curiosity-sampled vs uniformly
+        sampled landmarks, highway then explorer)."""
+        agent, buffer, p, _ = carry
         lm = landmark_latents(nets, agent)
         h_goals = nets.wm.apply(agent.wm, to_unit(goals, size), method=nets.wm.encode)
         l_goal = nearest_landmark(_h(c, h_goals), _h(c, lm))
@@ -463,10 +491,10 @@ def make_run(c):
             "replay_pos": from_unit(obs, size),
             "replay_code": nearest_landmark(_h(c, h_all), _h(c, lm)),
             "landmark_pos": from_unit(nets.wm.apply(agent.wm, lm, method=nets.wm.decode), size),
-            "history": hist,
         }
 
-    return run, dict(goal_rooms=goal_rooms, goals=np.asarray(goals), walls=walls)
+    return Run(init, round_, finish), dict(goal_rooms=goal_rooms, goals=np.asarray(goals),
+                                           walls=walls)
 
 
 
@@ -490,13 +518,32 @@ def _plot_landmarks(res, meta, workdir: str, seed_index: int = 0) -> str:
     return path
 
 
+def _train(prog: Run, config: ml_collections.ConfigDict, workdir: str) -> tuple[dict, dict]:
+    """Every seed's run: ``init`` (``batch_runs``, seeds over ``runs``, padded to it with
+    copies of seed 0, dropped), the vmapped rounds as :func:`segmented_scan_run` in
+    ``config.segments`` pieces checkpointed under ``workdir`` (a killed run resumes
+    bit-identically), then ``finish``. Returns the results and the per-round history, both
+    ``[seeds, ...]`` on the host."""
+    mesh = mesh_from_config(config, RUNS_AXIS)
+    n = config.num_seeds
+    lanes = np.concatenate([np.arange(n), np.zeros(-n % mesh.shape[RUNS_AXIS], np.int64)])
+    keys = jnp.stack([jax.random.key(config.seed + int(i)) for i in lanes])
+    carry, k_eval = batch_runs(prog.init, fast_compile=config.fast_compile, mesh=mesh)(keys)
+    carry, hist = segmented_scan_run(
+        jax.vmap(prog.round_, in_axes=(0, None)), carry, length=config.rounds + 1,
+        segments=config.segments, checkpointer=Checkpointer(workdir),
+        fast_compile=config.fast_compile)
+    res = batch_runs(prog.finish, fast_compile=config.fast_compile, mesh=mesh)(carry, k_eval)
+    res = jax.device_get(jax.tree.map(lambda a: a[:n], res))
+    return res, jax.tree.map(lambda h: np.moveaxis(h, 0, 1)[:n], hist)
+
+
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[str, Any]:
+    """Trains and evaluates every seed; the rounds keep checkpoints under
+    ``workdir/rounds``."""
     os.makedirs(workdir, exist_ok=True)
-    run, meta = make_run(config)
-    keys = jnp.stack([jax.random.key(config.seed + i) for i in range(config.num_seeds)])
-    runs = batch_runs(run, fast_compile=config.fast_compile,
-                      mesh=mesh_from_config(config, RUNS_AXIS))
-    res = jax.device_get(runs(keys))
+    prog, meta = make_run(config)
+    res, hist = _train(prog, config, os.path.join(workdir, "rounds"))
     rooms = meta["goal_rooms"]
     out: dict[str, Any] = {}
     for arm, key in (("flat", "success_flat"), ("drstrategy", "success_ds")):
@@ -508,7 +555,6 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     for k in ("coverage_curiosity", "coverage_uniform", "coverage_replay", "highway_reach_eval",
               "highway_reach_explore"):
         out[k] = np.asarray(res[k]).tolist()
-    hist = res["history"]
     for k in ("wm_loss", "vq_loss", "tdp_loss"):
         out[f"{k}_final"] = np.asarray(hist[k][:, -1]).tolist()
     _plot_landmarks(res, meta, workdir)
