@@ -52,7 +52,13 @@ def shared_reports_dir(tmp_path_factory):
 
 
 def pytest_collection_modifyitems(config, items):
-    """The experiments' smoke runs (the suite's longest tests, 10-50 s each) first: the
-    pytest-xdist workers then end on short tests and finish together."""
-    first = "tests/experiments/test_registry_smoke.py::test_smoke_run_returns_every_claimed_metric"
-    items.sort(key=lambda item: not item.nodeid.startswith(first))  # stable: the rest in order
+    """The experiments' smoke runs (the suite's longest tests, 10-50 s each) first and the
+    notebooks, which reuse their results, last: the pytest-xdist workers then end together,
+    and no notebook waits idle on a smoke run another worker holds (or runs it itself)."""
+    smoke = "tests/experiments/test_registry_smoke.py::test_smoke_run_returns_every_claimed_metric"
+    notebook = "tests/test_notebooks.py::test_notebook_runs_at_smoke_preset"
+
+    def rank(item):
+        return 0 if item.nodeid.startswith(smoke) else 2 if item.nodeid.startswith(notebook) else 1
+
+    items.sort(key=rank)  # stable: in collection order within each group

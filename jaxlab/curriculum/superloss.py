@@ -18,7 +18,7 @@ def lambertw(x: ArrayLike, iterations: int = 8) -> jax.Array:
     """The principal branch ``W₀(x)`` of the Lambert W function for ``x ≥ −1/e``.
 
     Solves ``w·e^w = x`` by Halley's iteration from the branch-point series (near
-    ``−1/e``) or ``log1p`` (elsewhere); arguments below ``−1/e`` are clipped to it.
+    ``−1/e``) or ``log1p`` (elsewhere); arguments at or below ``−1/e`` give ``−1``.
     Hand-written: neither ``jax.scipy`` nor optax ships ``W``.
 
     Args:
@@ -36,6 +36,9 @@ def lambertw(x: ArrayLike, iterations: int = 8) -> jax.Array:
     check_integer("iterations", iterations, low=0)
     x = jnp.asarray(x)
     x = jnp.maximum(x.astype(jnp.result_type(x, jnp.float32)), -_INV_E)
+    # W₀(−1/e) = −1 exactly: the clipped inputs (SuperLoss's σ* = e), where float32's
+    # rounding of −1/e alone would move W by ~1e-4 (W ≈ −1 + √(2e·δ) near the branch point).
+    at_branch = x <= -_INV_E
     p = jnp.sqrt(jnp.maximum(2.0 * (math.e * x + 1.0), 0.0))
     near = -1.0 + p - p**2 / 3.0 + 11.0 / 72.0 * p**3  # series at the branch point
     far = jnp.where(x < 3.0, jnp.log1p(x), jnp.log(x) - jnp.log(jnp.log(x)))
@@ -47,7 +50,7 @@ def lambertw(x: ArrayLike, iterations: int = 8) -> jax.Array:
         denom = ew * wp1 - (w + 2.0) * f / (2.0 * wp1)
         safe = jnp.abs(wp1) > 1e-4
         w = jnp.where(safe, w - f / jnp.where(safe, denom, 1.0), w)
-    return w
+    return jnp.where(at_branch, -1.0, w)
 
 
 def superloss_sigma(losses: ArrayLike, tau: ArrayLike, lam: float) -> jax.Array:

@@ -1,7 +1,9 @@
 """Metrics to a JSONL file and TensorBoard event files; hyper-parameters beside them.
 
 ``fit`` logs row by row; a whole-run scan (``scan_run``/``batch_runs``) returns its metrics
-stacked over steps, which one call writes: ``log_history(workdir, history)``.
+stacked over steps, which one call writes: ``log_history(workdir, history)``. On several
+processes (``jax.distributed``) every process holds the same metrics and only process 0
+writes them (the others would race on the same files).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import jax
 import numpy as np
 from tensorboardX import SummaryWriter
 
@@ -109,8 +112,11 @@ def log_result(workdir: str | os.PathLike, result: Mapping[str, Any],
 
     Numbers and numeric arrays of at most ``max_values`` entries become scalars
     (``result/name/i`` per entry, e.g. per seed); longer arrays (curves, samples) and
-    non-numeric values are left to ``result.json``.
+    non-numeric values are left to ``result.json``. Processes other than 0 write nothing
+    and return 0.
     """
+    if jax.process_index() != 0:
+        return 0
     row: dict[str, float] = {}
     for name, value in result.items():
         try:
@@ -137,13 +143,16 @@ def log_result(workdir: str | os.PathLike, result: Mapping[str, Any],
 
 def log_history(workdir: str | os.PathLike, history: Mapping[str, Any], **kwargs: Any) -> int:
     """``MetricsWriter(workdir).write_history(history, **kwargs)`` and close: one call for an
-    experiment to log the stacked per-step metrics of a whole-run scan.
+    experiment to log the stacked per-step metrics of a whole-run scan (processes other
+    than 0 write nothing and return 0).
 
     Example:
       >>> import tempfile
       >>> log_history(tempfile.mkdtemp(), {"loss": [3.0, 2.0, 1.5]})
       3
     """
+    if jax.process_index() != 0:
+        return 0
     writer = MetricsWriter(workdir)
     try:
         return writer.write_history(history, **kwargs)

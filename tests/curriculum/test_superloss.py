@@ -13,6 +13,9 @@ def test_lambertw_matches_scipy():
     x = np.concatenate([[-1 / np.e + 1e-9, -0.367, -0.3, -0.1], np.linspace(0, 5, 11),
                         [50.0, 1e3, 1e5]])
     np.testing.assert_allclose(lambertw(x), scipy_lambertw(x).real, rtol=2e-5, atol=2e-4)
+    # The branch point and below (SuperLoss clips there): exactly −1, in float32 too.
+    np.testing.assert_array_equal(lambertw(np.float32(-1 / np.e)), -1.0)
+    np.testing.assert_array_equal(lambertw(jnp.array([-1.0, -1 / np.e])), [-1.0, -1.0])
 
 
 def test_sigma_closed_form_and_minimiser():

@@ -2,10 +2,11 @@
 
 import json
 
+import jax
 import numpy as np
 import pytest
 
-from jaxlab.train.metrics import MetricsWriter, log_history
+from jaxlab.train.metrics import MetricsWriter, log_history, log_result
 
 
 def rows(path):
@@ -37,3 +38,12 @@ def test_bad_history(tmp_path):
         log_history(tmp_path, {"a": np.zeros(3), "b": np.zeros(4)})
     with pytest.raises(ValueError, match="every"):
         log_history(tmp_path, {"a": np.zeros(3)}, every=0)
+
+
+def test_only_process_zero_writes(tmp_path, monkeypatch):
+    # On several processes every one holds the same metrics; the others would race on the
+    # same files (tensorboardX's makedirs), so they write nothing.
+    monkeypatch.setattr(jax, "process_index", lambda: 1)
+    assert log_history(tmp_path / "run", {"loss": np.zeros(3)}) == 0
+    assert log_result(tmp_path / "run", {"acc": 0.5}) == 0
+    assert not (tmp_path / "run").exists()
