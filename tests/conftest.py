@@ -52,13 +52,18 @@ def shared_reports_dir(tmp_path_factory):
 
 
 def pytest_collection_modifyitems(config, items):
-    """The experiments' smoke runs (the suite's longest tests, 10-50 s each) first and the
-    notebooks, which reuse their results, last: the pytest-xdist workers then end together,
-    and no notebook waits idle on a smoke run another worker holds (or runs it itself)."""
+    """The experiments' smoke runs (the suite's longest tests, 10-55 s each) first, the
+    notebooks, which reuse their results, right after them, then the rest.
+
+    ``--dist worksteal`` hands each worker a contiguous share of this order and lets an idle
+    worker take from the end of another's, so the smoke runs and then the notebooks run on
+    one worker, one after the other: no notebook waits on (or runs itself) a smoke run still
+    in progress on another worker, and the workers end on short tests.
+    """
     smoke = "tests/experiments/test_registry_smoke.py::test_smoke_run_returns_every_claimed_metric"
     notebook = "tests/test_notebooks.py::test_notebook_runs_at_smoke_preset"
 
     def rank(item):
-        return 0 if item.nodeid.startswith(smoke) else 2 if item.nodeid.startswith(notebook) else 1
+        return 0 if item.nodeid.startswith(smoke) else 1 if item.nodeid.startswith(notebook) else 2
 
     items.sort(key=rank)  # stable: in collection order within each group
