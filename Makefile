@@ -12,7 +12,7 @@ TEST_WORKERS ?= $(if $(filter 0 1,$(CORES)),2,auto)
 JOBS ?= 2
 FASHION_MNIST := /usr/share/datasets/fashion-mnist
 
-.PHONY: install data reproduce notebooks test bench accel-check wheel-check lint clean
+.PHONY: install data reproduce notebooks test test-devices bench accel-check wheel-check lint clean
 
 $(STAMP): pyproject.toml setup.py Makefile
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,14 @@ notebooks: install
 test: install
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=15 $(PYTEST_ARGS)
+
+# The slow device tests: every experiment's smoke run on 8 fake CPU devices against its
+# 1-device run (tests/experiments/test_devices.py, the registry-wide 8 = 1 test) and the
+# 2 x 4 = 1 x 8 multi-process runs of multimax_vit and mscp (test_multihost.py). CI runs it
+# after `make test` with JAXLAB_REPORTS_DIR shared, so the 1-device runs are reused.
+test-devices: install
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=10 -m slow \
+	  tests/experiments/test_devices.py tests/experiments/test_multihost.py $(PYTEST_ARGS)
 
 bench: install
 	# ByzFL (and the CPU build of torch it needs) is a benchmark baseline, not a dependency.

@@ -362,13 +362,19 @@ def batch_runs(
 
 def _gather_processes(tree: Any) -> Any:
     """On several processes (``jax.distributed``), every process gets every run's outputs as
-    host arrays (``process_allgather``); on one process the tree is returned as is."""
+    host arrays (``process_allgather``; typed PRNG keys as key arrays over the gathered key
+    data); on one process the tree is returned as is."""
     if jax.process_count() == 1:
         return tree
     from jax.experimental import multihost_utils
 
-    return jax.tree.map(lambda x: np.asarray(multihost_utils.process_allgather(x, tiled=True)),
-                        tree)
+    def gather(x):
+        if jnp.issubdtype(x.dtype, jax.dtypes.prng_key):
+            data = multihost_utils.process_allgather(jax.random.key_data(x), tiled=True)
+            return jax.random.wrap_key_data(np.asarray(data), impl=jax.random.key_impl(x))
+        return np.asarray(multihost_utils.process_allgather(x, tiled=True))
+
+    return jax.tree.map(gather, tree)
 
 
 def _place(tree: Any, sharding: NamedSharding) -> Any:

@@ -28,6 +28,11 @@ def smoke_results(name: str, devices: int = 1) -> list[dict]:
     out = None if devices == 1 else str(Path(runner.default_out("smoke")) / f"{devices}-devices")
     code = f"from jaxlab.report import runner; runner.load_or_run({name!r}, 'smoke', {out!r})"
     env = {**os.environ, "JAX_NUM_CPU_DEVICES": str(devices)}
+    if devices > 1:
+        # Synchronous dispatch: with XLA:CPU's asynchronous dispatch, two 8-device programs
+        # with collectives enqueued back to back deadlocked twice on 2 loaded cores (6 of 8
+        # device threads in an all-reduce, the other 2 waiting to launch; llark_music).
+        env["JAX_CPU_ENABLE_ASYNC_DISPATCH"] = "false"
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                           text=True, check=False)
     assert done.returncode == 0, f"{name}: smoke run failed:\n{done.stderr[-3000:]}"

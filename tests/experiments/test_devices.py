@@ -6,9 +6,10 @@
   runs, tests/experiments/smoke.py, same XLA flags): counts exactly, floats within the
   ``rtol`` stated per experiment. Runs split over ``runs`` compute each run on one device
   as on one device, so only the vectorized width changes (float32 reassociation);
-  data-parallel ``fit`` sums each gradient over 8 devices in another order. Most cases
-  cost a whole 8-device smoke run (padded runs on 2 cores), so they are ``slow``
-  (``pytest -m slow tests/experiments/test_devices.py``).
+  data-parallel ``fit`` sums each gradient over 8 devices in another order. Every
+  experiment has a case. All but ``multimax_tradeoff`` cost a whole 8-device smoke run
+  (padded runs on 2 cores: about 30 CPU-minutes for the 27), so they are ``slow``: CI runs
+  them after the default run, reusing its 1-device runs (``make test-devices``).
 """
 
 import jax
@@ -22,7 +23,7 @@ from tests.experiments.smoke import smoke_results
 EXPERIMENTS = registry.discover()
 # Experiments whose config declares one device at smoke (the reason is in the config).
 ONE_DEVICE = {"ccpg_discovery", "nem_explanations", "gadc_adaptive"}
-# name: (rtol, metric-name prefixes that are timings, slow)
+# name: (rtol, substrings of the metric names that depend on wall time: not compared, slow)
 CASES = {
     "multimax_tradeoff": (1e-4, (), False),
     "byzantine_lr_sensitivity": (1e-4, ("agg_ms",), True),
@@ -40,12 +41,23 @@ CASES = {
     "mscp_passive_data": (1e-5, (), True),
     "slwi_stream": (1e-4, ("slwi_time_overhead", "tent_ms_per_step"), True),
     "adr_gd_attack": (1e-3, (), True),  # ADR-GD's noise kicks amplify rounding
+    # ADR-GD's noise kicks on the reference network end at another local maximum (5 % apart
+    # seen); the GD-restart baseline gets as many restarts as ADR-GD's wall time buys.
+    "adr_gd_random_nets": (0.1, ("_time_s", "restarts"), True),
+    "gadc_feature_noise": (1e-6, (), True),
+    "mc_ensemble_ood": (1e-4, (), True),
+    "mcf_qm9": (1e-3, ("train_s",), True),  # data-parallel fit: gradients summed in another order
     "gadc_metattack": (1e-6, (), True),
     "gadc_heterophily": (1e-6, (), True),
     "curbench_text": (1e-6, ("meta_cost_ratio",), True),
     "curbench_vision": (1e-6, ("meta_cost_ratio",), True),
     "policy_regret_intervals": (1e-6, (), True),
+    # One-device layouts (ONE_DEVICE): the same program in a process that has 8 devices.
+    "ccpg_discovery": (1e-6, ("runtime_s",), True),
+    "nem_explanations": (1e-6, ("per_s", "speedup"), True),
+    "gadc_adaptive": (1e-6, (), True),
 }
+assert set(CASES) == set(EXPERIMENTS), f"no 8 = 1 case for {set(EXPERIMENTS) ^ set(CASES)}"
 
 
 def split_over_all_devices(tree, mesh) -> bool:
@@ -85,7 +97,7 @@ def test_eight_devices_equal_one(name, rtol, timings):
     for got, want in zip(eight, one, strict=True):
         assert got.keys() == want.keys()
         for key in got:
-            if key.startswith(timings):
+            if any(part in key for part in timings):
                 continue
             np.testing.assert_allclose(np.asarray(got[key], np.float64),
                                        np.asarray(want[key], np.float64),

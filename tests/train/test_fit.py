@@ -154,6 +154,9 @@ def test_two_processes_of_four_devices_match_one_process_of_eight(tmp_path):
     one, two = np.load(tmp_path / "single.npz"), np.load(tmp_path / "multi.npz")
     np.testing.assert_allclose(one["params"], two["params"], atol=1e-5)
     np.testing.assert_allclose(one["losses"], two["losses"], rtol=1e-5)
+    # batch_runs gathers every run's outputs, typed PRNG keys included, to every process.
+    np.testing.assert_array_equal(one["run_keys"], two["run_keys"])
+    np.testing.assert_array_equal(one["run_draws"], two["run_draws"])
 
 
 def test_train_step_is_traced_once():

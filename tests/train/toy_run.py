@@ -37,7 +37,7 @@ def main() -> None:
 
     import numpy as np
 
-    from jaxlab.train import fit, make_mesh
+    from jaxlab.train import batch_runs, fit, make_mesh
     from tests.train import toy
 
     get_batch = toy.batches()
@@ -64,8 +64,15 @@ def main() -> None:
     ) if args.coordinator else state.params
     flat = np.concatenate([np.ravel(np.asarray(p)) for p in jax.tree.leaves(params)])
     losses = np.asarray([row["loss"] for row in history if "loss" in row])
+    runs = {}
+    if args.mesh:  # batch_runs over the runs axis: key and float outputs of every run
+        draw = batch_runs(lambda k: (jax.random.split(k)[0], jax.random.normal(k)),
+                          mesh=make_mesh({"runs": -1}))
+        next_keys, draws = draw(jax.random.split(jax.random.key(2), 8))
+        runs = {"run_keys": np.asarray(jax.random.key_data(next_keys)),
+                "run_draws": np.asarray(draws)}
     if args.process_id == 0:
-        np.savez(args.out, params=flat, losses=losses)
+        np.savez(args.out, params=flat, losses=losses, **runs)
 
 
 if __name__ == "__main__":
