@@ -8,8 +8,9 @@
   as on one device, so only the vectorized width changes (float32 reassociation);
   data-parallel ``fit`` sums each gradient over 8 devices in another order. Every
   experiment has a case. All but ``multimax_tradeoff`` cost a whole 8-device smoke run
-  (padded runs on 2 cores: about 30 CPU-minutes for the 27), so they are ``slow``: CI runs
-  them after the default run, reusing its 1-device runs (``make test-devices``).
+  (padded runs on 2 cores: 17.9 min for the 27 and the two slow multi-process tests), so
+  they are ``slow``: CI runs them after the default run, reusing its 1-device runs
+  (``make test-devices``).
 """
 
 import jax
