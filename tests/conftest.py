@@ -1,5 +1,5 @@
-"""Test configuration, before any test runs: 8 fake CPU devices, strict rank promotion,
-XLA's backend optimisation level 0 and a 10-minute timeout for the fake devices' collectives.
+"""Test configuration, before any test runs: 8 fake CPU devices, strict rank promotion, and
+XLA's backend optimisation level 0.
 
 The suite is mostly compilation (small arrays, many programs), so its processes compile
 with ``--xla_backend_optimization_level=0`` (LLVM ``-O0``) unless ``XLA_FLAGS`` already
@@ -14,15 +14,9 @@ import os
 from pathlib import Path
 
 FAST_XLA_FLAG = "--xla_backend_optimization_level=0"
-# A collective on the fake devices waits until every device's thread joins it; on 2 shared
-# cores a descheduled thread can be late by more than XLA's default 40 s, and XLA then
-# aborts the process (seen once: llark_music's 8-device smoke run under load). 10 minutes.
-COLLECTIVE_TIMEOUT_FLAG = "--xla_cpu_collective_call_terminate_timeout_seconds=600"
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
-for name, flag in (("xla_backend_optimization_level", FAST_XLA_FLAG),
-                   ("xla_cpu_collective_call_terminate_timeout", COLLECTIVE_TIMEOUT_FLAG)):
-    if name not in os.environ.get("XLA_FLAGS", ""):
-        os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {flag}".strip()
+if "xla_backend_optimization_level" not in os.environ.get("XLA_FLAGS", ""):
+    os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {FAST_XLA_FLAG}".strip()
 
 import jax  # noqa: E402
 import pytest  # noqa: E402
