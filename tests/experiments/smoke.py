@@ -16,6 +16,8 @@ from pathlib import Path
 
 from jaxlab.report import runner
 
+COLLECTIVE_TIMEOUT_FLAG = "--xla_cpu_collective_call_terminate_timeout_seconds=600"
+
 
 def smoke_results(name: str, devices: int = 1) -> list[dict]:
     """``runner.load_or_run(name, "smoke")`` on ``devices`` CPU devices, computed (when not
@@ -33,6 +35,10 @@ def smoke_results(name: str, devices: int = 1) -> list[dict]:
         # with collectives enqueued back to back deadlocked twice on 2 loaded cores (6 of 8
         # device threads in an all-reduce, the other 2 waiting to launch; llark_music).
         env["JAX_CPU_ENABLE_ASYNC_DISPATCH"] = "false"
+        # A collective waits for all 8 device threads; on 2 cores shared with another
+        # worker's 8-device run, one thread came more than XLA's default 40 s late and XLA
+        # aborted the process (CI, llark_music, synchronous dispatch). 10 minutes.
+        env["XLA_FLAGS"] = f"{env.get('XLA_FLAGS', '')} {COLLECTIVE_TIMEOUT_FLAG}".strip()
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                           text=True, check=False)
     assert done.returncode == 0, f"{name}: smoke run failed:\n{done.stderr[-3000:]}"

@@ -301,6 +301,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     results: dict[str, list[float]] = {}
     examples = {}
     for arm, params in arms.items():
+        params = jax.device_get(params)  # host copies: picking a run is then no collective
         for s in range(len(seeds)):
             p = jax.tree.map(lambda x, s=s: x[s], params)
             texts = answers(gen, p, test, audio, gates[arm], config.eval_batch_size, tokenizer)
