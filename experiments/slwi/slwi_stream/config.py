@@ -67,7 +67,9 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.passes = 1
         c.num_seeds = 2
         c.source_eval = 128
-        c.timing_rounds = 3
+        c.timing_rounds = 1
+        c.train_batch = 32
+        c.batch_size = 16
         c.segments = 1
     if preset == "paper":
         c.num_seeds = 12  # power: module docstring
