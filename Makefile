@@ -55,10 +55,11 @@ test: install
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=15 $(PYTEST_ARGS)
 
-# The slow device tests: every experiment's smoke run on 8 fake CPU devices against its
-# 1-device run (tests/experiments/test_devices.py, the registry-wide 8 = 1 test) and the
-# 2 x 4 = 1 x 8 multi-process runs of multimax_vit and mscp (test_multihost.py). CI runs it
-# after `make test` with JAXLAB_REPORTS_DIR shared, so the 1-device runs are reused.
+# The slow device tests: the smoke runs on 8 fake CPU devices against their 1-device runs of
+# the 17 experiments too heavy for `make test` (tests/experiments/test_devices.py, the
+# registry-wide 8 = 1 test; the other 11 run in `make test`) and the 2 x 4 = 1 x 8
+# multi-process runs of multimax_vit and mscp (test_multihost.py). CI runs it after
+# `make test` with JAXLAB_REPORTS_DIR shared, so the 1-device runs are reused.
 test-devices: install
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=10 -m slow \
 	  tests/experiments/test_devices.py tests/experiments/test_multihost.py $(PYTEST_ARGS)
