@@ -101,6 +101,11 @@ def _parser() -> argparse.ArgumentParser:
     _multihost_option(run)
     run.add_argument("--fresh", action="store_true",
                      help="ignore saved results and checkpoints: run every seed again")
+    run.add_argument("--dry-run", action="store_true",
+                     help="with --preset paper: the paper program at its real model shapes on "
+                     "mock data of its datasets (2 steps a phase, a global batch of at most 8 "
+                     "rows per device, one evaluation batch); writes a checkpoint, "
+                     "metrics.jsonl and run.json with the datasets read")
     run.add_argument("--json", action="store_true",
                      help="print the results as JSON instead of the claims table")
 
@@ -270,19 +275,31 @@ def _cmd_run(args) -> int:
     _check_names([args.name], list(experiments), "experiment")
     experiment = experiments[args.name]
     try:
-        config = configs.apply_overrides(experiment.get_config(args.preset), args.overrides)
+        if args.dry_run:
+            import jax
+
+            if args.preset != "paper":
+                raise ValueError("--dry-run runs the paper preset: add --preset paper")
+            config = experiment.dry_run_config(jax.device_count())
+        else:
+            config = experiment.get_config(args.preset)
+        config = configs.apply_overrides(config, args.overrides)
         runner.calls(config)
     except (KeyError, ValueError) as error:
         raise SystemExit(f"jaxlab: {error.args[0] if error.args else error}") from error
-    if _missing_data([experiment]):
+    if not args.dry_run and _missing_data([experiment]):
         return 2
-    workdir = Path(args.workdir or os.path.join("workdirs", args.name, args.preset))
+    folder = f"{args.preset}-dry-run" if args.dry_run else args.preset
+    workdir = Path(args.workdir or os.path.join("workdirs", args.name, folder))
     primary = _is_primary(args)
     results, seconds = runner.run_experiment(
-        experiment, workdir, args.preset, args.overrides, fresh=args.fresh, lock=primary
+        experiment, workdir, args.preset, args.overrides, fresh=args.fresh, lock=primary,
+        dry_run=args.dry_run,
     )
     if not primary:
         return 0
+    if args.dry_run:
+        return _dry_run_summary(args, workdir, results, seconds)
     record = {"experiment": experiment, "results": results, "error": None,
               "seconds": seconds, "budget": float(config.cpu_budget_s)}
     rows = runner.jsonable(markdown.claim_rows([record]))
@@ -298,6 +315,24 @@ def _cmd_run(args) -> int:
     if args.preset == "smoke":
         print("smoke: claims need not hold (tiny sizes; --preset quick is the reproduction)")
     print("\n".join(_claims_table(rows)))
+    print(f"Results as JSON: {workdir / 'run.json'}")
+    return 0
+
+
+def _dry_run_summary(args, workdir: Path, results: list[dict[str, Any]], seconds: float) -> int:
+    """Writes and prints a dry run's ``run.json``: its metrics and every dataset it read."""
+    datasets = [d for result in results for d in result["datasets"]]
+    summary = {"experiment": args.name, "preset": args.preset, "dry_run": True,
+               "seconds": round(seconds, 1), "datasets": datasets,
+               "results": [result["metrics"] for result in results]}
+    text = json.dumps(summary, indent=1, default=str)
+    (workdir / "run.json").write_text(text + "\n")
+    if args.json:
+        print(text)
+        return 0
+    read = ", ".join(f"{d['name']}[{d['split']}]" for d in datasets) or "no TFDS dataset"
+    print(f"{args.name}: paper preset dry run, {seconds:.1f} s, mock data of: {read}; "
+          f"workdir {workdir}")
     print(f"Results as JSON: {workdir / 'run.json'}")
     return 0
 

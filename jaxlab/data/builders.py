@@ -2,7 +2,9 @@
 
 Each builder is a ``tfds.core.GeneratorBasedBuilder`` whose examples come from files that a
 package ships (scikit-learn's digits, Debian's ``dataset-fashion-mnist``) or from a
-directory the user gives; none of them downloads anything.
+directory the user gives; none of them downloads anything. They are built by instance
+(``jaxlab.data.images.prepare``), not by name, so they stay out of TFDS's registry, where
+the catalog's own ``fashion_mnist`` (downloaded) keeps its name.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ def _image_features(height: int, width: int) -> tfds.features.FeaturesDict:
     )
 
 
-class Digits(tfds.core.GeneratorBasedBuilder):
+class Digits(tfds.core.GeneratorBasedBuilder, skip_registration=True):
     """scikit-learn's 8×8 handwritten digits (1797 images), a fixed 1437/360 split.
 
     Pixel values 0..16 are stored as uint8; the split is a stratified shuffle with seed 0.
@@ -69,7 +71,7 @@ class Digits(tfds.core.GeneratorBasedBuilder):
             yield int(i), {"image": images[i], "label": int(labels[i]), "index": int(i)}
 
 
-class FashionMnist(tfds.core.GeneratorBasedBuilder):
+class FashionMnist(tfds.core.GeneratorBasedBuilder, skip_registration=True):
     """Fashion-MNIST (Xiao et al. 2017) from local IDX files, its official 60000/10000 split.
 
     The files are looked up in ``<data_dir>/fashion-mnist/`` and then in the Debian package's

@@ -29,6 +29,13 @@ def base_config(preset: str) -> ml_collections.ConfigDict:
         ``../shared/data``).
       fast_compile: compile with XLA's cheapest settings (``jaxlab.train.jit_run``); on
         at ``smoke`` only, whose tiny runs are compile-bound.
+      datasets: the datasets the preset reads, by their TFDS names (``("cifar10",)``) or,
+        for data that is no TFDS dataset, a short name of its source (``"generated"``,
+        ``"qm9pack"``); ``docs/paper_presets.md`` lists them.
+      data_workers: worker processes that decode and augment a streamed input.
+      dry_run: set by ``jaxlab run --dry-run`` (see :func:`dry_run_config`): the paper
+        program at its real model shapes, 2 steps a phase, one evaluation batch, on mock
+        data.
 
     Raises:
       ValueError: an unknown preset.
@@ -43,7 +50,36 @@ def base_config(preset: str) -> ml_collections.ConfigDict:
     config.cpu_budget_s = 60.0
     config.data_dir = ""
     config.fast_compile = preset == "smoke"
+    config.datasets = ()
+    config.data_workers = 0
+    config.dry_run = False
     return config
+
+
+#: ``--dry-run``: steps of each phase, and the largest global batch per device.
+DRY_RUN_STEPS = 2
+DRY_RUN_ROWS_PER_DEVICE = 8
+
+
+def dry_run_config(config: ml_collections.ConfigDict, shrink, devices: int
+                   ) -> ml_collections.ConfigDict:
+    """The ``paper`` config of a dry run: ``shrink(config, devices)`` (the experiment's
+    ``config.dry_run``) on a copy with ``dry_run=True``, one seed and at most 1 data worker.
+
+    ``shrink`` keeps the model shapes and sets every phase to :data:`DRY_RUN_STEPS` steps,
+    every global batch to at most :data:`DRY_RUN_ROWS_PER_DEVICE` rows per device, and
+    evaluation to one batch.
+
+    Raises:
+      ValueError: ``config`` is not a ``paper`` config.
+    """
+    if config.preset != "paper":
+        raise ValueError(f"--dry-run runs the paper preset, got preset {config.preset!r}")
+    config = ml_collections.ConfigDict(config.to_dict())
+    config.dry_run = True
+    config.num_seeds = 1
+    config.data_workers = min(config.data_workers, 1)
+    return shrink(config, devices)
 
 
 def _leaf_keys(config: ml_collections.ConfigDict, prefix: str = "") -> list[str]:

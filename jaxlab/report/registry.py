@@ -27,7 +27,8 @@ from typing import Any
 import ml_collections
 
 EXPERIMENTS_PACKAGE = "jaxlab_experiments"
-REQUIRED_CONFIG_KEYS = ("preset", "seed", "num_seeds", "batch_seeds", "cpu_budget_s")
+REQUIRED_CONFIG_KEYS = ("preset", "seed", "num_seeds", "batch_seeds", "cpu_budget_s",
+                        "datasets", "data_workers", "dry_run")
 TESTS = ("better", "matches", "at_least", "at_most")
 
 
@@ -162,6 +163,37 @@ class Experiment:
                 "jaxlab.report.base_config(preset)"
             )
         return config
+
+    @property
+    def paper_setting(self) -> Any:
+        """The paper's setting (``PAPER_SETTING`` of its ``config.py``, a
+        ``jaxlab.report.paper_presets.PaperSetting``).
+
+        Raises:
+          ValueError: the config module declares none.
+        """
+        setting = getattr(importlib.import_module(f"{self.module}.config"), "PAPER_SETTING", None)
+        if setting is None:
+            raise ValueError(f"experiment {self.name!r}: its config.py declares no PAPER_SETTING "
+                             "(jaxlab.report.PaperSetting)")
+        return setting
+
+    def dry_run_config(self, devices: int) -> ml_collections.ConfigDict:
+        """The ``paper`` config shrunk for ``jaxlab run --dry-run`` on ``devices`` devices
+        (its ``config.py``'s ``dry_run(config, devices)``; see
+        ``jaxlab.report.configs.dry_run_config``).
+
+        Raises:
+          ValueError: the config module has no ``dry_run``.
+        """
+        from jaxlab.report.configs import dry_run_config
+
+        module = importlib.import_module(f"{self.module}.config")
+        shrink = getattr(module, "dry_run", None)
+        if shrink is None:
+            raise ValueError(f"experiment {self.name!r} has no dry run: its config.py defines no "
+                             "dry_run(config, devices)")
+        return dry_run_config(self.get_config("paper"), shrink, devices)
 
     @property
     def train_and_evaluate(self) -> Callable[[ml_collections.ConfigDict, str], dict[str, Any]]:

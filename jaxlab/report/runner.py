@@ -140,19 +140,31 @@ def run_experiment(
     overrides: Iterable[str] = (),
     fresh: bool = False,
     lock: bool = True,
+    dry_run: bool = False,
 ) -> tuple[list[dict[str, Any]], float]:
     """Runs every seed of ``experiment``; returns (per-call results, wall seconds).
 
     See the module docstring for the folders, the reuse of saved results and the lock.
     ``fresh=True`` ignores saved results and checkpoints. ``lock=False`` only for the
     secondary processes of a multi-host run, which share the primary's workdir.
+    ``dry_run=True`` (``preset`` must be ``"paper"``) runs the experiment's dry-run config
+    (``Experiment.dry_run_config``) on mock data of its datasets
+    (``jaxlab.data.streaming.mock_datasets``), always fresh; each result gains
+    ``"datasets"``, the datasets it read.
 
     Raises:
       KeyError, ValueError: a bad override (see ``configs.apply_overrides``).
       jaxlab.report.workdir.WorkdirError: the workdir cannot be created or written, is in
         use (``WorkdirLocked``), or holds another experiment's run (``ForeignRunError``).
     """
-    config = configs.apply_overrides(experiment.get_config(preset), overrides)
+    if dry_run:
+        import jax
+
+        config = configs.apply_overrides(experiment.dry_run_config(jax.device_count()),
+                                         overrides)
+        fresh = True
+    else:
+        config = configs.apply_overrides(experiment.get_config(preset), overrides)
     planned = calls(config)
     code = codehash.code_hash(experiment.module)
     results, start = [], time.perf_counter()
@@ -163,10 +175,26 @@ def run_experiment(
             stamp = {"experiment": experiment.name,
                      "config": json.loads(call_config.to_json_best_effort()), "code": code}
             result = _prepare(run_dir, experiment.name, stamp, fresh)
-            if result is None:
+            if result is None and dry_run:
+                result = _dry_run_call(experiment, call_config, run_dir, stamp)
+            elif result is None:
                 result = _run_call(experiment, call_config, run_dir, stamp)
             results.append(result)
     return results, time.perf_counter() - start
+
+
+def _dry_run_call(experiment: Experiment, config: ml_collections.ConfigDict, run_dir: Path,
+                  stamp: dict[str, Any]) -> dict[str, Any]:
+    """One call of a dry run: on mock data, recording the datasets it read."""
+    import jax
+
+    from jaxlab.data import streaming
+
+    streaming.datasets_read(clear=True)
+    rows = configs.DRY_RUN_ROWS_PER_DEVICE * jax.device_count()
+    with streaming.mock_datasets(num_examples=2 * rows):
+        result = _run_call(experiment, config, run_dir, stamp)
+    return {"metrics": result, "datasets": streaming.datasets_read(clear=True)}
 
 
 def default_out(preset: str) -> Path:

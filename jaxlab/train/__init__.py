@@ -12,16 +12,19 @@ from jaxlab.train.mesh import (
 )
 from jaxlab.train.metrics import MetricsWriter, log_history, log_result
 from jaxlab.train.optim import make_optimizer, make_schedule, optimizer_step
+from jaxlab.train.prefetch import DeviceStream, device_batches
 from jaxlab.train.runs import batch_runs, jit_run, scan_run, segmented_scan_run
 from jaxlab.train.timing import ratios, time_call, time_interleaved
 
 __all__ = [
     "CheckpointError",
     "Checkpointer",
+    "DeviceStream",
     "MetricsWriter",
     "batch_runs",
     "batch_sharding",
     "create_state",
+    "device_batches",
     "fit",
     "jit_run",
     "log_history",

@@ -1,8 +1,10 @@
 """Checkpoints of a whole training run behind one small class over orbax.
 
-A run's checkpoint holds the train state, the base PRNG key and the step; the data position
-is the step (see ``jaxlab.data.pipeline``), so a run killed at any moment and resumed from
-its workdir ends bit-identical to an uninterrupted one.
+A run's checkpoint holds the train state, the base PRNG key (when the run has one), the
+step and, for a streamed input, the input's position (each process its own, through grain's
+orbax handler). For the in-memory input the data position is the step (see
+``jaxlab.data.pipeline``). Either way a run killed at any moment and resumed from its
+workdir ends bit-identical to an uninterrupted one.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import grain
 import jax
 import numpy as np
 import orbax.checkpoint as ocp
@@ -23,7 +26,9 @@ class CheckpointError(RuntimeError):
 
 
 class Checkpointer:
-    """Saves and restores ``{"state", "key", "step"}`` under ``<workdir>/checkpoints``.
+    """Saves and restores ``{"state", "key", "step"}`` under ``<workdir>/checkpoints``, and
+    the position of a streamed input (an object with ``get_state``/``set_state``, such as
+    :class:`jaxlab.train.DeviceStream`) beside them.
 
     Args:
       workdir: the run's directory.
@@ -57,14 +62,25 @@ class Checkpointer:
         except Exception as error:  # orbax raises many types; all mean "cannot resume"
             raise self._error("cannot read the checkpoints", error) from error
 
-    def save(self, step: int, state: Any, key: jax.Array) -> None:
-        """Saves ``state`` and the run's base PRNG ``key`` (typed or raw) at ``step``."""
-        item = {"state": state, "key": _key_data(key), "step": np.asarray(step, np.int64)}
-        self._manager.save(step, args=ocp.args.StandardSave(item))
+    def save(self, step: int, state: Any, key: jax.Array | None = None, *,
+             data: Any = None) -> None:
+        """Saves ``state``, the run's base PRNG ``key`` (typed or raw; ``None``: the run keeps
+        its rng in ``state``) and the position of the input ``data`` (or ``None``) at
+        ``step``."""
+        item = {"state": state, "step": np.asarray(step, np.int64)}
+        if key is not None:
+            item["key"] = _key_data(key)
+        items = {"run": ocp.args.StandardSave(item)}
+        if data is not None:
+            items["data"] = grain.checkpoint.CheckpointSave(data)
+        self._manager.save(step, args=ocp.args.Composite(**items))
 
-    def restore(self, state: Any, key: jax.Array) -> tuple[Any, jax.Array, int] | None:
+    def restore(self, state: Any, key: jax.Array | None = None, *,
+                data: Any = None) -> tuple[Any, Any, int] | None:
         """Restores the latest ``(state, key, step)`` shaped like ``(state, key)``; ``None`` if
-        there is no checkpoint. A typed ``key`` gets a typed key back.
+        there is no checkpoint. A typed ``key`` gets a typed key back; ``key=None`` gives
+        ``None``. ``data`` (the input, as passed to :meth:`save`) is moved to its saved
+        position.
 
         Raises:
           CheckpointError: the checkpoint is corrupted (a truncated file) or does not match
@@ -76,14 +92,20 @@ class Checkpointer:
         step = self.latest_step()
         if step is None:
             return None
-        target = {"state": state, "key": _key_data(key), "step": np.asarray(0, np.int64)}
+        target = {"state": state, "step": np.asarray(0, np.int64)}
+        if key is not None:
+            target["key"] = _key_data(key)
         abstract = jax.tree.map(ocp.utils.to_shape_dtype_struct, target)
+        items = {"run": ocp.args.StandardRestore(abstract)}
+        if data is not None:
+            items["data"] = grain.checkpoint.CheckpointRestore(data)
         try:
-            item = self._manager.restore(step, args=ocp.args.StandardRestore(abstract))
+            item = self._manager.restore(step, args=ocp.args.Composite(**items))["run"]
         except Exception as error:  # orbax raises many types; all mean "cannot resume"
             raise self._error(f"cannot restore the checkpoint at step {step}", error) from error
-        restored_key = item["key"]
-        if jax.dtypes.issubdtype(getattr(key, "dtype", None), jax.dtypes.prng_key):
+        restored_key = item.get("key")
+        if key is not None and jax.dtypes.issubdtype(getattr(key, "dtype", None),
+                                                     jax.dtypes.prng_key):
             restored_key = jax.random.wrap_key_data(restored_key, impl=jax.random.key_impl(key))
         return item["state"], restored_key, int(item["step"])
 

@@ -22,6 +22,7 @@ from jax.sharding import Mesh
 from jaxlab.train import mesh as mesh_lib
 from jaxlab.train.checkpoint import Checkpointer, CheckpointError
 from jaxlab.train.metrics import MetricsWriter
+from jaxlab.train.prefetch import DeviceStream
 
 State = Any
 Batch = Any
@@ -33,7 +34,8 @@ def fit(
     *,
     state: State,
     train_step: TrainStep,
-    batch_at: Callable[[int], Batch],
+    batch_at: Callable[[int], Batch] | None = None,
+    batches: DeviceStream | None = None,
     num_steps: int,
     key: jax.Array,
     workdir: str | os.PathLike | None = None,
@@ -54,6 +56,8 @@ def fit(
       train_step: pure ``(state, batch, key) -> (state, metrics)``; its key is
         ``fold_in(key, step)``.
       batch_at: ``step -> batch`` (this process's rows); the data position is the step.
+      batches: instead of ``batch_at``, a streamed input (:class:`DeviceStream` of a grain
+        loader) whose position is saved with every checkpoint and restored on resume.
       num_steps: total number of steps of the run (not of this call).
       key: base PRNG key of the run.
       workdir: where metrics, hyper-parameters and checkpoints go; ``None`` keeps nothing.
@@ -73,6 +77,10 @@ def fit(
     """
     if num_steps < 0:
         raise ValueError(f"num_steps must be >= 0, got {num_steps}")
+    if (batch_at is None) == (batches is None):
+        raise ValueError("fit needs exactly one of batch_at (in-memory) and batches (a stream)")
+    if batches is not None and batches.mesh is not mesh:
+        raise ValueError("fit(batches=...) needs the stream's mesh as its mesh")
 
     def step_fn(state, batch, key, step):
         return train_step(state, batch, jax.random.fold_in(key, step))
@@ -89,6 +97,8 @@ def fit(
             out_shardings=(state_shardings, rep),
         )
         place = lambda batch: mesh_lib.put_batch(batch, mesh)
+        if batches is not None:
+            place = lambda batch: batch  # the stream places its batches on the mesh
     else:
         jitted = jax.jit(step_fn, donate_argnums=0)
         place = lambda batch: batch
@@ -98,7 +108,7 @@ def fit(
     start = 0
     if workdir is not None:
         checkpointer = Checkpointer(workdir, keep=keep)
-        restored = checkpointer.restore(state, key)
+        restored = checkpointer.restore(state, key, data=batches)
         if jax.process_index() == 0:
             writer = MetricsWriter(workdir)
         if restored is not None:
@@ -119,7 +129,8 @@ def fit(
 
     bar = tqdm.tqdm(total=num_steps, initial=start, desc=desc, disable=not progress)
     for step in range(start, num_steps):
-        state, metrics = jitted(state, place(batch_at(step)), key, step)
+        batch = next(batches) if batches is not None else batch_at(step)  # type: ignore[misc]
+        state, metrics = jitted(state, place(batch), key, step)
         done = step + 1
         if done % max(log_every, 1) == 0 or done == num_steps:
             row = log(done, metrics)
@@ -129,7 +140,7 @@ def fit(
         if checkpointer is not None and (
             (checkpoint_every and done % checkpoint_every == 0) or done == num_steps
         ):
-            checkpointer.save(done, state, key)
+            checkpointer.save(done, state, key, data=batches)
         bar.update(1)
     bar.close()
     if checkpointer is not None:

@@ -162,7 +162,7 @@ def segmented_scan_run(
     impls = [_key_impl(leaf) for leaf in leaves]
     start = 0
     if checkpointer is not None:
-        restored = checkpointer.restore({"carry": _unkey(carry), "history": history}, _NO_RNG)
+        restored = checkpointer.restore({"carry": _unkey(carry), "history": history})
         if restored is not None:
             state, _, start = restored
             carry = jax.tree.unflatten(treedef, [
@@ -177,14 +177,10 @@ def segmented_scan_run(
         jax.tree.map(lambda h, o, b=begin, e=stop: h.__setitem__(slice(b, e), np.asarray(o)),
                      history, out)
         if checkpointer is not None:
-            checkpointer.save(stop, {"carry": _unkey(carry), "history": history}, _NO_RNG)
+            checkpointer.save(stop, {"carry": _unkey(carry), "history": history})
     if checkpointer is not None:
         checkpointer.wait()
     return carry, history
-
-
-# The checkpoint's rng slot: a segmented scan keeps its rng in the carry.
-_NO_RNG = np.zeros(2, np.uint32)
 
 
 def _key_impl(leaf):
