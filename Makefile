@@ -62,7 +62,8 @@ test: install
 # `make test` with JAXLAB_REPORTS_DIR shared, so the 1-device runs are reused.
 test-devices: install
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=10 -m slow \
-	  tests/experiments/test_devices.py tests/experiments/test_multihost.py $(PYTEST_ARGS)
+	  tests/experiments/test_devices.py tests/experiments/test_multihost.py \
+	  tests/experiments/test_dry_run.py $(PYTEST_ARGS)
 
 bench: install
 	# ByzFL (and the CPU build of torch it needs) is a benchmark baseline, not a dependency.

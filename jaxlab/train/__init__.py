@@ -1,6 +1,14 @@
 """The shared harness: meshes, the train loop, whole-run programs, checkpoints, metrics, timing."""
 
 from jaxlab.train.checkpoint import Checkpointer, CheckpointError
+from jaxlab.train.lifecycle import (
+    atomic_write_json,
+    atomic_write_text,
+    padded_runs,
+    resumable,
+    runs_sharding,
+    to_host,
+)
 from jaxlab.train.loop import create_state, fit
 from jaxlab.train.mesh import (
     batch_sharding,
@@ -21,6 +29,8 @@ __all__ = [
     "Checkpointer",
     "DeviceStream",
     "MetricsWriter",
+    "atomic_write_json",
+    "atomic_write_text",
     "batch_runs",
     "batch_sharding",
     "create_state",
@@ -34,12 +44,16 @@ __all__ = [
     "make_schedule",
     "mesh_from_config",
     "optimizer_step",
+    "padded_runs",
     "put_batch",
     "ratios",
     "replicate",
     "replicated",
+    "resumable",
+    "runs_sharding",
     "scan_run",
     "segmented_scan_run",
     "time_call",
     "time_interleaved",
+    "to_host",
 ]

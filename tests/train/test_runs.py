@@ -205,8 +205,8 @@ class _KilledAfter(Checkpointer):
         super().__init__(workdir)
         self.n = n
 
-    def save(self, step, state, key):
-        super().save(step, state, key)
+    def save(self, step, state, key=None, **kwargs):
+        super().save(step, state, key, **kwargs)
         self.n -= 1
         if self.n == 0:
             self.wait()

@@ -1,0 +1,150 @@
+"""The run lifecycle an experiment should never write itself: placing runs on the mesh,
+gathering results to the host on every process, and resuming finished pieces atomically.
+
+    mesh = mesh_from_config(config)                 # {"runs": R} or {"runs": R, "data": D}
+    keys = jax.device_put(keys, runs_sharding(mesh))
+    out = resumable(workdir, "arm-a", config, program, keys, data)   # once per config
+    host = to_host(out)                             # every process gets every run
+
+All three are correct on several processes (``jax.distributed``): ``to_host`` gathers with
+``multihost_utils.process_allgather`` (never ``np.asarray`` on an array another process
+holds), and ``resumable`` writes from process 0 only, through a temporary file and an
+atomic rename, after every process has its copy.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+from jaxlab.train.mesh import RUNS_AXIS
+
+__all__ = [
+    "atomic_write_json",
+    "atomic_write_text",
+    "padded_runs",
+    "resumable",
+    "runs_sharding",
+    "to_host",
+]
+
+
+def runs_sharding(mesh: Mesh | None, axis: str = RUNS_AXIS) -> NamedSharding | None:
+    """Leading (run) axis split over ``axis`` when ``mesh`` has it, else replicated over the
+    mesh; ``None`` without a mesh."""
+    if mesh is None:
+        return None
+    spec = PartitionSpec(axis) if axis in mesh.axis_names else PartitionSpec()
+    return NamedSharding(mesh, spec)
+
+
+def padded_runs(num_runs: int, mesh: Mesh | None, axis: str = RUNS_AXIS) -> int:
+    """The smallest multiple of the mesh's ``axis`` size that holds ``num_runs`` runs.
+
+    A caller that must pad fills the extra runs with real work where it can (more seeds)
+    and otherwise reports their share, ``1 - num_runs / padded_runs(...)``.
+
+    Raises:
+      ValueError: ``num_runs < 1``.
+    """
+    if num_runs < 1:
+        raise ValueError(f"num_runs must be >= 1, got {num_runs}")
+    size = mesh.shape[axis] if mesh is not None and axis in mesh.axis_names else 1
+    return -(-num_runs // size) * size
+
+
+def to_host(tree: Any) -> Any:
+    """Every leaf as a host numpy array, on every process.
+
+    A global array that spans several processes is gathered with
+    ``multihost_utils.process_allgather`` (every process calls this); typed PRNG keys
+    come back as their key data. On one process this is ``jax.device_get``.
+    """
+    def leaf(x: Any) -> Any:
+        if isinstance(x, jax.Array) and jnp.issubdtype(x.dtype, jax.dtypes.prng_key):
+            x = jax.random.key_data(x)
+        if isinstance(x, jax.Array) and not x.is_fully_addressable:
+            from jax.experimental import multihost_utils
+
+            return np.asarray(multihost_utils.process_allgather(x, tiled=True))
+        return np.asarray(jax.device_get(x))
+
+    return jax.tree.map(leaf, tree)
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> None:
+    """Writes ``text`` to ``path`` through a temporary file and a rename: a reader sees the
+    old file or the whole new one, never a part. Only process 0 writes."""
+    if jax.process_index() != 0:
+        return
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def atomic_write_json(path: str | os.PathLike, value: Any) -> None:
+    """:func:`atomic_write_text` of ``value`` as indented JSON."""
+    atomic_write_text(path, json.dumps(value, indent=1, default=str) + "\n")
+
+
+def _digest(config: Any) -> str:
+    text = (config.to_json_best_effort(sort_keys=True) if hasattr(config, "to_json_best_effort")
+            else json.dumps(config, sort_keys=True, default=str))
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def _agreed(flag: bool) -> bool:
+    """Process 0's ``flag`` on every process, so all take the same branch (a piece computed
+    by some processes and loaded by others would leave its collectives waiting)."""
+    if jax.process_count() == 1:
+        return flag
+    from jax.experimental import multihost_utils
+
+    return bool(multihost_utils.broadcast_one_to_all(np.asarray(flag)))
+
+
+def resumable(
+    workdir: str | os.PathLike | None,
+    name: str,
+    config: Any,
+    compute: Callable[..., Mapping[str, Any]],
+    *args: Any,
+    **kwargs: Any,
+) -> dict[str, np.ndarray]:
+    """``compute(*args, **kwargs)`` once per ``(workdir, name, config)``; its arrays on the
+    host of every process.
+
+    The result is saved as ``<workdir>/runs/<name>-<config digest>.npz`` (atomically, by
+    process 0). An experiment killed at any moment and run again loads the pieces it
+    finished and computes the rest; each piece draws its randomness from its own keys, so
+    the results are those of an uninterrupted run. A file of another config (another
+    digest) is never read. ``workdir=None`` computes without saving.
+
+    Args:
+      workdir: the run's directory.
+      name: the piece (an arm, a grid cell), unique within the run.
+      config: the run's config (``ConfigDict`` or a JSON-able value): part of the file name.
+      compute: returns ``{name: array}`` (global arrays are gathered with :func:`to_host`).
+    """
+    path = None if workdir is None else Path(workdir) / "runs" / f"{name}-{_digest(config)}.npz"
+    if path is not None and _agreed(path.exists()):
+        with np.load(path) as saved:
+            return dict(saved)
+    out = {k: np.asarray(v) for k, v in to_host(dict(compute(*args, **kwargs))).items()}
+    if path is not None and jax.process_index() == 0:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.tmp.npz")
+        np.savez(tmp, **out)
+        os.replace(tmp, path)
+    return out

@@ -1,0 +1,54 @@
+"""Registry-wide: every experiment's ``paper`` preset runs as a dry run on 8 fake devices.
+
+``jaxlab run NAME --preset paper --dry-run`` runs the paper program at its real model shapes
+on mock data of the paper's datasets (``tfds.testing.mock_data``): 2 steps a phase, a global
+batch of at most 8 rows per device, one evaluation batch. It must write ``run.json`` with the
+datasets it read (each ``mock``), ``metrics.jsonl`` and a checkpoint. Slow (the paper models'
+compile times): ``make test-devices`` and CI run it.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from jaxlab.report import registry
+
+from .smoke import COLLECTIVE_TIMEOUT_FLAG
+
+NAMES = sorted(registry.discover())
+
+
+def dry_run(name: str, workdir: Path, devices: int = 8) -> dict:
+    """Runs the dry run in a subprocess on ``devices`` CPU devices; returns its run.json."""
+    env = {**os.environ, "JAX_NUM_CPU_DEVICES": str(devices),
+           "JAX_CPU_ENABLE_ASYNC_DISPATCH": "false"}
+    env["XLA_FLAGS"] = f"{env.get('XLA_FLAGS', '')} {COLLECTIVE_TIMEOUT_FLAG}".strip()
+    done = subprocess.run(
+        [sys.executable, "-m", "jaxlab.cli", "run", name, "--preset", "paper", "--dry-run",
+         "--workdir", str(workdir)],
+        env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, f"{name}: dry run failed:\n{done.stderr[-4000:]}"
+    return json.loads((workdir / "run.json").read_text())
+
+
+def check_outputs(name: str, workdir: Path, summary: dict) -> None:
+    config = registry.get_experiment(name).get_config("paper")
+    assert summary["dry_run"] is True
+    datasets = summary["datasets"]
+    assert all(set(d) == {"name", "split", "mock"} and d["mock"] is True for d in datasets)
+    read = {d["name"].split("/")[0] for d in datasets}
+    tfds_names = {n for n in config.datasets if n in read}
+    assert tfds_names == read, f"{name}: read {read}, config.datasets {config.datasets}"
+    assert list(workdir.rglob("metrics.jsonl")), f"{name}: no metrics.jsonl"
+    assert [p for p in workdir.rglob("checkpoints") if any(p.iterdir())], \
+        f"{name}: no checkpoint written"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NAMES)
+def test_paper_preset_dry_run_on_8_devices(name, tmp_path):
+    check_outputs(name, tmp_path, dry_run(name, tmp_path))
