@@ -37,6 +37,7 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from jaxlab.train.checkpoint import Checkpointer
+from jaxlab.train.lifecycle import to_host
 from jaxlab.train.mesh import RUNS_AXIS
 
 Carry = TypeVar("Carry")
@@ -162,7 +163,7 @@ def segmented_scan_run(
     impls = [_key_impl(leaf) for leaf in leaves]
     start = 0
     if checkpointer is not None:
-        restored = checkpointer.restore({"carry": _unkey(carry), "history": history})
+        restored = checkpointer.restore({"carry": _savable(_unkey(carry)), "history": history})
         if restored is not None:
             state, _, start = restored
             carry = jax.tree.unflatten(treedef, [
@@ -174,13 +175,25 @@ def segmented_scan_run(
     for begin in range(start, length, piece):
         stop = min(begin + piece, length)
         carry, out = scan(carry, jax.tree.map(lambda a, b=begin, e=stop: a[b:e], xs))
-        jax.tree.map(lambda h, o, b=begin, e=stop: h.__setitem__(slice(b, e), np.asarray(o)),
-                     history, out)
+        jax.tree.map(lambda h, o, b=begin, e=stop: h.__setitem__(slice(b, e), o),
+                     history, to_host(out))
         if checkpointer is not None:
-            checkpointer.save(stop, {"carry": _unkey(carry), "history": history})
+            checkpointer.save(stop, {"carry": _savable(_unkey(carry)), "history": history})
     if checkpointer is not None:
         checkpointer.wait()
     return carry, history
+
+
+def _savable(tree):
+    """The carry as a checkpoint can hold it on every host: global arrays stay global (each
+    process writes its shards); on several processes, a process-local array (every process
+    computes the same copy, e.g. an unsharded run) becomes a host array, which process 0
+    writes."""
+    if jax.process_count() == 1:
+        return tree
+    return jax.tree.map(
+        lambda x: np.asarray(x) if isinstance(x, jax.Array) and x.is_fully_addressable else x,
+        tree)
 
 
 def _key_impl(leaf):
@@ -348,12 +361,21 @@ def batch_runs(
         if pad:
             batched = jax.tree.map(
                 lambda x: jnp.concatenate([x, jnp.repeat(x[:1], pad, axis=0)]), batched)
+        if _traced((batched, shared)):
+            # Called inside another program (a scan, a jit): the sharded program is inlined
+            # there with its shardings; placement and gathering belong to the outer call.
+            out = sharded_program(axes, batched, shared)
+            return jax.tree.map(lambda x: x[:n], out) if pad else out
         batched = _place(batched, runs_sharding)
         shared = _place(shared, replicated)
         out = _gather_processes(sharded_program(axes, batched, shared))
         return jax.tree.map(lambda x: x[:n], out) if pad else out
 
     return sharded_call
+
+
+def _traced(tree: Any) -> bool:
+    return any(isinstance(leaf, jax.core.Tracer) for leaf in jax.tree.leaves(tree))
 
 
 def _gather_processes(tree: Any) -> Any:

@@ -1,6 +1,6 @@
-"""``jaxlab run NAME --multihost`` on 2 processes × 4 CPU devices (gloo collectives) gives
-the metrics of 1 process × 8 devices (the suite's shared 8-device smoke run,
-tests/experiments/smoke.py).
+"""Registry-wide: ``jaxlab run NAME --multihost`` on 2 processes × 4 CPU devices (gloo
+collectives) gives the metrics of 1 process × 8 devices (the suite's shared 8-device smoke
+run, tests/experiments/smoke.py), for every experiment.
 
 Each process feeds only its own rows: ``batch_runs`` assembles its global run axis from
 every process's shards (``jax.make_array_from_callback``), and ``fit`` builds each global
@@ -19,17 +19,16 @@ import sys
 import numpy as np
 import pytest
 
+from jaxlab.report import registry
 from tests.experiments.smoke import smoke_results
 
-# name: (rtol, slow). Slow ones: `pytest -m slow tests/experiments/test_multihost.py`.
-CASES = {
-    "multimax_tradeoff": (0.0, False),  # batch_runs over `runs`
-    "multimax_vit": (1e-5, True),  # fit, data parallel over `data` (equal when measured)
-    # RL: guided PPO through batch_runs over `runs` (equal when measured; its success rates
-    # are 0 at smoke, `ppo_final_loss` is not). Slow: the two processes took 212 s (114 s of
-    # CPU) on 2 loaded cores, the 8-device reference about as long again.
-    "mscp_passive_data": (0.0, True),
-}
+# Every experiment; the default tolerance is exact (runs split over ``runs`` compute the same
+# programs on both layouts). Larger tolerances: a data-parallel reduction summed over
+# processes in another order. Only multimax_tradeoff runs in `make test`; the others are
+# slow (`make test-devices`, CI).
+RTOL = {"multimax_vit": 1e-5}
+FAST = {"multimax_tradeoff"}
+CASES = {name: (RTOL.get(name, 0.0), name not in FAST) for name in sorted(registry.discover())}
 
 
 def _free_port() -> int:
