@@ -301,7 +301,7 @@ def _cmd_run(args) -> int:
     if args.dry_run:
         return _dry_run_summary(args, workdir, results, seconds)
     record = {"experiment": experiment, "results": results, "error": None,
-              "seconds": seconds, "budget": float(config.cpu_budget_s)}
+              "seconds": seconds, "budget": float(config.cpu_budget_s), "preset": args.preset}
     rows = runner.jsonable(markdown.claim_rows([record]))
     summary = {"experiment": args.name, "preset": args.preset, "seconds": round(seconds, 1),
                "results": results, "claims": rows}

@@ -1,5 +1,7 @@
 """Two-step task: softmax ViT vs heat treatment and NormSoftmax (and a CNN reference)."""
 
+import math
+
 from jaxlab.report import Claim, Experiment
 
 _SETTING = ("28×28 two-step images from sklearn digits {1,2} and Fashion-MNIST, a 2-layer "
@@ -16,24 +18,28 @@ EXPERIMENT = Experiment(
     name="eureka_two_step",
     claims=(
         Claim(name="NormSoftmax (variance spread) solves the task on more seeds than softmax",
-              metric="solved_norm_softmax", baseline="solved_softmax", paper=None,
+              metric="solved_norm_softmax", bounds=(0.0, 1.0), samples="binary",
+              baseline="solved_softmax", paper=None,
               higher_is_better=True, paired=True, setting=_SETTING),
         Claim(name="heat treatment solves the task on more seeds than softmax",
-              metric="solved_heat", baseline="solved_softmax", paper=None, paired=True,
+              metric="solved_heat", bounds=(0.0, 1.0), samples="binary",
+              baseline="solved_softmax", paper=None, paired=True,
               higher_is_better=True, setting=_SETTING + "; scale 3.0 → 1/√d_h over half"),
         Claim(name="NormSoftmax jumps above the read-one-target ceiling sooner",
-              metric="jump_step_norm_softmax", baseline="jump_step_softmax", paper=None,
+              metric="jump_step_norm_softmax", bounds=(0.0, math.inf),
+              baseline="jump_step_softmax", paper=None,
               paired=True,
               higher_is_better=False, unit=" steps",
               setting=_SETTING + "; never reached counts as the run length"),
         Claim(name="NormSoftmax reaches 95 % of softmax's final accuracy in fewer steps "
               "(abstract: in 20 % of them)",
-              metric="steps_to_95pct_softmax_norm_softmax",
+              metric="steps_to_95pct_softmax_norm_softmax", bounds=(0.0, math.inf),
               baseline="steps_to_95pct_softmax_softmax", paper=None,
               paired=True, higher_is_better=False,
               unit=" steps", setting=_SETTING),
         Claim(name="heat treatment reaches 95 % of softmax's final accuracy in fewer steps",
-              metric="steps_to_95pct_softmax_heat", baseline="steps_to_95pct_softmax_softmax",
+              metric="steps_to_95pct_softmax_heat", bounds=(0.0, math.inf),
+              baseline="steps_to_95pct_softmax_softmax",
               paper=None,
               paired=True, higher_is_better=False, unit=" steps", setting=_SETTING),
         # The paper's diagnosis of the plateau: softmax attention passes small gradients to
@@ -41,37 +47,41 @@ EXPERIMENT = Experiment(
         # attention logits by a scale above 1/√d_h early on, which enlarges ∂L/∂(W_Q, W_K)
         # by construction: a diagnostic, not a test of the diagnosis.
         Claim(name="heat treatment enlarges ‖∂L/∂(W_Q, W_K)‖ early in training",
-              metric="grad_qk_early_heat", baseline="grad_qk_early_softmax", paper=None,
+              metric="grad_qk_early_heat", bounds=(0.0, math.inf), by_construction=True,
+              baseline="grad_qk_early_softmax", paper=None,
               higher_is_better=True, paired=True, diagnostic=True,
               setting=_SETTING + "; Frobenius norm over layers, mean of the first 10 % of "
               "steps; mostly mechanical (the scale multiplies the logits' gradient)"),
         Claim(name="NormSoftmax enlarges ‖∂L/∂(W_Q, W_K)‖ early in training",
-              metric="grad_qk_early_norm_softmax", baseline="grad_qk_early_softmax",
+              metric="grad_qk_early_norm_softmax", bounds=(0.0, math.inf),
+              baseline="grad_qk_early_softmax",
               paper=None, higher_is_better=True, paired=True,
               setting=_SETTING + "; Frobenius norm over layers, mean of the first 10 % of steps"),
         Claim(name="final accuracy: NormSoftmax above softmax",
-              metric="final_accuracy_norm_softmax", baseline="final_accuracy_softmax",
+              metric="final_accuracy_norm_softmax", bounds=(0.0, 1.0),
+              baseline="final_accuracy_softmax",
               paper=None,
               paired=True, higher_is_better=True, setting=_SETTING),
         # The intermediate step alone ("do the two indicators show the same digit?",
         # supervised directly, chance 0.5): the same ViTs, steps and data.
         Claim(name="intermediate step alone: heat treatment solves it on more seeds than "
-              "softmax", metric="intermediate_solved_heat",
+              "softmax", metric="intermediate_solved_heat", bounds=(0.0, 1.0), samples="binary",
               baseline="intermediate_solved_softmax", paper=None,
               paired=True, higher_is_better=True,
               setting=_INTERMEDIATE),
         Claim(name="intermediate step alone: NormSoftmax solves it on more seeds than softmax",
-              metric="intermediate_solved_norm_softmax",
+              metric="intermediate_solved_norm_softmax", bounds=(0.0, 1.0), samples="binary",
               baseline="intermediate_solved_softmax", paper=None,
               paired=True, higher_is_better=True,
               setting=_INTERMEDIATE),
         Claim(name="intermediate step alone: heat treatment jumps above chance sooner",
-              metric="intermediate_jump_step_heat", baseline="intermediate_jump_step_softmax",
+              metric="intermediate_jump_step_heat", bounds=(0.0, math.inf),
+              baseline="intermediate_jump_step_softmax",
               paper=None,
               paired=True, higher_is_better=False, unit=" steps",
               setting=_INTERMEDIATE + "; never reached counts as the run length"),
         Claim(name="intermediate step alone: NormSoftmax jumps above chance sooner",
-              metric="intermediate_jump_step_norm_softmax",
+              metric="intermediate_jump_step_norm_softmax", bounds=(0.0, math.inf),
               baseline="intermediate_jump_step_softmax", paper=None,
               paired=True, higher_is_better=False,
               unit=" steps", setting=_INTERMEDIATE + "; never reached counts as the run length"),

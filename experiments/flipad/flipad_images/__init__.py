@@ -15,7 +15,7 @@ _IMMUNE = (_SETTING + "; Gaussian noise (std 0.05 of the 8-bit range, the refere
 
 def _claim(name, metric, baseline, setting=_SETTING):
     return Claim(name=name, metric=metric, baseline=baseline, unit="", setting=setting,
-                 paired=True)
+                 paired=True, bounds=(0.0, 1.0))
 
 
 EXPERIMENT = Experiment(

@@ -1,16 +1,18 @@
 """MC Ensemble (CE + SupCon + SimCLR) vs a naive Deep Ensemble and a 3×-wider model on digits."""
 
+import math
+
 from jaxlab.report import Claim, Experiment
 
 _DATA = ("scikit-learn digits MLPs, ID = 0-4, near-OOD = 5-9, far-OOD = Fashion-MNIST at 8×8 "
          "+ uniform noise; KNN scores; paper: CIFAR-10/ImageNet ResNets (numbers not retrieved)")
 
 
-def _vs(name, metric, baseline, higher, setting=_DATA, unit=""):
+def _vs(name, metric, baseline, higher, setting=_DATA, unit="", bounds=(0.0, 100.0)):
     """A comparison of two arms trained on the same seeds: a paired test per seed."""
     return Claim(name=name, metric=metric, baseline=baseline, paper=None,
                  higher_is_better=higher, setting=f"{setting}; paired per seed", unit=unit,
-                 paired=True)
+                 paired=True, bounds=bounds)
 
 
 EXPERIMENT = Experiment(
@@ -19,13 +21,15 @@ EXPERIMENT = Experiment(
         _vs("naive members are more affinely coupled than MC members (SCI proxy)",
             "naive_coupling", "mc_coupling", True,
             "affine-coupling R² of penultimate features (a proxy; the paper's SCI formula "
-            "was not retrieved); mean over member pairs"),
+            "was not retrieved); mean over member pairs", bounds=(-math.inf, 1.0)),
         _vs("naive members are more similar than MC members (linear CKA)",
-            "naive_cka", "mc_cka", True, "linear CKA of penultimate features, member pairs"),
+            "naive_cka", "mc_cka", True, "linear CKA of penultimate features, member pairs",
+            bounds=(0.0, 1.0)),
         _vs("naive members have a lower loss barrier than MC members",
             "naive_barrier", "mc_barrier", False,
             "CE on ID train along the line between weight-matched members (probe heads for "
-            "contrastive members); the paper's protocol is not verified"),
+            "contrastive members); the paper's protocol is not verified",
+            bounds=(-math.inf, math.inf)),
         _vs("MC Ensemble has lower FPR95 than the naive ensemble (near-OOD)",
             "mc_fpr95_near", "naive_fpr95_near", False, unit="%"),
         _vs("MC Ensemble has lower FPR95 than the naive ensemble (far-OOD)",

@@ -12,7 +12,7 @@ EXPERIMENT = Experiment(
     claims=(
         Claim(
             name="passive state-only data speeds up online learning (fast+slow vs scratch)",
-            metric="auc_fast_slow",
+            metric="auc_fast_slow", bounds=(0.0, 1.0),
             baseline="auc_scratch",
             unit="",
             paired=True,
@@ -20,7 +20,7 @@ EXPERIMENT = Experiment(
         ),
         Claim(
             name="the fast planner alone already helps over scratch",
-            metric="auc_fast",
+            metric="auc_fast", bounds=(0.0, 1.0),
             baseline="auc_scratch",
             unit="",
             paired=True,
@@ -28,7 +28,7 @@ EXPERIMENT = Experiment(
         ),
         Claim(
             name="planners beat IDM labelling + BC (VPT-style)",
-            metric="auc_fast_slow",
+            metric="auc_fast_slow", bounds=(0.0, 1.0),
             baseline="auc_idm_bc",
             unit="",
             paired=True,
@@ -37,7 +37,7 @@ EXPERIMENT = Experiment(
         ),
         Claim(
             name="the slow planner matters at long horizons",
-            metric="auc_long_fast_slow",
+            metric="auc_long_fast_slow", bounds=(0.0, 1.0),
             baseline="auc_long_fast",
             unit="",
             paired=True,
@@ -45,7 +45,7 @@ EXPERIMENT = Experiment(
         ),
         Claim(
             name="pessimism matters under limited coverage",
-            metric="auc_fast_slow",
+            metric="auc_fast_slow", bounds=(0.0, 1.0),
             baseline="auc_fast_slow_nopess",
             unit="",
             paired=True,
@@ -53,7 +53,7 @@ EXPERIMENT = Experiment(
         ),
         Claim(
             name="the gain over scratch shrinks when dynamics are not identifiable",
-            metric="gain_identifiable",
+            metric="gain_identifiable", bounds=(-1.0, 1.0),
             baseline="gain_nonidentifiable",
             unit="",
             paired=True,
