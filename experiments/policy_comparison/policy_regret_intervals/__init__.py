@@ -53,7 +53,10 @@ EXPERIMENT = Experiment(
             test="at_least",
             bounds=(0.0, 1.0),
             samples="proportion",
-            setting="exact binomial test, one trial per replication (its 10 cells share one "
+            decided_at=("paper",),
+            setting="decided at the paper preset only (100 replications): at 20, even full "
+            "coverage gives p = 0.95^20 = 0.36; exact binomial test, one trial per "
+            "replication (its 10 cells share one "
             "data set: conservative); one-sided: over-coverage is no failure; N = 20k, "
             "Λ ∈ {1.4, 2}, JAX "
             "logistic nuisances, K = 5 folds; intervals without sampling margin (as the "
