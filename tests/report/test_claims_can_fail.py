@@ -6,10 +6,10 @@ The shift keeps the committed spread, clipped to the range (the deviations from 
 for a paired claim, of the per-sample differences, split evenly between the arms around
 each pair's midpoint) and moves the mean ``MARGIN`` critical values of its t-test past the
 threshold, in standard errors (a fixed small step where the samples have no spread). 0/1
-outcomes and proportions are replayed at their extremes (all successes / all failures). A claim fails
-here when a side cannot be reached inside its range or at its sample count: a bound at
-the edge of the range, a band narrower than the committed spread allows, too few seeds for
-an exact test to reach α. Such a claim is no test of the paper: fix it, or make it a
+outcomes and proportions are replayed at their extremes (all successes / all failures). A
+claim fails here when a side cannot be reached inside its range or at its sample count: a
+bound at the edge of the range, a band narrower than the committed spread allows, too few
+seeds for an exact test to reach α. Such a claim is no test of the paper: fix it, or make it a
 diagnostic (``by_construction`` or ``decided_at``). Diagnostics are exempt (never tallied).
 """
 
