@@ -136,3 +136,23 @@ def test_claim_can_support_and_contradict(name, claim):
 
 def test_the_registry_has_claims():
     assert len(CLAIMS) > 100
+
+
+def test_committed_samples_judged_now_keep_the_rules():
+    """The committed samples, judged by the current rule and claims: no tallied row says
+    "by construction"; only deterministic rows are decided "exactly"; a supports row of
+    ``matches`` has its whole CI inside the band; every row has a threshold field."""
+    for name, experiment in EXPERIMENTS.items():
+        rows = json.loads((RESULTS / f"{name}.json").read_text())
+        for row in markdown.rejudge(experiment, rows, PRESET):
+            where = f"{name}: {row['claim']!r}"
+            assert "threshold" in row, where
+            if row["diagnostic"]:
+                continue
+            assert "by construction" not in row["setting"].lower(), where
+            if row["test"] == verdict.EXACT:
+                assert row["deterministic"], where
+            if row["kind"] == "matches" and row["verdict"] == "supports" \
+                    and row["ci_low"] is not None:
+                tol = row["tolerance"]
+                assert -tol <= row["ci_low"] and row["ci_high"] <= tol, where
