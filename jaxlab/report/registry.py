@@ -32,6 +32,7 @@ REQUIRED_CONFIG_KEYS = ("preset", "seed", "num_seeds", "batch_seeds", "cpu_budge
                         "datasets", "data_workers", "dry_run")
 TESTS = ("better", "matches", "at_least", "at_most", "draw")
 SAMPLES = ("continuous", "binary", "proportion")
+LOW_POWER = 0.8
 
 
 @dataclasses.dataclass(frozen=True)
@@ -123,6 +124,9 @@ class Claim:
       timing: the metric is a wall-clock time or a ratio of times.
       decided_at: the presets whose setting can decide the claim (``None``: every preset);
         at any other preset the row is a diagnostic.
+      power: the power, at the quick preset, of the test the verdict runs for the effect
+        worth reporting (from the config's power calculation, ``jaxlab.report.power``);
+        below ``LOW_POWER`` the row's setting says so.
 
     Every other claim must name a baseline or a number to compare with (``ValueError``
     otherwise).
@@ -150,6 +154,7 @@ class Claim:
     unit_of_replication: str = "seeds"
     timing: bool = False
     decided_at: tuple[str, ...] | None = None
+    power: float | None = None
 
     def __post_init__(self) -> None:
         """Refuses a claim the verdict could not tally (see the class docstring)."""
@@ -185,6 +190,8 @@ class Claim:
             raise ValueError(f"claim {self.name!r}: test 'matches' needs a tolerance")
         if self.tolerance is not None and self.tolerance < 0:
             raise ValueError(f"claim {self.name!r}: tolerance must be >= 0, got {self.tolerance}")
+        if self.power is not None and not 0 <= self.power <= 1:
+            raise ValueError(f"claim {self.name!r}: power must be in [0, 1], got {self.power}")
 
     @property
     def kind(self) -> str:
@@ -208,6 +215,15 @@ class Claim:
         paper, tol = float(self.paper), float(self.tolerance or 0.0)
         return {"matches": paper, "draw": paper, "at_least": paper - tol,
                 "at_most": paper + tol}[self.kind]
+
+    @property
+    def setting_with_power(self) -> str:
+        """``setting``, with a note when the power at quick is below ``LOW_POWER``."""
+        if self.power is None or self.power >= LOW_POWER:
+            return self.setting
+        note = (f"power at quick {self.power:.2f} (< {LOW_POWER:g}) for the effect worth "
+                "reporting: an inconclusive verdict there is expected")
+        return f"{self.setting}; {note}" if self.setting else note
 
     def is_diagnostic(self, preset: str | None = None) -> bool:
         """Reported apart, never tallied: ``diagnostic``, ``by_construction``, or measured

@@ -270,6 +270,9 @@ def test_thresholds_bounds_and_diagnostics():
     built = Claim("x", metric="m", baseline="b", by_construction=True,
                   setting="holds by construction")
     assert built.is_diagnostic("quick")
+    weak = Claim("x", metric="m", baseline="b", setting="small", power=0.47)
+    assert weak.setting_with_power.startswith("small; power at quick 0.47 (< 0.8)")
+    assert Claim("x", metric="m", baseline="b", power=0.9).setting_with_power == ""
     paper_only = Claim("x", metric="m", baseline="b", decided_at=("paper",))
     assert paper_only.is_diagnostic("quick") and not paper_only.is_diagnostic("paper")
 

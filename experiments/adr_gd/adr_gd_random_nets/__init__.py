@@ -26,7 +26,8 @@ EXPERIMENT = Experiment(
         ),
         Claim(
             name="ADR-GD finds larger maxima than normalised GD (large nets)",
-            metric="large_ratio_vs_gd", bounds=(0.0, math.inf), unit_of_replication="networks",
+            metric="large_ratio_vs_gd", power=0.11, bounds=(0.0, math.inf),
+            unit_of_replication="networks",
             baseline="large_parity", paper=None,
             higher_is_better=True, unit="×", paired=True,
             setting=f"[128, 500, 500, 500, 1], large config, fewer networks at quick; {_SETTING}",

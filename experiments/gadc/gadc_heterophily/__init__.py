@@ -28,7 +28,7 @@ EXPERIMENT = Experiment(
         bounds=(0.0, 100.0), unit_of_replication="splits",
               baseline="wisconsin_directed_eps0", unit="%", paired=True, test="better",
               setting="paired over the same splits; paper: 73.2 -> 78.2 (100 random splits)"),
-        Claim(name="Cornell, directed: ε=1 beats ε=0", metric="cornell_directed_eps1",
+        Claim(name="Cornell, directed: ε=1 beats ε=0", metric="cornell_directed_eps1", power=0.17,
         bounds=(0.0, 100.0), unit_of_replication="splits",
               baseline="cornell_directed_eps0", unit="%", paired=True, test="better",
               setting="the paper's direction; its per-dataset numbers are not in our spec"),

@@ -8,11 +8,12 @@ _DATA = ("scikit-learn digits MLPs, ID = 0-4, near-OOD = 5-9, far-OOD = Fashion-
          "+ uniform noise; KNN scores; paper: CIFAR-10/ImageNet ResNets (numbers not retrieved)")
 
 
-def _vs(name, metric, baseline, higher, setting=_DATA, unit="", bounds=(0.0, 100.0)):
+def _vs(name, metric, baseline, higher, setting=_DATA, unit="", bounds=(0.0, 100.0),
+        power=None):
     """A comparison of two arms trained on the same seeds: a paired test per seed."""
     return Claim(name=name, metric=metric, baseline=baseline, paper=None,
                  higher_is_better=higher, setting=f"{setting}; paired per seed", unit=unit,
-                 paired=True, bounds=bounds)
+                 paired=True, bounds=bounds, power=power)
 
 
 EXPERIMENT = Experiment(
@@ -29,9 +30,9 @@ EXPERIMENT = Experiment(
             "naive_barrier", "mc_barrier", False,
             "CE on ID train along the line between weight-matched members (probe heads for "
             "contrastive members); the paper's protocol is not verified",
-            bounds=(-math.inf, math.inf)),
+            bounds=(-math.inf, math.inf), power=0.64),
         _vs("MC Ensemble has lower FPR95 than the naive ensemble (near-OOD)",
-            "mc_fpr95_near", "naive_fpr95_near", False, unit="%"),
+            "mc_fpr95_near", "naive_fpr95_near", False, unit="%", power=0.68),
         _vs("MC Ensemble has lower FPR95 than the naive ensemble (far-OOD)",
             "mc_fpr95_far", "naive_fpr95_far", False, unit="%"),
         _vs("MC Ensemble has higher AUROC than the naive ensemble (near-OOD)",
@@ -39,7 +40,7 @@ EXPERIMENT = Experiment(
         _vs("MC Ensemble has higher AUROC than the naive ensemble (far-OOD)",
             "mc_auroc_far", "naive_auroc_far", True, unit="%"),
         _vs("MC Ensemble has lower FPR95 than a 3×-wider single model (near-OOD)",
-            "mc_fpr95_near", "wide_fpr95_near", False, unit="%"),
+            "mc_fpr95_near", "wide_fpr95_near", False, unit="%", power=0.57),
         _vs("MC Ensemble has lower FPR95 than a 3×-wider single model (far-OOD)",
             "mc_fpr95_far", "wide_fpr95_far", False, unit="%"),
         _vs("MC Ensemble has higher AUROC than a 3×-wider single model (near-OOD)",

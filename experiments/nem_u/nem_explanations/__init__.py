@@ -14,12 +14,12 @@ EXPERIMENT = Experiment(
     claims=(
         Claim(name="NEM's pointing game is no worse than RELAX's by more than 0.1 "
                    "(non-inferiority: NEM + 0.1 beats RELAX, paired over seeds)",
-              metric="nem_pointing_game_plus_margin", bounds=(0.0, 1.1),
+              metric="nem_pointing_game_plus_margin", power=0.11, bounds=(0.0, 1.1),
               baseline="relax_pointing_game",
               unit="", paired=True, setting=_SETTING + "; margin 0.1 fixed before the run"),
         Claim(name="NEM's mass inside the object is no worse than RELAX's by more than 0.05 "
                    "(non-inferiority, paired over seeds)",
-              metric="nem_mass_inside_plus_margin", bounds=(0.0, 1.05),
+              metric="nem_mass_inside_plus_margin", power=0.11, bounds=(0.0, 1.05),
               baseline="relax_mass_inside",
               unit="", paired=True, setting=_SETTING + "; margin 0.05 fixed before the run"),
         Claim(name="NEM explains faster than RELAX (log10 explanations per second, same "
