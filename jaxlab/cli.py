@@ -139,6 +139,9 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 if the README or the committed results "
                              "are stale")
+    report.add_argument("--rejudge", action="store_true",
+                        help="first judge the committed samples again with the current claims "
+                             "and verdict rule, rewriting docs/results/<preset>/*.json")
 
     bench = _command(sub, "bench", "run benchmarks/NAME.py (all when NAME is omitted)",
                      "Runs benchmarks against the baselines a user would otherwise use, "
@@ -381,6 +384,10 @@ def _cmd_report(args) -> int:
         except FileNotFoundError as error:
             raise SystemExit(f"jaxlab: {error}") from error
         print(f"Copied results of {', '.join(copied)} into {results_dir}.")
+    if args.rejudge:
+        judged = readme.rejudge_results(results_dir, args.preset)
+        print(f"Judged the committed samples of {len(judged)} experiments again in "
+              f"{results_dir}.")
     results = readme.load_results(results_dir)
     text = Path(args.readme).read_text()
     updated = readme.replace_block(text, readme.results_block(results, args.preset), args.preset)

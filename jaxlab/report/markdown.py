@@ -23,7 +23,9 @@ LEGEND = (
     "**TOST** equivalence to the threshold within ± the tolerance (*supports*: equivalence "
     "shown and the whole 90 % CI inside the band; *contradicts*: the mean significantly "
     "outside it). *at least* / *at most* rows: a **one-sided t-test** against the threshold "
-    "(*contradicts*: significant the other way). Samples that are 0/1 outcomes or "
+    "(*contradicts*: significant the other way). *draw* rows (a reference run's single "
+    "value): a **prediction-interval test**, *supports* when the value lies inside our 95 % "
+    "prediction interval (PI), *contradicts* outside it. Samples that are 0/1 outcomes or "
     "proportions are tested exactly: the **exact sign (McNemar) test** when paired, "
     "**Fisher's exact test** otherwise, an **exact binomial test** (or binomial TOST) "
     "against a threshold. Continuous samples without spread take the **exact sign test** "
@@ -186,6 +188,8 @@ def paper_cell(row: dict[str, Any]) -> str:
         return paper
     if kind == "matches":
         test = f"{threshold:.4g} ± {row['tolerance']:.3g}{unit}"
+    elif kind == "draw":
+        test = f"a draw of {threshold:.4g}{unit}"
     else:
         test = f"{'≥' if kind == 'at_least' else '≤'} {threshold:.4g}{unit}"
     if row["paper"] is not None and np.isclose(threshold, row["paper"]) and kind == "matches":
@@ -231,7 +235,8 @@ def test_cell(row: dict[str, Any]) -> str:
         text += f", effect {effect:+.3g}"
         if row["ci_low"] is not None and row["ci_high"] is not None:
             level = row.get("ci_level", 0.95) or 0.95
-            text += f" [{level:.0%} CI {row['ci_low']:.3g}, {row['ci_high']:.3g}]"
+            name = "PI" if test == verdict_lib.PREDICTION else "CI"
+            text += f" [{level:.0%} {name} {row['ci_low']:.3g}, {row['ci_high']:.3g}]"
     return text
 
 

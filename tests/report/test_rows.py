@@ -81,6 +81,16 @@ def test_threshold_and_paper_are_printed_apart():
     assert not markdown.claim_rows([record], "paper")[0]["diagnostic"]
 
 
+def test_rejudge_rewrites_committed_results(tmp_path, monkeypatch):
+    monkeypatch.setattr(registry, "discover", lambda: {"e": EXPERIMENT})
+    rows = markdown.claim_rows([RECORD])
+    stale = [dict(row, verdict="contradicts") for row in rows]
+    (tmp_path / "e.json").write_text(json.dumps(stale, allow_nan=False))
+    assert readme.rejudge_results(tmp_path, "quick") == ["e"]
+    again = json.loads((tmp_path / "e.json").read_text())
+    assert [r["verdict"] for r in again] == [r["verdict"] for r in rows]
+
+
 def test_rejudge_replays_committed_samples():
     rows = markdown.claim_rows([RECORD])
     again = markdown.rejudge(EXPERIMENT, rows, "quick")
