@@ -249,7 +249,7 @@ def _number(mean: float | None, std: float | None, unit: str) -> str:
 
 def _claims_table(rows: list[dict[str, Any]]) -> list[str]:
     """The claim rows of ``markdown.claim_rows`` as an aligned plain-text table."""
-    header = ("claim", "ours (mean ± std, n)", "paper / baseline", "verdict")
+    header = ("claim", "ours (mean ± std, n)", "paper / threshold / baseline", "verdict")
     body = []
     for row in rows:
         unit = row.get("unit") or ""
@@ -259,6 +259,8 @@ def _claims_table(rows: list[dict[str, Any]]) -> list[str]:
         reference = []
         if row.get("paper") is not None:
             reference.append(f"paper {row['paper']:.4g}{unit}")
+        if row.get("threshold") is not None:
+            reference.append(f"threshold {row['threshold']:.4g}{unit}")
         if row.get("baseline"):
             base = _number(row.get("baseline_mean"), row.get("baseline_std"), unit)
             reference.append(f"{row['baseline']} {base}")
