@@ -106,8 +106,10 @@ class Claim:
       threshold_source: where ``threshold`` comes from, in a few words.
       paper_source: the table or figure ``paper`` is read from ("Table 2").
       bounds: the metric's feasible range (``(0, 100)`` for a percentage, ``(0, 1)`` for a
-        rate); samples outside it make the row *failed*, and the can-fail test shifts the
-        committed samples only within it.
+        rate, ``(-math.inf, math.inf)`` declared for an unbounded one); samples outside it
+        make the row *failed*, and the can-fail test shifts the committed samples only within
+        it (and requires every tallied claim to declare it). ``None``: not declared
+        (unbounded).
       samples: what one sample is: ``"continuous"`` (t-tests), ``"binary"`` (a 0/1 outcome:
         exact sign/McNemar test when paired, Fisher's exact test otherwise, exact binomial
         test against a bound), or ``"proportion"`` (a share of ``trials`` trials: exact
@@ -147,7 +149,7 @@ class Claim:
     threshold: float | None = None
     threshold_source: str = ""
     paper_source: str = ""
-    bounds: tuple[float, float] = (-math.inf, math.inf)
+    bounds: tuple[float, float] | None = None
     samples: str = "continuous"
     trials: int | None = None
     by_construction: bool = False
@@ -165,7 +167,7 @@ class Claim:
                              f"got {self.samples!r}")
         if self.trials is not None and (self.samples != "proportion" or self.trials < 1):
             raise ValueError(f"claim {self.name!r}: trials (≥ 1) is for samples='proportion'")
-        low, high = self.bounds
+        low, high = self.feasible
         if not low < high:
             raise ValueError(f"claim {self.name!r}: bounds must be (low, high) with low < high")
         if "by construction" in self.setting.lower() and not self.by_construction:
@@ -199,6 +201,11 @@ class Claim:
         if self.test is not None:
             return self.test
         return "better" if self.baseline is not None else "matches"
+
+    @property
+    def feasible(self) -> tuple[float, float]:
+        """``bounds``, or ``(-inf, inf)`` when undeclared."""
+        return self.bounds if self.bounds is not None else (-math.inf, math.inf)
 
     @property
     def bound(self) -> float | None:

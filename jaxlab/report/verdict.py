@@ -386,7 +386,7 @@ def _non_finite(name: str, x: np.ndarray) -> str:
 
 
 def _outside(claim: Claim, name: str, x: np.ndarray) -> str:
-    low, high = claim.bounds
+    low, high = claim.feasible
     bad = x[((x < low) & ~_near(x, low)) | ((x > high) & ~_near(x, high))]
     if not len(bad):
         return ""

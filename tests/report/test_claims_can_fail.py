@@ -83,7 +83,7 @@ def _cases(claim: Claim, ours: np.ndarray, base: np.ndarray | None) -> dict:
         tol, step = float(claim.tolerance), _step(ours, bound, False)
         above = bound + tol + step + dev
         below = bound - tol - step + dev
-        outside = above if np.all(above <= claim.bounds[1]) else below
+        outside = above if np.all(above <= claim.feasible[1]) else below
         return {"supports": (bound + dev, None), "contradicts": (outside, None)}
     if claim.kind == "draw":
         spread = float(np.std(ours, ddof=1)) if len(ours) > 1 else 0.0
@@ -106,7 +106,7 @@ def _deterministic_cases(claim: Claim, ours: np.ndarray, base: np.ndarray | None
     bound, step = float(claim.bound), 1e-3 * max(1.0, abs(float(claim.bound)))
     if claim.kind == "matches":
         above = bound + float(claim.tolerance) + step
-        outside = above if above <= claim.bounds[1] else bound - float(claim.tolerance) - step
+        outside = above if above <= claim.feasible[1] else bound - float(claim.tolerance) - step
         return {"supports": (bound * one, None), "contradicts": (outside * one, None)}
     sign = 1.0 if claim.kind == "at_least" else -1.0
     return {"supports": ((bound + sign * step) * one, None),
@@ -121,7 +121,7 @@ def test_claim_can_support_and_contradict(name, claim):
     ours = samples[claim.metric]
     base = samples[claim.baseline] if claim.baseline else None
     make = _deterministic_cases if claim.deterministic else _cases
-    low, high = claim.bounds
+    low, high = claim.feasible
     for word, (mine, theirs) in make(claim, ours, base).items():
         # Samples shifted past an edge of the range are put on the edge (the spread the
         # range allows there).
@@ -132,6 +132,11 @@ def test_claim_can_support_and_contradict(name, claim):
             f"{name}: {claim.name!r} ({claim.kind}, {result.test}) gives {result.word} on its "
             f"committed samples shifted to {word[:-1]} it, n = {len(ours)} "
             f"({result.reason or f'p = {result.p}'})")
+
+
+def test_every_tallied_claim_declares_its_range():
+    undeclared = [f"{name}: {claim.metric}" for name, claim in CLAIMS if claim.bounds is None]
+    assert not undeclared, f"claims without bounds=(low, high): {undeclared}"
 
 
 def test_the_registry_has_claims():

@@ -9,7 +9,7 @@ EXPERIMENT = Experiment(
     claims=(
         Claim(
             name="CCPG's CI-test count grows polynomially where PC's explodes (star DAG)",
-            metric="ccpg_tests_growth_exponent",
+            metric="ccpg_tests_growth_exponent", bounds=(-math.inf, math.inf),
             baseline="pc_tests_growth_exponent",
             higher_is_better=False,
             deterministic=True,

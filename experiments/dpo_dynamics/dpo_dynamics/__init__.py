@@ -24,7 +24,8 @@ EXPERIMENT = Experiment(
               paper=None, higher_is_better=False, unit=" steps", paired=True,
               setting=_SETTING + "; weights 0.4/0.3/0.2/0.1 from δ = 0.5 to 4"),
         Claim(name="early growth of the margin direction along u_k is faster for larger δ_k",
-              metric="early_slope_delta4", baseline="early_slope_delta0p5", paper=None,
+              metric="early_slope_delta4", bounds=(-math.inf, math.inf),
+              baseline="early_slope_delta0p5", paper=None,
               higher_is_better=True, paired=True,
               setting=_SETTING + "; slope over the first 10 steps"),
         Claim(name="early growth is about linear (R² of a line over the first steps above "
