@@ -139,6 +139,9 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 if the README or the committed results "
                              "are stale")
+    report.add_argument("--rejudge", action="store_true",
+                        help="first judge the committed samples again with the current claims "
+                             "and verdict rule, rewriting docs/results/<preset>/*.json")
 
     bench = _command(sub, "bench", "run benchmarks/NAME.py (all when NAME is omitted)",
                      "Runs benchmarks against the baselines a user would otherwise use, "
@@ -246,7 +249,7 @@ def _number(mean: float | None, std: float | None, unit: str) -> str:
 
 def _claims_table(rows: list[dict[str, Any]]) -> list[str]:
     """The claim rows of ``markdown.claim_rows`` as an aligned plain-text table."""
-    header = ("claim", "ours (mean ± std, n)", "paper / baseline", "verdict")
+    header = ("claim", "ours (mean ± std, n)", "paper / threshold / baseline", "verdict")
     body = []
     for row in rows:
         unit = row.get("unit") or ""
@@ -256,6 +259,8 @@ def _claims_table(rows: list[dict[str, Any]]) -> list[str]:
         reference = []
         if row.get("paper") is not None:
             reference.append(f"paper {row['paper']:.4g}{unit}")
+        if row.get("threshold") is not None:
+            reference.append(f"threshold {row['threshold']:.4g}{unit}")
         if row.get("baseline"):
             base = _number(row.get("baseline_mean"), row.get("baseline_std"), unit)
             reference.append(f"{row['baseline']} {base}")
@@ -301,7 +306,7 @@ def _cmd_run(args) -> int:
     if args.dry_run:
         return _dry_run_summary(args, workdir, results, seconds)
     record = {"experiment": experiment, "results": results, "error": None,
-              "seconds": seconds, "budget": float(config.cpu_budget_s)}
+              "seconds": seconds, "budget": float(config.cpu_budget_s), "preset": args.preset}
     rows = runner.jsonable(markdown.claim_rows([record]))
     summary = {"experiment": args.name, "preset": args.preset, "seconds": round(seconds, 1),
                "results": results, "claims": rows}
@@ -381,6 +386,10 @@ def _cmd_report(args) -> int:
         except FileNotFoundError as error:
             raise SystemExit(f"jaxlab: {error}") from error
         print(f"Copied results of {', '.join(copied)} into {results_dir}.")
+    if args.rejudge:
+        judged = readme.rejudge_results(results_dir, args.preset)
+        print(f"Judged the committed samples of {len(judged)} experiments again in "
+              f"{results_dir}.")
     results = readme.load_results(results_dir)
     text = Path(args.readme).read_text()
     updated = readme.replace_block(text, readme.results_block(results, args.preset), args.preset)

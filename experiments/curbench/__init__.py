@@ -1,5 +1,7 @@
 """CurBench: Curriculum Learning Benchmark (Zhou et al., ICML 2024)."""
 
+import math
+
 from jaxlab.report import Claim, Paper
 
 PAPER = Paper(
@@ -23,21 +25,24 @@ REFERENCE_SCHEDULES = {
 }
 
 
-def meta_cost_claims(model: str) -> tuple[Claim, ...]:
+def meta_cost_claims(model: str, power: float | None = None) -> tuple[Claim, ...]:
     """The cost claim of Table 8a, one per meta-gradient method: its epoch costs at least
-    twice the baseline's ("several times"), measured here per seed on ``model``.
+    4× the baseline's (the lower end of the paper's 4-7×), measured here per seed on
+    ``model``; ``power``: the power at quick of the one-sided test (the config's power
+    calculation).
 
     The ratio is CurBench's quantity (a method's time over the baseline's on the same
-    backbone and data), timed on this machine by ``epoch_cost_ratios``; the paper's GPU
-    ratios are a reference in the setting, not the threshold.
+    backbone and data), timed on this machine by ``epoch_cost_ratios``; the threshold is the
+    paper's lower bound, fixed before the run.
     """
     names = {"lre": "LRE", "mw_net": "MW-Net", "dds": "DDS"}
     return tuple(
-        Claim(name=f"{label}'s epoch costs several times (>= 2x) the baseline's",
-              metric=f"meta_cost_ratio_{method}", paper=2.0, test="at_least",
-              unit="x",
+        Claim(name=f"{label}'s epoch costs several times (>= 4x, the paper's lower bound) "
+                   "the baseline's",
+              metric=f"meta_cost_ratio_{method}", paper=4.0, test="at_least",
+              threshold=4.0, unit="x", bounds=(0.0, math.inf), timing=True, power=power,
+              paper_source="Table 8a, ResNet-18 on a V100 GPU: meta-gradient methods 4-7x",
+              threshold_source="the paper's lower bound (4x)",
               setting=f"{model}; one epoch over the baseline's, same model and data, standard "
-                      "setting, per seed, timed interleaved on CPU; threshold 2x reads "
-                      "'several times'; paper (Table 8a, ResNet-18 on a V100 GPU): "
-                      "meta-gradient methods 4-7x, a reference only")
+                      "setting, one ratio per seed, timed interleaved on CPU (not a GPU)")
         for method, label in names.items())

@@ -1,17 +1,25 @@
-"""The code a result was computed by, as one SHA-256, so a saved result is never stale.
+"""The code and inputs a result was computed from, as one SHA-256, so a saved result is
+never stale.
 
-``code_hash(module)`` covers, for the experiment package ``module``:
+``code_hash(module, config)`` covers, for the experiment package ``module``:
 
 - every file of the experiment's folder, recursively (``__pycache__`` and ``.pyc`` aside);
 - the ``.py`` files directly in its paper's folder (the ``Paper`` record, a trainer shared by
   that paper's experiments);
-- every ``.py`` file of the installed ``jaxlab`` package.
+- every ``.py`` file of the installed ``jaxlab`` package;
+- the installed version of every package ``jaxlab`` requires, extras included
+  (``importlib.metadata``; a package not installed enters as absent);
+- with a ``config``: the data it reads, as a listing of the files under each name of
+  ``config.datasets`` — each file's path, size and modification time, read by ``stat``
+  only (no file is read) — in the data directory (``jaxlab.data.paths``) and in TFDS's
+  (``$TFDS_DATA_DIR`` or ``~/tensorflow_datasets``). A name with no folder (``"generated"``,
+  a pip package's data) enters by its name; its package's version is covered above.
 
 Each file enters, in sorted order of its path relative to its root, as that path and the
 SHA-256 of its content, so an edit, a new file, a deletion or a rename changes the hash.
-The ``jaxlab`` part is computed once per process (a running process keeps the code it
-imported); the experiment's part on every call. The runner saves the hash beside each result
-and reuses a result only when the hash and the config both match.
+The ``jaxlab`` and package parts are computed once per process (a running process keeps
+the code it imported); the experiment's and the data's on every call. The runner saves the
+hash beside each result and reuses a result only when the hash and the config both match.
 """
 
 from __future__ import annotations
@@ -19,8 +27,12 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib
+import importlib.metadata
+import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 
 def _digest(root: Path, files: Iterable[Path]) -> str:
@@ -43,12 +55,76 @@ def jaxlab_hash() -> str:
     return _digest(root, (p for p in root.rglob("*.py") if "__pycache__" not in p.parts))
 
 
-def code_hash(module: str) -> str:
-    """SHA-256 over the experiment package ``module``'s code and ``jaxlab``'s (see above)."""
+def _requirement_names(distribution: str = "jaxlab") -> list[str]:
+    """The names of the packages ``distribution`` requires, extras included, sorted."""
+    try:
+        requires = importlib.metadata.requires(distribution) or []
+    except importlib.metadata.PackageNotFoundError:
+        return []
+    names = {re.split(r"[\s<>=!~;\[(]", line.strip(), maxsplit=1)[0] for line in requires}
+    return sorted(n for n in names if n and n != distribution)
+
+
+@functools.cache
+def package_versions() -> tuple[tuple[str, str], ...]:
+    """(name, installed version or ``"absent"``) of every package ``jaxlab`` requires
+    (once per process)."""
+    versions = []
+    for name in _requirement_names():
+        try:
+            versions.append((name, importlib.metadata.version(name)))
+        except importlib.metadata.PackageNotFoundError:
+            versions.append((name, "absent"))
+    return tuple(versions)
+
+
+def _data_roots(data_dir: str) -> list[Path]:
+    from jaxlab.data import paths
+
+    roots = []
+    try:
+        roots.append(paths.resolve_data_dir(data_dir or None))
+    except paths.DataNotFoundError:
+        pass
+    roots.append(Path(os.environ.get("TFDS_DATA_DIR", Path.home() / "tensorflow_datasets")))
+    return roots
+
+
+def data_listing(datasets: Iterable[str], data_dir: str = "") -> list[str]:
+    """One line per dataset name and per file found under it: ``name`` alone when no
+    folder holds it, else ``name/relative/path size mtime_ns`` (``stat`` only)."""
+    lines = []
+    for name in sorted(set(datasets)):
+        found = False
+        for root in _data_roots(data_dir):
+            for folder in sorted({root / name, root / name.replace("_", "-")}):
+                if not folder.is_dir():
+                    continue
+                found = True
+                for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+                    info = path.stat()
+                    lines.append(f"{folder.relative_to(root).as_posix()}/"
+                                 f"{path.relative_to(folder).as_posix()} {info.st_size} "
+                                 f"{info.st_mtime_ns}")
+        if not found:
+            lines.append(name)
+    return lines
+
+
+def code_hash(module: str, config: Any = None) -> str:
+    """SHA-256 over the experiment package ``module``'s code, ``jaxlab``'s, the installed
+    versions of ``jaxlab``'s requirements and (given its ``config``) the data files it
+    reads (see the module docstring)."""
     folder = Path(importlib.import_module(module).__path__[0])
     paper = folder.parent
     total = hashlib.sha256()
     total.update(_digest(folder, _folder_files(folder)).encode())
     total.update(_digest(paper, paper.glob("*.py")).encode())
     total.update(jaxlab_hash().encode())
+    for name, version in package_versions():
+        total.update(f"{name}=={version}\n".encode())
+    if config is not None:
+        datasets = tuple(config.get("datasets", ()) or ())
+        for line in data_listing(datasets, str(config.get("data_dir", "") or "")):
+            total.update(line.encode() + b"\n")
     return total.hexdigest()

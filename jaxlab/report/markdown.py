@@ -14,22 +14,31 @@ import numpy as np
 from jaxlab.report import verdict as verdict_lib
 
 LEGEND = (
-    "Verdicts (every test at α = 0.05, from `scipy.stats`). *better* rows (a baseline of the "
-    "same run): a **paired t-test** on the per-seed differences when both arms share seeds, "
-    "else a **Welch t-test**, two-sided; *supports* when significant in the claim's "
-    "direction, *contradicts* when significant against it. *matches* rows: **TOST** "
-    "equivalence to the paper's number within ± the stated tolerance (*supports*: equivalence"
-    " shown; *contradicts*: the mean is significantly outside the band, by a one-sided "
-    "t-test). *at least* / *at most* rows: a **one-sided t-test** against the paper's number "
-    "shifted by the tolerance (*contradicts*: significant the other way). Otherwise "
-    "*inconclusive*. A **deterministic** row (an exact, seed-free quantity) is compared "
-    "**exactly**, with no test; any other row with fewer than 3 samples is never decisive, "
-    "and samples with no spread are compared exactly. NaN or inf in ours or the baseline → "
-    "*failed*. The effect is signed in the claim's direction (ours − baseline, or distance to"
-    " the paper's number / threshold) with its 95 % CI; p is the p-value of the deciding "
-    "test. When a row has both a baseline and a paper number, the paper's number is shown for"
-    " reference and the verdict is the row's test. Diagnostics (quantities the paper does not"
-    " claim) are listed apart and never tallied."
+    "Verdicts (every test at α = 0.05, from `scipy.stats`). Each row compares ours with a "
+    "baseline of the same run or with its **threshold**, fixed before the run; the paper's "
+    "number, with its table or figure, is printed apart and decides nothing unless it is "
+    "the threshold. *better* rows: a **paired t-test** on the per-seed differences when both "
+    "arms share seeds, else a **Welch t-test**, two-sided; *supports* when significant in "
+    "the claim's direction, *contradicts* when significant against it. *matches* rows: "
+    "**TOST** equivalence to the threshold within ± the tolerance (*supports*: equivalence "
+    "shown and the whole 90 % CI inside the band; *contradicts*: the mean significantly "
+    "outside it). *at least* / *at most* rows: a **one-sided t-test** against the threshold "
+    "(*contradicts*: significant the other way). *draw* rows (a reference run's single "
+    "value): a **prediction-interval test**, *supports* when the value lies inside our 95 % "
+    "prediction interval (PI), *contradicts* outside it. Samples that are 0/1 outcomes or "
+    "proportions are tested exactly: the **exact sign (McNemar) test** when paired, "
+    "**Fisher's exact test** otherwise, an **exact binomial test** (or binomial TOST) "
+    "against a threshold. Continuous samples without spread take the **exact sign test** "
+    "(Mann–Whitney U for two constant arms). Otherwise *inconclusive*. Only a "
+    "**deterministic** row (an exact, seed-free quantity) is compared **exactly**, with no "
+    "test, and its samples must agree; any other row with fewer than 3 samples is never "
+    "decisive. NaN or inf, or a sample outside the metric's range → *failed*. The effect is "
+    "signed in the claim's direction (ours − baseline, or distance to the threshold) with "
+    "its CI at the test's level: **95 %** for the two-sided tests, **90 %** for TOST and "
+    "the one-sided tests (1 − 2α); p is the p-value of the deciding test. n counts seeds "
+    "unless the row names its unit of replication. Diagnostics (quantities the paper does "
+    "not claim, claims true by construction, and claims a preset cannot decide) are listed "
+    "apart and never tallied."
 )
 
 
@@ -43,7 +52,8 @@ def _stats(samples: np.ndarray) -> tuple[float | None, float | None, list[float 
     return _num(float(np.mean(samples))), _num(std), [_num(v) for v in samples]
 
 
-def _empty_row(experiment, claim, record: dict[str, Any]) -> dict[str, Any]:
+def _empty_row(experiment, claim, record: dict[str, Any],
+               preset: str | None = None) -> dict[str, Any]:
     return {
         "paper_id": experiment.paper.id if experiment.paper else "",
         "experiment": experiment.name,
@@ -51,21 +61,30 @@ def _empty_row(experiment, claim, record: dict[str, Any]) -> dict[str, Any]:
         "metric": claim.metric,
         "kind": claim.kind,
         "paper": claim.paper,
+        "paper_source": claim.paper_source,
+        "threshold": claim.bound,
+        "threshold_source": claim.threshold_source,
         "tolerance": claim.tolerance,
         "ours_mean": None,
         "ours_std": None,
         "num_seeds": 0,
+        "unit_of_replication": claim.unit_of_replication,
         "ours_samples": [],
-        "setting": claim.setting,
+        "setting": claim.setting_with_power,
+        "power": claim.power,
         "verdict": verdict_lib.FAILED,
         "test": verdict_lib.NO_TEST,
         "p_value": None,
         "effect": None,
         "ci_low": None,
         "ci_high": None,
+        "ci_level": None,
         "reason": "",
+        "samples": claim.samples,
         "deterministic": claim.deterministic,
-        "diagnostic": claim.diagnostic,
+        "by_construction": claim.by_construction,
+        "timing": claim.timing,
+        "diagnostic": claim.is_diagnostic(preset),
         "baseline": claim.baseline,
         "baseline_mean": None,
         "baseline_std": None,
@@ -77,15 +96,21 @@ def _empty_row(experiment, claim, record: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def claim_row(experiment, claim, record: dict[str, Any]) -> dict[str, Any]:
-    """The row of one claim: our (and the baseline's) samples, the test and its verdict."""
-    row = _empty_row(experiment, claim, record)
+def claim_row(experiment, claim, record: dict[str, Any],
+              preset: str | None = None) -> dict[str, Any]:
+    """The row of one claim: our (and the baseline's) samples, the test and its verdict.
+    ``preset`` (else ``record["preset"]``) decides whether a claim with ``decided_at`` is
+    tallied or a diagnostic."""
+    preset = preset or record.get("preset")
+    row = _empty_row(experiment, claim, record, preset)
     if record["error"] is not None:
         return row
+    unit = claim.unit_of_replication
     try:
-        ours = verdict_lib.pool(record["results"], claim.metric)
-        base = verdict_lib.pool(record["results"], claim.baseline) if claim.baseline else None
-    except KeyError as error:
+        ours = verdict_lib.pool(record["results"], claim.metric, unit)
+        base = (verdict_lib.pool(record["results"], claim.baseline, unit)
+                if claim.baseline else None)
+    except (KeyError, ValueError) as error:
         row["error"] = str(error)
         return row
     row["ours_mean"], row["ours_std"], row["ours_samples"] = _stats(ours)
@@ -100,14 +125,39 @@ def claim_row(experiment, claim, record: dict[str, Any]) -> dict[str, Any]:
     ci_low, ci_high = result.ci if result.ci is not None else (None, None)
     row.update(verdict=result.word, test=result.test, p_value=_num(result.p),
                effect=_num(result.effect), ci_low=_num(ci_low), ci_high=_num(ci_high),
+               ci_level=result.ci_level if result.ci is not None else None,
                reason=result.reason)
     return row
 
 
-def claim_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def claim_rows(records: list[dict[str, Any]], preset: str | None = None) -> list[dict[str, Any]]:
     """One machine-readable row per claim (the ``results.json`` schema)."""
-    return [claim_row(record["experiment"], claim, record)
+    return [claim_row(record["experiment"], claim, record, preset)
             for record in records for claim in record["experiment"].claims]
+
+
+def committed_samples(rows: list[dict[str, Any]]) -> dict[str, list[float]]:
+    """metric → its samples, read back from an experiment's committed rows (ours and the
+    baselines'; ``None`` — a non-finite value — as NaN)."""
+    samples: dict[str, list[float]] = {}
+    for row in rows:
+        for key, values in ((row["metric"], row.get("ours_samples")),
+                            (row.get("baseline"), row.get("baseline_samples"))):
+            if key and values:
+                samples.setdefault(key, [np.nan if v is None else float(v) for v in values])
+    return samples
+
+
+def rejudge(experiment, rows: list[dict[str, Any]], preset: str) -> list[dict[str, Any]]:
+    """The rows of ``experiment``'s current claims, judged on the samples of its committed
+    ``rows`` (``committed_samples``) with the current verdict rule: no experiment runs.
+    Timings and errors are carried over from the committed rows."""
+    first = rows[0] if rows else {}
+    errors = {row.get("error") for row in rows} - {None}
+    record = {"experiment": experiment, "results": [committed_samples(rows)],
+              "error": errors.pop() if errors and not committed_samples(rows) else None,
+              "seconds": first.get("wall_s"), "budget": first.get("budget_s")}
+    return claim_rows([record], preset)
 
 
 def _finite(value: float | None) -> float | None:
@@ -124,19 +174,41 @@ def _fmt(mean: float | None, std: float | None, unit: str = "") -> str:
 
 
 def paper_cell(row: dict[str, Any]) -> str:
-    """The paper's number (± the tolerance of a ``matches`` row)."""
-    if row["paper"] is None:
-        return "—"
-    band = f" ± {row['tolerance']:.3g}" if row.get("kind") == "matches" else ""
-    return f"{row['paper']:.4g}{band}{row['unit']}"
+    """The paper's number (with its table or figure), then the threshold the test used
+    (``≥`` / ``≤`` a bound, ``±`` the band of ``matches``) when it is not the paper's
+    number."""
+    unit = row.get("unit") or ""
+    paper = "—" if row["paper"] is None else f"{row['paper']:.4g}{unit}"
+    if row["paper"] is not None and row.get("paper_source"):
+        paper += f" ({row['paper_source']})"
+    threshold, kind = row.get("threshold"), row.get("kind")
+    if threshold is None:
+        if row["paper"] is not None and kind == "matches" and row.get("tolerance") is not None:
+            return f"{row['paper']:.4g} ± {row['tolerance']:.3g}{unit}"
+        return paper
+    if kind == "matches":
+        test = f"{threshold:.4g} ± {row['tolerance']:.3g}{unit}"
+    elif kind == "draw":
+        test = f"a draw of {threshold:.4g}{unit}"
+    else:
+        test = f"{'≥' if kind == 'at_least' else '≤'} {threshold:.4g}{unit}"
+    if row["paper"] is not None and np.isclose(threshold, row["paper"]) and kind == "matches":
+        return test + (f" ({row['paper_source']})" if row.get("paper_source") else "")
+    return f"{paper}; test {test}"
 
 
 def ours_cell(row: dict[str, Any]) -> str:
-    """Mean ± std, the number of samples, and the deterministic flag."""
+    """Mean ± std, the number of samples (and their unit when not seeds), and the
+    deterministic flag."""
     text = _fmt(row["ours_mean"], row["ours_std"], row["unit"])
-    notes = [f"n={row['num_seeds']}"] if row["num_seeds"] else []
+    unit = row.get("unit_of_replication") or "seeds"
+    notes = []
+    if row["num_seeds"]:
+        notes.append(f"n={row['num_seeds']}" + ("" if unit == "seeds" else f" {unit}"))
     if row.get("deterministic"):
         notes.append("deterministic")
+    if row.get("by_construction"):
+        notes.append("by construction")
     return text + (f" ({', '.join(notes)})" if notes else "")
 
 
@@ -148,8 +220,8 @@ def baseline_cell(row: dict[str, Any], name: bool = True) -> str:
 
 
 def test_cell(row: dict[str, Any]) -> str:
-    """The deciding test with its p-value and effect [95 % CI] (``—`` for rows written
-    before rows recorded their test)."""
+    """The deciding test with its p-value and effect [CI at the test's level] (``—`` for
+    rows written before rows recorded their test)."""
     test = row.get("test")
     if test is None:
         return "—"
@@ -162,7 +234,9 @@ def test_cell(row: dict[str, Any]) -> str:
     if effect is not None:
         text += f", effect {effect:+.3g}"
         if row["ci_low"] is not None and row["ci_high"] is not None:
-            text += f" [{row['ci_low']:.3g}, {row['ci_high']:.3g}]"
+            level = row.get("ci_level", 0.95) or 0.95
+            name = "PI" if test == verdict_lib.PREDICTION else "CI"
+            text += f" [{level:.0%} {name} {row['ci_low']:.3g}, {row['ci_high']:.3g}]"
     return text
 
 
@@ -197,8 +271,8 @@ def _plot(rows: list[dict[str, Any]], path: Path) -> None:
 def claim_table(rows: list[dict[str, Any]]) -> list[str]:
     """Markdown lines: one row per claim (paper, ours, baseline, test, setting, verdict)."""
     lines = [
-        "| experiment | claim | paper | ours (mean ± std, n) | baseline (same run) "
-        "| test: p, effect [95 % CI] | setting | verdict |",
+        "| experiment | claim | paper; threshold | ours (mean ± std, n) | baseline (same run) "
+        "| test: p, effect [CI] | setting | verdict |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
@@ -272,7 +346,7 @@ def write_report(
     out = Path(out)
     (out / "plots").mkdir(parents=True, exist_ok=True)
     (out / "results").mkdir(parents=True, exist_ok=True)
-    rows = claim_rows(records)
+    rows = claim_rows(records, preset)
     (out / "results.json").write_text(json.dumps(rows, indent=1) + "\n")
     for record in records:
         name = record["experiment"].name

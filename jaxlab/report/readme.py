@@ -44,6 +44,21 @@ def copy_results(report_dir: str | os.PathLike, results_dir: str | os.PathLike) 
     return names
 
 
+def rejudge_results(results_dir: str | os.PathLike, preset: str) -> list[str]:
+    """Rewrites each registered experiment's ``<results_dir>/<experiment>.json`` with its
+    current claims judged on the committed samples (``markdown.rejudge``); returns the
+    names. No experiment runs."""
+    experiments = registry.discover()
+    names = []
+    for name, rows in load_results(results_dir).items():
+        if name in experiments:
+            judged = markdown.rejudge(experiments[name], rows, preset)
+            path = Path(results_dir) / f"{name}.json"
+            path.write_text(json.dumps(judged, indent=1) + "\n")
+            names.append(name)
+    return names
+
+
 def _rows(name: str, rows: list[dict[str, Any]]) -> list[str]:
     return [f"| {name} | {row['claim']} | {markdown.paper_cell(row)} | {markdown.ours_cell(row)} "
             f"| {markdown.baseline_cell(row, name=False)} | {markdown.test_cell(row)} "

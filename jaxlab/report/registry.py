@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import math
 import pkgutil
 from collections.abc import Callable
 from typing import Any
@@ -29,7 +30,9 @@ import ml_collections
 EXPERIMENTS_PACKAGE = "jaxlab_experiments"
 REQUIRED_CONFIG_KEYS = ("preset", "seed", "num_seeds", "batch_seeds", "cpu_budget_s",
                         "datasets", "data_workers", "dry_run")
-TESTS = ("better", "matches", "at_least", "at_most")
+TESTS = ("better", "matches", "at_least", "at_most", "draw")
+SAMPLES = ("continuous", "binary", "proportion")
+LOW_POWER = 0.8
 
 
 @dataclasses.dataclass(frozen=True)
@@ -66,36 +69,69 @@ class Claim:
     Attributes:
       name: the claim in a few words ("MultiMax beats softmax on test accuracy").
       metric: key of the value in ``train_and_evaluate``'s result.
-      paper: the paper's number for this metric, or ``None`` when the paper has none at
-        our scale. With a ``baseline`` too, the report shows it beside the row, and the
-        verdict is the test of ``kind``.
+      paper: the number the paper reports for this metric, and nothing else (``None`` when
+        the paper gives none at our scale); where it comes from goes in ``paper_source``.
+        The report prints it beside the row.
       higher_is_better: direction of the metric.
       setting: how our setting differs from the paper's, in one line.
       baseline: optional key of the metric the claim is compared against (the method
-        beats the baseline). Without it the claim is "ours matches the paper's number
-        within ``tolerance``".
-      tolerance: absolute tolerance (≥ 0) around ``paper``: the equivalence band of
-        ``"matches"`` (required there), the shift of ``"at_least"`` / ``"at_most"``.
+        beats the baseline). Without it the claim is "ours matches ``threshold`` within
+        ``tolerance``".
+      tolerance: absolute tolerance (≥ 0): the equivalence band of ``"matches"`` (required
+        there); for ``"at_least"`` / ``"at_most"`` without a ``threshold``, the shift of the
+        paper's number that makes the bound.
       unit: printed after numbers ("%", "Å", "").
       paired: the metric and its baseline are measured on the same seeds/splits in the same
         order (e.g. ε = 0 and ε = 1 on each split), so the verdict tests the per-sample
         differences (a paired test) instead of two independent means.
       test: which statistical question the verdict answers (``None``: ``"better"`` when a
         ``baseline`` is named, else ``"matches"``):
-        ``"better"`` — ours differs from the baseline in the claim's direction (paired
-        t-test when ``paired``, Welch otherwise); ``"matches"`` — ours equals ``paper``
-        within ``tolerance`` (TOST equivalence test); ``"at_least"`` / ``"at_most"`` —
-        ours is ≥ / ≤ ``paper`` (one-sided t-test against the paper's number, shifted by
-        ``tolerance`` when one is given).
+        ``"better"`` — ours differs from the baseline in the claim's direction;
+        ``"matches"`` — ours equals ``threshold`` within ``tolerance`` (equivalence);
+        ``"at_least"`` / ``"at_most"`` — ours is ≥ / ≤ the bound (``bound``);
+        ``"draw"`` — ``threshold`` (one value, e.g. a reference run's single draw) is a
+        plausible draw from the distribution of our samples (inside their prediction
+        interval).
       deterministic: the metric is an exact, seed-free quantity (an oracle recovery, a
-        count of CI tests): its mean is compared exactly, without a test, so even one
-        sample may be decisive. Every other claim needs at least 3 samples (seeds) for a
-        decisive verdict.
+        count of CI tests): compared exactly, without a test, so even one sample may be
+        decisive; samples that disagree make the row *failed*.
       diagnostic: a quantity the paper does not claim (an ablation, a sanity check): it
         is reported beside the claims, never counted in the tally. Only a diagnostic may
-        name neither a baseline nor a paper number.
+        name neither a baseline nor a number to compare with.
+      threshold: the number the test compares with, fixed before the run: the centre of
+        the band of ``"matches"``, the bound of ``"at_least"`` / ``"at_most"``. ``None``:
+        the paper's number (shifted by ``tolerance`` for a bound). Its origin (the paper's
+        lower bound, a nominal level, the smallest effect worth reporting) goes in
+        ``threshold_source``.
+      threshold_source: where ``threshold`` comes from, in a few words.
+      paper_source: the table or figure ``paper`` is read from ("Table 2").
+      bounds: the metric's feasible range (``(0, 100)`` for a percentage, ``(0, 1)`` for a
+        rate, ``(-math.inf, math.inf)`` declared for an unbounded one); samples outside it
+        make the row *failed*, and the can-fail test shifts the committed samples only within
+        it (and requires every tallied claim to declare it). ``None``: not declared
+        (unbounded).
+      samples: what one sample is: ``"continuous"`` (t-tests), ``"binary"`` (a 0/1 outcome:
+        exact sign/McNemar test when paired, Fisher's exact test otherwise, exact binomial
+        test against a bound), or ``"proportion"`` (a share of ``trials`` trials: exact
+        binomial tests on the counts).
+      trials: for ``"proportion"``: the number of independent trials behind each sample;
+        ``None`` counts each sample as one trial (its trials share data), which is
+        conservative.
+      by_construction: the claim holds by construction of the code (a nested set, a sign
+        forced by the estimator): it cannot fail, so it is reported as a diagnostic. A
+        ``setting`` that says "by construction" must set it.
+      unit_of_replication: what one sample is a replication of: ``"seeds"`` (one sample per
+        seed, the default), or a named unit ("networks", "splits", "timing rounds") when a
+        seed holds several samples; the report prints it.
+      timing: the metric is a wall-clock time or a ratio of times.
+      decided_at: the presets whose setting can decide the claim (``None``: every preset);
+        at any other preset the row is a diagnostic.
+      power: the power, at the quick preset, of the test the verdict runs for the effect
+        worth reporting (from the config's power calculation, ``jaxlab.report.power``);
+        below ``LOW_POWER`` the row's setting says so.
 
-    Every other claim must name a baseline or a paper number (``ValueError`` otherwise).
+    Every other claim must name a baseline or a number to compare with (``ValueError``
+    otherwise).
     """
 
     name: str
@@ -110,22 +146,54 @@ class Claim:
     test: str | None = None
     deterministic: bool = False
     diagnostic: bool = False
+    threshold: float | None = None
+    threshold_source: str = ""
+    paper_source: str = ""
+    bounds: tuple[float, float] | None = None
+    samples: str = "continuous"
+    trials: int | None = None
+    by_construction: bool = False
+    unit_of_replication: str = "seeds"
+    timing: bool = False
+    decided_at: tuple[str, ...] | None = None
+    power: float | None = None
 
     def __post_init__(self) -> None:
         """Refuses a claim the verdict could not tally (see the class docstring)."""
         if self.test not in (None, *TESTS):
             raise ValueError(f"claim {self.name!r}: test must be one of {TESTS}, got {self.test!r}")
-        if self.baseline is None and self.paper is None and not self.diagnostic:
+        if self.samples not in SAMPLES:
+            raise ValueError(f"claim {self.name!r}: samples must be one of {SAMPLES}, "
+                             f"got {self.samples!r}")
+        if self.trials is not None and (self.samples != "proportion" or self.trials < 1):
+            raise ValueError(f"claim {self.name!r}: trials (≥ 1) is for samples='proportion'")
+        low, high = self.feasible
+        if not low < high:
+            raise ValueError(f"claim {self.name!r}: bounds must be (low, high) with low < high")
+        if "by construction" in self.setting.lower() and not self.by_construction:
+            raise ValueError(f"claim {self.name!r}: its setting says 'by construction'; set "
+                             "by_construction=True (it is then a diagnostic)")
+        number = self.paper is not None or self.threshold is not None
+        if self.baseline is None and not number and not self.diagnostic:
             raise ValueError(f"claim {self.name!r} has neither a baseline nor a paper number, "
                              "so it cannot be tallied; name one, or mark it diagnostic=True")
         if self.kind == "better" and self.baseline is None:
             raise ValueError(f"claim {self.name!r}: test 'better' needs a baseline")
-        if self.kind != "better" and self.paper is None and not self.diagnostic:
-            raise ValueError(f"claim {self.name!r}: test {self.kind!r} needs a paper number")
-        if self.kind == "matches" and self.paper is not None and self.tolerance is None:
+        if self.kind != "better" and not number and not self.diagnostic:
+            raise ValueError(f"claim {self.name!r}: test {self.kind!r} needs a paper number "
+                             "or a threshold")
+        if self.kind == "draw" and self.deterministic:
+            raise ValueError(f"claim {self.name!r}: test 'draw' compares with a spread; a "
+                             "deterministic claim has none")
+        if self.kind == "draw" and self.tolerance is not None:
+            raise ValueError(f"claim {self.name!r}: test 'draw' takes its tolerance from the "
+                             "measured spread; give none")
+        if self.kind == "matches" and number and self.tolerance is None:
             raise ValueError(f"claim {self.name!r}: test 'matches' needs a tolerance")
         if self.tolerance is not None and self.tolerance < 0:
             raise ValueError(f"claim {self.name!r}: tolerance must be >= 0, got {self.tolerance}")
+        if self.power is not None and not 0 <= self.power <= 1:
+            raise ValueError(f"claim {self.name!r}: power must be in [0, 1], got {self.power}")
 
     @property
     def kind(self) -> str:
@@ -133,6 +201,43 @@ class Claim:
         if self.test is not None:
             return self.test
         return "better" if self.baseline is not None else "matches"
+
+    @property
+    def feasible(self) -> tuple[float, float]:
+        """``bounds``, or ``(-inf, inf)`` when undeclared."""
+        return self.bounds if self.bounds is not None else (-math.inf, math.inf)
+
+    @property
+    def bound(self) -> float | None:
+        """The number the test compares with (``None`` for ``"better"`` or when there is
+        none): ``threshold``, else the paper's number — shifted by ``tolerance`` to
+        ``paper − tolerance`` for ``"at_least"`` and ``paper + tolerance`` for
+        ``"at_most"``; the band's centre for ``"matches"``."""
+        if self.kind == "better":
+            return None
+        if self.threshold is not None:
+            return float(self.threshold)
+        if self.paper is None:
+            return None
+        paper, tol = float(self.paper), float(self.tolerance or 0.0)
+        return {"matches": paper, "draw": paper, "at_least": paper - tol,
+                "at_most": paper + tol}[self.kind]
+
+    @property
+    def setting_with_power(self) -> str:
+        """``setting``, with a note when the power at quick is below ``LOW_POWER``."""
+        if self.power is None or self.power >= LOW_POWER:
+            return self.setting
+        note = (f"power at quick {self.power:.2f} (< {LOW_POWER:g}) for the effect worth "
+                "reporting: an inconclusive verdict there is expected")
+        return f"{self.setting}; {note}" if self.setting else note
+
+    def is_diagnostic(self, preset: str | None = None) -> bool:
+        """Reported apart, never tallied: ``diagnostic``, ``by_construction``, or measured
+        at a preset outside ``decided_at``."""
+        undecided = (self.decided_at is not None and preset is not None
+                     and preset not in self.decided_at)
+        return self.diagnostic or self.by_construction or undecided
 
 
 @dataclasses.dataclass(frozen=True)

@@ -166,7 +166,7 @@ def run_experiment(
     else:
         config = configs.apply_overrides(experiment.get_config(preset), overrides)
     planned = calls(config)
-    code = codehash.code_hash(experiment.module)
+    code = codehash.code_hash(experiment.module, config)
     results, start = [], time.perf_counter()
     with workdir_lib.claimed(workdir, lock=lock):
         _check_owner(Path(workdir), experiment.name)

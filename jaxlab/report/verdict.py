@@ -1,39 +1,62 @@
 """Pooling of per-seed results and the verdict on a claim (tests from ``scipy.stats``).
 
-The rule, by ``Claim.kind`` (every test at level ``ALPHA`` = 0.05):
+Every test is at level ``ALPHA`` = 0.05. The number a claim is compared with is its
+``Claim.bound`` (its ``threshold``, else the paper's number shifted by the tolerance). The
+test depends on ``Claim.kind`` and on what one sample is (``Claim.samples``):
 
-- ``"better"``: ours against the baseline's samples, a paired t-test (``ttest_rel``) when
-  the claim is ``paired`` (the same seeds, in the same order), else Welch's t-test
-  (``ttest_ind(equal_var=False)``), two-sided. Significant in the claim's direction →
-  *supports*, significant against it → *contradicts*, else *inconclusive*.
-- ``"matches"``: equivalence to the paper's number within ±``tolerance`` by TOST (two
-  one-sided one-sample t-tests, each at ``ALPHA``): equivalence shown → *supports*; the mean
-  significantly above ``paper + tolerance`` or below ``paper − tolerance`` (one-sided) →
-  *contradicts*; else *inconclusive*.
-- ``"at_least"`` / ``"at_most"``: a one-sided one-sample t-test of the mean against
-  ``paper − tolerance`` / ``paper + tolerance`` in the claim's direction → *supports*;
-  significant the other way → *contradicts*.
+=================  ==============================  ========================================
+kind               continuous samples              0/1 outcomes or proportions (counts)
+=================  ==============================  ========================================
+``"better"``       paired t-test (``paired``),     exact sign test on the per-sample
+                   else Welch's t-test; two-sided  differences (McNemar's exact test for
+                                                   0/1) when paired, else Fisher's exact
+                                                   test on the pooled counts; two-sided
+``"matches"``      TOST: two one-sided one-sample  exact TOST: two one-sided binomial tests
+                   t-tests at the band's edges     at the band's edges
+``"at_least"`` /   one-sided one-sample t-test     one-sided exact binomial test against
+``"at_most"``      against the bound               the bound (a nominal rate)
+``"draw"``         prediction-interval test        (continuous only)
+=================  ==============================  ========================================
+
+``"draw"`` asks whether one external value (a reference run's single draw) is a plausible
+draw from the distribution our samples come from: with mean m, sd s and n samples,
+``t = (value − m) / (s·√(1 + 1/n))`` has n − 1 degrees of freedom when it is; the value
+inside the two-sided 95 % prediction interval (p ≥ α) → *supports*, outside →
+*contradicts*. Its tolerance is the measured spread, never a chosen band.
+
+Significant in the claim's direction → *supports*; significant against it (the two-sided
+test's other side, the one-sided test the other way, the mean outside the band by a
+one-sided test) → *contradicts*; else *inconclusive*. A *supports* of ``"matches"`` also
+needs its whole confidence interval inside the band.
+
+Counts: a 0/1 sample is one trial; a proportion of ``trials`` independent trials counts
+``round(x · trials)`` successes of ``trials``; a proportion whose trials share data
+(``trials=None``) counts as one trial with ``round(Σx)`` successes in all, which is
+conservative (a share's variance is at most p(1 − p)).
 
 Edge cases, decided before any test:
 
-- NaN or ±inf in ours or the baseline → *failed*, with the reason.
+- NaN or ±inf in ours or the baseline → *failed*, with the reason; so is a sample outside
+  the claim's ``bounds``, a 0/1 sample that is neither, and a proportion outside [0, 1].
 - A ``deterministic`` claim (an exact, seed-free quantity) is compared exactly, with no
-  test, at any n: the mean against the baseline's mean (strictly better → *supports*,
-  equal → *inconclusive*), the closed band ``|mean − paper| ≤ tolerance`` (inside →
-  *supports*, outside → *contradicts*) or the threshold (``mean ≥ paper − tolerance`` for
-  ``"at_least"``, ``≤ paper + tolerance`` for ``"at_most"``).
+  test, at any n; its samples must agree (``np.isclose``), else *failed*. Equal within
+  ``np.isclose`` counts as equal: ``better`` → *inconclusive*; a closed band or bound →
+  *supports*.
 - Otherwise fewer than ``MIN_SAMPLES`` (3) samples in ours or the baseline →
   *inconclusive*.
-- Zero variance (every sample equal, or every paired difference equal) with ≥ 3 samples:
-  a t statistic is undefined, and the spread is known to be nil, so the value is compared
-  exactly as for a deterministic claim (e.g. all differences equal and non-zero →
-  decisive with p = 0; all equal to the baseline → inconclusive).
+- Continuous samples with no spread (a t statistic is undefined): the exact sign test
+  (samples equal to the bound within ``np.isclose`` are ties, left out), or the
+  Mann–Whitney U test for two unpaired constant arms. No zero-variance row is decided
+  "exactly": only ``deterministic`` claims are.
 
 The reported ``effect`` is signed so that positive is the claim's direction (``"better"``:
-ours − baseline, negated when lower is better; ``"at_least"``: mean − threshold;
-``"at_most"``: threshold − mean; ``"matches"``: mean − paper, unsigned by direction), with
-its two-sided 95 % confidence interval (scipy's ``confidence_interval``) and the p-value
-of the test that decided (for *inconclusive*, that of the test that would have supported).
+ours − baseline, negated when lower is better; ``"at_least"``: mean − bound;
+``"at_most"``: bound − mean; ``"matches"``: mean − centre), with its confidence interval at
+the level of the test that decided (``Verdict.ci_level``): 95 % for the two-sided
+``"better"`` tests, 90 % (= 1 − 2α) for TOST and the one-sided tests, each α = 0.05 a
+side; Clopper–Pearson for the binomial tests; none for the sign, Fisher and Mann–Whitney
+tests. The p-value is that of the test that decided (for *inconclusive*, of the test that
+would have supported).
 """
 
 from __future__ import annotations
@@ -49,13 +72,22 @@ from jaxlab.report.registry import Claim
 SUPPORTS, CONTRADICTS, INCONCLUSIVE, FAILED = "supports", "contradicts", "inconclusive", "failed"
 WORDS = (SUPPORTS, CONTRADICTS, INCONCLUSIVE, FAILED)
 ALPHA = 0.05
-CI_LEVEL = 0.95
+TWO_SIDED_LEVEL = 1 - ALPHA  # the CI of a two-sided test at ALPHA
+ONE_SIDED_LEVEL = 1 - 2 * ALPHA  # the CI of a one-sided test (or TOST) at ALPHA
 MIN_SAMPLES = 3
+RTOL, ATOL = 1e-9, 1e-12  # np.isclose at float edges
 
 # Names of the tests, as the report's legend prints them.
 PAIRED, WELCH = "paired t-test", "Welch t-test"
 TOST, ONE_SIDED = "TOST", "one-sided t-test"
+SIGN, FISHER, MANN_WHITNEY = "exact sign test", "Fisher exact test", "Mann-Whitney U"
+BINOMIAL, BINOMIAL_TOST = "exact binomial test", "exact binomial TOST"
+SIGN_TOST = "exact sign TOST"
+PREDICTION = "prediction-interval test"
 EXACT, NO_TEST = "exact", "none"
+CI_LEVELS = {PAIRED: TWO_SIDED_LEVEL, WELCH: TWO_SIDED_LEVEL, TOST: ONE_SIDED_LEVEL,
+             ONE_SIDED: ONE_SIDED_LEVEL, BINOMIAL: ONE_SIDED_LEVEL,
+             BINOMIAL_TOST: ONE_SIDED_LEVEL, PREDICTION: TWO_SIDED_LEVEL}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,14 +96,14 @@ class Verdict:
 
     Attributes:
       word: ``supports`` / ``contradicts`` / ``inconclusive`` / ``failed``.
-      test: the test that decided (``PAIRED``, ``WELCH``, ``TOST``, ``ONE_SIDED``,
-        ``EXACT`` for a deterministic or zero-variance comparison, ``NO_TEST``).
+      test: the test that decided (one of the names above; ``EXACT`` for a deterministic
+        comparison, ``NO_TEST`` when none ran).
       n: number of our samples.
       effect: the effect, positive in the claim's direction (see the module docstring).
-      ci: its 95 % confidence interval (``None`` without a test).
+      ci: its confidence interval at ``ci_level`` (``None`` when the test gives none).
       p: the p-value of the deciding test (``None`` without a test).
-      reason: one line saying why (always set for ``inconclusive`` without a test and for
-        ``failed``).
+      reason: one line saying why (always set without a test and for ``failed``).
+      ci_level: the level of ``ci`` (the test's: 0.95 two-sided, 0.90 one-sided / TOST).
     """
 
     word: str
@@ -81,30 +113,45 @@ class Verdict:
     ci: tuple[float, float] | None = None
     p: float | None = None
     reason: str = ""
+    ci_level: float | None = None
 
 
-def pool(results: Sequence[dict], metric: str) -> np.ndarray:
-    """All samples of ``metric`` over seeds: one per seed; a list value holds the seeds a
-    call batched (``batch_seeds``), in seed order."""
+def pool(results: Sequence[dict], metric: str, unit: str = "seeds") -> np.ndarray:
+    """All samples of ``metric`` over the runner's seeds, in seed order.
+
+    A list value holds the seeds one call batched (``batch_seeds``). With ``unit`` other
+    than ``"seeds"`` the claim names its unit of replication (networks, splits, timing
+    rounds), and a list holds that many units of one seed.
+
+    Raises:
+      KeyError: a result lacks ``metric``.
+      ValueError: ``unit`` is ``"seeds"`` and the results hold more samples than the
+        runner ran seeds while some are not lists of batched seeds (a list per seed of
+        several samples needs the claim to name its unit).
+    """
     samples: list[float] = []
     for result in results:
         if metric not in result:
             raise KeyError(f"result has no metric {metric!r}; it has {sorted(result)}")
-        value = result[metric]
-        samples.extend(float(v) for v in np.ravel(np.asarray(value, dtype=np.float64)))
+        samples.extend(float(v) for v in np.ravel(np.asarray(result[metric], dtype=np.float64)))
+    if unit == "seeds" and len(results) > 1 and len(samples) != len(results):
+        raise ValueError(
+            f"metric {metric!r}: {len(samples)} samples from {len(results)} seeds; one sample "
+            "per seed, or the claim names its unit_of_replication")
     return np.asarray(samples)
+
+
+def _near(a: float | np.ndarray, b: float | np.ndarray) -> np.ndarray:
+    return np.isclose(a, b, rtol=RTOL, atol=ATOL)
 
 
 def _constant(x: np.ndarray) -> bool:
     """Every sample equal (to rounding): the t statistic is undefined."""
-    return float(np.ptp(x)) <= 1e-12 * max(1.0, float(np.max(np.abs(x))))
+    return bool(np.all(_near(x, x[0])))
 
 
-def _word(effect: float, p_for: float | None = None, p_against: float | None = None) -> str:
-    """The word from a signed effect and the p-values for and against the claim; without
-    p-values the comparison is exact (the sign of the effect decides)."""
-    if p_for is None:
-        return SUPPORTS if effect > 0 else CONTRADICTS if effect < 0 else INCONCLUSIVE
+def _word(p_for: float, p_against: float | None = None) -> str:
+    """The word from the p-values for and against the claim."""
     if p_for < ALPHA:
         return SUPPORTS
     if p_against is not None and p_against < ALPHA:
@@ -112,97 +159,225 @@ def _word(effect: float, p_for: float | None = None, p_against: float | None = N
     return INCONCLUSIVE
 
 
-def _exact(effect: float, n: int, why: str, closed: bool = False) -> Verdict:
-    """An exact comparison: the sign of ``effect`` decides; ``closed``: 0 supports (a band
-    or a threshold that includes its edge)."""
-    word = SUPPORTS if closed and effect == 0 else _word(effect)
-    p = None if word == INCONCLUSIVE else 0.0
-    return Verdict(word, EXACT, n, effect, (effect, effect), p, why)
+def _pick(word: str, p_for: float, p_against: float) -> float:
+    return p_against if word == CONTRADICTS else p_for
 
 
-def _exact_band(effect: float, tol: float, n: int, why: str) -> Verdict:
-    """``|effect| ≤ tol`` supports, beyond it contradicts (exactly)."""
-    verdict = _exact(tol - abs(effect), n, why, closed=True)
-    return dataclasses.replace(verdict, effect=effect, ci=(effect, effect))
-
-
-def _ci(result, shift: float = 0.0, sign: float = 1.0) -> tuple[float, float]:
-    low, high = result.confidence_interval(CI_LEVEL)
+def _ci(result, level: float, shift: float = 0.0, sign: float = 1.0) -> tuple[float, float]:
+    low, high = result.confidence_interval(level)
     low, high = sign * (float(low) - shift), sign * (float(high) - shift)
     return (min(low, high), max(low, high))
+
+
+def _binom_p(successes: int, total: int, rate: float, alternative: str) -> float:
+    """``binomtest``'s p-value, with a rate outside [0, 1] decided by logic (H0 impossible
+    or certain)."""
+    if total == 0:
+        return 1.0
+    if rate < 0 or rate > 1:
+        below = rate < 0
+        return 0.0 if (alternative == "greater") == below else 1.0
+    return float(stats.binomtest(successes, total, rate, alternative=alternative).pvalue)
+
+
+def _sign_p(diffs: np.ndarray, alternative: str) -> float:
+    """The exact sign test on ``diffs`` (zeros within ``np.isclose`` are ties, left out):
+    H0 P(d > 0) = 1/2."""
+    up = int(np.sum((diffs > 0) & ~_near(diffs, 0.0)))
+    down = int(np.sum((diffs < 0) & ~_near(diffs, 0.0)))
+    return _binom_p(up, up + down, 0.5, alternative)
+
+
+def _counts(claim: Claim, x: np.ndarray) -> tuple[int, int]:
+    """(successes, trials) of 0/1 outcomes or proportions (see the module docstring)."""
+    if claim.samples == "proportion" and claim.trials is None:
+        return int(round(float(np.sum(x)))), len(x)
+    k = claim.trials or 1
+    return int(round(float(np.sum(x)) * k)), len(x) * k
+
+
+def _bad_counts(claim: Claim, x: np.ndarray) -> str:
+    if claim.samples == "binary" and not np.all(_near(x, 0.0) | _near(x, 1.0)):
+        return "samples='binary' but some samples are neither 0 nor 1"
+    if claim.samples == "proportion" and (np.any(x < -ATOL) or np.any(x > 1 + ATOL)):
+        return "samples='proportion' but some samples are outside [0, 1]"
+    if claim.samples == "proportion" and claim.trials:
+        scaled = x * claim.trials
+        if not np.all(_near(scaled, np.round(scaled))):
+            return f"a proportion of {claim.trials} trials is not a multiple of 1/{claim.trials}"
+    return ""
 
 
 def _better(claim: Claim, ours: np.ndarray, base: np.ndarray) -> Verdict:
     sign = 1.0 if claim.higher_is_better else -1.0
     n = len(ours)
+    if claim.paired and ours.shape != base.shape:
+        raise ValueError(
+            f"paired claim {claim.name!r}: {len(ours)} samples vs {len(base)} baseline "
+            "samples; a paired test needs one baseline per sample (per seed, same order)")
+    counts = claim.samples != "continuous"
     if claim.paired:
-        if ours.shape != base.shape:
-            raise ValueError(
-                f"paired claim {claim.name!r}: {len(ours)} samples vs {len(base)} baseline "
-                "samples; a paired test needs one baseline per sample (per seed, same order)"
-            )
         effect = sign * float(np.mean(ours - base))
-        if _constant(ours - base):
-            return _exact(effect, n, "every paired difference is equal (zero variance)")
+        if counts or _constant(ours - base):
+            diffs = sign * (ours - base)
+            p_for, p_against = _sign_p(diffs, "greater"), _sign_p(diffs, "less")
+            word = _two_sided(p_for, p_against)
+            why = "" if counts else "every paired difference is equal: no t statistic"
+            return Verdict(word, SIGN, n, effect, None, _p_two(p_for, p_against), why)
         result = stats.ttest_rel(ours, base)
         test = PAIRED
     else:
-        effect = sign * float(np.mean(ours) - np.mean(base))
+        effect = sign * (float(np.mean(ours)) - float(np.mean(base)))
+        if counts:
+            (k1, n1), (k0, n0) = _counts(claim, ours), _counts(claim, base)
+            p = float(stats.fisher_exact([[k1, n1 - k1], [k0, n0 - k0]]).pvalue)
+            return Verdict(_signed_word(effect, p), FISHER, n, effect, None, p)
         if _constant(ours) and _constant(base):
-            return _exact(effect, n, "both arms have zero variance")
+            p = float(stats.mannwhitneyu(ours, base, alternative="two-sided").pvalue)
+            return Verdict(_signed_word(effect, p), MANN_WHITNEY, n, effect, None, p,
+                           "both arms are constant: no t statistic")
         result = stats.ttest_ind(ours, base, equal_var=False)
         test = WELCH
     p = float(result.pvalue)
-    word = _word(effect, p if effect > 0 else 1.0, p if effect < 0 else 1.0)
-    return Verdict(word, test, n, effect, _ci(result, sign=sign), p)
+    return Verdict(_signed_word(effect, p), test, n, effect,
+                   _ci(result, TWO_SIDED_LEVEL, sign=sign), p, ci_level=TWO_SIDED_LEVEL)
+
+
+def _signed_word(effect: float, p: float) -> str:
+    """The word of a two-sided test: significant with a positive effect supports, with a
+    negative one contradicts."""
+    if p >= ALPHA or _near(effect, 0.0):
+        return INCONCLUSIVE
+    return SUPPORTS if effect > 0 else CONTRADICTS
+
+
+def _p_two(p_up: float, p_down: float) -> float:
+    """The two-sided p-value of an exact test from its one-sided ones (doubled smaller)."""
+    return min(1.0, 2.0 * min(p_up, p_down))
+
+
+def _two_sided(p_up: float, p_down: float) -> str:
+    p = _p_two(p_up, p_down)
+    if p >= ALPHA:
+        return INCONCLUSIVE
+    return SUPPORTS if p_up < p_down else CONTRADICTS
 
 
 def _matches(claim: Claim, ours: np.ndarray) -> Verdict:
-    paper, tol = float(claim.paper), float(claim.tolerance)
-    n, effect = len(ours), float(np.mean(ours)) - paper
-    if _constant(ours):
-        return _exact_band(effect, tol, n, "every sample is equal (zero variance)")
-    p_tost = max(stats.ttest_1samp(ours, paper - tol, alternative="greater").pvalue,
-                 stats.ttest_1samp(ours, paper + tol, alternative="less").pvalue)
-    p_out = min(stats.ttest_1samp(ours, paper + tol, alternative="greater").pvalue,
-                stats.ttest_1samp(ours, paper - tol, alternative="less").pvalue)
-    word = _word(0.0, float(p_tost), float(p_out))
-    p = float(p_out if word == CONTRADICTS else p_tost)
-    return Verdict(word, TOST, n, effect, _ci(stats.ttest_1samp(ours, paper), shift=paper), p)
+    centre, tol = float(claim.bound), float(claim.tolerance)
+    low, high = centre - tol, centre + tol
+    n, effect = len(ours), float(np.mean(ours)) - centre
+    if claim.samples != "continuous":
+        k, total = _counts(claim, ours)
+        p_tost = max(_binom_p(k, total, low, "greater"), _binom_p(k, total, high, "less"))
+        p_out = min(_binom_p(k, total, high, "greater"), _binom_p(k, total, low, "less"))
+        ci = stats.binomtest(k, total).proportion_ci(ONE_SIDED_LEVEL, method="exact")
+        interval = (float(ci.low) - centre, float(ci.high) - centre)
+        test = BINOMIAL_TOST
+    elif _constant(ours):
+        p_tost = max(_sign_p(ours - low, "greater"), _sign_p(ours - high, "less"))
+        p_out = min(_sign_p(ours - high, "greater"), _sign_p(ours - low, "less"))
+        interval, test = None, SIGN_TOST
+    else:
+        def one(value: float, alternative: str) -> float:
+            return float(stats.ttest_1samp(ours, value, alternative=alternative).pvalue)
+
+        p_tost = max(one(low, "greater"), one(high, "less"))
+        p_out = min(one(high, "greater"), one(low, "less"))
+        interval = _ci(stats.ttest_1samp(ours, centre), ONE_SIDED_LEVEL, shift=centre)
+        test = TOST
+    word = _word(p_tost, p_out)
+    why = "" if test != SIGN_TOST else "every sample is equal: no t statistic"
+    if word == SUPPORTS and interval is not None and not _inside(interval, tol):
+        word, why = INCONCLUSIVE, f"the {ONE_SIDED_LEVEL:.0%} CI leaves the band ±{tol:g}"
+    return Verdict(word, test, n, effect, interval, _pick(word, p_tost, p_out), why,
+                   CI_LEVELS.get(test))
 
 
-def _threshold(claim: Claim) -> tuple[float, float]:
-    """(threshold, sign): ``at_least`` → (paper − tol, +1), ``at_most`` → (paper + tol, −1)."""
-    tol = float(claim.tolerance or 0.0)
-    if claim.kind == "at_least":
-        return float(claim.paper) - tol, 1.0
-    return float(claim.paper) + tol, -1.0
+def _inside(interval: tuple[float, float], tol: float) -> bool:
+    low, high = interval
+    return bool((low >= -tol or _near(low, -tol)) and (high <= tol or _near(high, tol)))
 
 
 def _one_sided(claim: Claim, ours: np.ndarray) -> Verdict:
-    threshold, sign = _threshold(claim)
-    n, effect = len(ours), sign * (float(np.mean(ours)) - threshold)
-    if _constant(ours):
-        return _exact(effect, n, "every sample is equal (zero variance)", closed=True)
+    bound = float(claim.bound)
+    sign = 1.0 if claim.kind == "at_least" else -1.0
     up, down = ("greater", "less") if sign > 0 else ("less", "greater")
-    p_for = float(stats.ttest_1samp(ours, threshold, alternative=up).pvalue)
-    p_against = float(stats.ttest_1samp(ours, threshold, alternative=down).pvalue)
-    word = _word(effect, p_for, p_against)
-    ci = _ci(stats.ttest_1samp(ours, threshold), shift=threshold, sign=sign)
-    return Verdict(word, ONE_SIDED, n, effect, ci, p_against if word == CONTRADICTS else p_for)
+    n, effect = len(ours), sign * (float(np.mean(ours)) - bound)
+    if claim.samples != "continuous":
+        k, total = _counts(claim, ours)
+        p_for, p_against = _binom_p(k, total, bound, up), _binom_p(k, total, bound, down)
+        ci = stats.binomtest(k, total).proportion_ci(ONE_SIDED_LEVEL, method="exact")
+        low, high = sign * (float(ci.low) - bound), sign * (float(ci.high) - bound)
+        interval, test, why = (min(low, high), max(low, high)), BINOMIAL, ""
+    elif _constant(ours):
+        p_for, p_against = _sign_p(ours - bound, up), _sign_p(ours - bound, down)
+        interval, test, why = None, SIGN, "every sample is equal: no t statistic"
+    else:
+        p_for = float(stats.ttest_1samp(ours, bound, alternative=up).pvalue)
+        p_against = float(stats.ttest_1samp(ours, bound, alternative=down).pvalue)
+        interval = _ci(stats.ttest_1samp(ours, bound), ONE_SIDED_LEVEL, shift=bound, sign=sign)
+        test, why = ONE_SIDED, ""
+    word = _word(p_for, p_against)
+    return Verdict(word, test, n, effect, interval, _pick(word, p_for, p_against), why,
+                   CI_LEVELS.get(test))
+
+
+def _draw(claim: Claim, ours: np.ndarray) -> Verdict:
+    """Is ``claim.bound`` a plausible draw from our samples' distribution (module
+    docstring)? ``effect`` = value − mean; ``ci`` = the prediction interval, centred the
+    same way."""
+    value, n = float(claim.bound), len(ours)
+    mean, sd = float(np.mean(ours)), float(np.std(ours, ddof=1))
+    effect = value - mean
+    if _near(sd, 0.0):
+        return Verdict(INCONCLUSIVE, NO_TEST, n, effect,
+                       reason="every sample is equal: no spread to judge a draw by")
+    scale = sd * np.sqrt(1.0 + 1.0 / n)
+    p = float(2.0 * stats.t.sf(abs(effect) / scale, n - 1))
+    half = float(stats.t.ppf(1 - ALPHA / 2, n - 1)) * scale
+    word = SUPPORTS if p >= ALPHA else CONTRADICTS
+    why = (f"the value is {'inside' if word == SUPPORTS else 'outside'} our "
+           f"{TWO_SIDED_LEVEL:.0%} prediction interval [{mean - half:.4g}, {mean + half:.4g}]")
+    return Verdict(word, PREDICTION, n, effect, (-half, half), p, why, TWO_SIDED_LEVEL)
+
+
+def _exact(effect: float, n: int, why: str, closed: bool) -> Verdict:
+    """An exact comparison: the sign of ``effect`` decides (0 within ``np.isclose`` is
+    equal); ``closed``: equal supports (a band or a bound that includes its edge)."""
+    if _near(effect, 0.0):
+        word = SUPPORTS if closed else INCONCLUSIVE
+    else:
+        word = SUPPORTS if effect > 0 else CONTRADICTS
+    return Verdict(word, EXACT, n, effect, None, None, why)
+
+
+def _disagree(name: str, x: np.ndarray) -> str:
+    if _constant(x):
+        return ""
+    return (f"deterministic, yet the {len(x)} samples of {name} disagree "
+            f"(from {np.min(x):.6g} to {np.max(x):.6g})")
 
 
 def _deterministic(claim: Claim, ours: np.ndarray, base: np.ndarray | None) -> Verdict:
-    """A deterministic claim: its mean compared exactly (no test), at any n."""
-    n, mean = len(ours), float(np.mean(ours))
-    why = f"deterministic: exact comparison of {n} value(s)"
+    """A deterministic claim: its (agreeing) value compared exactly, with no test."""
+    n = len(ours)
+    arms = [("ours", ours)] + ([("the baseline", base)] if claim.kind == "better" else [])
+    for name, x in arms:
+        problem = _disagree(name, x)
+        if problem:
+            return Verdict(FAILED, NO_TEST, n, reason=problem)
+    value = float(ours[0])
+    why = f"deterministic: exact comparison of {n} equal value(s)"
     if claim.kind == "better":
         sign = 1.0 if claim.higher_is_better else -1.0
-        return _exact(sign * (mean - float(np.mean(base))), n, why)
+        return _exact(sign * (value - float(base[0])), n, why, closed=False)
     if claim.kind == "matches":
-        return _exact_band(mean - float(claim.paper), float(claim.tolerance), n, why)
-    threshold, sign = _threshold(claim)
-    return _exact(sign * (mean - threshold), n, why, closed=True)
+        effect = value - float(claim.bound)
+        verdict = _exact(float(claim.tolerance) - abs(effect), n, why, closed=True)
+        return dataclasses.replace(verdict, effect=effect)
+    sign = 1.0 if claim.kind == "at_least" else -1.0
+    return _exact(sign * (value - float(claim.bound)), n, why, closed=True)
 
 
 def _non_finite(name: str, x: np.ndarray) -> str:
@@ -210,14 +385,23 @@ def _non_finite(name: str, x: np.ndarray) -> str:
     return f"{len(bad)} non-finite value(s) in {name} ({', '.join(map(str, bad[:3]))})"
 
 
+def _outside(claim: Claim, name: str, x: np.ndarray) -> str:
+    low, high = claim.feasible
+    bad = x[((x < low) & ~_near(x, low)) | ((x > high) & ~_near(x, high))]
+    if not len(bad):
+        return ""
+    return (f"{len(bad)} sample(s) of {name} outside the metric's range [{low:g}, {high:g}] "
+            f"({', '.join(f'{v:.6g}' for v in bad[:3])})")
+
+
 def verdict(claim: Claim, ours: np.ndarray, baseline: np.ndarray | None = None) -> Verdict:
     """The verdict on ``claim`` given our samples (and, for ``"better"``, the baseline's).
 
     Args:
-      claim: the claim; its ``kind`` picks the test (see the module docstring).
-      ours: our samples, one per seed (``pool``).
-      baseline: the baseline's samples (one per seed; the same seeds in the same order when
-        the claim is ``paired``); required when ``claim.kind == "better"``.
+      claim: the claim; its ``kind`` and ``samples`` pick the test (module docstring).
+      ours: our samples, one per unit of replication (``pool``).
+      baseline: the baseline's samples (the same units in the same order when the claim
+        is ``paired``); required when ``claim.kind == "better"``.
 
     Raises:
       ValueError: a ``"better"`` claim without baseline samples, or a paired claim whose
@@ -231,10 +415,16 @@ def verdict(claim: Claim, ours: np.ndarray, baseline: np.ndarray | None = None) 
     n = len(ours)
     if n == 0:
         return Verdict(FAILED, NO_TEST, 0, reason="no samples")
-    for name, x in (("ours", ours), ("the baseline", base if kind == "better" else None)):
-        if x is not None and not np.all(np.isfinite(x)):
+    arms = (("ours", ours), ("the baseline", base if kind == "better" else None))
+    for name, x in arms:
+        if x is None:
+            continue
+        if not np.all(np.isfinite(x)):
             return Verdict(FAILED, NO_TEST, n, reason=_non_finite(name, x))
-    if claim.paper is None and kind != "better":
+        problem = _outside(claim, name, x) or _bad_counts(claim, x)
+        if problem:
+            return Verdict(FAILED, NO_TEST, n, reason=problem)
+    if kind != "better" and claim.bound is None:
         return Verdict(INCONCLUSIVE, NO_TEST, n, reason="diagnostic: nothing to compare with")
     if claim.deterministic:
         return _deterministic(claim, ours, base)
@@ -246,5 +436,8 @@ def verdict(claim: Claim, ours: np.ndarray, baseline: np.ndarray | None = None) 
         return _better(claim, ours, base)
     if kind == "matches":
         return _matches(claim, ours)
+    if kind == "draw":
+        if claim.samples != "continuous":
+            raise ValueError(f"claim {claim.name!r}: test 'draw' needs continuous samples")
+        return _draw(claim, ours)
     return _one_sided(claim, ours)
-

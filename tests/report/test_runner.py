@@ -36,7 +36,8 @@ def test_editing_the_experiment_or_its_paper_forces_a_rerun(fake_copy, tmp_path)
     def reran() -> bool:
         runner.run_experiment(experiment, tmp_path)
         saved = json.loads((tmp_path / "seed_0" / "result.json").read_text())
-        assert saved["code"] == codehash.code_hash(experiment.module)
+        config = experiment.get_config("quick")
+        assert saved["code"] == codehash.code_hash(experiment.module, config)
         assert _calls(tmp_path / "seed_0") == "x"  # one call since the folder was emptied
         rerun = not marker.exists()
         marker.write_text("")

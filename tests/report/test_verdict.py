@@ -113,29 +113,168 @@ def test_fewer_than_three_samples_is_never_decisive_unless_deterministic():
     floor = Claim("x", metric="m", paper=1.0, test="at_least", deterministic=True)
     assert verdict.verdict(floor, np.array([1.0]), None).word == "supports"  # ≥ includes =
     assert verdict.verdict(floor, np.array([0.5]), None).word == "contradicts"
-    assert verdict.verdict(floor, np.array([1.5, 1.0]), None).word == "supports"
-    many = verdict.verdict(floor, np.array([1.0, 1.0, 0.9, 1.0]), None)  # one miss of four
-    assert many.word == "contradicts" and many.test == verdict.EXACT
+    # Samples of a deterministic claim must agree: otherwise the row fails, with the reason.
+    many = verdict.verdict(floor, np.array([1.0, 1.0, 0.9, 1.0]), None)
+    assert many.word == "failed" and "disagree" in many.reason
 
 
-def test_zero_variance_is_compared_exactly():
+def test_zero_variance_takes_the_exact_sign_test_not_an_exact_comparison():
     paired = Claim("x", metric="m", baseline="b", paired=True)
-    base = np.array([1.0, 2.0, 3.0])
-    shifted = verdict.verdict(paired, base + 1.0, base)
-    assert shifted.word == "supports" and shifted.test == verdict.EXACT and shifted.p == 0.0
+    base = np.arange(1.0, 7.0)
+    shifted = verdict.verdict(paired, base + 1.0, base)  # six equal differences
+    assert shifted.test == verdict.SIGN and shifted.word == "supports"
+    np.testing.assert_allclose(shifted.p, stats.binomtest(6, 6, 0.5).pvalue)
+    three = verdict.verdict(paired, base[:3] + 1.0, base[:3])  # p = 0.25: not decisive
+    assert three.word == "inconclusive" and three.p == 0.25
     assert verdict.verdict(paired, base, base).word == "inconclusive"
     welch = Claim("x", metric="m", baseline="b")
-    assert verdict.verdict(welch, np.full(3, 2.0), np.full(4, 1.0)).word == "supports"
-    assert verdict.verdict(welch, np.full(3, 1.0), np.full(4, 1.0)).word == "inconclusive"
+    both = verdict.verdict(welch, np.full(3, 2.0), np.full(4, 1.0))
+    assert both.test == verdict.MANN_WHITNEY
+    np.testing.assert_allclose(both.p, stats.mannwhitneyu(np.full(3, 2.0), np.full(4, 1.0),
+                                                          alternative="two-sided").pvalue)
     # One arm constant, the other not: Welch is defined and scipy decides.
     one = verdict.verdict(welch, np.full(5, 2.0), BASE)
     np.testing.assert_allclose(one.p, stats.ttest_ind(np.full(5, 2.0), BASE,
                                                       equal_var=False).pvalue)
     matches = Claim("x", metric="m", paper=1.0, tolerance=0.0)
-    assert verdict.verdict(matches, np.ones(4), None).word == "supports"
-    assert verdict.verdict(matches, np.full(4, 1.2), None).word == "contradicts"
+    assert verdict.verdict(matches, np.ones(4), None).word == "inconclusive"
+    assert verdict.verdict(matches, np.full(6, 1.2), None).word == "contradicts"
     at_least = Claim("x", metric="m", paper=1.0, test="at_least")
-    assert verdict.verdict(at_least, np.full(3, 1.1), None).word == "supports"
+    assert verdict.verdict(at_least, np.full(3, 1.1), None).test == verdict.SIGN
+
+
+def test_the_issues_four_hand_made_cases():
+    # 1. [0.95] * 3 against "at least 0.95" (a float mean of 0.9499999999999998).
+    floor = Claim("x", metric="m", paper=0.95, test="at_least")
+    assert verdict.verdict(floor, np.array([0.95, 0.95, 0.95]), None).word != "contradicts"
+    exact_floor = Claim("x", metric="m", paper=0.95, test="at_least", deterministic=True)
+    assert verdict.verdict(exact_floor, np.array([0.95, 0.95, 0.95]), None).word == "supports"
+    # 2. A deterministic claim whose samples disagree.
+    det = Claim("x", metric="m", paper=0.7, tolerance=0.1, deterministic=True)
+    result = verdict.verdict(det, np.array([0.5, 0.9, 0.76]), None)
+    assert result.word == "failed" and "disagree" in result.reason
+    # 3. 0/1 outcomes, 4 of 5 against 0 of 5 on the same seeds: the exact sign (McNemar)
+    #    test, p = 0.125, not a paired t-test.
+    binary = Claim("x", metric="m", baseline="b", paired=True, samples="binary")
+    ours, base = np.array([1.0, 1.0, 1.0, 1.0, 0.0]), np.zeros(5)
+    sign = verdict.verdict(binary, ours, base)
+    assert sign.word != "supports" and sign.test == verdict.SIGN
+    np.testing.assert_allclose(sign.p, stats.binomtest(4, 4, 0.5).pvalue)  # 0.125
+    # 4. Coverage of 20 in 20 against a nominal 0.95: exact binomial, p = 0.95^20 = 0.36.
+    coverage = Claim("x", metric="m", threshold=0.95, test="at_least", samples="binary")
+    cov = verdict.verdict(coverage, np.ones(20), None)
+    assert cov.word != "supports" and cov.test == verdict.BINOMIAL
+    np.testing.assert_allclose(cov.p, stats.binomtest(20, 20, 0.95,
+                                                      alternative="greater").pvalue)
+
+
+def test_exact_tests_match_scipy():
+    # Unpaired 0/1 outcomes: Fisher's exact test on the 2×2 table.
+    unpaired = Claim("x", metric="m", baseline="b", samples="binary")
+    ours, base = np.array([1.0] * 9 + [0.0]), np.array([1.0] * 2 + [0.0] * 8)
+    fisher = verdict.verdict(unpaired, ours, base)
+    ref = stats.fisher_exact([[9, 1], [2, 8]])
+    assert fisher.test == verdict.FISHER and fisher.word == "supports"
+    np.testing.assert_allclose(fisher.p, ref.pvalue)
+    assert verdict.verdict(unpaired, base, ours).word == "contradicts"
+    # Paired 0/1: McNemar's exact test = the sign test on the discordant pairs.
+    paired = Claim("x", metric="m", baseline="b", paired=True, samples="binary")
+    ours = np.array([1.0] * 9 + [0.0] * 3)
+    base = np.array([0.0] * 8 + [1.0] * 2 + [0.0, 1.0])
+    mcnemar = verdict.verdict(paired, ours, base)  # 8 discordant pairs for, 2 against
+    np.testing.assert_allclose(mcnemar.p, stats.binomtest(8, 10, 0.5).pvalue)
+    assert mcnemar.word == "inconclusive"
+    strong = verdict.verdict(paired, np.ones(12), np.array([0.0] * 11 + [1.0]))
+    np.testing.assert_allclose(strong.p, stats.binomtest(11, 11, 0.5).pvalue)
+    assert strong.word == "supports"
+    # Proportions of k independent trials: a binomial test on the pooled counts.
+    rate = Claim("x", metric="m", threshold=0.5, test="at_least", samples="proportion",
+                 trials=10)
+    shares = np.array([0.7, 0.8, 0.6, 0.9])
+    binom = verdict.verdict(rate, shares, None)
+    ref = stats.binomtest(30, 40, 0.5, alternative="greater")
+    np.testing.assert_allclose(binom.p, ref.pvalue)
+    ci = stats.binomtest(30, 40).proportion_ci(0.90, method="exact")  # two-sided 90 %
+    np.testing.assert_allclose(binom.ci, (ci.low - 0.5, ci.high - 0.5))
+    assert binom.ci_level == 0.90
+    # Proportions whose trials share data: one trial per sample (conservative).
+    shared = Claim("x", metric="m", threshold=0.5, test="at_least", samples="proportion")
+    np.testing.assert_allclose(verdict.verdict(shared, shares, None).p,
+                               stats.binomtest(3, 4, 0.5, alternative="greater").pvalue)
+    # Exact binomial TOST.
+    band = Claim("x", metric="m", threshold=0.5, tolerance=0.2, samples="proportion",
+                 trials=50)
+    tost = verdict.verdict(band, np.full(8, 0.5), None)
+    p = max(stats.binomtest(200, 400, 0.3, alternative="greater").pvalue,
+            stats.binomtest(200, 400, 0.7, alternative="less").pvalue)
+    assert tost.test == verdict.BINOMIAL_TOST and tost.word == "supports"
+    np.testing.assert_allclose(tost.p, p)
+    # The one-sample sign test (continuous, no spread): ties with the bound are left out.
+    at_most = Claim("x", metric="m", threshold=1.0, test="at_most")
+    sign = verdict.verdict(at_most, np.full(6, 0.5), None)
+    np.testing.assert_allclose(sign.p, stats.binomtest(0, 6, 0.5, alternative="less").pvalue)
+    assert sign.word == "supports"
+
+
+def test_count_samples_are_checked():
+    binary = Claim("x", metric="m", baseline="b", samples="binary")
+    bad = verdict.verdict(binary, np.array([0.0, 0.5, 1.0]), np.zeros(3))
+    assert bad.word == "failed" and "neither 0 nor 1" in bad.reason
+    trials = Claim("x", metric="m", threshold=0.5, test="at_least", samples="proportion",
+                   trials=4)
+    assert verdict.verdict(trials, np.array([0.3, 0.5, 0.75]), None).word == "failed"
+    with pytest.raises(ValueError, match="trials"):
+        Claim("x", metric="m", threshold=0.5, test="at_least", trials=3)
+
+
+def test_cis_are_at_the_tests_level():
+    tost = verdict.verdict(Claim("x", metric="m", paper=2.0, tolerance=0.5), OURS, None)
+    ref = stats.ttest_1samp(OURS, 2.0).confidence_interval(0.90)
+    np.testing.assert_allclose(tost.ci, (ref.low - 2.0, ref.high - 2.0))
+    assert tost.ci_level == 0.90
+    one = verdict.verdict(Claim("x", metric="m", paper=1.5, test="at_least"), OURS, None)
+    ref = stats.ttest_1samp(OURS, 1.5).confidence_interval(0.90)
+    np.testing.assert_allclose(one.ci, (ref.low - 1.5, ref.high - 1.5))
+    welch = verdict.verdict(Claim("x", metric="m", baseline="b"), OURS, BASE)
+    assert welch.ci_level == 0.95
+    # A "matches" supports row has its whole CI inside the band.
+    for tol in (0.3, 0.5, 1.0):
+        result = verdict.verdict(Claim("x", metric="m", paper=2.1, tolerance=tol), OURS, None)
+        if result.word == "supports":
+            assert -tol <= result.ci[0] and result.ci[1] <= tol
+
+
+def test_draw_is_a_prediction_interval_test():
+    keys = np.array([23.2, 24.8, 24.9, 23.3, 24.7, 24.8, 23.2, 24.9])
+    near = Claim("x", metric="m", threshold=24.84, test="draw")
+    result = verdict.verdict(near, keys, None)
+    scale = keys.std(ddof=1) * np.sqrt(1 + 1 / len(keys))
+    t = (24.84 - keys.mean()) / scale
+    np.testing.assert_allclose(result.p, 2 * stats.t.sf(abs(t), len(keys) - 1))
+    assert result.word == "supports" and result.test == verdict.PREDICTION
+    far = Claim("x", metric="m", threshold=30.0, test="draw")
+    assert verdict.verdict(far, keys, None).word == "contradicts"
+    with pytest.raises(ValueError, match="tolerance"):
+        Claim("x", metric="m", threshold=1.0, tolerance=0.1, test="draw")
+
+
+def test_thresholds_bounds_and_diagnostics():
+    claim = Claim("x", metric="m", paper=2.4, threshold=5.0, test="at_most")
+    assert claim.bound == 5.0 and claim.paper == 2.4
+    assert Claim("x", metric="m", paper=2.5, tolerance=1.0, test="at_least").bound == 1.5
+    ranged = Claim("x", metric="m", baseline="b", bounds=(0.0, 1.0))
+    out = verdict.verdict(ranged, np.array([0.5, 1.2, 0.7]), np.array([0.1, 0.2, 0.3]))
+    assert out.word == "failed" and "outside the metric's range" in out.reason
+    with pytest.raises(ValueError, match="by construction"):
+        Claim("x", metric="m", baseline="b", setting="holds by construction")
+    built = Claim("x", metric="m", baseline="b", by_construction=True,
+                  setting="holds by construction")
+    assert built.is_diagnostic("quick")
+    weak = Claim("x", metric="m", baseline="b", setting="small", power=0.47)
+    assert weak.setting_with_power.startswith("small; power at quick 0.47 (< 0.8)")
+    assert Claim("x", metric="m", baseline="b", power=0.9).setting_with_power == ""
+    paper_only = Claim("x", metric="m", baseline="b", decided_at=("paper",))
+    assert paper_only.is_diagnostic("quick") and not paper_only.is_diagnostic("paper")
 
 
 def test_non_finite_values_fail_with_a_reason():
@@ -172,8 +311,14 @@ def test_claims_that_cannot_be_tallied_are_refused():
         verdict.verdict(Claim("x", metric="m", baseline="b"), OURS, None)
 
 
-def test_pool_flattens_batched_seeds_in_order():
-    results = [{"m": [1.0, 2.0]}, {"m": 3.0}]
-    np.testing.assert_array_equal(verdict.pool(results, "m"), [1.0, 2.0, 3.0])
+def test_pool_needs_one_sample_per_seed_or_a_named_unit():
+    batched = [{"m": [1.0, 2.0, 3.0]}]  # one call, three batched seeds
+    np.testing.assert_array_equal(verdict.pool(batched, "m"), [1.0, 2.0, 3.0])
+    per_seed = [{"m": 1.0}, {"m": 2.0}]
+    np.testing.assert_array_equal(verdict.pool(per_seed, "m"), [1.0, 2.0])
+    rounds = [{"m": [1.0, 2.0]}, {"m": [3.0, 4.0]}]  # two samples per seed
+    with pytest.raises(ValueError, match="unit_of_replication"):
+        verdict.pool(rounds, "m")
+    np.testing.assert_array_equal(verdict.pool(rounds, "m", "timing rounds"), [1, 2, 3, 4])
     with pytest.raises(KeyError, match="no metric 'q'"):
-        verdict.pool(results, "q")
+        verdict.pool(batched, "q")

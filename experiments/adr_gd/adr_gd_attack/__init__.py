@@ -10,14 +10,16 @@ EXPERIMENT = Experiment(
     claims=(
         Claim(
             name="ADR-GD attacks succeed more often than PGD (ε = 0.1)",
-            metric="adr_success_eps0.1", baseline="pgd_success_eps0.1", paper=None,
+            metric="adr_success_eps0.1", bounds=(0.0, 1.0), baseline="pgd_success_eps0.1",
+            paper=None,
             higher_is_better=True, unit="", paired=True,
             setting=f"success rate per classifier seed, both attacks on the same images; "
             f"per-target margin maximisation, 9 targets × T steps each for both; {_SETTING}",
         ),
         Claim(
             name="ADR-GD attacks succeed more often than PGD (ε = 0.2)",
-            metric="adr_success_eps0.2", baseline="pgd_success_eps0.2", paper=None,
+            metric="adr_success_eps0.2", bounds=(0.0, 1.0), baseline="pgd_success_eps0.2",
+            paper=None,
             higher_is_better=True, unit="", paired=True,
             setting="success rate per classifier seed, same images for both; " + _SETTING,
         ),

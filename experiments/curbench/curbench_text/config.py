@@ -18,17 +18,18 @@ Paper's numbers (Table 3, LSTM on SST-2, best of the curricula): standard 81.67 
 noise-0.4 64.36 → 78.58; BERT: 92.66 → 92.82 and 87.22 → 91.25. Meta-gradient methods:
 4–7× the cost of the cheapest curricula (Table 8a).
 
-Seeds and power (before the run; one-sided paired t-tests by seed, α = 0.05,
-``jaxlab.report.power``). Pilot: the committed quick result, 5 seeds. Noise-0.4, best
-curriculum vs baseline: the smallest effect worth a row, 2 points, against the pilot's
-per-seed gain sd 2.33: 5 seeds give 48 %; the pilot's own effect (5.0 points) has 99 %.
-Noise gain vs standard gain: effect 4.0, sd ≈ 2.4: 92 %. Standard gain matches +1.2
-within 1.5 (TOST): the pilot's sd 0.41 gives power ≈ 1. Cost (at least 2× the baseline's
-epoch, per method): no per-method pilot exists (the committed metric pooled three methods
-and two settings, mean 2.97, sd 0.86); against that sd an effect of 0.97 gives 67 % at 5
-seeds, and the interleaved per-seed ratios of one method are expected to vary far less.
-Budget trade-off: the seeds are batched in one program, so 5 seeds cost little more than 3;
-the timing adds one compile per meta method and 5 rounds per seed (seconds).
+Seeds and power (before the run; two-sided paired t-tests by seed, one-sided for the cost
+bound, α = 0.05, ``jaxlab.report.power``). Pilot: the committed quick result, 5 seeds.
+Noise-0.4, best curriculum vs baseline: the smallest effect worth a row, 2 points, against
+the pilot's per-seed gain sd 2.33: 5 seeds give 31 % (13 for 80 %); the pilot's own effect
+(5.0 points) has 94 %. Noise gain vs standard gain: effect 4.0, sd ≈ 2.4: 79 %. Standard
+gain matches +1.2 within 1.5 (TOST): the pilot's sd 0.41 gives power ≈ 1. Cost (at least 4×,
+the paper's lower bound, the baseline's epoch, per method): no per-method pilot exists (the
+committed metric pooled three methods and two settings, mean 2.97, sd 0.86); against that sd
+a true 5× (effect 1.0) gives 69 % at 5 seeds (7 for 80 %), and the interleaved per-seed
+ratios of one method are expected to vary far less. Budget trade-off: the seeds are batched
+in one program, so 5 seeds cost little more than 3; the timing adds one compile per meta
+method and 5 rounds per seed (seconds).
 
 Mesh (every preset): ``{"runs": -1}``: the seeds of a (setting, method) run are independent
 small models (a few MB each with the training set); they split over devices (padded to

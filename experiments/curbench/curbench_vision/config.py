@@ -15,19 +15,20 @@ standard 92.33 → 92.88, noise-0.4 82.75 → 86.92, imbalance-50 75.49 → 76.4
 ``paper`` preset is the issue's credible reproduction (10k images at 28×28, 30 epochs,
 5 seeds, checkpoints every 50 steps); CIFAR-10 itself needs the user's data and is not wired.
 
-Seeds and power (before the run; one-sided paired t-tests by seed, α = 0.05,
-``jaxlab.report.power``). Pilot: the committed quick result, 3 seeds. Noise-0.4: the
-paper's effect (+4.17 points, CIFAR-10) against the pilot's per-seed gain sd 0.56 has power
-≈ 1 at 3 seeds; a 1-point effect would need 4. Standard: the paper's +0.55 against the
-pilot's gain sd 1.38 needs 41 seeds, imbalance's +0.94 needs 15: neither fits the budget,
-so both are expected to stay inconclusive (the paper's own point is that these gains are
-small). Noise gain vs standard gain: the paper's difference (3.6 points) against sd ≈ 1.5
-gives 83 %. Cost (at least 2× the baseline's epoch, per method): no per-method pilot (the
-committed metric pooled three methods and three settings: mean 2.50, sd 0.29); against that
-sd an effect of 0.5 gives 61 % at 3 seeds (4 for 80 %); the interleaved per-seed ratios of
-one method are expected to vary less. Budget trade-off: the quick run was at its 420 s
-budget on the shared machine before the timing (about 40 s more: four one-seed compiles
-and 5 rounds per seed; budget now 460 s), so the seed count stays at 3.
+Seeds and power (before the run; two-sided paired t-tests by seed, one-sided for the cost
+bound, α = 0.05, ``jaxlab.report.power``). Pilot: the committed quick result, 3 seeds.
+Noise-0.4: the paper's effect (+4.17 points, CIFAR-10) against the pilot's per-seed gain sd
+0.56 has power ≈ 1 at 3 seeds; a 1-point effect would need 5. Standard: the paper's +0.55
+against the pilot's gain sd 1.38 needs 52 seeds, imbalance's +0.94 needs 19: neither fits
+the budget, so both are expected to stay inconclusive (the paper's own point is that these
+gains are small). Noise gain vs standard gain: the paper's difference (3.6 points) against
+sd ≈ 1.5 gives 59 % (4 seeds for 80 %). Cost (at least 4×, the paper's lower bound, the
+baseline's epoch, per method): no per-method pilot (the committed metric pooled three
+methods and three settings: mean 2.50, sd 0.29); against that sd an effect of 0.5 gives 61 %
+at 3 seeds (4 for 80 %); the interleaved per-seed ratios of one method are expected to vary
+less. Budget trade-off: the quick run was at its 420 s budget on the shared machine before
+the timing (about 40 s more: four one-seed compiles and 5 rounds per seed; budget now 460
+s), so the seed count stays at 3.
 
 Mesh (every preset): ``{"runs": -1}``: the seeds of a (setting, method) run are independent
 small models (a few MB each with the training set); they split over devices (padded to

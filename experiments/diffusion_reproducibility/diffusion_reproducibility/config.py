@@ -20,15 +20,15 @@ distinct item — gave τ ≈ 0.985: RP and its floor were 0 in every cell.) The
 score keeps the copy-detection threshold (``calibrate_threshold`` on lightly noised
 copies), since it asks whether a sample copies a training item.
 
-Seeds and power (before the run; every claim is paired by seed — the same noises feed
-both families, D* and the floor — one-sided, α = 0.05). No pilot exists for RP at the new
-τ (the committed RP values were all 0), so the smallest effect worth a row, an RP
-difference of 0.2, is set against a per-seed sd of 0.1 (the binomial sd of an RP over 256
-pairs is ≤ 0.03; the rest is the seed): 71 % power at 3 seeds, 4 seeds for 80 %. A check
-run after the change (digits only, one seed, quick otherwise) found τ = 0.596, the floor at
-0.12 (n = 16) to 0.03 (n = 1797) and RP(MLP, U-Net) at 0.83 to 1.0 — no longer 0 — so the
-RP claims can be decided; its effects (≥ 0.6) are far above the 0.2 planned for. The
-threshold-free cosine claims (pilot: effect ≥ 0.63, sd ≤ 0.05) have power ≈ 1. Budget
+Seeds and power (before the run; every claim is paired by seed — the same noises feed both
+families, D* and the floor — two-sided, as the verdict's paired t-test, α = 0.05). No pilot
+exists for RP at the new τ (the committed RP values were all 0), so the smallest effect
+worth a row, an RP difference of 0.2, is set against a per-seed sd of 0.1 (the binomial sd
+of an RP over 256 pairs is ≤ 0.03; the rest is the seed): 47 % power at 3 seeds, 5 seeds for
+80 %. A check run after the change (digits only, one seed, quick otherwise) found τ = 0.596,
+the floor at 0.12 (n = 16) to 0.03 (n = 1797) and RP(MLP, U-Net) at 0.83 to 1.0 — no longer
+0 — so the RP claims can be decided; its effects (≥ 0.6) are far above the 0.2 planned for.
+The threshold-free cosine claims (pilot: effect ≥ 0.63, sd ≤ 0.05) have power ≈ 1. Budget
 trade-off: the quick run already takes more than its budget on the shared machine, so the
 seed count stays at 3.
 

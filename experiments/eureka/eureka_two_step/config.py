@@ -18,19 +18,21 @@ cores, 5 seeds per arm vmapped, both tasks; smoke: mostly compilation of 3 arms)
 Paper: "95 % of the baseline's performance in 20 % of the training steps" (abstract);
 per-table values were not retrieved.
 
-Seeds and power (before the run; every comparison is paired by seed, one-sided, α = 0.05,
+Seeds and power (before the run; every comparison is paired by seed, two-sided, α = 0.05,
 ``jaxlab.report.power``). Pilot: the committed quick result, 5 seeds. Steps to 95 % of
 softmax's final accuracy: the abstract's effect is 80 % fewer steps (≈ 284 of softmax's
-355), per-arm sd ≈ 95-147, so a paired-difference sd ≈ 170 gives 92 % power at 5 seeds
-(4 would do). Intermediate step solved, heat vs softmax: effect 0.8, sd 0.45: 94 %. Jump
-step on the intermediate step: effect ≈ 290 steps, sd ≈ 250: 69 % at 5 seeds (7 for 80 %).
-NormSoftmax's early ‖∂L/∂(W_Q, W_K)‖: effect ≈ 0.04, sd of the difference assumed ≈ 0.03:
-75 %. "Solved" on the two-step task: no seed solved it in the pilot (sd 0), so no power
-can be computed; a difference of half the seeds (sd ≈ 0.55) would need 9 seeds. Final
-accuracy differences of 1 point (sd 0.016) would need 18. Budget trade-off: the quick run
-already takes about twice its 150 s budget on the shared machine, so the seed count stays
-at 5; the claims short of 80 % power are expected to end inconclusive unless the effect is
-larger than the pilot's.
+355), per-arm sd ≈ 95-147, so a paired-difference sd ≈ 170 gives 79 % power at 5 seeds (6
+for 80 %). Intermediate step solved, heat vs softmax (0/1 per seed, exact sign test): 5
+seeds can never reach p < 0.05 (the smallest p is 0.0625); 10 give 97 % if 8 in 10 favour
+heat. Jump step on the intermediate step: effect ≈ 290 steps, sd ≈ 250: 50 % at 5 seeds (8
+for 80 %). NormSoftmax's early ‖∂L/∂(W_Q, W_K)‖: effect ≈ 0.04, sd of the difference assumed
+≈ 0.03: 61 % (7 seeds for 80 %). "Solved" on the two-step task: no seed solved it in the
+pilot (sd 0), so no power can be computed; by the exact sign test, half the seeds solving it
+where softmax solves none gives 0 % power at 5 seeds and 38 % at 10. Final accuracy
+differences of 1 point (sd 0.016) would need 23. Budget trade-off: the quick run already
+takes about twice its 150 s budget on the shared machine, so the seed count stays at 5; the
+claims short of 80 % power are expected to end inconclusive unless the effect is larger than
+the pilot's.
 
 Mesh (every preset): ``{"runs": -1}``: the seeds of an arm are independent small ViTs (a few
 MB each); they split over devices, the image sources replicated.

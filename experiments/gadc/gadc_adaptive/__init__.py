@@ -14,6 +14,7 @@ EXPERIMENT = Experiment(
     claims=tuple(
         Claim(name=f"Aux-Attack {mode} (Table 2): GADC(IV) beats GCN",
               metric=f"cora_aux_{mode}_gadc", baseline=f"cora_aux_{mode}_gcn", unit="%",
+              bounds=(0.0, 100.0), unit_of_replication="splits",
               test="better", paired=True,
               setting=_AUX + f"; paper: GADC {_PAPER[mode, 'gadc']} vs GCN "
               f"{_PAPER[mode, 'gcn']}")
@@ -21,6 +22,7 @@ EXPERIMENT = Experiment(
     ) + tuple(
         Claim(name=f"Aux-Attack {mode} (Table 2): {model.upper()} matches the paper",
               metric=f"cora_aux_{mode}_{model}", paper=paper, tolerance=3.0, unit="%",
+              bounds=(0.0, 100.0), unit_of_replication="splits", paper_source="Table 2",
               test="matches",
               setting=_AUX + "; tolerance 3 points (the attack moves single runs by ~1)")
         for (mode, model), paper in _PAPER.items()
@@ -28,7 +30,7 @@ EXPERIMENT = Experiment(
         Claim(name=f"Our own PGD (not the paper's attack), evasion 20%: GADC(IV) beats "
               f"{base.upper()}",
               metric="cora_pgd0.2_evasion_gadc", baseline=f"cora_pgd0.2_evasion_{base}",
-              unit="%", test="better", diagnostic=True,
+              unit="%", test="better", diagnostic=True, bounds=(0.0, 100.0),
               setting="diagnostic (the paper makes no such claim): our white-box PGD (Xu et "
               "al. 2019) maximizing each model's own loss with self-training labels, 20% of "
               "the edges, Pro-GNN split; independent runs (Welch)")

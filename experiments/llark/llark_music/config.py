@@ -17,14 +17,15 @@ under that load, est. 15-20 s idle). The paper's numbers (Jukebox-5B + Llama-2-7
 GiantSteps-Key/Tempo, GTZAN, MusicNet; 164k tracks) are not comparable to this miniature and
 were not retrieved; the spec lists them as unverified.
 
-Seeds and power (before the run; paired by seed, one-sided, α = 0.05,
+Seeds and power (before the run; paired by seed, two-sided, α = 0.05,
 ``jaxlab.report.power``). Pilot: the committed quick result, 3 seeds. Key score, full vs
-text-only: effect 0.67, sd of the difference ≈ 0.2: 96 % power at 3 seeds. Captions' key
+text-only: effect 0.67, sd of the difference ≈ 0.2: 82 % power at 3 seeds. Captions' key
 score: effect 0.79, sd 0.04: power ≈ 1. Tempo Acc2: the pilot's effect (0.017) is below
-anything worth a row; an effect of 0.05 at its sd (≈ 0.024) needs 4 seeds. The probe-gap
-equivalence (TOST, margin 0.1) with the pilot's sd 0.2 has 15 % power at 3 seeds and would
-need about 27: it is expected to stay inconclusive. Budget trade-off: the quick run already
-takes several times its budget on the shared machine, so the seed count stays at 3.
+anything worth a row; an effect of 0.05 at its sd (≈ 0.024) needs 5 seeds. The probe-gap
+equivalence (TOST, margin 0.1) with the pilot's sd 0.2 has 2 % power at 3 seeds
+(``jaxlab.report.power.tost_power``) and would need about 35: it is expected to stay
+inconclusive. Budget trade-off: the quick run already takes several times its budget on the
+shared machine, so the seed count stays at 3.
 
 Mesh (every preset): ``{"runs": -1}``: each seed is an independent run of a small LM (batch
 32), so the seeds split over the devices (one per device; with 3 seeds on 8 devices the 5

@@ -17,11 +17,11 @@ ETKDGv3 and random coordinates, which score the same molecules). Pilot: the comm
 result (one seed, per molecule) — MCF MAT-R 1.74 ± 0.35 Å, random 2.06 ± 0.36 Å, ETKDGv3
 0.33 ± 0.26 Å. The smallest comparison is MCF vs random, a 0.32 Å effect; a 60-molecule mean
 varies by 0.35 / √60 ≈ 0.05 Å from the test set alone, and the training seed adds an unknown
-part: at a per-seed sd of 0.1 Å, 3 seeds give a one-sided paired t-test 95 % power
-(``jaxlab.report.power.t_test_power(3, 0.32, 0.1, one_sided=True)``), at 0.15 Å 75 %. The
-ETKDGv3 gaps (≈ 1.4 Å) have power ≈ 1 at 3 seeds. Budget trade-off: 3 seeds cost three
-trainings, so quick drops the learning curve (``curve_every = 0``; the paper preset keeps
-it) and its budget grows from 540 s to 600 s.
+part: at a per-seed sd of 0.1 Å, 3 seeds give the verdict's two-sided paired t-test 79 %
+power (``jaxlab.report.power.t_test_power(3, 0.32, 0.1)``), at 0.15 Å 51 %. The ETKDGv3 gaps
+(≈ 1.4 Å) have power ≈ 1 at 3 seeds. Budget trade-off: 3 seeds cost three trainings, so
+quick drops the learning curve (``curve_every = 0``; the paper preset keeps it) and its
+budget grows from 540 s to 600 s.
 
 Command: ``jaxlab run mcf_qm9`` (``--preset paper`` for the size-B model on all of QM9).
 Expected CPU time: quick about 2 min per seed on 2 shared cores without the curve (the first

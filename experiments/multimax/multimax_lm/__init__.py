@@ -1,5 +1,7 @@
 """Character-level LM on Shakespeare: softmax vs MultiMax at the output and in attention."""
 
+import math
+
 from jaxlab.report import Claim, Experiment
 
 EXPERIMENT = Experiment(
@@ -8,7 +10,7 @@ EXPERIMENT = Experiment(
     claims=(
         Claim(
             name="MultiMax reaches lower validation perplexity than softmax",
-            metric="val_perplexity_multimax",
+            metric="val_perplexity_multimax", power=0.13, bounds=(1.0, math.inf),
             baseline="val_perplexity_softmax",
             paired=True,
             higher_is_better=False,
