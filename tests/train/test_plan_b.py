@@ -53,5 +53,6 @@ def test_plan_report_of_a_runs_experiment_on_8_devices(capsys):
     each; the Newton loops counted with their trip counts."""
     assert plans.main("policy_regret_intervals", "smoke", devices=8) == 0
     out = capsys.readouterr().out
-    assert "mesh {'runs': 8}" in out and "runs: 10; runs per call: 2 (8 computed, 1 per device; padding 75%)" in out
+    assert "mesh {'runs': 8}" in out
+    assert "runs: 10; runs per call: 2 (8 computed, 1 per device; padding 75%)" in out
     assert "| train | 5 |" in out
