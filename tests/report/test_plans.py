@@ -89,3 +89,15 @@ def test_runnable_reads_every_registered_experiment():
     for name in registry.discover():
         status = plans.runnable(name)
         assert status == "yes" or status.startswith("no: "), (name, status)
+
+
+def test_a_row_of_a_registered_experiment_renders_every_column():
+    """The smoke preset's seeds fill one run lane of the 8 computed: the rest is padding."""
+    row = plans._row("multimax_tradeoff", "smoke")
+    seeds = registry.get_experiment("multimax_tradeoff").get_config("smoke").num_seeds
+    assert row["programs"] == ["train"] and row["padding"] == pytest.approx(1 - seeds / 8)
+    assert set(row["compute_hours"]) == set(row["memory_hours"]) == {
+        a.name for a in ACCELERATORS}
+    line = plans.markdown([row], 8).splitlines()[2]
+    assert line.startswith("| multimax_tradeoff | runs 8 |")
+    assert line.endswith(f"| {1 - seeds / 8:.0%} | — |")
