@@ -216,9 +216,10 @@ def loop_correction(compiled_text: str, assumed_trips: int | None = None) -> Loo
                 flops, traffic = flops + n * body[0], traffic + n * body[1]
                 continue
             if ins.opcode == "conditional":
-                names = [b.strip().lstrip("%") for b in _BRANCHES.search(ins.attributes).group(
-                    1).split(",")] if _BRANCHES.search(ins.attributes) else [
-                    callees[k] for k in ("true_computation", "false_computation") if k in callees]
+                listed = _BRANCHES.search(ins.attributes)
+                names = ([b.strip().lstrip("%") for b in listed.group(1).split(",")] if listed
+                         else [callees[k] for k in ("true_computation", "false_computation")
+                               if k in callees])
                 branches = [cost(b, fused, repeat) for b in names] or [(0.0, 0.0)]
                 flops += max(b[0] for b in branches)
                 traffic += max(b[1] for b in branches)

@@ -284,7 +284,7 @@ def _lanes(spec: PlanSpec) -> int:
         sharding_spec = getattr(getattr(leaf, "sharding", None), "spec", None)
         first = sharding_spec[0] if sharding_spec else None
         axes = first if isinstance(first, tuple) else (first,)
-        if RUNS_AXIS in axes and getattr(leaf, "shape", ()):
+        if RUNS_AXIS in axes and tuple(getattr(leaf, "shape", None) or ()):
             return max(int(leaf.shape[0]), spec.runs_per_call)
     return spec.runs_per_call
 
@@ -294,20 +294,24 @@ def plan_spec(spec: PlanSpec, mesh: jax.sharding.Mesh, preset: str = "",
     """The :class:`Plan` of ``spec`` (and of its ``programs``) on ``mesh``."""
     calls = spec.steps_per_run * math.ceil(spec.num_runs / spec.runs_per_call)
     programs = tuple(plan_spec(p, mesh, preset, name) for p in spec.programs)
-    common = dict(name=name, preset=preset, devices=mesh.size, mesh_shape=dict(mesh.shape),
-                  calls=calls, spec=spec, lanes=_lanes(spec), programs=programs)
+    common: dict[str, Any] = dict(name=name, preset=preset, devices=mesh.size,
+                                  mesh_shape=dict(mesh.shape), calls=calls, spec=spec,
+                                  lanes=_lanes(spec), programs=programs)
     if spec.host_program is not None:
         return Plan(argument_bytes=0, output_bytes=0, temp_bytes=0, flops_per_call=0.0,
                     bytes_per_call=0.0, **common)
+    if spec.fn is None:
+        raise ValueError(f"{name}: PlanSpec {spec.name!r} has neither fn nor host_program")
     lowered = jax.jit(spec.fn).lower(*spec.abstract_args)
     compiled = lowered.compile()
-    memory = compiled.memory_analysis()
-    cost = compiled.cost_analysis()
+    memory: Any = compiled.memory_analysis()
+    cost: Any = compiled.cost_analysis()
     cost = cost[0] if isinstance(cost, list | tuple) else cost
     flops, traffic = float(cost.get("flops", 0.0)), float(cost.get("bytes accessed", 0.0))
     loops = hlo_cost.loop_correction(compiled.as_text() or "", spec.loop_trips)
     try:
-        precision = hlo_cost.matmul_flops_by_dtype(lowered.compiler_ir("hlo").as_hlo_text())
+        hlo: Any = lowered.compiler_ir("hlo")
+        precision = hlo_cost.matmul_flops_by_dtype(hlo.as_hlo_text())
     except Exception:  # a backend without HLO text: TF32 (the float32 default) is assumed
         precision = {}
     return Plan(argument_bytes=int(memory.argument_size_in_bytes),
