@@ -104,7 +104,8 @@ def report(p: Plan, utilisation: float = UTILISATION) -> str:
     lines = [
         *head,
         f"runs: {spec.num_runs}; runs per call: {spec.runs_per_call} ({p.lanes} computed, "
-        f"{per_device} per device; padding {p.padding_share:.0%})",
+        + (f"{per_device} per device; " if "runs" in p.mesh_shape else "")
+        + f"padding {p.padding_share:.0%})",
         "",
         "| program | calls | memory / device MB (args + out + temp) | FLOPs / call / device "
         "| bytes / call / device | loop trips | matmul precision |",
