@@ -78,12 +78,14 @@ def runnable(name: str) -> str:
 
 
 def _trips(p: Plan) -> str:
+    """The loops' trip counts, equal ones merged (``"5 ×3, 100, ? (once)"``)."""
     if not p.loop_trips:
         return "none"
     assumed = p.spec.loop_trips
     shown = [str(t) if t is not None else (f"{assumed} (assumed)" if assumed else "? (once)")
              for t in p.loop_trips]
-    return ", ".join(shown)
+    counts = {text: shown.count(text) for text in shown}  # in first-seen order
+    return ", ".join(text if n == 1 else f"{text} ×{n}" for text, n in counts.items())
 
 
 def report(p: Plan, utilisation: float = UTILISATION) -> str:

@@ -101,3 +101,13 @@ def test_a_row_of_a_registered_experiment_renders_every_column():
     line = plans.markdown([row], 8).splitlines()[2]
     assert line.startswith("| multimax_tradeoff | runs 8 |")
     assert line.endswith(f"| {1 - seeds / 8:.0%} | — |")
+
+
+def test_loop_trip_counts_are_listed_with_equal_ones_merged():
+    def fake(trips, assumed=None):
+        return types.SimpleNamespace(loop_trips=trips,
+                                     spec=types.SimpleNamespace(loop_trips=assumed))
+
+    assert plans._trips(fake(())) == "none"
+    assert plans._trips(fake((5, 5, 20, None, 5))) == "5 ×3, 20, ? (once)"
+    assert plans._trips(fake((None, None), 50)) == "50 (assumed) ×2"
