@@ -4,7 +4,8 @@ Static arguments (shapes, ranks, dtypes, hyper-parameters known at trace time) a
 with a ``ValueError`` that names the argument and what it got. A hyper-parameter that is a
 tracer under ``jit`` cannot be inspected: these helpers then let it through unchecked (no
 ``TracerBoolConversionError``), and the kernel's docstring says so. Integers are promoted to
-the default float dtype, never truncated.
+the default float dtype, never truncated. PRNG arguments are named ``key`` and must be JAX
+keys (:func:`check_key`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ __all__ = [
     "check_nonempty",
     "check_range",
     "check_rank",
+    "check_square",
     "has_nan",
     "is_traced",
     "numpy_seed",
@@ -109,7 +111,7 @@ def as_float(name: str, x: ArrayLike, ndim: int | tuple[int, ...] | None = None)
     """
     try:
         arr = jnp.asarray(x)
-    except TypeError as e:
+    except (TypeError, ValueError) as e:  # jnp.asarray(None) raises a ValueError
         raise ValueError(f"{name} must be an array of numbers, got {type(x).__name__}") from e
     if jnp.issubdtype(arr.dtype, jnp.complexfloating) or not (
         jnp.issubdtype(arr.dtype, jnp.number) or arr.dtype == jnp.bool_
@@ -129,6 +131,13 @@ def check_rank(name: str, x: Any, ndim: int | tuple[int, ...]) -> None:
     if got not in allowed:
         want = " or ".join(str(a) for a in allowed)
         raise ValueError(f"{name} must have rank {want}, got shape {np.shape(x)}")
+
+
+def check_square(name: str, x: Any) -> None:
+    """Refuses ``x`` that is not a square ``[n, n]`` matrix (an adjacency)."""
+    shape = np.shape(x)
+    if len(shape) != 2 or shape[0] != shape[1]:
+        raise ValueError(f"{name} must be a square [n, n] matrix, got shape {shape}")
 
 
 def check_nonempty(name: str, x: Any, axis: int | None = None) -> None:

@@ -161,10 +161,12 @@ def _parser() -> argparse.ArgumentParser:
 
     plan = _command(sub, "plan", "compile an experiment at a preset's real shapes: memory, "
                     "FLOPs, estimated time",
-                    "Compiles experiment NAME's main program ahead of time at the preset's "
-                    "real shapes on an\nN-device mesh (abstract inputs, nothing allocated) "
-                    "and prints per-device memory, FLOPs\nand bytes per step, and a roofline "
-                    "estimate of the wall time on named accelerators.")
+                    "Compiles experiment NAME's programs (training, evaluation, sampling) ahead "
+                    "of time at the\npreset's real shapes on an N-device mesh (abstract "
+                    "inputs, nothing allocated) and\nprints per-device memory, FLOPs and bytes "
+                    "per call (loops times their trip counts),\nthe precision of the matrix "
+                    "products, the padding share, and compute-bound and\nmemory-bound hours "
+                    "on named accelerators. --all adds whether each paper preset runs\ntoday.")
     plan.add_argument("name", metavar="NAME", nargs="?", help="the experiment")
     _preset_option(plan, "paper", "the preset whose shapes are compiled")
     plan.add_argument("--devices", type=int, default=8, metavar="N",
@@ -439,7 +441,7 @@ def _cmd_accel_check(args) -> int:
 
 
 def _cmd_plan(args) -> int:
-    from jaxlab.train import plan
+    from jaxlab.report import plans
 
     if args.devices < 1:
         raise SystemExit(f"jaxlab: --devices must be >= 1, got {args.devices}")
@@ -449,9 +451,7 @@ def _cmd_plan(args) -> int:
         if args.readme:
             raise SystemExit("jaxlab: --readme goes with --all")
         _check_names([args.name], list(registry.discover()), "experiment")
-        return plan.main(name=args.name, preset=args.preset, devices=args.devices) or 0
-    from jaxlab.report import plans
-
+        return plans.main(name=args.name, preset=args.preset, devices=args.devices) or 0
     table = plans.markdown(plans.plan_rows(args.preset, args.devices), args.devices)
     print(table)
     if args.readme:

@@ -1,5 +1,13 @@
-"""Layers: the kernel packages import nothing from the harness, the data loaders, the report
-or the experiments (DESIGN.md, "Kernels")."""
+"""Layers (DESIGN.md): kernels ← data ← train ← experiments ← report / cli. Each layer imports
+only the layers below it: the kernel packages import nothing of the data loaders, the
+harness, the report, the CLI or the experiments; the data loaders nothing of the harness
+(data ↛ train); the harness nothing of the report (train ↛ report); an experiment's
+code (``train.py``, its trainer modules) nothing of the report or the CLI, and no paper's
+experiments import another paper's.
+
+An experiment's declarations, its ``__init__.py`` (the ``Paper``/``Experiment`` records) and
+its ``config.py`` (``base_config``, ``PaperSetting``, the seed power analysis), are written
+with the report's record types, so those two files may import ``jaxlab.report``."""
 
 import ast
 import pathlib
@@ -9,17 +17,27 @@ import pytest
 import jaxlab
 
 ROOT = pathlib.Path(jaxlab.__file__).parent
+EXPERIMENTS = ROOT.parent / "experiments"
 NOT_KERNELS = {"train", "data", "report", "cli"}
-FORBIDDEN = ("jaxlab.train", "jaxlab.data", "jaxlab.report", "experiments")
+EXPERIMENT_PACKAGES = ("experiments", "jaxlab_experiments")
+HIGHER = {
+    "kernels": ("jaxlab.data", "jaxlab.train", "jaxlab.report", "jaxlab.cli",
+                *EXPERIMENT_PACKAGES),
+    "data": ("jaxlab.train", "jaxlab.report", "jaxlab.cli", *EXPERIMENT_PACKAGES),
+    "train": ("jaxlab.report", "jaxlab.cli", *EXPERIMENT_PACKAGES),
+    "experiment code": ("jaxlab.report", "jaxlab.cli"),
+    "experiment declarations": ("jaxlab.cli",),
+}
 KERNEL_PACKAGES = sorted(
     p.name for p in ROOT.iterdir()
     if p.is_dir() and (p / "__init__.py").exists() and p.name not in NOT_KERNELS
 )
+DECLARATIONS = ("__init__.py", "config.py")
 
 
 def imported_modules(path: pathlib.Path, root: pathlib.Path = ROOT) -> list[tuple[int, str]]:
     """``(line, absolute module name)`` of every import in the file (relative ones resolved
-    against its package under ``root``, the ``jaxlab`` folder)."""
+    against its package under ``root``, the top package's folder)."""
     package = ".".join(path.relative_to(root.parent).with_suffix("").parts[:-1])
     found = []
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
@@ -37,8 +55,19 @@ def imported_modules(path: pathlib.Path, root: pathlib.Path = ROOT) -> list[tupl
     return found
 
 
+def within(name: str, prefixes) -> bool:
+    return any(name == f or name.startswith(f + ".") for f in prefixes)
+
+
 def forbidden(name: str) -> bool:
-    return any(name == f or name.startswith(f + ".") for f in FORBIDDEN)
+    """A module no kernel may import."""
+    return within(name, HIGHER["kernels"])
+
+
+def violations(paths, prefixes, root: pathlib.Path = ROOT) -> list[str]:
+    return [f"{path.relative_to(root.parent)}:{line}: {name}"
+            for path in sorted(paths) for line, name in imported_modules(path, root)
+            if within(name, prefixes)]
 
 
 def test_kernel_packages_are_found():
@@ -47,10 +76,60 @@ def test_kernel_packages_are_found():
 
 @pytest.mark.parametrize("package", KERNEL_PACKAGES)
 def test_kernels_do_not_import_harness_data_report_or_experiments(package):
-    bad = [f"{path.relative_to(ROOT.parent)}:{line}: {name}"
-           for path in sorted((ROOT / package).rglob("*.py"))
-           for line, name in imported_modules(path) if forbidden(name)]
+    bad = violations((ROOT / package).rglob("*.py"), HIGHER["kernels"])
     assert not bad, "kernel modules import a higher layer:\n" + "\n".join(bad)
+
+
+def test_the_top_level_modules_are_kernels():
+    """``jaxlab/_checks.py``, ``jaxlab/_optional.py``: shared by every layer."""
+    paths = [p for p in ROOT.glob("*.py") if p.name not in ("cli.py", "conftest.py")]
+    assert {"_checks.py", "_optional.py"} <= {p.name for p in paths}
+    bad = violations(paths, HIGHER["kernels"])
+    assert not bad, "top-level modules import a higher layer:\n" + "\n".join(bad)
+
+
+def test_data_does_not_import_the_harness_report_or_experiments():
+    bad = violations((ROOT / "data").rglob("*.py"), HIGHER["data"])
+    assert not bad, "jaxlab.data imports a higher layer:\n" + "\n".join(bad)
+
+
+def test_train_does_not_import_the_report_cli_or_experiments():
+    bad = violations((ROOT / "train").rglob("*.py"), HIGHER["train"])
+    assert not bad, "jaxlab.train imports a higher layer:\n" + "\n".join(bad)
+
+
+def _experiment_files():
+    return sorted(p for p in EXPERIMENTS.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def test_experiment_code_does_not_import_the_report_or_cli():
+    code = [p for p in _experiment_files() if p.name not in DECLARATIONS]
+    declarations = [p for p in _experiment_files() if p.name in DECLARATIONS]
+    assert any(p.name == "train.py" for p in code)
+    bad = (violations(code, HIGHER["experiment code"], EXPERIMENTS)
+           + violations(declarations, HIGHER["experiment declarations"], EXPERIMENTS))
+    assert not bad, "experiment code imports the report or the CLI:\n" + "\n".join(bad)
+
+
+def _paper(name: str) -> str | None:
+    """The paper folder a module name is in (``experiments.<paper>...``)."""
+    for package in EXPERIMENT_PACKAGES:
+        if name.startswith(package + "."):
+            return name.split(".")[1]
+    return None
+
+
+def test_no_paper_imports_another_paper():
+    bad = []
+    for path in _experiment_files():
+        parts = path.relative_to(EXPERIMENTS).parts
+        if len(parts) < 2:
+            continue
+        for line, name in imported_modules(path, EXPERIMENTS):
+            other = _paper(name)
+            if other is not None and other != parts[0]:
+                bad.append(f"experiments/{'/'.join(parts)}:{line}: {name}")
+    assert not bad, "a paper's experiments import another paper:\n" + "\n".join(bad)
 
 
 def test_the_walker_catches_every_import_form(tmp_path):
@@ -64,3 +143,13 @@ def test_the_walker_catches_every_import_form(tmp_path):
         "jaxlab.train.runs", "jaxlab.data", "jaxlab.report.x", "jaxlab.report",
         "experiments.foo.bar", "experiments.foo"]
     assert "jaxlab.nn.sparse" in names and "numpy" in names
+
+
+def test_the_walker_resolves_a_papers_relative_imports(tmp_path):
+    """``from ...other import x`` in ``experiments/a/exp/train.py`` is paper ``other``."""
+    exp = tmp_path / "experiments" / "a" / "exp"
+    exp.mkdir(parents=True)
+    (exp / "train.py").write_text("from ...other.trainer import x\nfrom ..trainer import y\n"
+                                  "from jaxlab_experiments.b import z\n")
+    names = [n for _, n in imported_modules(exp / "train.py", tmp_path / "experiments")]
+    assert {_paper(n) for n in names} == {"other", "a", "b"}

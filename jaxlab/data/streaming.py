@@ -108,7 +108,8 @@ def open_source(
     data_dir: str | os.PathLike | None = None,
     builder_kwargs: Mapping[str, Any] | None = None,
 ) -> Any:
-    """``tfds.data_source(name, split)``, recorded for the run's ``run.json``.
+    """``tfds.data_source(name, split)``, recorded for the run's ``run.json``; it never
+    downloads (a dataset is prepared beforehand by ``jaxlab data fetch`` or ``tfds build``).
 
     Args:
       name: a TFDS name, with config and version if needed (``"cifar10"``,
@@ -131,10 +132,11 @@ def open_source(
     kwargs = dict(builder_kwargs or {})
     try:
         source = tfds.data_source(name, split=split, data_dir=data_dir or None,
-                                  builder_kwargs=kwargs or None)
-    except (AssertionError, FileNotFoundError, ValueError, tfds.core.DatasetNotFoundError) as e:
+                                  builder_kwargs=kwargs or None, download=False)
+    except (AssertionError, FileNotFoundError, NotImplementedError, ValueError,
+            tfds.core.DatasetNotFoundError) as e:  # NotImplementedError: no array_record files
         raise DataNotFoundError(
-            f"TFDS dataset {name!r} (split {split!r}) is not prepared in "
+            f"TFDS dataset {name!r} (split {split!r}) is not prepared as array_record in "
             f"{data_dir or 'the TFDS data directory'}: {str(e).splitlines()[0] if str(e) else e}; "
             f"prepare it with `jaxlab data fetch {name.split('/')[0]}` (or `tfds build`)"
         ) from e
@@ -237,7 +239,7 @@ def eval_batches(
             real = np.concatenate([real, np.zeros(size - len(real), np.float32)])
         return ids, real
 
-    ids, real = pad_to(mine, steps * local)
+    ids, real = pad_to(mine[: steps * local], steps * local)
     masks = real.reshape(steps, local)
     dataset = grain.MapDataset.source(_Subset(source, ids)).seed(0)
     dataset = grain.experimental.apply_transformations(dataset, list(operations))

@@ -26,14 +26,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.typing import ArrayLike
 
-from jaxlab.graph._checks import (
-    check_float,
-    check_int,
-    check_key,
-    check_range,
-    check_square,
-    is_concrete,
-)
+from jaxlab._checks import as_float, check_integer, check_key, check_range, check_square, is_traced
 
 Objective = Literal["maximize", "minimize"]
 BudgetForm = Literal["flips", "rate"]
@@ -47,7 +40,7 @@ def edge_budget(adj: ArrayLike, rate: float) -> int:
       1
     """
     check_range("rate", rate, 0.0, 1.0)
-    if not is_concrete(adj):
+    if is_traced(adj):
         raise ValueError("adj must be concrete to turn a rate into a budget; pass "
                          "budget_form='flips' with a number of pairs under jit")
     adj = np.asarray(adj)
@@ -68,7 +61,7 @@ def random_edge_flips(key: jax.Array, adj: ArrayLike, rate: float) -> jax.Array:
       The perturbed symmetric ``[n, n]`` adjacency (float).
     """
     check_key("key", key)
-    adj = check_float("adj", adj)
+    adj = as_float("adj", adj)
     budget = edge_budget(adj, rate)
     n = adj.shape[0]
     rows, cols = jnp.triu_indices(n, 1)
@@ -80,7 +73,7 @@ def random_edge_flips(key: jax.Array, adj: ArrayLike, rate: float) -> jax.Array:
 def gaussian_feature_noise(key: jax.Array, x: ArrayLike, scale: float) -> jax.Array:
     """``x + ξ·N(0, I)`` with ξ = ``scale ≥ 0``; ``x: [n, d]`` (ints promoted to float32)."""
     check_key("key", key)
-    x = check_float("x", x, ndim=2)
+    x = as_float("x", x, ndim=2)
     check_range("scale", scale, 0.0, None)
     return x + scale * jax.random.normal(key, x.shape, x.dtype)
 
@@ -88,7 +81,7 @@ def gaussian_feature_noise(key: jax.Array, x: ArrayLike, scale: float) -> jax.Ar
 def flip_feature_noise(key: jax.Array, x: ArrayLike, p: float) -> jax.Array:
     """Flips each entry of binary features ``x: [n, d]`` with probability ``p ∈ [0, 1]``."""
     check_key("key", key)
-    x = check_float("x", x, ndim=2)
+    x = as_float("x", x, ndim=2)
     check_range("p", p, 0.0, 1.0)
     flip = jax.random.bernoulli(key, p, x.shape)
     return jnp.where(flip, 1.0 - x, x)
@@ -176,7 +169,7 @@ def project_flip_budget(s: ArrayLike, budget: float, *, tol: float = 1e-5) -> ja
       >>> [round(v, 3) for v in p.tolist()]
       [1.0, 0.0, 0.0]
     """
-    s = check_float("s", s)
+    s = as_float("s", s)
     check_range("budget", budget, 0.0, None)
     check_range("tol", tol, 0.0, None, low_open=True)
     budget = jnp.asarray(budget, s.dtype)
@@ -274,27 +267,27 @@ def pgd_structure_attack(
       ([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 0.0]], -2.0)
     """
     check_key("key", key)
-    adj = check_float("adj", adj)
+    adj = as_float("adj", adj)
     check_square("adj", adj)
     if objective not in ("maximize", "minimize"):
         raise ValueError(f"objective must be 'maximize' or 'minimize', got {objective!r}")
     if budget_form == "rate":
         budget = edge_budget(adj, budget)
     elif budget_form == "flips":
-        check_int("budget", budget, 0)
+        check_integer("budget", budget, low=0)
         budget = int(budget)
     else:
         raise ValueError(f"budget_form must be 'flips' or 'rate', got {budget_form!r}")
     for name, value in (("iterations", iterations), ("sampling_tries", sampling_tries),
                         ("max_draws", max_draws)):
-        check_int(name, value, 1)
+        check_integer(name, value, low=1)
     check_range("base_lr", base_lr, 0.0, None, low_open=True)
     n = adj.shape[0]
     if n < 2:
         raise ValueError(f"adj must have at least 2 nodes, got shape {adj.shape}")
     num_pairs = n * (n - 1) // 2
     if max_candidates is not None:
-        check_int("max_candidates", max_candidates, 1)
+        check_integer("max_candidates", max_candidates, low=1)
     k_max = num_pairs if max_candidates is None else min(int(max_candidates), num_pairs)
     if budget == 0:
         return adj, loss_fn(adj)

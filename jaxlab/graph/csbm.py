@@ -16,7 +16,7 @@ import jax
 import numpy as np
 import scipy.sparse as sp
 
-from jaxlab.graph._checks import check_int, check_key, check_range
+from jaxlab._checks import check_integer, check_key, check_range
 
 
 def csbm(
@@ -46,10 +46,10 @@ def csbm(
       ``(adj [n, n] symmetric CSR 0/1, features [n, d] float32, labels [n] int32)``.
     """
     check_key("key", key)
-    check_int("num_nodes", num_nodes, 2)
-    check_int("num_edges", num_edges, 0)
-    check_int("num_classes", num_classes, 2)
-    check_int("num_features", num_features, 1)
+    check_integer("num_nodes", num_nodes, low=2)
+    check_integer("num_edges", num_edges, low=0)
+    check_integer("num_classes", num_classes, low=2)
+    check_integer("num_features", num_features, low=1)
     check_range("homophily", homophily, 0.0, 1.0)
     check_range("signal", signal, 0.0, None)
     if num_nodes < num_classes:

@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
-from jaxlab.graph._checks import check_float, check_square
+from jaxlab._checks import as_float, check_square
 
 
 def row_normalize(x: ArrayLike) -> jax.Array:
@@ -26,7 +26,7 @@ def row_normalize(x: ArrayLike) -> jax.Array:
       >>> row_normalize(jnp.array([[1.0, 3.0], [0.0, 0.0]])).tolist()
       [[0.25, 0.75], [0.0, 0.0]]
     """
-    x = check_float("x", x)
+    x = as_float("x", x)
     if x.ndim < 1:
         raise ValueError(f"x must have rank >= 1 ([..., d]), got shape {x.shape}")
     s = jnp.sum(x, axis=-1, keepdims=True)
@@ -47,7 +47,7 @@ def dense_gcn_propagate(adj: ArrayLike) -> Callable[[jax.Array], jax.Array]:
       >>> prop(jnp.array([[1.0], [0.0]])).tolist()
       [[0.5], [0.5]]
     """
-    adj = check_float("adj", adj)
+    adj = as_float("adj", adj)
     check_square("adj", adj)
     inv_sqrt = jax.lax.rsqrt(jnp.maximum(jnp.sum(adj, axis=1) + 1.0, 1e-5))[:, None]
 
@@ -62,7 +62,7 @@ def dense_gcn_propagate(adj: ArrayLike) -> Callable[[jax.Array], jax.Array]:
 
 def cosine_matrix(features: ArrayLike) -> jax.Array:
     """``[n, n]`` cosine similarities of the rows of ``features: [n, d]`` (0 for zero rows)."""
-    features = check_float("features", features, ndim=2)
+    features = as_float("features", features, ndim=2)
     norms = jnp.linalg.norm(features, axis=1)
     unit = features * jnp.where(norms > 0, 1.0 / jnp.where(norms > 0, norms, 1.0), 0.0)[:, None]
     return unit @ unit.T
@@ -70,7 +70,7 @@ def cosine_matrix(features: ArrayLike) -> jax.Array:
 
 def dense_limit_transition(adj: ArrayLike, cosine: ArrayLike) -> jax.Array:
     """GADC option IV's ``T = cos ⊙ A + I`` for a dense (relaxed) ``[n, n]`` adjacency."""
-    adj, cosine = check_float("adj", adj), check_float("cosine", cosine)
+    adj, cosine = as_float("adj", adj), as_float("cosine", cosine)
     check_square("adj", adj)
     if cosine.shape != adj.shape:
         raise ValueError(f"cosine must have adj's shape {adj.shape}, got {cosine.shape}")

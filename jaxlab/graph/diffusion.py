@@ -21,7 +21,7 @@ import jax.numpy as jnp
 import jraph
 from jax.typing import ArrayLike
 
-from jaxlab.graph._checks import check_float, check_int, check_range, is_concrete
+from jaxlab._checks import as_float, check_integer, check_range, is_traced
 from jaxlab.graph.graphs import check_graph, check_num_nodes, make_propagate
 
 Degree = Literal["in", "out"]
@@ -31,7 +31,7 @@ _PHIS = ("cosine", "gram", "edge_inner", "limit")
 
 def _check_features(graph: jraph.GraphsTuple, x: ArrayLike, name: str = "x") -> jax.Array:
     """``x`` as a float ``[n, d]`` matrix matching the graph (ints promoted to float32)."""
-    x = check_float(name, x, ndim=2)
+    x = as_float(name, x, ndim=2)
     check_num_nodes(graph, x.shape[0], name)
     return x
 
@@ -81,7 +81,7 @@ def gcn_normalize(
     """
     _check_degree(degree)
     check_graph(graph)
-    check_int("num_nodes", num_nodes, 1)
+    check_integer("num_nodes", num_nodes, low=1)
     senders, receivers, weights = graph.senders, graph.receivers, graph.edges
     if add_self_loops:
         # Under jit a graph closed over as a constant keeps a concrete edge list, so its
@@ -108,7 +108,7 @@ def neumann_series(
     is how GADC and APPNP evaluate their kernels; ``x: [n, ...]``; ``K ≥ 0`` a static int
     (``coef`` and ``scale`` may be traced and are unchecked).
     """
-    check_int("num_terms", num_terms, 0)
+    check_integer("num_terms", num_terms, low=0)
 
     def body(_, carry):
         out, acc = carry
@@ -153,7 +153,7 @@ def ppr_diffusion(
       Learning" (NeurIPS 2019).
     """
     x = _check_features(graph, x)
-    check_int("num_terms", num_terms, 0)
+    check_integer("num_terms", num_terms, low=0)
     check_range("alpha", alpha, 0.0, 1.0, low_open=True)
     a_hat = gcn_normalize(graph, x.shape[0], degree=degree)
     apply_t = make_propagate(a_hat.senders, a_hat.receivers, a_hat.edges, x.shape[0])
@@ -184,7 +184,7 @@ def heat_diffusion(
       Gasteiger, Weißenberger, Günnemann. "Diffusion Improves Graph Learning". NeurIPS 2019.
     """
     x = _check_features(graph, x)
-    check_int("num_terms", num_terms, 0)
+    check_integer("num_terms", num_terms, low=0)
     check_range("t", t, 0.0, None, low_open=True)
     a_hat = gcn_normalize(graph, x.shape[0], degree=degree)
     apply_a = make_propagate(a_hat.senders, a_hat.receivers, a_hat.edges, x.shape[0])
@@ -204,7 +204,7 @@ def edge_cosine(graph: jraph.GraphsTuple, features: jax.Array) -> jax.Array:
     Edges of weight 0 (padding) get 0.
     """
     check_graph(graph)
-    features = check_float("features", features, ndim=2)
+    features = as_float("features", features, ndim=2)
     # Normalize the n rows first, then one gathered dot product per edge (a zero row
     # stays zero, so its cosines are 0).
     norms = jnp.linalg.norm(features, axis=-1, keepdims=True)
@@ -259,7 +259,7 @@ def adversarial_transition(
         apply_cos = make_propagate(graph.senders, graph.receivers, cos, n)
         return lambda v: apply_cos(v) + v
     a_hat = gcn_normalize(graph, n, degree=degree)
-    if is_concrete(eps) and float(eps) == 0.0:  # T = Â: skip computing Φ
+    if not is_traced(eps) and float(eps) == 0.0:  # T = Â: skip computing Φ
         return make_propagate(a_hat.senders, a_hat.receivers, a_hat.edges, n)
     if phi == "gram":
         propagate_a = make_propagate(a_hat.senders, a_hat.receivers, a_hat.edges, n)
@@ -329,7 +329,7 @@ def gadc(
       Liu, Chen, Fu, Lin, Zitnik, Wu. "Graph Adversarial Diffusion Convolution". ICML 2024.
     """
     x = _check_features(graph, x)
-    check_int("num_terms", num_terms, 0)
+    check_integer("num_terms", num_terms, low=0)
     if phi not in _PHIS:
         raise ValueError(f"phi must be one of {_PHIS}, got {phi!r}")
     _check_degree(degree)

@@ -26,7 +26,7 @@ import scipy.sparse as sp
 from jax.experimental import sparse as jsparse
 from jax.typing import ArrayLike
 
-from jaxlab.graph._checks import check_int
+from jaxlab._checks import check_integer
 
 
 def from_edges(
@@ -57,7 +57,7 @@ def from_edges(
             f"senders and receivers must be 1-D of equal length, got {senders.shape} and "
             f"{receivers.shape}"
         )
-    check_int("num_nodes", num_nodes, 1)
+    check_integer("num_nodes", num_nodes, low=1)
     for name, ids in (("senders", senders), ("receivers", receivers)):
         if ids.size and not np.issubdtype(ids.dtype, np.integer):
             raise ValueError(f"{name} must be integer node ids, got dtype {ids.dtype}")
@@ -111,7 +111,7 @@ def pad_edges(graph: jraph.GraphsTuple, num_edges: int) -> jraph.GraphsTuple:
       The padded graph (``n_edge`` still counts the real edges).
     """
     check_graph(graph)
-    check_int("num_edges", num_edges, 0)
+    check_integer("num_edges", num_edges, low=0)
     e = graph.senders.shape[0]
     if num_edges < e:
         raise ValueError(f"num_edges={num_edges} is smaller than the graph's {e} edges")
@@ -263,7 +263,7 @@ def make_propagate(
     Returns:
       A function mapping ``v: [n, ...]`` to ``M v: [n, ...]``.
     """
-    check_int("num_nodes", num_nodes, 1)
+    check_integer("num_nodes", num_nodes, low=1)
     weights = jnp.asarray(weights)
     if weights.shape != np.shape(senders) or np.shape(senders) != np.shape(receivers):
         raise ValueError(f"senders, receivers and weights must have one shape [E], got "

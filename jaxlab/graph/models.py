@@ -18,7 +18,7 @@ import flax.linen as nn
 import jax
 import jax.numpy as jnp
 
-from jaxlab.graph._checks import check_int
+from jaxlab._checks import check_integer
 from jaxlab.graph.diffusion import neumann_series
 
 Propagate = Callable[[jax.Array], jax.Array]
@@ -190,5 +190,5 @@ class APPNP(nn.Module):
 
 def sgc_features(propagate_fn: Propagate, x: jax.Array, num_terms: int) -> jax.Array:
     """SGC pre-processing ``Â^K x`` (Wu et al. 2019), ``K ≥ 0``; train a linear model on it."""
-    check_int("num_terms", num_terms, 0)
+    check_integer("num_terms", num_terms, low=0)
     return jax.lax.fori_loop(0, num_terms, lambda _, v: propagate_fn(v), x)

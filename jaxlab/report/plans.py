@@ -1,21 +1,35 @@
-"""The README's table of every experiment's preset planned on N devices (``jaxlab plan --all``).
+"""``jaxlab plan``: an experiment's programs compiled at a preset's shapes on N fake devices,
+and the README's table of every experiment's plan (``jaxlab plan --all``).
 
-``table(preset, devices)`` plans each registered experiment with
-:func:`jaxlab.train.plan.plan` in one process that has ``devices`` fake CPU devices (a
-subprocess, as ``jaxlab plan`` starts one), and renders one markdown row per experiment:
-mesh, program, memory per device, total FLOPs, and the roofline estimate of the hours on
-each accelerator class of :data:`jaxlab.train.plan.ACCELERATORS`. ``jaxlab plan --all
---readme README.md`` writes it between ``<!-- plans:<preset> -->`` and
+``main(name, preset="paper", devices=8)`` prints one experiment's plan
+(:func:`jaxlab.train.plan.plan_module`): memory per device, FLOPs and bytes per call with
+loop bodies multiplied by their trip counts, the precision of its matrix products, the
+padding share of its run batches, and per accelerator class of
+:data:`jaxlab.train.plan.ACCELERATORS` the compute-bound and memory-bound hours, in
+separate columns, for every program of the run (training, evaluation, sampling).
+
+``plan_rows(preset, devices)`` plans every registered experiment in one process with
+``devices`` fake CPU devices, and :func:`markdown` renders one row per experiment, with
+whether its ``paper`` preset runs today (:func:`runnable`). ``jaxlab plan --all --readme
+README.md`` writes the table between ``<!-- plans:<preset> -->`` and
 ``<!-- /plans:<preset> -->``.
+
+Fake CPU devices must be set before JAX starts, so :func:`main` and :func:`plan_rows` re-run
+in a subprocess (``python -m jaxlab.report.plans``, ``XLA_FLAGS=--xla_force_host_platform_
+device_count=N``) unless this process already has exactly N CPU devices.
 """
 
 from __future__ import annotations
 
+import argparse
+import importlib
 import json
+import math
 import os
 import re
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,23 +37,174 @@ import jax
 
 from jaxlab.report import registry
 from jaxlab.train import plan as plan_lib
+from jaxlab.train.plan import ACCELERATORS, UTILISATION, Plan
+
+#: The longest "what is missing" text of the table's runnable column.
+_MISSING_CHARS = 160
+
+
+def plan(name: str, preset: str = "paper") -> Plan:
+    """Compiles ``name``'s programs at ``preset`` on this process's devices.
+
+    Raises:
+      ValueError: the experiment's ``train.py`` defines no ``plan_program``.
+      KeyError: no such experiment.
+    """
+    experiment = registry.get_experiment(name)
+    module = importlib.import_module(f"{experiment.module}.train")
+    return plan_lib.plan_module(module, experiment.get_config(preset), name)
+
+
+def runnable(name: str) -> str:
+    """Whether ``name``'s ``paper`` preset runs the paper's experiment today: ``"yes"``, or
+    ``"no: "`` and what is missing (from the config module's ``PAPER_SETTING.difference``
+    and its ``dry_run``; an experiment without them says so)."""
+    experiment = registry.get_experiment(name)
+    module = importlib.import_module(f"{experiment.module}.config")
+    setting = getattr(module, "PAPER_SETTING", None)
+    missing = []
+    if setting is None:
+        missing.append("no PAPER_SETTING in config.py")
+    elif getattr(setting, "difference", "same") != "same":
+        missing.append(" ".join(str(setting.difference).split()))
+    if getattr(module, "dry_run", None) is None:
+        missing.append("no dry_run in config.py (the paper preset is untested)")
+    if not missing:
+        return "yes"
+    text = "; ".join(missing)
+    if len(text) > _MISSING_CHARS:
+        text = text[: _MISSING_CHARS - 3].rstrip() + "..."
+    return f"no: {text}"
+
+
+def _trips(p: Plan) -> str:
+    """The loops' trip counts, equal ones merged (``"5 ×3, 100, ? (once)"``)."""
+    if not p.loop_trips:
+        return "none"
+    assumed = p.spec.loop_trips
+    shown = [str(t) if t is not None else (f"{assumed} (assumed)" if assumed else "? (once)")
+             for t in p.loop_trips]
+    counts = {text: shown.count(text) for text in shown}  # in first-seen order
+    return ", ".join(text if n == 1 else f"{text} ×{n}" for text, n in counts.items())
+
+
+def report(p: Plan, utilisation: float = UTILISATION) -> str:
+    """The printed plan (markdown)."""
+    mb, gb = 1e6, 1e9
+    spec = p.spec
+    per_device = math.ceil(p.lanes / p.mesh_shape.get("runs", 1))
+    head = [
+        f"# plan: {p.name} --preset {p.preset} on {p.devices} devices, mesh {p.mesh_shape}",
+        "",
+        f"program: {spec.note}",
+        "",
+    ]
+    if spec.host_program is not None:
+        return "\n".join([
+            *head, f"host program: no accelerator compile; {spec.host_program}",
+            f"steps per run: {spec.steps_per_run}; runs: {spec.num_runs}; calls: {p.calls}"])
+    lines = [
+        *head,
+        f"runs: {spec.num_runs}; runs per call: {spec.runs_per_call} ({p.lanes} computed, "
+        + (f"{per_device} per device; " if "runs" in p.mesh_shape else "")
+        + f"padding {p.padding_share:.0%})",
+        "",
+        "| program | calls | memory / device MB (args + out + temp) | FLOPs / call / device "
+        "| bytes / call / device | loop trips | matmul precision |",
+        "|---|---:|---:|---:|---:|---|---|",
+    ]
+    plans = p.all_plans()
+    for q in plans:
+        if q.spec.host_program is not None:
+            lines.append(f"| {q.spec.name} | {q.calls} | host program: {q.spec.host_program} "
+                         "| — | — | — | — |")
+            continue
+        lines.append(
+            f"| {q.spec.name} | {q.calls} | {q.memory_bytes / mb:.1f} ({q.argument_bytes / mb:.1f}"
+            f" + {q.output_bytes / mb:.1f} + {q.temp_bytes / mb:.1f}) | {q.flops_per_call:.3e} | "
+            f"{q.bytes_per_call:.3e} | {_trips(q)} | {q.precision} |")
+    lines += [
+        "",
+        f"total FLOPs (all devices, all programs): "
+        f"{sum(q.total_flops for q in plans):.3e}",
+        "",
+        "Estimates, not measurements: compute-bound = calls × FLOPs / (peak of the program's "
+        f"precision × {utilisation:.0%}); memory-bound = calls × bytes / bandwidth (XLA:CPU's "
+        "bytes accessed); per device; no communication, host or input time.",
+        "",
+        "| accelerator | fits (memory/device) | compute-bound hours | memory-bound hours |",
+        "|---|---|---:|---:|",
+    ]
+    for acc in ACCELERATORS:
+        fits = ("yes" if p.peak_memory_bytes <= acc.memory
+                else f"no (> {acc.memory / gb:.0f} GB)")
+        lines.append(
+            f"| {acc.name} | {fits} | "
+            f"{p.compute_hours(acc, utilisation, all_programs=True):.3g} | "
+            f"{p.memory_hours(acc, all_programs=True):.3g} |")
+    lines += ["", "Sources: " + "; ".join(acc.source for acc in ACCELERATORS) + "."]
+    return "\n".join(lines)
+
+
+def _subprocess_env(devices: int) -> dict[str, str]:
+    env = dict(os.environ, JAX_PLATFORMS="cpu", JAX_NUM_CPU_DEVICES=str(devices))
+    flags = [f for f in env.get("XLA_FLAGS", "").split()
+             if not f.startswith("--xla_force_host_platform_device_count")]
+    env["XLA_FLAGS"] = " ".join([*flags, f"--xla_force_host_platform_device_count={devices}"])
+    return env
+
+
+def _has_devices(devices: int) -> bool:
+    return jax.default_backend() == "cpu" and jax.device_count() == devices
+
+
+def main(name: str, preset: str = "paper", devices: int = 8) -> int:
+    """Prints the plan of ``name`` at ``preset`` on ``devices`` fake CPU devices; exit code.
+
+    Runs in this process when it already has exactly ``devices`` CPU devices (as under
+    the tests), else in a subprocess started with that many (JAX fixes its devices when
+    it starts). Returns 0, or 2 (with a message on stderr) for an experiment without
+    ``plan_program`` or an unknown one.
+    """
+    if devices < 1:
+        raise ValueError(f"devices must be >= 1, got {devices}")
+    if not _has_devices(devices):
+        command = [sys.executable, "-m", "jaxlab.report.plans", name, "--preset", preset,
+                   "--devices", str(devices)]
+        return subprocess.run(command, env=_subprocess_env(devices), check=False).returncode
+    try:
+        print(report(plan(name, preset)), flush=True)
+    except (ValueError, KeyError) as error:
+        print(f"jaxlab plan: {error}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def _row(name: str, preset: str) -> dict[str, Any]:
+    status = runnable(name) if preset == "paper" else ""
     try:
-        p = plan_lib.plan(name, preset)
+        p = plan(name, preset)
     except Exception as error:  # one experiment's failure is that row's content
-        return {"experiment": name, "error": f"{type(error).__name__}: {error}"}
+        return {"experiment": name, "error": f"{type(error).__name__}: {error}",
+                "runnable": status}
     if p.spec.host_program is not None:
-        return {"experiment": name, "host": p.spec.host_program}
+        return {"experiment": name, "host": p.spec.host_program, "runnable": status}
+    plans = p.all_plans()
     return {
         "experiment": name,
         "mesh": " × ".join(f"{k} {v}" for k, v in p.mesh_shape.items() if v > 1) or "1 device",
         "program": p.spec.note,
-        "memory_bytes": p.memory_bytes,
-        "total_flops": p.total_flops,
-        "hours": {a.name: p.hours(a) for a in plan_lib.ACCELERATORS},
-        "fits": {a.name: p.memory_bytes <= a.memory for a in plan_lib.ACCELERATORS},
+        "programs": [q.spec.name for q in plans],
+        "precision": ", ".join(dict.fromkeys(q.precision for q in plans
+                                             if q.spec.host_program is None)),
+        "loops": "; ".join(f"{q.spec.name} {_trips(q)}" for q in plans if q.loop_trips),
+        "padding": p.padding_share,
+        "memory_bytes": p.peak_memory_bytes,
+        "total_flops": sum(q.total_flops for q in plans),
+        "compute_hours": {a.name: p.compute_hours(a, all_programs=True) for a in ACCELERATORS},
+        "memory_hours": {a.name: p.memory_hours(a, all_programs=True) for a in ACCELERATORS},
+        "fits": {a.name: p.peak_memory_bytes <= a.memory for a in ACCELERATORS},
+        "runnable": status,
     }
 
 
@@ -47,11 +212,12 @@ def plan_rows(preset: str = "paper", devices: int = 8) -> list[dict[str, Any]]:
     """One row per registered experiment: ``{"experiment", "error"}`` where planning
     failed, ``{"experiment", "host"}`` for a host program. Runs in a subprocess with
     ``devices`` fake CPU devices unless this process has exactly that many."""
-    if jax.default_backend() == "cpu" and jax.device_count() == devices:
+    if _has_devices(devices):
         return [_row(name, preset) for name in registry.discover()]
-    env = dict(os.environ, JAX_PLATFORMS="cpu", JAX_NUM_CPU_DEVICES=str(devices))
-    command = [sys.executable, "-m", "jaxlab.report.plans", preset, str(devices)]
-    done = subprocess.run(command, env=env, check=True, capture_output=True, text=True)
+    command = [sys.executable, "-m", "jaxlab.report.plans", "--rows", preset,
+               "--devices", str(devices)]
+    done = subprocess.run(command, env=_subprocess_env(devices), check=True,
+                          capture_output=True, text=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -59,26 +225,40 @@ def _hours(value: float) -> str:
     return "< 0.01" if value < 0.01 else f"{value:.3g}"
 
 
+def _cell(text: Any) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
 def markdown(rows: list[dict[str, Any]], devices: int) -> str:
     """The table: one row per experiment."""
-    names = [a.name for a in plan_lib.ACCELERATORS]
-    lines = [f"| experiment | mesh ({devices} devices) | program planned | memory / device "
-             f"| total FLOPs | est. hours {' / '.join(names)} |",
-             "|---|---|---|---:|---:|---|"]
+    names = [a.name for a in ACCELERATORS]
+    hours = " / ".join(names)
+    lines = [f"| experiment | mesh ({devices} devices) | programs planned | matmul precision "
+             f"| memory / device | total FLOPs | compute-bound h {hours} "
+             f"| memory-bound h {hours} | padding | runnable today |",
+             "|---|---|---|---|---:|---:|---|---|---:|---|"]
     for row in rows:
+        status = _cell(row.get("runnable") or "—")
         if "error" in row:
-            lines.append(f"| {row['experiment']} | — | not planned: {row['error']} | — | — | — |")
+            lines.append(f"| {row['experiment']} | — | not planned: {_cell(row['error'])} "
+                         f"| — | — | — | — | — | — | {status} |")
             continue
         if "host" in row:
             lines.append(f"| {row['experiment']} | — | host program, no accelerator compile: "
-                         f"{row['host']} | — | — | — |")
+                         f"{_cell(row['host'])} | — | — | — | — | — | — | {status} |")
             continue
         fits = "" if all(row["fits"].values()) else " (does not fit: " + ", ".join(
             n for n, ok in row["fits"].items() if not ok) + ")"
+        programs = row.get("programs") or ["train"]
+        extra = f" (+ {', '.join(programs[1:])})" if len(programs) > 1 else ""
+        loops = f"; loops: {row['loops']}" if row.get("loops") else ""
         lines.append(
-            f"| {row['experiment']} | {row['mesh']} | {row['program']} | "
-            f"{row['memory_bytes'] / 1e9:.3g} GB{fits} | {row['total_flops']:.2g} | "
-            f"{' / '.join(_hours(row['hours'][n]) for n in names)} |")
+            f"| {row['experiment']} | {row['mesh']} | {_cell(row['program'])}{extra}{loops} | "
+            f"{row.get('precision', 'tf32')} | {row['memory_bytes'] / 1e9:.3g} GB{fits} | "
+            f"{row['total_flops']:.2g} | "
+            f"{' / '.join(_hours(row['compute_hours'][n]) for n in names)} | "
+            f"{' / '.join(_hours(row['memory_hours'][n]) for n in names)} | "
+            f"{row.get('padding', 0.0):.0%} | {status} |")
     return "\n".join(lines)
 
 
@@ -97,5 +277,20 @@ def write_readme(readme: str | os.PathLike, table_md: str, preset: str = "paper"
     path.write_text(pattern.sub(lambda _: f"{begin}\n{table_md}\n{end}", text))
 
 
+def _cli(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m jaxlab.report.plans")
+    parser.add_argument("name", nargs="?")
+    parser.add_argument("--rows", metavar="PRESET", help="print every experiment's row as JSON")
+    parser.add_argument("--preset", default="paper")
+    parser.add_argument("--devices", type=int, default=8)
+    args = parser.parse_args(argv)
+    if args.rows:
+        print(json.dumps(plan_rows(args.rows, args.devices)))
+        return 0
+    if args.name is None:
+        parser.error("give an experiment NAME or --rows PRESET")
+    return main(args.name, args.preset, args.devices)
+
+
 if __name__ == "__main__":
-    print(json.dumps(plan_rows(sys.argv[1], int(sys.argv[2]))))
+    sys.exit(_cli())

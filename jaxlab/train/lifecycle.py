@@ -145,6 +145,6 @@ def resumable(
     if path is not None and jax.process_index() == 0:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.tmp.npz")
-        np.savez(tmp, **out)
+        np.savez(tmp, **out)  # type: ignore[arg-type]
         os.replace(tmp, path)
     return out

@@ -128,26 +128,31 @@ def fit(
         return row
 
     bar = tqdm.tqdm(total=num_steps, initial=start, desc=desc, disable=not progress)
-    for step in range(start, num_steps):
-        batch = next(batches) if batches is not None else batch_at(step)  # type: ignore[misc]
-        state, metrics = jitted(state, place(batch), key, step)
-        done = step + 1
-        if done % max(log_every, 1) == 0 or done == num_steps:
-            row = log(done, metrics)
-            bar.set_postfix({k: f"{v:.4g}" for k, v in row.items() if k != "step"}, refresh=False)
-        if eval_fn is not None and ((eval_every and done % eval_every == 0) or done == num_steps):
-            log(done, eval_fn(state))
-        if checkpointer is not None and (
-            (checkpoint_every and done % checkpoint_every == 0) or done == num_steps
-        ):
-            checkpointer.save(done, state, key, data=batches)
-        bar.update(1)
-    bar.close()
-    if checkpointer is not None:
-        checkpointer.wait()
-        checkpointer.close()
-    if writer is not None:
-        writer.close()
+    try:
+        for step in range(start, num_steps):
+            batch = next(batches) if batches is not None else batch_at(step)  # type: ignore[misc]
+            state, metrics = jitted(state, place(batch), key, step)
+            done = step + 1
+            if done % max(log_every, 1) == 0 or done == num_steps:
+                row = log(done, metrics)
+                bar.set_postfix({k: f"{v:.4g}" for k, v in row.items() if k != "step"},
+                                refresh=False)
+            if eval_fn is not None and (
+                (eval_every and done % eval_every == 0) or done == num_steps
+            ):
+                log(done, eval_fn(state))
+            if checkpointer is not None and (
+                (checkpoint_every and done % checkpoint_every == 0) or done == num_steps
+            ):
+                checkpointer.save(done, state, key, data=batches)
+            bar.update(1)
+    finally:  # also on an exception (an interrupt): the checkpoint being written completes
+        bar.close()
+        if checkpointer is not None:
+            checkpointer.wait()
+            checkpointer.close()
+        if writer is not None:
+            writer.close()
     return state, history
 
 

@@ -38,8 +38,8 @@ def make_mesh(
       ValueError: two ``-1`` sizes, or sizes that do not fit the devices.
     """
     devices = list(jax.devices() if devices is None else devices)
-    if hasattr(axes, "to_dict"):  # a ConfigDict (keys sorted): canonical order
-        axes = dict(sorted(axes.to_dict().items(), key=lambda kv: _axis_rank(kv[0])))
+    if axes is not None and hasattr(axes, "to_dict"):  # a ConfigDict (keys sorted): canonical
+        axes = dict(sorted(axes.to_dict().items(), key=lambda kv: _axis_rank(kv[0])))  # order
     axes = dict(axes or {DATA_AXIS: -1})
     if list(axes.values()).count(-1) > 1:
         raise ValueError(f"at most one axis size may be -1, got {axes}")

@@ -134,7 +134,7 @@ def log_result(workdir: str | os.PathLike, result: Mapping[str, Any],
         # An earlier, interrupted call of the same run may have logged its result row.
         rows = [r for r in writer.read() if not any(k.startswith("result/") for k in r)]
         writer.path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-        step = max((r["step"] for r in rows), default=0) + 1
+        step = int(max((r["step"] for r in rows), default=0)) + 1
         writer.write(step, row)
         return step
     finally:

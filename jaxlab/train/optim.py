@@ -56,7 +56,7 @@ def make_schedule(spec: float | Mapping[str, Any]) -> float | optax.Schedule:
         if not rate > 0:
             raise ValueError(f"learning_rate must be > 0, got {spec}")
         return rate
-    kwargs = _to_dict(spec, "a learning-rate schedule")
+    kwargs = _to_dict(spec, "a learning-rate schedule")  # type: ignore[arg-type]
     return _resolve(kwargs.pop("name"), "schedule")(**kwargs)
 
 

@@ -1,89 +1,121 @@
-"""``jaxlab plan``: an experiment's main program compiled ahead of time at a preset's shapes.
+"""Plans: an experiment's programs compiled ahead of time at a preset's shapes, and what
+they would cost on an accelerator.
 
-Before anyone pays for an accelerator, ``main(name, preset="paper", devices=8)`` compiles
-the experiment's main program on an N-device mesh of fake CPU devices from abstract inputs
+:func:`plan_module` compiles the programs an experiment declares (``plan_program(config,
+mesh) -> PlanSpec`` in its ``train.py``) on the config's mesh from abstract inputs
 (``jax.ShapeDtypeStruct`` with shardings; ``jit(...).lower(...).compile()``, nothing is
-allocated) and prints:
+allocated) and measures, per device and call:
 
-- memory per device (``compiled.memory_analysis()``: arguments, outputs, temporaries);
-- FLOPs and bytes accessed per call of the program (``compiled.cost_analysis()``, per
-  device: XLA reports the partitioned, per-device program);
-- calls per run, runs, runs per call and per device;
-- a *roofline estimate* of the wall time on named accelerator classes:
-  ``calls × max(flops / (peak × utilisation), bytes / bandwidth)`` per device, with the
-  published peaks below and an assumed utilisation (40 %). It ignores communication, the
-  host, the input pipeline and evaluation: a lower-bound-style estimate, said to be one.
+- memory (``compiled.memory_analysis()``: arguments, outputs, temporaries);
+- FLOPs and bytes accessed (``compiled.cost_analysis()``, the partitioned per-device
+  program), with every loop body multiplied by its trip count (XLA counts a body once;
+  :mod:`jaxlab.train.hlo_cost` reads the counts from the compiled HLO);
+- the precision the matrix products run at (bf16, TF32, fp32, fp8; from the unoptimised
+  HLO), which sets the peak used for that program.
 
-Protocol: an experiment opts in by defining in its ``train.py``::
+From these a :class:`Plan` gives two estimates per accelerator class, kept apart because
+each holds under its own assumption: *compute-bound* hours, ``calls × FLOPs / (peak of the
+program's precision × utilisation)``, and *memory-bound* hours, ``calls × bytes /
+bandwidth``. The bytes are XLA:CPU's count (its fusion decisions, not a GPU's or TPU's), so
+the memory-bound figure is the weaker one. Neither counts communication, the host or the
+input pipeline.
 
-    def plan_program(config, mesh) -> PlanSpec
+A :class:`PlanSpec` may carry further programs (evaluation, sampling) in ``programs``; each
+is compiled and costed as its own program, with its own calls per run. Run batches padded
+to the mesh's ``runs`` axis are reported as a padding share.
 
-whose ``fn`` is the program one step of a run executes (XLA's cost analysis counts a loop
-body once, so the program is one step, not a whole scan), with ``abstract_args`` placed on
-``mesh`` (see :func:`abstract`). XLA:CPU's fake devices stand in for the accelerators: the
-memory figures are XLA:CPU's buffer assignment (close to, not equal to, a GPU's or TPU's).
-
-An experiment whose main program is host code (numpy, scikit-learn, causal-learn; no
-accelerator program to compile) returns a ``PlanSpec`` with ``host_program`` set to what
-dominates its time (see :meth:`PlanSpec.host`): ``jaxlab plan`` then prints "host program:
-no accelerator compile; <host_program>" and the runs, not a memory table or a roofline.
-
-Fake CPU devices must be set before JAX starts, so :func:`main` re-runs itself in a
-subprocess (``python -m jaxlab.train.plan``, ``XLA_FLAGS=--xla_force_host_platform_device_
-count=N``) unless this process already has exactly N CPU devices.
+``jaxlab plan`` and the README's table (:mod:`jaxlab.report.plans`) print these plans.
 """
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
-import importlib
 import math
-import os
-import subprocess
-import sys
-from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import jax
 
-from jaxlab.train.mesh import mesh_from_config
+from jaxlab.train import hlo_cost
+from jaxlab.train.mesh import RUNS_AXIS, mesh_from_config
 
 #: Assumed share of the peak FLOP/s a well-tuned program reaches (stated in the output).
 UTILISATION = 0.4
 
+#: The precision classes a program's matrix products run at (see :mod:`jaxlab.train.hlo_cost`).
+PRECISIONS = ("fp8", "int8", "bf16", "tf32", "fp32", "fp64")
 
-class Accelerator(NamedTuple):
-    """Published per-chip figures of an accelerator class (dense, no sparsity)."""
+
+@dataclasses.dataclass(frozen=True)
+class Accelerator:
+    """Published per-chip figures of an accelerator class (dense, no sparsity).
+
+    Attributes:
+      name: the class.
+      peaks: FLOP/s by precision class (:data:`PRECISIONS`).
+      bandwidth: HBM bytes/s.
+      memory: HBM bytes.
+      source: the datasheet the figures are from.
+    """
 
     name: str
-    peak_flops: float  # FLOP/s at JAX's default precision for float32 matmuls (see below)
-    bandwidth: float  # HBM bytes/s
-    memory: float  # HBM bytes
+    peaks: Mapping[str, float]
+    bandwidth: float
+    memory: float
     source: str
 
+    def peak(self, precision: str) -> float:
+        """FLOP/s of the matrix units at ``precision`` (``"tf32"`` when unknown)."""
+        return self.peaks.get(precision, self.peaks["tf32"])
 
-#: float32 matmuls at JAX's default precision run on TF32 tensor cores on A100/H100 and as
-#: one bf16 pass on TPUs, so those are the peaks used for this library's float32 programs.
+    @property
+    def peak_flops(self) -> float:
+        """The peak of float32 matrix products at JAX's default precision (TF32)."""
+        return self.peak("tf32")
+
+
+# Dense (no structured sparsity) tensor-core / MXU peaks from the vendors' datasheets:
+# - NVIDIA H100 Tensor Core GPU datasheet (SXM5): FP8 1,978.9 TFLOP/s, INT8 1,978.9 TOPS,
+#   BF16/FP16 989.4, TF32 494.7, FP64 tensor core 66.9, FP32 (CUDA cores) 66.9 TFLOP/s;
+#   HBM3 3.35 TB/s; 80 GB. (The datasheet's headline figures are twice these, with sparsity.)
+# - NVIDIA A100 Tensor Core GPU datasheet (80 GB SXM): BF16/FP16 312 TFLOP/s, INT8 624 TOPS,
+#   TF32 156, FP64 tensor core 19.5, FP32 19.5 TFLOP/s; HBM2e 2,039 GB/s; 80 GB. No FP8
+#   units: FP8 runs at the BF16 rate.
+# - Google Cloud TPU v5e documentation: 197 TFLOP/s bf16, 394 TOPS int8; HBM2 819 GB/s; 16 GB.
+#   The MXU has no FP8 or TF32 mode: float32 matrix products at JAX's default precision run
+#   as one bf16 pass (197), ``precision="highest"`` as six (197 / 6); FP8 runs at the bf16
+#   rate; float64 is emulated (counted at the fp32 rate, an upper bound).
 ACCELERATORS = (
-    Accelerator("H100 SXM", 494.7e12, 3.35e12, 80e9,
-                "NVIDIA H100 Tensor Core GPU datasheet: TF32 494.7 TFLOP/s dense "
-                "(BF16 989.4), HBM3 3.35 TB/s, 80 GB"),
-    Accelerator("A100 80GB SXM", 156e12, 2.039e12, 80e9,
-                "NVIDIA A100 Tensor Core GPU datasheet: TF32 156 TFLOP/s dense "
-                "(BF16 312), HBM2e 2,039 GB/s, 80 GB"),
-    Accelerator("TPU v5e", 197e12, 819e9, 16e9,
-                "Google Cloud TPU v5e documentation: 197 TFLOP/s bf16, HBM2 819 GB/s, 16 GB"),
+    Accelerator("H100 SXM",
+                {"fp8": 1978.9e12, "int8": 1978.9e12, "bf16": 989.4e12, "tf32": 494.7e12,
+                 "fp32": 66.9e12, "fp64": 66.9e12},
+                3.35e12, 80e9,
+                "NVIDIA H100 Tensor Core GPU datasheet (SXM5, dense): FP8 1,978.9, BF16 989.4, "
+                "TF32 494.7, FP32 66.9 TFLOP/s; HBM3 3.35 TB/s; 80 GB"),
+    Accelerator("A100 80GB SXM",
+                {"fp8": 312e12, "int8": 624e12, "bf16": 312e12, "tf32": 156e12,
+                 "fp32": 19.5e12, "fp64": 19.5e12},
+                2.039e12, 80e9,
+                "NVIDIA A100 Tensor Core GPU datasheet (80 GB SXM, dense): BF16 312, TF32 156, "
+                "FP32 19.5 TFLOP/s (no FP8: at the BF16 rate); HBM2e 2,039 GB/s; 80 GB"),
+    Accelerator("TPU v5e",
+                {"fp8": 197e12, "int8": 394e12, "bf16": 197e12, "tf32": 197e12,
+                 "fp32": 197e12 / 6, "fp64": 197e12 / 6},
+                819e9, 16e9,
+                "Google Cloud TPU v5e documentation: 197 TFLOP/s bf16 (float32 at JAX's "
+                "default precision: one bf16 pass; highest: six), 394 TOPS int8; HBM2 819 "
+                "GB/s; 16 GB"),
 )
 
 
 @dataclasses.dataclass(frozen=True)
 class PlanSpec:
-    """An experiment's main program, as ``plan_program(config, mesh)`` returns it.
+    """An experiment's programs, as ``plan_program(config, mesh)`` returns them.
 
     Attributes:
       fn: one step of the main program (jitted or not); for batched runs, one step of
-        ``runs_per_call`` runs at once.
+        ``runs_per_call`` runs at once. Loops inside it (a scan over inner steps) are
+        counted with their trip counts.
       abstract_args: ``fn``'s positional arguments as ``jax.ShapeDtypeStruct`` (with
         shardings on the mesh; see :func:`abstract`).
       steps_per_run: calls of ``fn`` per run (a run's optimisation steps).
@@ -92,6 +124,13 @@ class PlanSpec:
       runs_per_call: runs advanced by one call (the run batch of ``batch_runs``).
       host_program: set (to what dominates the time) when the main program is host code
         with no accelerator program: nothing is compiled and ``fn`` is ``None``.
+      name: the program's name in the plan (``"train"``, ``"eval"``, ``"sample"``).
+      programs: further programs of the run (evaluation, sampling), each a ``PlanSpec``
+        whose ``steps_per_run`` is its calls per run.
+      lanes: runs one call computes, padding included (default: the leading size of the
+        arguments split over the mesh's ``runs`` axis, else ``runs_per_call``).
+      loop_trips: the trip count assumed for a loop whose count XLA cannot know (a
+        ``while_loop`` to convergence; its cap); ``None`` counts such a loop once.
     """
 
     fn: Callable[..., Any] | None
@@ -101,6 +140,10 @@ class PlanSpec:
     note: str
     runs_per_call: int = 1
     host_program: str | None = None
+    name: str = "train"
+    programs: tuple[PlanSpec, ...] = ()
+    lanes: int | None = None
+    loop_trips: int | None = None
 
     @classmethod
     def host(cls, dominated_by: str, steps_per_run: int, num_runs: int, note: str) -> PlanSpec:
@@ -111,7 +154,18 @@ class PlanSpec:
 
 @dataclasses.dataclass(frozen=True)
 class Plan:
-    """What :func:`plan` measured (bytes and FLOPs per device)."""
+    """What :func:`plan_module` measured for one program (bytes and FLOPs per device and
+    call, loops multiplied by their trip counts), and the plans of its further programs.
+
+    Attributes:
+      flops_per_call, bytes_per_call: with the loop repeats; ``xla_flops_per_call`` and
+        ``xla_bytes_per_call`` are XLA's own figures (bodies once).
+      precision_flops: matrix-product FLOPs by precision class (each body once; shares).
+      loop_trips: the trip count of each loop (``None``: unknown, counted as
+        ``spec.loop_trips`` or once).
+      lanes: runs one call computes, padding included.
+      programs: the plans of ``spec.programs``.
+    """
 
     name: str
     preset: str
@@ -124,6 +178,12 @@ class Plan:
     bytes_per_call: float
     calls: int
     spec: PlanSpec
+    xla_flops_per_call: float = 0.0
+    xla_bytes_per_call: float = 0.0
+    precision_flops: Mapping[str, float] = dataclasses.field(default_factory=dict)
+    loop_trips: tuple[int | None, ...] = ()
+    lanes: int = 1
+    programs: tuple[Plan, ...] = ()
 
     @property
     def memory_bytes(self) -> int:
@@ -131,14 +191,65 @@ class Plan:
 
     @property
     def total_flops(self) -> float:
-        """Over all devices and calls."""
+        """Over all devices and calls (this program)."""
         return self.flops_per_call * self.devices * self.calls
 
-    def hours(self, accelerator: Accelerator, utilisation: float = UTILISATION) -> float:
-        """Roofline estimate: ``calls × max(flops / (peak·util), bytes / bandwidth)``."""
-        per_call = max(self.flops_per_call / (accelerator.peak_flops * utilisation),
+    @property
+    def precision(self) -> str:
+        """The precision of most of the matrix-product FLOPs (``"tf32"`` without any)."""
+        if not self.precision_flops:
+            return "tf32"
+        return max(self.precision_flops, key=lambda k: self.precision_flops[k])
+
+    @property
+    def padding_share(self) -> float:
+        """The share of the computed runs that are padding (copies, not work)."""
+        spec = self.spec
+        computed = math.ceil(spec.num_runs / spec.runs_per_call) * self.lanes
+        return max(0.0, 1.0 - spec.num_runs / computed) if computed else 0.0
+
+    def _seconds_per_flop(self, accelerator: Accelerator, utilisation: float) -> float:
+        """Per FLOP, the matrix products split by their precision's peak."""
+        total = sum(self.precision_flops.values())
+        if not total:
+            return 1.0 / (accelerator.peak("tf32") * utilisation)
+        return sum(share / total / (accelerator.peak(kind) * utilisation)
+                   for kind, share in self.precision_flops.items())
+
+    def compute_hours(self, accelerator: Accelerator, utilisation: float = UTILISATION,
+                      *, all_programs: bool = False) -> float:
+        """``calls × FLOPs / (peak of the program's precision × utilisation)``."""
+        own = (self.calls * self.flops_per_call
+               * self._seconds_per_flop(accelerator, utilisation) / 3600.0)
+        extra = sum(p.compute_hours(accelerator, utilisation, all_programs=True)
+                    for p in self.programs) if all_programs else 0.0
+        return own + extra
+
+    def memory_hours(self, accelerator: Accelerator, *, all_programs: bool = False) -> float:
+        """``calls × bytes accessed / bandwidth`` (XLA:CPU's bytes)."""
+        own = self.calls * self.bytes_per_call / accelerator.bandwidth / 3600.0
+        extra = sum(p.memory_hours(accelerator, all_programs=True)
+                    for p in self.programs) if all_programs else 0.0
+        return own + extra
+
+    def hours(self, accelerator: Accelerator, utilisation: float = UTILISATION,
+              *, all_programs: bool = False) -> float:
+        """The roofline estimate: per call, the larger of the compute- and memory-bound
+        times, ``calls × max(flops / (peak·util), bytes / bandwidth)``."""
+        per_call = max(self.flops_per_call * self._seconds_per_flop(accelerator, utilisation),
                        self.bytes_per_call / accelerator.bandwidth)
-        return self.calls * per_call / 3600.0
+        extra = sum(p.hours(accelerator, utilisation, all_programs=True)
+                    for p in self.programs) if all_programs else 0.0
+        return self.calls * per_call / 3600.0 + extra
+
+    def all_plans(self) -> list[Plan]:
+        """This plan and its programs' plans, depth first."""
+        return [self, *(q for p in self.programs for q in p.all_plans())]
+
+    @property
+    def peak_memory_bytes(self) -> int:
+        """The largest per-device memory of any of the run's programs."""
+        return max(p.memory_bytes for p in self.all_plans())
 
 
 def abstract(tree: Any, sharding: jax.sharding.Sharding) -> Any:
@@ -148,21 +259,9 @@ def abstract(tree: Any, sharding: jax.sharding.Sharding) -> Any:
         lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=sharding), tree)
 
 
-def plan(name: str, preset: str = "paper") -> Plan:
-    """Compiles ``name``'s main program at ``preset`` on this process's devices.
-
-    Raises:
-      ValueError: the experiment's ``train.py`` defines no ``plan_program``.
-    """
-    from jaxlab.report import registry  # the harness imports the report only here
-
-    experiment = registry.get_experiment(name)
-    module = importlib.import_module(f"{experiment.module}.train")
-    return plan_module(module, experiment.get_config(preset), name)
-
-
 def plan_module(module: Any, config: Any, name: str = "") -> Plan:
-    """:func:`plan` of an experiment's ``train`` module and config.
+    """Compiles the programs of an experiment's ``train`` module at ``config`` on this
+    process's devices (the config's mesh).
 
     Raises:
       ValueError: ``module`` has no ``plan_program``.
@@ -173,102 +272,52 @@ def plan_module(module: Any, config: Any, name: str = "") -> Plan:
             f"experiment {name!r} cannot be planned: its train.py defines no "
             "plan_program(config, mesh) -> jaxlab.train.plan.PlanSpec")
     mesh = mesh_from_config(config)
-    spec = plan_program(config, mesh)
+    return plan_spec(plan_program(config, mesh), mesh, config.preset, name)
+
+
+def _lanes(spec: PlanSpec) -> int:
+    """``spec.lanes``, else the leading size of the arguments split over the ``runs`` axis
+    (the run batch as computed, padding included), else ``runs_per_call``."""
+    if spec.lanes is not None:
+        return spec.lanes
+    for leaf in jax.tree.leaves(spec.abstract_args):
+        sharding_spec = getattr(getattr(leaf, "sharding", None), "spec", None)
+        first = sharding_spec[0] if sharding_spec else None
+        axes = first if isinstance(first, tuple) else (first,)
+        if RUNS_AXIS in axes and tuple(getattr(leaf, "shape", None) or ()):
+            return max(int(leaf.shape[0]), spec.runs_per_call)
+    return spec.runs_per_call
+
+
+def plan_spec(spec: PlanSpec, mesh: jax.sharding.Mesh, preset: str = "",
+              name: str = "") -> Plan:
+    """The :class:`Plan` of ``spec`` (and of its ``programs``) on ``mesh``."""
     calls = spec.steps_per_run * math.ceil(spec.num_runs / spec.runs_per_call)
+    programs = tuple(plan_spec(p, mesh, preset, name) for p in spec.programs)
+    common: dict[str, Any] = dict(name=name, preset=preset, devices=mesh.size,
+                                  mesh_shape=dict(mesh.shape), calls=calls, spec=spec,
+                                  lanes=_lanes(spec), programs=programs)
     if spec.host_program is not None:
-        return Plan(name=name, preset=config.preset, devices=mesh.size,
-                    mesh_shape=dict(mesh.shape), argument_bytes=0, output_bytes=0, temp_bytes=0,
-                    flops_per_call=0.0, bytes_per_call=0.0, calls=calls, spec=spec)
-    compiled = jax.jit(spec.fn).lower(*spec.abstract_args).compile()
-    memory = compiled.memory_analysis()
-    cost = compiled.cost_analysis()
+        return Plan(argument_bytes=0, output_bytes=0, temp_bytes=0, flops_per_call=0.0,
+                    bytes_per_call=0.0, **common)
+    if spec.fn is None:
+        raise ValueError(f"{name}: PlanSpec {spec.name!r} has neither fn nor host_program")
+    lowered = jax.jit(spec.fn).lower(*spec.abstract_args)
+    compiled = lowered.compile()
+    memory: Any = compiled.memory_analysis()
+    cost: Any = compiled.cost_analysis()
     cost = cost[0] if isinstance(cost, list | tuple) else cost
-    return Plan(name=name, preset=config.preset, devices=mesh.size, mesh_shape=dict(mesh.shape),
-                argument_bytes=int(memory.argument_size_in_bytes),
+    flops, traffic = float(cost.get("flops", 0.0)), float(cost.get("bytes accessed", 0.0))
+    loops = hlo_cost.loop_correction(compiled.as_text() or "", spec.loop_trips)
+    try:
+        hlo: Any = lowered.compiler_ir("hlo")
+        precision = hlo_cost.matmul_flops_by_dtype(hlo.as_hlo_text())
+    except Exception:  # a backend without HLO text: TF32 (the float32 default) is assumed
+        precision = {}
+    return Plan(argument_bytes=int(memory.argument_size_in_bytes),
                 output_bytes=int(memory.output_size_in_bytes),
                 temp_bytes=int(memory.temp_size_in_bytes),
-                flops_per_call=float(cost.get("flops", 0.0)),
-                bytes_per_call=float(cost.get("bytes accessed", 0.0)),
-                calls=calls, spec=spec)
-
-
-def report(p: Plan, utilisation: float = UTILISATION) -> str:
-    """The printed plan (markdown)."""
-    gb, mb = 1e9, 1e6
-    spec = p.spec
-    per_device = math.ceil(min(spec.runs_per_call, spec.num_runs) / p.mesh_shape.get("runs", 1))
-    head = [
-        f"# plan: {p.name} --preset {p.preset} on {p.devices} devices, mesh {p.mesh_shape}",
-        "",
-        f"program: {spec.note}",
-        "",
-    ]
-    if spec.host_program is not None:
-        return "\n".join([
-            *head, f"host program: no accelerator compile; {spec.host_program}",
-            f"steps per run: {spec.steps_per_run}; runs: {spec.num_runs}; calls: {p.calls}"])
-    lines = [
-        *head,
-        "| memory per device | MB |",
-        "|---|---:|",
-        f"| arguments | {p.argument_bytes / mb:.1f} |",
-        f"| outputs | {p.output_bytes / mb:.1f} |",
-        f"| temporaries | {p.temp_bytes / mb:.1f} |",
-        f"| total | {p.memory_bytes / mb:.1f} |",
-        "",
-        f"FLOPs per call and device: {p.flops_per_call:.3e}; bytes accessed: "
-        f"{p.bytes_per_call:.3e}",
-        f"steps per run: {spec.steps_per_run}; runs: {spec.num_runs}; runs per call: "
-        f"{spec.runs_per_call} ({per_device} per device); calls: {p.calls}",
-        f"total FLOPs (all devices): {p.total_flops:.3e}",
-        "",
-        f"Roofline estimate (not a measurement): calls × max(FLOPs / (peak × {utilisation:.0%}"
-        "), bytes / bandwidth) per device; no communication, host or input time.",
-        "",
-        "| accelerator | fits (memory/device) | hours |",
-        "|---|---|---:|",
-    ]
-    for acc in ACCELERATORS:
-        fits = "yes" if p.memory_bytes <= acc.memory else f"no (> {acc.memory / gb:.0f} GB)"
-        lines.append(f"| {acc.name} | {fits} | {p.hours(acc, utilisation):.3g} |")
-    lines += ["", "Sources: " + "; ".join(acc.source for acc in ACCELERATORS) + "."]
-    return "\n".join(lines)
-
-
-def main(name: str, preset: str = "paper", devices: int = 8) -> int:
-    """Prints the plan of ``name`` at ``preset`` on ``devices`` fake CPU devices; exit code.
-
-    Runs in this process when it already has exactly ``devices`` CPU devices (as under
-    the tests), else in a subprocess started with that many (JAX fixes its devices when
-    it starts). Returns 0, or 2 (with a message on stderr) for an experiment without
-    ``plan_program`` or an unknown one.
-    """
-    if devices < 1:
-        raise ValueError(f"devices must be >= 1, got {devices}")
-    if jax.default_backend() != "cpu" or jax.device_count() != devices:
-        env = dict(os.environ, JAX_PLATFORMS="cpu", JAX_NUM_CPU_DEVICES=str(devices))
-        flags = [f for f in env.get("XLA_FLAGS", "").split()
-                 if not f.startswith("--xla_force_host_platform_device_count")]
-        env["XLA_FLAGS"] = " ".join([*flags, f"--xla_force_host_platform_device_count={devices}"])
-        command = [sys.executable, "-m", "jaxlab.train.plan", name, "--preset", preset,
-                   "--devices", str(devices)]
-        return subprocess.run(command, env=env, check=False).returncode
-    try:
-        print(report(plan(name, preset)), flush=True)
-    except (ValueError, KeyError) as error:
-        print(f"jaxlab plan: {error}", file=sys.stderr)
-        return 2
-    return 0
-
-
-def _cli(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m jaxlab.train.plan")
-    parser.add_argument("name")
-    parser.add_argument("--preset", default="paper")
-    parser.add_argument("--devices", type=int, default=8)
-    args = parser.parse_args(argv)
-    return main(args.name, args.preset, args.devices)
-
-
-if __name__ == "__main__":
-    sys.exit(_cli())
+                flops_per_call=flops + loops.extra_flops,
+                bytes_per_call=traffic + loops.extra_bytes,
+                xla_flops_per_call=flops, xla_bytes_per_call=traffic,
+                precision_flops=precision, loop_trips=loops.trips, **common)

@@ -46,6 +46,7 @@ class DeviceStream:
         return self._mesh
 
     def _start(self) -> None:
+        self._ended: BaseException | None = None  # the end (or error) the thread handed over
         self._queue: queue.Queue = queue.Queue(maxsize=self._prefetch)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._fill, daemon=True)
@@ -78,10 +79,12 @@ class DeviceStream:
         return self
 
     def __next__(self) -> Any:
-        item = self._queue.get()
-        if isinstance(item, StopIteration):
-            raise StopIteration
+        # after its end (or an error) the thread has stopped: every later call ends the same way
+        item = self._ended if self._ended is not None else self._queue.get()
         if isinstance(item, BaseException):
+            self._ended = item
+            if isinstance(item, StopIteration):
+                raise StopIteration
             raise item
         batch, self._state = item
         return batch

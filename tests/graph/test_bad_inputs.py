@@ -1,6 +1,6 @@
 """One bad value per argument of every public ``jaxlab.graph`` kernel (a table, as optax).
 
-The documented behaviour (``jaxlab/graph/_checks.py``): a ``ValueError`` that names the
+The documented behaviour (``jaxlab/_checks.py``): a ``ValueError`` that names the
 argument for a bad shape, rank, dtype or static hyper-parameter; integer features promoted
 to float; degree-0 nodes and empty edge lists safe; traced hyper-parameters unchecked.
 """

@@ -157,6 +157,17 @@ def test_two_processes_of_four_devices_match_one_process_of_eight(tmp_path):
     # batch_runs gathers every run's outputs, typed PRNG keys included, to every process.
     np.testing.assert_array_equal(one["run_keys"], two["run_keys"])
     np.testing.assert_array_equal(one["run_draws"], two["run_draws"])
+    # to_host gathers a runs-sharded array on every process; resumable computes a piece once
+    # (process 0 writes it, every process loads it on the second call).
+    for out in (one, two):
+        np.testing.assert_array_equal(out["host"], np.arange(16.0).reshape(8, 2))
+        np.testing.assert_array_equal(out["piece_first"], 2 * out["host"])
+        np.testing.assert_array_equal(out["piece_second"], out["piece_first"])
+        assert int(out["piece_calls"]) == 1
+        # one epoch of 64 streamed records in 4 global batches of 16: each record once
+        assert sorted(out["stream_ids"].ravel().astype(int)) == list(range(64))
+    # on 2 processes each reads its own shard: half of every global batch from each half
+    assert all(sorted(row < 32) == [False] * 8 + [True] * 8 for row in two["stream_ids"])
 
 
 def test_train_step_is_traced_once():

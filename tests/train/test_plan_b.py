@@ -6,7 +6,7 @@ its ``config.mesh`` says."""
 import jax
 import pytest
 
-from jaxlab.report import registry
+from jaxlab.report import plans, registry
 from jaxlab.train import mesh_from_config, plan
 
 EXPERIMENTS = registry.discover()
@@ -49,7 +49,10 @@ def test_smoke_plan_compiles_on_two_devices(name):
 
 def test_plan_report_of_a_runs_experiment_on_8_devices(capsys):
     """The whole ``jaxlab plan`` path in-process (the suite has 8 devices): 2 smoke
-    replications, padded to 8 lanes, one per device; 5 grid points of one call each."""
-    assert plan.main("policy_regret_intervals", "smoke", devices=8) == 0
+    replications, padded to 8 lanes (75 % padding), one per device; 5 grid points of one call
+    each; the Newton loops counted with their trip counts."""
+    assert plans.main("policy_regret_intervals", "smoke", devices=8) == 0
     out = capsys.readouterr().out
-    assert "mesh {'runs': 8}" in out and "runs: 10; runs per call: 2 (1 per device)" in out
+    assert "mesh {'runs': 8}" in out
+    assert "runs: 10; runs per call: 2 (8 computed, 1 per device; padding 75%)" in out
+    assert "| train | 5 |" in out

@@ -2,6 +2,11 @@
 
 Usage: python -m tests.train.toy_run OUT.npz [--workdir D] [--steps N] [--sleep S]
        [--devices K] [--mesh] [--coordinator HOST:PORT --num_processes P --process_id I]
+
+With ``--mesh`` it also runs the lifecycle on the mesh: ``batch_runs`` over ``runs``,
+``to_host`` of a runs-sharded array, ``resumable`` twice (the second call loads the piece),
+and one epoch of a ``fit`` fed by a ``DeviceStream`` (each process reads its own shard);
+the examples each step read are saved.
 """
 
 from __future__ import annotations
@@ -71,8 +76,50 @@ def main() -> None:
         next_keys, draws = draw(jax.random.split(jax.random.key(2), 8))
         runs = {"run_keys": np.asarray(jax.random.key_data(next_keys)),
                 "run_draws": np.asarray(draws)}
+    if args.mesh:
+        runs.update(_lifecycle(args, make_mesh))
     if args.process_id == 0:
         np.savez(args.out, params=flat, losses=losses, **runs)
+
+
+def _lifecycle(args, make_mesh) -> dict:
+    """The lifecycle helpers and a streamed fit on the mesh (see the module docstring)."""
+    from pathlib import Path
+
+    import jax.numpy as jnp
+    import numpy as np
+
+    from jaxlab.data.streaming import make_loader
+    from jaxlab.train import DeviceStream, fit, resumable, runs_sharding, to_host
+    from tests.train import toy
+
+    runs = make_mesh({"runs": -1})
+    sharded = jax.device_put(jnp.arange(16.0).reshape(8, 2), runs_sharding(runs))
+    calls = []
+
+    def piece():
+        calls.append(1)
+        return {"x": sharded * 2}
+
+    pieces = Path(args.out).parent / f"pieces-{Path(args.out).stem}"
+    first = resumable(pieces, "piece", {"n": 8}, piece)
+    second = resumable(pieces, "piece", {"n": 8}, piece)
+
+    data = toy.make_data(0, 64)
+    source = [{"x": data["x"][i], "y": data["y"][i], "id": np.int32(i)} for i in range(64)]
+    stream = DeviceStream(make_loader(source, [], global_batch=16, seed=0), make_mesh())
+
+    def step(state, batch, key):  # the metrics name the whole global batch's examples
+        state, metrics = toy.train_step(state, {"x": batch["x"], "y": batch["y"]}, key)
+        return state, {**metrics, **{f"id{i}": batch["id"][i].astype(jnp.float32)
+                                     for i in range(16)}}
+
+    _, history = fit(state=toy.make_state(), train_step=step, batches=stream, num_steps=4,
+                     key=jax.random.key(3), log_every=1, mesh=stream.mesh, progress=False)
+    stream.close()
+    return {"host": to_host(sharded), "piece_first": first["x"], "piece_second": second["x"],
+            "piece_calls": np.asarray(len(calls)),
+            "stream_ids": np.asarray([[row[f"id{i}"] for i in range(16)] for row in history])}
 
 
 if __name__ == "__main__":
