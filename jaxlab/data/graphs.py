@@ -191,7 +191,7 @@ def parse_planetoid(name: str, paths: Mapping[str, str | os.PathLike]) -> GraphD
     :data:`PLANETOID_PARTS` (the standard loader of Kipf & Welling).
 
     The split: the first ``len(y)`` nodes train (Cora 140, Citeseer 120, Pubmed 60), the
-    next 500 validate, the ``test.index`` nodes (1000) test. Citeseer's isolated test nodes
+    next 500 validate (those of them that exist, in a graph smaller than the real ones), the ``test.index`` nodes (1000) test. Citeseer's isolated test nodes
     missing from ``tx`` get zero feature rows and a zero label row (label 0). The graph is
     made undirected and simple (A + Aᵀ, no self-loops, entries 1).
     """
@@ -225,8 +225,8 @@ def parse_planetoid(name: str, paths: Mapping[str, str | os.PathLike]) -> GraphD
     return GraphData(
         adj, np.asarray(features.todense(), np.float32),
         np.argmax(onehot, axis=1).astype(np.int32),
-        np.arange(n_train, dtype=np.int32), np.arange(n_train, n_train + 500, dtype=np.int32),
-        test_sorted.astype(np.int32))
+        np.arange(n_train, dtype=np.int32),
+        np.arange(n_train, min(n_train + 500, n), dtype=np.int32), test_sorted.astype(np.int32))
 
 
 GEOM_GCN = ("cornell", "texas", "wisconsin", "film")
