@@ -191,9 +191,10 @@ def parse_planetoid(name: str, paths: Mapping[str, str | os.PathLike]) -> GraphD
     :data:`PLANETOID_PARTS` (the standard loader of Kipf & Welling).
 
     The split: the first ``len(y)`` nodes train (Cora 140, Citeseer 120, Pubmed 60), the
-    next 500 validate (those of them that exist, in a graph smaller than the real ones), the ``test.index`` nodes (1000) test. Citeseer's isolated test nodes
-    missing from ``tx`` get zero feature rows and a zero label row (label 0). The graph is
-    made undirected and simple (A + Aᵀ, no self-loops, entries 1).
+    next 500 validate (those of them that exist, in a graph smaller than the real ones), the
+    ``test.index`` nodes (1000) test. Citeseer's isolated test nodes missing from ``tx`` get
+    zero feature rows and a zero label row (label 0). The graph is made undirected and
+    simple (A + Aᵀ, no self-loops, entries 1).
     """
     if name not in PLANETOID:
         raise ValueError(f"name must be one of {PLANETOID}, got {name!r}")
