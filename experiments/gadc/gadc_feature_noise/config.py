@@ -29,8 +29,9 @@ pilot sds 1.73 (ξ = 0.5) and 0.85 (flip). The paper preset runs the reference's
 
 Command: ``jaxlab run gadc_feature_noise``; the paper program's dry run:
 ``jaxlab run gadc_feature_noise --preset paper --dry-run``.
-Expected CPU time (2 cores): quick ≈ 6.5 min (Cora, 10 noise draws per cell); paper ≈ 30 h
-(three graphs, six noise levels, 100 draws: an accelerator's job).
+Expected CPU time (2 cores): quick ≈ 6.5 min (Cora, 10 noise draws per cell); paper not
+measured, ≈ 30 h estimated from quick's cost per draw and cell (three graphs, six noise
+levels, 100 draws: an accelerator's job).
 Paper: Cora ξ = 0.5: GADC 67.6 vs APPNP 63.0; ξ = 0.1: ε = 0 → 76.4, ε = 1 → 77.4;
 flip p = 0.4: 72.8 vs 65.3.
 

@@ -17,7 +17,8 @@ split and the GADC repository's Metattack graphs from the data directory
 Command: ``jaxlab run gadc_metattack`` (``--preset paper``: all three graphs and all
 baselines; GADC's own cells run the paper's 10 runs in every preset). Dry run of the paper
 program: ``jaxlab run gadc_metattack --preset paper --dry-run``.
-Expected CPU time (2 cores): quick ≈ 1 min, paper ≈ 15 min (Pubmed's 19717 nodes).
+Expected CPU time (2 cores): quick ≈ 1 min; paper not measured (its Pubmed cells need the
+Pubmed files, which the offline data store lacks).
 Paper: Cora 76.00 / 70.29 / 66.06, Citeseer 71.55 / 66.47 / 65.25, Pubmed 86.74 / – /
 85.29 (GCN at 25%: Cora 54.09, Citeseer 56.21, Pubmed 43.29; APPNP 56.08 / 60.15 / 38.36).
 
