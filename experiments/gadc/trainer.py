@@ -12,9 +12,10 @@ reason the 10-run GADC tables are cheap.
 Both accept per-run masks and features (leading run axis) or shared ones. The loss and the
 accuracy are the kernels of :mod:`jaxlab.graph.losses`.
 
-``resumable`` keeps each finished batch of runs in the workdir (an atomically written
-``.npz``), so an experiment killed mid-run and started again recomputes only the batch it
-was in.
+The experiments keep each finished batch of runs with :func:`jaxlab.train.resumable` (an
+atomically written ``<workdir>/runs/<name>-<config digest>.npz``), so an experiment killed
+mid-run and started again recomputes only the batch it was in, and record their progress
+with :func:`checkpoint_progress`.
 
 ``fit_with_patience`` is Mujkanovic et al.'s ``gb`` ``fit`` (early stopping on the
 validation loss), the trainer of GADC's adaptive-attack protocol (Table 2).
@@ -26,8 +27,6 @@ An optimiser is a config entry ``{"name", "learning_rate", "l2_weight_decay", ..
 from __future__ import annotations
 
 import functools
-import hashlib
-import os
 from collections.abc import Callable, Mapping
 from typing import Any, Literal, NamedTuple
 
@@ -36,15 +35,23 @@ import jax.numpy as jnp
 import jraph
 import numpy as np
 import optax
-from jax.sharding import Mesh, NamedSharding, PartitionSpec
+from jax.sharding import Mesh
 from jax.typing import ArrayLike
 
 from jaxlab.graph.diffusion import gcn_normalize
 from jaxlab.graph.graphs import make_propagate
 from jaxlab.graph.losses import masked_accuracy, masked_cross_entropy
 from jaxlab.graph.models import MLP
-from jaxlab.train import batch_runs, make_optimizer, optimizer_step, scan_run
-from jaxlab.train.mesh import RUNS_AXIS
+from jaxlab.train import (
+    Checkpointer,
+    batch_runs,
+    make_optimizer,
+    optimizer_step,
+    padded_runs,
+    runs_sharding,
+    scan_run,
+)
+from jaxlab.train.mesh import replicated
 from jaxlab.train.plan import PlanSpec
 
 InitFn = Callable[[jax.Array], Any]
@@ -209,28 +216,20 @@ def flax_fns(module, x_example: jax.Array, **call_kwargs) -> tuple[InitFn, Apply
     return init_fn, apply_fn
 
 
-def resumable(workdir: str, name: str, config: Any,
-              compute: Callable[..., Mapping[str, ArrayLike]], *args: Any,
-              **kwargs: Any) -> dict[str, np.ndarray]:
-    """``compute(*args, **kwargs)`` once per ``(workdir, name, config)``: its arrays, on the
-    host.
+def checkpoint_progress(workdir: str, step: int, results: Mapping[str, Any]) -> None:
+    """Checkpoints an experiment's progress: ``results`` (every finished piece's metrics, as
+    the experiment returns them) as step ``step`` of ``<workdir>/checkpoints``
+    (:class:`jaxlab.train.Checkpointer`, the newest kept).
 
-    The result is written to ``<workdir>/runs/<name>-<config digest>.npz`` through a
-    temporary file and an atomic rename, so a file there is always complete. An experiment
-    killed at any moment and run again loads the batches it finished and computes the rest:
-    each batch draws its randomness from its own key, so the results are those of an
-    uninterrupted run. A file written under another config (another digest) is never read.
+    The pieces themselves resume through :func:`jaxlab.train.resumable`; the checkpoint is
+    the run's state in the harness's format, one array per metric (``.`` in a name
+    becomes ``_``, a key Orbax can store).
     """
-    digest = hashlib.sha256(config.to_json_best_effort(sort_keys=True).encode()).hexdigest()
-    path = os.path.join(workdir, "runs", f"{name}-{digest[:12]}.npz")
-    if os.path.exists(path):
-        with np.load(path) as saved:
-            return dict(saved)
-    out = {k: np.asarray(jax.device_get(v)) for k, v in compute(*args, **kwargs).items()}
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    np.savez(path + ".tmp.npz", **out)
-    os.replace(path + ".tmp.npz", path)
-    return out
+    state = {name.replace(".", "_"): np.atleast_1d(np.asarray(value, np.float64))
+             for name, value in results.items()}
+    checkpointer = Checkpointer(workdir, keep=1)
+    checkpointer.save(step, state)
+    checkpointer.close()
 
 
 _NAMES = ("x", "train", "val", "test", "labels")
@@ -450,8 +449,10 @@ class GraphShape(NamedTuple):
 GRAPH_SHAPES = {
     "planetoid/cora": GraphShape(2708, 1433, 7, 10556, 140, 500, 1000),
     "planetoid/citeseer": GraphShape(3327, 3703, 6, 9104, 120, 500, 1000),
+    "planetoid/pubmed": GraphShape(19717, 500, 3, 88648, 60, 500, 1000),
     "prognn/cora": GraphShape(2485, 1433, 7, 17156, 247, 249, 1988),
     "prognn/citeseer": GraphShape(2110, 3703, 6, 12598, 210, 211, 1688),
+    "prognn/pubmed": GraphShape(19717, 500, 3, 138905, 1971, 1972, 15774),
     "geom-gcn/cornell": GraphShape(183, 1703, 5, 554, 111, 36, 36),
     "geom-gcn/texas": GraphShape(183, 1703, 5, 558, 111, 36, 36),
     "geom-gcn/wisconsin": GraphShape(251, 1703, 5, 900, 151, 50, 50),
@@ -469,11 +470,8 @@ def largest_graph(source: str, datasets) -> GraphShape:
 def _plan_inputs(mesh, shape: GraphShape, num_runs: int, per_run: tuple[str, ...]):
     """``(lanes, abstract (x, labels, masks))``: ``num_runs`` padded to the mesh's ``runs``
     axis; per-run arrays split over it, the shared ones replicated."""
-    runs = mesh.shape.get(RUNS_AXIS, 1)
-    lanes = -(-num_runs // runs) * runs
-    split = NamedSharding(mesh, PartitionSpec(RUNS_AXIS if RUNS_AXIS in mesh.axis_names
-                                              else None))
-    rep = NamedSharding(mesh, PartitionSpec())
+    lanes = padded_runs(num_runs, mesh)
+    split, rep = runs_sharding(mesh), replicated(mesh)
     n = shape.nodes
 
     def array(dims, dtype, batched):
@@ -507,8 +505,8 @@ def plan_graph_model_runs(
     """
     lanes, x, labels, masks, rep = _plan_inputs(mesh, shape, num_runs, ())
     edge = jax.ShapeDtypeStruct((shape.edges,), jnp.int32, sharding=rep)
-    keys = jax.ShapeDtypeStruct((lanes,), jax.random.key(0).dtype, sharding=NamedSharding(
-        mesh, PartitionSpec(RUNS_AXIS if RUNS_AXIS in mesh.axis_names else None)))
+    keys = jax.ShapeDtypeStruct((lanes,), jax.random.key(0).dtype,
+                                sharding=runs_sharding(mesh))
 
     def fn(keys, senders, receivers, x, labels, masks):
         graph = traced_graph(senders, receivers, shape.nodes)
@@ -532,8 +530,8 @@ def plan_decoupled_runs(
     program = _decoupled_program(tuple(hidden), shape.classes, float(dropout), init,
                                  (shape.train, shape.val, shape.test), _frozen(optimizer),
                                  int(epochs), select, "vmap", None)
-    keys = jax.ShapeDtypeStruct((lanes,), jax.random.key(0).dtype, sharding=NamedSharding(
-        mesh, PartitionSpec(RUNS_AXIS if RUNS_AXIS in mesh.axis_names else None)))
+    keys = jax.ShapeDtypeStruct((lanes,), jax.random.key(0).dtype,
+                                sharding=runs_sharding(mesh))
     batched, common = _split_args(x, labels, masks, per_run)
     return PlanSpec(fn=program, abstract_args=(keys, batched, common), steps_per_run=epochs,
                     num_runs=total_runs, runs_per_call=num_runs, note=note)

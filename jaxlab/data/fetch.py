@@ -80,6 +80,17 @@ _PROGNN_SHA = {
         "c46a38d0546614888580a4063006519ee1529f4b85e0e0ce876116591d339f62",
     "citeseer_meta_adj_0.75.npz":
         "379d5e37edd72dbae55b3e0925e93415892b19fea63d3d830e94aec2eb6e4e3a",
+    # Pubmed in the Pro-GNN setting: the Planetoid graph (connected: its LCC is every node)
+    # with Pro-GNN's 10/10/80 split and Metattack graphs, as the GADC repository ships them
+    # (SHA-256 of the git blobs at the pinned commit).
+    "pubmed_prognn_splits.json":
+        "5ce8bebe79754193a8cb4c7e656fb8db14f91d3213355d25cf199e3caf221e82",
+    "pubmed_meta_adj_0.25.npz":
+        "e5ad8c476cf84b4b6a0841d2ff6ecdb8262cacdac4d033a7a14b06d676662fa7",
+    "pubmed_meta_adj_0.5.npz":
+        "90ef1a96188058997707376d6ddbf522d866bcf5986838b2cc2a52bd899d4702",
+    "pubmed_meta_adj_0.75.npz":
+        "c6a60e85e976d592c9574349f1605b282ed094d33a8f63958d4decc837129190",
 }
 _PLANETOID_SHA = {
     "cora.allx": "9419ba2f26f5c35243db64aba110e0f35a04851609e0dc5433450676ca6b8543",
@@ -98,6 +109,17 @@ _PLANETOID_SHA = {
     "citeseer.ty": "55e5bd1ba1e733a04598753ad1a8d57957f4b8f89e74519f41f4f4938767e4ce",
     "citeseer.x": "d20de19150741e555de0ed037195630fc194114ebc7fd72ced62810148aa22f6",
     "citeseer.y": "8ba87e515d8e3ee3cf52f6d2c5b86aa73f11ecad825a808455209ec26cd54924",
+    # Pubmed: the SHA-256 of the git blobs at the pinned commit; ``allx`` (the one blob too
+    # large for our snapshot of the repository) as published with the other seven, which
+    # match our own hashes of the blobs.
+    "pubmed.allx": "508e538e2abdccdd54c4d3e9f49d638b4af7107d85845f66ddea5a5152658b7e",
+    "pubmed.ally": "0c37bbe3b5014ec365e9d393cf4791925e5ed94fb194305d74f064a8d7b50f0e",
+    "pubmed.graph": "5b89f0036ca22909471f1e6558eb42fa06e0c730a577bde5b058b40638f81dc9",
+    "pubmed.test.index": "b101d421688bbaecbd82e8a18f1e282378d6830f3a37666f28ebc47f844341b5",
+    "pubmed.tx": "4eb5f5d0f30f26497eb0ac6ac9719d09c67e284f1ed0385c93f3ef27a671da3d",
+    "pubmed.ty": "ee2e0d4819d9fbcc403689c3bf2e49face401b605932f093bc58ab6461130fdd",
+    "pubmed.x": "fbe9cb5c47200d1b7769a26e579be3b7130b556831f9d850e77c4c74f2599b33",
+    "pubmed.y": "e6c807633307a07ed659249006536a147c7999c797f11a2560752990181b41b3",
 }
 _GEOM_GCN_SHA = {
     "cornell/out1_graph_edges.txt":
@@ -125,6 +147,9 @@ def _prognn_files() -> tuple[RemoteFile, ...]:
         if "meta_adj" in name:
             repo, source = _GADC, f"Non-Adaptive_Adversarial_Attack/meta_adj/{name}"
             path = f"graphs/prognn/meta_adj/{name}"
+        elif name.startswith("pubmed"):  # from the GADC repository, beside its Metattack graphs
+            repo, path = _GADC, f"graphs/prognn/{name}"
+            source = f"Non-Adaptive_Adversarial_Attack/attack_data/{name}"
         elif name.endswith(".json"):
             repo, source, path = _PROGNN, f"splits/{name}", f"graphs/prognn/{name}"
         else:

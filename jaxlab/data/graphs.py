@@ -4,10 +4,12 @@ Files are read from ``<data_dir>/graphs`` (see ``jaxlab.data.paths``); nothing i
 or downloaded. Every loader returns a :class:`GraphData` with a scipy CSR adjacency
 (``A[i, j] = 1``: edge i -> j), dense float32 features, int32 labels and index splits.
 
-* ``load_prognn(name, ptb_rate)``: Cora/Citeseer in the Pro-GNN setting (largest connected
+* ``load_prognn(name, ptb_rate)``: Cora/Citeseer/Pubmed in the Pro-GNN setting (largest connected
   component, fixed 10/10/80 split) and, with ``ptb_rate`` in {0.25, 0.5, 0.75}, the
   pre-generated Metattack adjacency behind Table 1 of the GADC paper.
-* ``load_planetoid(name)``: the Planetoid pickles with the 140/500/1000 (Cora) split.
+* ``load_planetoid(name)``: the Planetoid pickles (Cora, Citeseer, Pubmed) with the
+  standard split (Cora 140/500/1000); :func:`parse_planetoid` parses them from any paths
+  (the ``planetoid`` TFDS builder's).
 * ``load_geom_gcn(name)``: Cornell/Texas/Wisconsin/film as DIRECTED Geom-GCN edge lists.
 """
 
@@ -17,6 +19,7 @@ import dataclasses
 import json
 import os
 import pickle
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -75,19 +78,23 @@ def largest_connected_component(adj: sp.spmatrix) -> np.ndarray:
 
 
 def load_prognn(name: str, ptb_rate: float | None = None, data_dir: PathLike = None) -> GraphData:
-    """Pro-GNN Cora/Citeseer (LCC, fixed split); Metattack graph when ``ptb_rate`` is given.
+    """Pro-GNN Cora/Citeseer/Pubmed (LCC, fixed split); Metattack graph when ``ptb_rate`` is
+    given.
 
     Pre-processing (Pro-GNN/DeepRobust): symmetrise, zero the diagonal, clip to {0, 1},
     keep the LCC in ascending node order. Cora: 2485 nodes / 5069 edges; Citeseer:
-    2110 / 3668.
+    2110 / 3668. Pubmed is the Planetoid graph (:func:`load_planetoid`), whose LCC is every
+    node (19717), with Pro-GNN's split (:func:`prognn_from_planetoid`).
 
     Args:
-      name: ``"cora"`` or ``"citeseer"``.
+      name: ``"cora"``, ``"citeseer"`` or ``"pubmed"``.
       ptb_rate: ``None`` (clean graph) or one of 0.25, 0.5, 0.75.
       data_dir: data directory (default: ``jaxlab.data.paths.resolve_data_dir``).
     """
+    if name == "pubmed":
+        return prognn_from_planetoid(load_planetoid(name, data_dir), name, ptb_rate, data_dir)
     if name not in ("cora", "citeseer"):
-        raise ValueError(f"name must be 'cora' or 'citeseer', got {name!r}")
+        raise ValueError(f"name must be 'cora', 'citeseer' or 'pubmed', got {name!r}")
     if ptb_rate is not None and ptb_rate not in PTB_RATES:
         raise ValueError(f"ptb_rate must be None or one of {PTB_RATES}, got {ptb_rate}")
     path = require_file(f"graphs/prognn/{name}.npz", data_dir)
@@ -116,23 +123,84 @@ def load_prognn(name: str, ptb_rate: float | None = None, data_dir: PathLike = N
     return GraphData(adj, features, labels, idx["idx_train"], idx["idx_val"], idx["idx_test"])
 
 
+def _prognn_split(name: str, num_nodes: int, data_dir: PathLike) -> dict[str, np.ndarray]:
+    split_path = require_file(f"graphs/prognn/{name}_prognn_splits.json", data_dir)
+    splits = json.loads(split_path.read_text())
+    idx = {k: np.asarray(splits[k], np.int32) for k in ("idx_train", "idx_val", "idx_test")}
+    _check(all(v.max() < num_nodes for v in idx.values()), split_path, "index beyond the LCC")
+    return idx
+
+
+def _metattack_adj(name: str, ptb_rate: float, num_nodes: int, data_dir: PathLike
+                   ) -> sp.csr_matrix:
+    meta_path = require_file(f"graphs/prognn/meta_adj/{name}_meta_adj_{ptb_rate}.npz", data_dir)
+    adj = sp.csr_matrix(sp.load_npz(meta_path), dtype=np.float32)
+    _check(adj.shape == (num_nodes, num_nodes), meta_path,
+           f"shape {adj.shape}, expected the LCC's {(num_nodes, num_nodes)}")
+    return adj
+
+
+def prognn_from_planetoid(graph: GraphData, name: str, ptb_rate: float | None = None,
+                          data_dir: PathLike = None) -> GraphData:
+    """A connected Planetoid graph in the Pro-GNN setting: Pro-GNN's 10/10/80 split
+    (``graphs/prognn/<name>_prognn_splits.json``) and, with ``ptb_rate``, the Metattack
+    adjacency (``graphs/prognn/meta_adj/<name>_meta_adj_<rate>.npz``) instead of the clean one.
+
+    ``graph`` is the Planetoid graph however it was read (:func:`load_planetoid` or the
+    ``planetoid`` TFDS builder); features and labels are kept as they are (Pubmed's TF-IDF).
+
+    Raises:
+      ValueError: ``graph`` is not connected (Pro-GNN keeps the LCC), or a bad ``ptb_rate``.
+    """
+    if ptb_rate is not None and ptb_rate not in PTB_RATES:
+        raise ValueError(f"ptb_rate must be None or one of {PTB_RATES}, got {ptb_rate}")
+    n = graph.num_nodes
+    if len(largest_connected_component(graph.adj)) != n:
+        raise ValueError(f"{name}: the graph is not connected; Pro-GNN keeps its LCC")
+    idx = _prognn_split(name, n, data_dir)
+    adj = graph.adj if ptb_rate is None else _metattack_adj(name, ptb_rate, n, data_dir)
+    return GraphData(adj, graph.features, graph.labels, idx["idx_train"], idx["idx_val"],
+                     idx["idx_test"])
+
+
 def _load_pickle(path: Path):
     with open(path, "rb") as f:
         return pickle.load(f, encoding="latin1")
 
 
-def load_planetoid(name: str, data_dir: PathLike = None) -> GraphData:
-    """Planetoid Cora/Citeseer (Yang et al. 2016) with the standard split.
+PLANETOID = ("cora", "citeseer", "pubmed")
+#: The Planetoid files of one dataset: ``ind.<name>.<part>``.
+PLANETOID_PARTS = ("x", "y", "tx", "ty", "allx", "ally", "graph", "test.index")
 
-    Citeseer's isolated test nodes missing from ``tx`` get zero feature rows and a zero
-    label row (label 0), as in the standard loader (Kipf & Welling).
+
+def load_planetoid(name: str, data_dir: PathLike = None) -> GraphData:
+    """Planetoid Cora/Citeseer/Pubmed (Yang et al. 2016) with the standard split.
+
+    Reads ``<data_dir>/graphs/planetoid/ind.<name>.*`` and parses them with
+    :func:`parse_planetoid`.
     """
-    if name not in ("cora", "citeseer"):
-        raise ValueError(f"name must be 'cora' or 'citeseer', got {name!r}")
-    parts = {}
-    for part in ("x", "y", "tx", "ty", "allx", "ally", "graph"):
-        parts[part] = _load_pickle(require_file(f"graphs/planetoid/ind.{name}.{part}", data_dir))
-    index_path = require_file(f"graphs/planetoid/ind.{name}.test.index", data_dir)
+    if name not in PLANETOID:
+        raise ValueError(f"name must be one of {PLANETOID}, got {name!r}")
+    return parse_planetoid(name, {part: require_file(f"graphs/planetoid/ind.{name}.{part}",
+                                                     data_dir)
+                                  for part in PLANETOID_PARTS})
+
+
+def parse_planetoid(name: str, paths: Mapping[str, str | os.PathLike]) -> GraphData:
+    """The Planetoid graph ``name`` from its files, ``paths[part]`` for each of
+    :data:`PLANETOID_PARTS` (the standard loader of Kipf & Welling).
+
+    The split: the first ``len(y)`` nodes train (Cora 140, Citeseer 120, Pubmed 60), the
+    next 500 validate (those of them that exist, in a graph smaller than the real ones), the
+    ``test.index`` nodes (1000) test. Citeseer's isolated test nodes missing from ``tx`` get
+    zero feature rows and a zero label row (label 0). The graph is made undirected and
+    simple (A + Aᵀ, no self-loops, entries 1).
+    """
+    if name not in PLANETOID:
+        raise ValueError(f"name must be one of {PLANETOID}, got {name!r}")
+    parts = {part: _load_pickle(Path(paths[part])) for part in PLANETOID_PARTS
+             if part != "test.index"}
+    index_path = Path(paths["test.index"])
     test_idx = np.array([int(line) for line in index_path.read_text().split()])
     test_sorted = np.sort(test_idx)
     tx, ty = parts["tx"], parts["ty"]
@@ -149,6 +217,7 @@ def load_planetoid(name: str, data_dir: PathLike = None) -> GraphData:
     onehot[test_idx, :] = onehot[test_sorted, :]
     graph = parts["graph"]
     n = features.shape[0]
+    _check(onehot.shape[0] == n, index_path, f"{onehot.shape[0]} label rows for {n} nodes")
     rows = np.array([i for i, nbrs in graph.items() for _ in nbrs])
     cols = np.array([j for nbrs in graph.values() for j in nbrs])
     adj = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
@@ -157,8 +226,8 @@ def load_planetoid(name: str, data_dir: PathLike = None) -> GraphData:
     return GraphData(
         adj, np.asarray(features.todense(), np.float32),
         np.argmax(onehot, axis=1).astype(np.int32),
-        np.arange(n_train, dtype=np.int32), np.arange(n_train, n_train + 500, dtype=np.int32),
-        test_sorted.astype(np.int32))
+        np.arange(n_train, dtype=np.int32),
+        np.arange(n_train, min(n_train + 500, n), dtype=np.int32), test_sorted.astype(np.int32))
 
 
 GEOM_GCN = ("cornell", "texas", "wisconsin", "film")

@@ -2,7 +2,8 @@
 
 ``train_node_classifier`` / ``decoupled_runs`` / ``graph_model_runs`` against a Python loop
 of Adam steps with numpy selection; ``fit_with_patience`` (``gb``'s early stopping) against
-its patience rule on a separable toy graph.
+its patience rule on a separable toy graph; ``jaxlab.train.resumable`` as the GADC
+experiments use it (file per piece and config); ``checkpoint_progress``.
 """
 
 import os
@@ -19,7 +20,6 @@ from jaxlab_experiments.gadc.trainer import (
     flax_fns,
     graph_model_runs,
     make_l2_optimizer,
-    resumable,
     train_node_classifier,
 )
 
@@ -29,6 +29,7 @@ from jaxlab.graph.dense import dense_gcn_propagate
 from jaxlab.graph.graphs import from_scipy
 from jaxlab.graph.losses import masked_accuracy, masked_cross_entropy
 from jaxlab.graph.models import GCN, MLP
+from jaxlab.train import resumable
 
 
 def _adam(learning_rate, l2_weight_decay):
@@ -265,3 +266,30 @@ def test_resumable_computes_once_per_config_and_reloads_exactly(tmp_path):
     config.lr = 0.2  # another config never reads the first one's file
     resumable(str(tmp_path), "cell", config, compute, 3.0, shift=0.0)
     assert calls == [2.0, 3.0]
+
+
+def test_resumable_file_is_named_by_piece_and_config_digest(tmp_path):
+    """The experiments' resume files: ``runs/<name>-<first 12 hex of the SHA-256 of the
+    config's sorted JSON>.npz``."""
+    import hashlib
+
+    config = ml_collections.ConfigDict({"lr": 0.1, "a": (1, 2)})
+    resumable(str(tmp_path), "cora_0.25_gadc", config, lambda: {"acc": np.ones(2)})
+    digest = hashlib.sha256(config.to_json_best_effort(sort_keys=True).encode()).hexdigest()
+    assert os.listdir(tmp_path / "runs") == [f"cora_0.25_gadc-{digest[:12]}.npz"]
+
+
+def test_checkpoint_progress_writes_the_results_so_far(tmp_path):
+    from jaxlab_experiments.gadc.trainer import checkpoint_progress
+
+    from jaxlab.train import Checkpointer
+
+    checkpoint_progress(str(tmp_path), 1, {"cora_0.25_gadc": [70.0, 71.0]})
+    checkpoint_progress(str(tmp_path), 2, {"cora_0.25_gadc": [70.0, 71.0], "radius": 0.5})
+    checkpointer = Checkpointer(str(tmp_path))
+    assert checkpointer.latest_step() == 2
+    state, _, step = checkpointer.restore(
+        {"cora_0_25_gadc": np.zeros(2), "radius": np.zeros(1)})
+    checkpointer.close()
+    np.testing.assert_array_equal(state["cora_0_25_gadc"], [70.0, 71.0])
+    assert step == 2 and float(state["radius"][0]) == 0.5

@@ -9,9 +9,9 @@ import jax.numpy as jnp
 import ml_collections
 import numpy as np
 from jaxlab_experiments.gadc.trainer import (
+    checkpoint_progress,
     fit_with_patience,
     flax_fns,
-    resumable,
     train_node_classifier,
 )
 from tqdm import tqdm
@@ -29,6 +29,7 @@ from jaxlab.graph.dense import (
 from jaxlab.graph.diffusion import neumann_series
 from jaxlab.graph.losses import masked_accuracy, masked_cross_entropy
 from jaxlab.graph.models import APPNP, GCN, MLP
+from jaxlab.train import resumable
 from jaxlab.train.mesh import replicated
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -49,11 +50,11 @@ def _load(config, dataset: str) -> GraphData:
                      keep(data.idx_train), keep(data.idx_val), keep(data.idx_test))
 
 
-def _aux_attack(module, aux, budget: int, k, through_cosine: bool, p, adj_, x_, labels_,
-                mask_, cos_):
-    """Aux-Attack on the GCN ``module`` at ``p``: PGD on ``adj_ [n, n]`` minimizing the
-    tanh-margin of the ``mask_`` nodes within ``budget`` flips; the graph and features are
-    arguments, not baked constants."""
+def _aux_attack(module, aux, iterations: int, budget: int, k, through_cosine: bool, p, adj_,
+                x_, labels_, mask_, cos_):
+    """Aux-Attack on the GCN ``module`` at ``p``: ``iterations`` PGD steps on ``adj_ [n, n]``
+    minimizing the tanh-margin of the ``mask_`` nodes within ``budget`` flips; the graph and
+    features are arguments, not baked constants."""
     def loss_fn(a):
         a = dense_limit_transition(a, cos_) if through_cosine else a
         return tanh_margin_loss(module.apply(p, x_, dense_gcn_propagate(a), train=False),
@@ -61,7 +62,7 @@ def _aux_attack(module, aux, budget: int, k, through_cosine: bool, p, adj_, x_, 
 
     return pgd_structure_attack(
         k, adj_, loss_fn, budget, objective="minimize", budget_form="flips",
-        iterations=aux.iterations, base_lr=aux.base_lr, sampling_tries=aux.sampling_tries,
+        iterations=iterations, base_lr=aux.base_lr, sampling_tries=aux.sampling_tries,
         max_draws=aux.max_draws, max_candidates=aux.max_candidates)[0]
 
 
@@ -107,7 +108,8 @@ def _aux_attack_protocol(config, data: GraphData, dataset: str, split: int, key,
 
     budget = min(aux.budget, int(data.adj.nnz // 2))
 
-    attack = jax.jit(functools.partial(_aux_attack, module, aux, budget), static_argnums=(1,))
+    attack = jax.jit(functools.partial(_aux_attack, module, aux, config.attack_iterations,
+                                       budget), static_argnums=(1,))
 
     identity = lambda a: a  # noqa: E731
     # model -> (its input graph as a function of A, attack variants (name, through cosine))
@@ -222,14 +224,15 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     """Metrics ``{dataset}_aux_*`` (one entry per split) and ``{dataset}_pgd*`` (per seed).
 
     Each finished part (an Aux-Attack model of a split, a seed of our PGD) is kept in
-    ``workdir``: a killed run, started again, resumes after the last one.
+    ``workdir``: a killed run, started again, resumes after the last one; the results so
+    far are checkpointed after each job.
     """
     key = jax.random.key(config.seed)
     results: dict[str, list[float]] = {}
     jobs = [("aux", d, s) for d in config.aux.datasets for s in config.aux.splits]
     jobs += [("pgd", config.dataset, s) for s in range(config.pgd.num_seeds)]
     loaded: dict[str, GraphData] = {}
-    for kind, dataset, index in tqdm(jobs, desc="gadc_adaptive"):
+    for step, (kind, dataset, index) in enumerate(tqdm(jobs, desc="gadc_adaptive"), 1):
         data = loaded.setdefault(dataset, _load(config, dataset))
         if kind == "aux":
             d_index = config.aux.datasets.index(dataset)
@@ -243,6 +246,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
             tag = dataset
         for k, v in part.items():  # one entry per split / seed: the samples of one metric
             results.setdefault(f"{tag}_{k}", []).append(v)
+        checkpoint_progress(workdir, step, results)
     return results
 
 
@@ -271,9 +275,10 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     through_cosine = "through_cosine" in aux.gadc_variants
     attacks = 1 + len(aux.gadc_variants)  # GCN's, then GADC's variants
     return PlanSpec(
-        fn=lambda k, *rest: _aux_attack(module, aux, aux.budget, k, through_cosine, *rest),
+        fn=lambda k, *rest: _aux_attack(module, aux, config.attack_iterations, aux.budget, k,
+                                        through_cosine, *rest),
         abstract_args=abstract(args, replicated(mesh)),
-        steps_per_run=aux.iterations,
+        steps_per_run=config.attack_iterations,
         num_runs=len(aux.datasets) * len(aux.splits) * attacks,
         note=f"one Aux-Attack PGD iteration on {name} ({n} nodes, dense adjacency; "
         f"{'through the cosine re-weighting' if through_cosine else 'reference variant'}); "

@@ -9,22 +9,24 @@ import jax.numpy as jnp
 import ml_collections
 from jaxlab_experiments.gadc.trainer import (
     _plan_inputs,
+    checkpoint_progress,
     decoupled_runs,
     graph_model_runs,
     largest_graph,
-    resumable,
     traced_graph,
 )
 from tqdm import tqdm
 
-from jaxlab.data.graphs import load_planetoid
+from jaxlab.data.graphs import GraphData, load_planetoid
 from jaxlab.data.splits import index_masks
+from jaxlab.data.streaming import open_source
+from jaxlab.data.tfds_builders.planetoid import graph_from_example  # registers it
 from jaxlab.graph.attacks import flip_feature_noise, gaussian_feature_noise
 from jaxlab.graph.dense import row_normalize
 from jaxlab.graph.diffusion import gadc
 from jaxlab.graph.graphs import from_scipy
 from jaxlab.graph.models import APPNP
-from jaxlab.train import batch_runs, mesh_from_config
+from jaxlab.train import batch_runs, mesh_from_config, resumable
 from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.plan import PlanSpec
 
@@ -45,25 +47,43 @@ def _linear_runs(config: ml_collections.ConfigDict, graph, noisy: jax.Array, lab
     return decoupled_runs(
         key, _diffuse_runs(graph, noisy, hp, eps, mesh), labels, masks,
         num_runs=config.num_seeds, hidden=lin.hidden, dropout=lin.dropout,
-        optimizer=lin.optimizer, epochs=lin.epochs, select=config.select,
+        optimizer=lin.optimizer, epochs=config.epochs, select=config.select,
         init=lin.init_scheme, per_run=("x",), mesh=mesh)
 
 
+def _load(config: ml_collections.ConfigDict, graph: str) -> GraphData:
+    """A Planetoid graph: through TFDS where the preset reads ``planetoid``
+    (``open_source``), else from the data directory's files."""
+    if "planetoid" in config.datasets:
+        return graph_from_example(open_source(f"planetoid/{graph}", "train")[0])
+    return load_planetoid(graph, config.data_dir or None)
+
+
+def _flip_eps(config: ml_collections.ConfigDict, graph: str, level_index: int) -> float:
+    """GADC's ε of a flip-noise cell: the reference's per graph and rate (``flip_eps``,
+    paper preset), else ``config.eps``."""
+    if "flip_eps" in config:
+        return float(config.flip_eps[graph][level_index])
+    return config.eps
+
+
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[str, list[float]]:
-    """Per cell (dataset, noise, level): one entry per seed = per noise draw, for each arm.
+    """Per cell (graph, noise, level): one entry per seed = per noise draw, for each arm.
 
     Seed ``i`` of a cell draws one noisy feature matrix, shared by GADC(II), ε = 0 and
     APPNP (and the same training key for the two diffusions), so the arms are paired. Each
-    arm's batch of runs is kept in ``workdir`` when done (a killed run resumes after it).
+    arm's batch of runs is kept in ``workdir`` when done (a killed run resumes after it),
+    and the results so far are checkpointed after each cell.
     """
-    data_dir = config.data_dir or None
     key = jax.random.key(config.seed)
     mesh = mesh_from_config(config, RUNS_AXIS)  # the runs of a cell split over ``runs``
     results: dict[str, list[float]] = {}
-    cells = [(ds, "gauss", level) for ds in config.datasets for level in config.gaussian_levels]
-    cells += [(ds, "flip", level) for ds in config.datasets for level in config.flip_levels]
-    for index, (ds, kind, level) in enumerate(tqdm(cells, desc="gadc_feature_noise")):
-        data = load_planetoid(ds, data_dir)
+    cells = [(ds, "gauss", level, config.eps) for ds in config.graphs
+             for level in config.gaussian_levels]
+    cells += [(ds, "flip", level, _flip_eps(config, ds, i)) for ds in config.graphs
+              for i, level in enumerate(config.flip_levels)]
+    for index, (ds, kind, level, eps) in enumerate(tqdm(cells, desc="gadc_feature_noise")):
+        data = _load(config, ds)
         graph = from_scipy(data.adj)
         x = jnp.asarray(data.features)
         labels = jnp.asarray(data.labels)
@@ -78,9 +98,9 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
             noisy = jax.vmap(functools.partial(flip_feature_noise, x=x, p=level))(noise_keys)
             hp = config.flip
         name = f"{ds}_{kind}{level:g}"
-        for label, eps in (("gadc", config.eps), ("eps0", 0.0)):
+        for label, arm_eps in (("gadc", eps), ("eps0", 0.0)):
             metrics = resumable(workdir, f"{name}_{label}", config, _linear_runs, config, graph,
-                                noisy, labels, masks, hp, eps, cell_key, mesh)
+                                noisy, labels, masks, hp, arm_eps, cell_key, mesh)
             results[f"{name}_{label}"] = [100.0 * float(v) for v in metrics["test_acc"]]
         ap = config.appnp
         module = APPNP(ap.hidden, data.num_classes, ap.alpha, ap.num_terms, ap.dropout)
@@ -89,6 +109,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
             labels, masks, num_runs=config.num_seeds, optimizer=ap.optimizer, epochs=ap.epochs,
             select=config.select, per_run=("x",), mesh=mesh)
         results[f"{name}_appnp"] = [100.0 * float(v) for v in metrics["test_acc"]]
+        checkpoint_progress(workdir, index + 1, results)
     return results
 
 
@@ -101,7 +122,7 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     draw of one dataset; its steps are the terms of all its cells and both ε arms. The
     linear heads and APPNP (≈ 10× fewer FLOPs) are not planned.
     """
-    shape = largest_graph("planetoid", config.datasets)
+    shape = largest_graph("planetoid", config.graphs)
     lanes, x, _, _, rep = _plan_inputs(mesh, shape, config.num_seeds, ("x",))
     edge = jax.ShapeDtypeStruct((shape.edges,), jnp.int32, sharding=rep)
     hp = config.flip if config.flip_levels else config.gaussian
@@ -115,6 +136,6 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
              + len(config.flip_levels) * config.flip.num_terms)
     return PlanSpec(
         fn=fn, abstract_args=(edge, edge, x), steps_per_run=2 * terms,
-        num_runs=config.num_seeds * len(config.datasets), runs_per_call=config.num_seeds,
+        num_runs=config.num_seeds * len(config.graphs), runs_per_call=config.num_seeds,
         note=f"one GADC(II) diffusion term (Â and X(Xᵀ·) on [n, d]) of every noise draw, "
         f"{shape.nodes} nodes × {shape.features} features; linear heads and APPNP not planned")

@@ -12,10 +12,10 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg  # noqa: F401  (sp.linalg)
 from jaxlab_experiments.gadc.trainer import (
+    checkpoint_progress,
     decoupled_runs,
     largest_graph,
     plan_decoupled_runs,
-    resumable,
 )
 from matplotlib.figure import Figure
 from tqdm import tqdm
@@ -25,7 +25,7 @@ from jaxlab.data.splits import random_split_masks
 from jaxlab.graph.dense import row_normalize
 from jaxlab.graph.diffusion import adversarial_transition, gadc
 from jaxlab.graph.graphs import from_scipy
-from jaxlab.train import mesh_from_config
+from jaxlab.train import mesh_from_config, resumable
 from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.plan import PlanSpec
 
@@ -72,13 +72,13 @@ def _cell(config: ml_collections.ConfigDict, graph, degree: str, x, labels, mask
 
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[str, list[float]]:
-    """Per cell (dataset, convention, ε); each cell is kept in ``workdir`` when done (a
-    killed run resumes after it)."""
+    """Per cell (graph, convention, ε); each cell is kept in ``workdir`` when done (a
+    killed run resumes after it), and the results so far are checkpointed after each."""
     data_dir = config.data_dir or None
     key = jax.random.key(config.seed)
     mesh = mesh_from_config(config, RUNS_AXIS)  # the runs of a cell split over ``runs``
     results: dict[str, list[float]] = {}
-    cells = [(ds, conv) for ds in config.datasets for conv in config.conventions]
+    cells = [(ds, conv) for ds in config.graphs for conv in config.conventions]
     for index, (ds, conv) in enumerate(tqdm(cells, desc="gadc_heterophily")):
         data = load_geom_gcn(ds, data_dir)
         graph, degree = _graph(data.adj, conv)
@@ -93,6 +93,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
                             masks, eps, jax.random.fold_in(key, index), mesh)
             results[name] = [100.0 * float(v) for v in out["test_acc"]]
             results[f"{name}_spectral_radius"] = float(out["spectral_radius"])
+        checkpoint_progress(workdir, index + 1, results)
     _plot(results, config, workdir)
     return results
 
@@ -101,7 +102,7 @@ def _plot(results, config, workdir):
     fig = Figure(figsize=(6, 3))
     ax = fig.subplots()
     labels, means = [], []
-    for ds in config.datasets:
+    for ds in config.graphs:
         for conv in config.conventions:
             for eps in config.eps:
                 labels.append(f"{ds[:4]}-{conv[:3]}-ε{eps:g}")
@@ -118,8 +119,8 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     """For ``jaxlab plan``: one epoch of a cell's MLP runs (one per random split), split over
     ``runs``. The diffusions (once per cell) and the spectral radii (host ARPACK) are not
     planned."""
-    shape = largest_graph("geom-gcn", config.datasets)
-    cells = len(config.datasets) * len(config.conventions) * len(config.eps)
+    shape = largest_graph("geom-gcn", config.graphs)
+    cells = len(config.graphs) * len(config.conventions) * len(config.eps)
     return plan_decoupled_runs(
         mesh, shape, num_runs=config.num_seeds, total_runs=cells * config.num_seeds,
         hidden=(config.hidden,), dropout=config.dropout, optimizer=config.optimizer,
