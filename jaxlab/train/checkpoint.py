@@ -70,7 +70,7 @@ class Checkpointer:
         item = {"state": state, "step": np.asarray(step, np.int64)}
         if key is not None:
             item["key"] = _key_data(key)
-        items = {"run": ocp.args.StandardSave(item)}
+        items = {"run": ocp.args.StandardSave(_savable(item))}
         if data is not None:
             items["data"] = grain.checkpoint.CheckpointSave(data)
         self._manager.save(step, args=ocp.args.Composite(**items))
@@ -95,6 +95,7 @@ class Checkpointer:
         target = {"state": state, "step": np.asarray(0, np.int64)}
         if key is not None:
             target["key"] = _key_data(key)
+        target = _savable(target)
         abstract = jax.tree.map(ocp.utils.to_shape_dtype_struct, target)
         items = {"run": ocp.args.StandardRestore(abstract)}
         if data is not None:
@@ -130,3 +131,15 @@ def _key_data(key: jax.Array) -> jax.Array:
     if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key):
         return jax.random.key_data(key)
     return key
+
+
+def _savable(tree: Any) -> Any:
+    """The tree as orbax can save it on every host: global arrays stay global (each process
+    writes its shards); on several processes, a process-local array (each process holds the
+    same copy: an unsharded run, a base key) becomes a host array, which process 0 writes
+    and every process restores."""
+    if jax.process_count() == 1:
+        return tree
+    return jax.tree.map(
+        lambda x: np.asarray(x) if isinstance(x, jax.Array) and x.is_fully_addressable else x,
+        tree)

@@ -163,7 +163,7 @@ def segmented_scan_run(
     impls = [_key_impl(leaf) for leaf in leaves]
     start = 0
     if checkpointer is not None:
-        restored = checkpointer.restore({"carry": _savable(_unkey(carry)), "history": history})
+        restored = checkpointer.restore({"carry": _unkey(carry), "history": history})
         if restored is not None:
             state, _, start = restored
             carry = jax.tree.unflatten(treedef, [
@@ -178,22 +178,10 @@ def segmented_scan_run(
         jax.tree.map(lambda h, o, b=begin, e=stop: h.__setitem__(slice(b, e), o),
                      history, to_host(out))
         if checkpointer is not None:
-            checkpointer.save(stop, {"carry": _savable(_unkey(carry)), "history": history})
+            checkpointer.save(stop, {"carry": _unkey(carry), "history": history})
     if checkpointer is not None:
         checkpointer.wait()
     return carry, history
-
-
-def _savable(tree):
-    """The carry as a checkpoint can hold it on every host: global arrays stay global (each
-    process writes its shards); on several processes, a process-local array (every process
-    computes the same copy, e.g. an unsharded run) becomes a host array, which process 0
-    writes."""
-    if jax.process_count() == 1:
-        return tree
-    return jax.tree.map(
-        lambda x: np.asarray(x) if isinstance(x, jax.Array) and x.is_fully_addressable else x,
-        tree)
 
 
 def _key_impl(leaf):
