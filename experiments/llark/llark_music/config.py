@@ -130,13 +130,14 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
 
 
 def dry_run(c: ml_collections.ConfigDict, devices: int) -> ml_collections.ConfigDict:
-    """The paper program at its model shapes: 2 steps per arm in one piece on
+    """The paper program at its model shapes: 2 steps per arm in one piece, a batch of
+    ``DRY_RUN_ROWS_PER_DEVICE`` examples per run (a run per device), on
     ``DRY_RUN_ROWS_PER_DEVICE × devices`` rendered training clips and 8 test clips, whose
     prompts fit one evaluation batch (the LR schedule spans the 2 steps)."""
     rows = DRY_RUN_ROWS_PER_DEVICE * devices
     c.num_steps = DRY_RUN_STEPS
     c.segments = 1
-    c.batch_size = min(c.batch_size, rows)
+    c.batch_size = min(c.batch_size, DRY_RUN_ROWS_PER_DEVICE)
     c.num_train_clips = rows
     c.num_test_clips = 8
     c.eval_batch_size = min(c.eval_batch_size, rows)
