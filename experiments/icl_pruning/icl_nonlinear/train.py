@@ -8,7 +8,6 @@ import jax
 import jax.numpy as jnp
 import ml_collections
 import numpy as np
-from jax.sharding import NamedSharding, PartitionSpec
 
 from jaxlab.theory import (
     icl_attention,
@@ -27,7 +26,9 @@ from jaxlab.train import (
     make_optimizer,
     mesh_from_config,
     optimizer_step,
+    runs_sharding,
     segmented_scan_run,
+    to_host,
 )
 from jaxlab.train.mesh import RUNS_AXIS, replicated
 from jaxlab.train.plan import PlanSpec, abstract
@@ -114,7 +115,7 @@ def _train(config: ml_collections.ConfigDict, workdir: str):
     """Every seed's training run: ``init`` (``batch_runs``, seeds over ``runs``), then the
     vmapped steps as :func:`segmented_scan_run` in ``config.segments`` pieces,
     checkpointed in ``workdir``. Returns ``(params0, params, history, mass_init, problem)``
-    (history ``[seeds, steps]`` per metric)."""
+    (history ``[seeds, steps]`` per metric, on the host)."""
     tx = make_optimizer(config.optimizer)
     keys = jax.random.split(jax.random.key(config.seed), config.num_seeds)
     init = batch_runs(functools.partial(_setup, config=config, tx=tx), in_axes=0,
@@ -163,8 +164,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         fn = split_errors(length)
         for split in ("unseen", "ood"):
             vecs = task_vectors(split)
-            evals[("trained", split, length)] = jax.device_get(fn(params, *vecs))
-            evals[("untrained", split, length)] = jax.device_get(fn(params0, *vecs))
+            evals[("trained", split, length)] = to_host(fn(params, *vecs))
+            evals[("untrained", split, length)] = to_host(fn(params0, *vecs))
 
     @functools.partial(jit_run, fast_compile=config.fast_compile)
     @jax.vmap
@@ -182,9 +183,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         return {order: jax.vmap(lambda r, o=order: pruned_error(r, o))(rates)
                 for order in ("smallest", "random", "largest")}
 
-    pruned = jax.device_get(prune_all(params, problem["mu"], problem["nu"],
-                                      problem["k_prune"]))
-    history = jax.device_get(history)
+    pruned = to_host(prune_all(params, problem["mu"], problem["nu"], problem["k_prune"]))
+    history = to_host(history)
     results: dict[str, list[float]] = {}
     for split in ("unseen", "ood"):
         for length in config.lengths:
@@ -202,10 +202,10 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
             results[f"prune_error_{order}_r{_tag(rate)}"] = errs[:, i].tolist()
             results[f"prune_hinge_{order}_r{_tag(rate)}"] = losses[:, i].tolist()
     mass = np.asarray(history["mass"])  # [seeds, T]
-    results["attention_mass_init"] = np.asarray(mass_init).tolist()
+    results["attention_mass_init"] = to_host(mass_init).tolist()
     results["attention_mass_final"] = mass[:, -1].tolist()
     results["train_loss_final"] = np.asarray(history["loss"])[:, -10:].mean(-1).tolist()
-    norms = np.sort(np.asarray(jnp.linalg.norm(params.w_o, axis=-1)), axis=-1)
+    norms = np.sort(to_host(jnp.linalg.norm(params.w_o, axis=-1)), axis=-1)
     results["neuron_norm_top_quarter_share"] = (
         norms[:, -norms.shape[1] // 4:].sum(-1) / norms.sum(-1)).tolist()
     return results
@@ -218,6 +218,7 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     runs = mesh.shape.get(RUNS_AXIS, 1)
     lanes = -(-config.num_seeds // runs) * runs
     spmd = RUNS_AXIS if runs > 1 else None
+    sharding = runs_sharding(mesh) if runs > 1 else replicated(mesh)
     tx = make_optimizer(config.optimizer)
     keys = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes))
     carry = jax.eval_shape(jax.vmap(lambda k: _setup(k, config, tx)[0]), keys)
@@ -227,7 +228,7 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
         return jax.vmap(step, in_axes=(0, None), spmd_axis_name=spmd)(carry, t)
 
     return PlanSpec(
-        fn=fn, abstract_args=(abstract(carry, NamedSharding(mesh, PartitionSpec(spmd))),
+        fn=fn, abstract_args=(abstract(carry, sharding),
                               abstract(jax.ShapeDtypeStruct((), jnp.int32), replicated(mesh))),
         steps_per_run=config.num_steps, num_runs=config.num_seeds,
         runs_per_call=config.num_seeds,

@@ -12,7 +12,6 @@ import jax.numpy as jnp
 import ml_collections
 import numpy as np
 import optax
-from jax.sharding import NamedSharding, PartitionSpec
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
@@ -38,9 +37,11 @@ from jaxlab.train import (
     make_optimizer,
     mesh_from_config,
     optimizer_step,
+    runs_sharding,
     segmented_scan_run,
+    to_host,
 )
-from jaxlab.train.mesh import RUNS_AXIS
+from jaxlab.train.mesh import RUNS_AXIS, replicated
 from jaxlab.train.plan import PlanSpec, abstract
 
 FEATURES = FeatureConfig()
@@ -301,7 +302,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     results: dict[str, list[float]] = {}
     examples = {}
     for arm, params in arms.items():
-        params = jax.device_get(params)  # host copies: picking a run is then no collective
+        params = to_host(params)  # host copies: picking a run is then no collective
         for s in range(len(seeds)):
             p = jax.tree.map(lambda x, s=s: x[s], params)
             texts = answers(gen, p, test, audio, gates[arm], config.eval_batch_size, tokenizer)
@@ -348,9 +349,8 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     train_ins, _, _, _, length, model = instructions_and_model(config, metas, frames)
     runs = mesh.shape.get(RUNS_AXIS, 1)
     lanes = -(-config.num_seeds // runs) * runs
-    split = NamedSharding(mesh, PartitionSpec(RUNS_AXIS if RUNS_AXIS in mesh.axis_names
-                                              else None))
-    rep = NamedSharding(mesh, PartitionSpec())
+    split = runs_sharding(mesh)
+    rep = replicated(mesh)
     n, f = len(train_ins), FEATURES.num_features + 1
     data = {"audio": jax.ShapeDtypeStruct((len(metas), frames, f), jnp.float32),
             "tokens": jax.ShapeDtypeStruct((n, length), jnp.int32),

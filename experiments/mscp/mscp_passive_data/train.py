@@ -18,7 +18,6 @@ import jax.numpy as jnp
 import ml_collections
 import numpy as np
 import optax
-from jax.sharding import NamedSharding, PartitionSpec
 
 from jaxlab.rl import cell_distances, make_point_maze, rooms_layout, shortest_path_direction
 from jaxlab.rl.grid import room_cells
@@ -37,7 +36,10 @@ from jaxlab.train import (
     make_optimizer,
     mesh_from_config,
     optimizer_step,
+    resumable,
+    runs_sharding,
     scan_run,
+    to_host,
 )
 from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.plan import PlanSpec, abstract
@@ -268,14 +270,31 @@ def setting_programs(config, name: str):
     return prepare, train, arms
 
 
-def run_setting(config, name: str, seed_keys) -> dict[str, jax.Array]:
+def pretrained(config, name: str, prepare, seed_keys, mesh, workdir: str | None):
+    """Every seed's ``prepare`` (passive data, pre-trained planners, sub-goal candidates,
+    pre-training losses), checkpointed under ``workdir/<name>`` once it finishes: a run
+    killed in the online phase restores it instead of pre-training again (the same arrays,
+    so the same online results). ``workdir=None`` keeps nothing."""
+    checkpointer = None if workdir is None else Checkpointer(os.path.join(workdir, name))
+    if checkpointer is not None and checkpointer.latest_step() is not None:
+        template = jax.eval_shape(jax.vmap(prepare), seed_keys)
+        return checkpointer.restore(template)[0]
+    prepared = batch_runs(prepare, fast_compile=config.fast_compile, mesh=mesh)(seed_keys)
+    if checkpointer is not None:
+        checkpointer.save(config.pretrain_steps, to_host(prepared))
+        checkpointer.wait()
+    return prepared
+
+
+def run_setting(config, name: str, seed_keys, workdir: str | None = None
+                ) -> dict[str, jax.Array]:
     """All arms × seeds of one setting (arms: ``SETTINGS[name][2]``); returns success
     curves ``[arms, seeds, updates]``, the env steps of the updates, the last update's PPO
-    loss ``[arms, seeds]`` and the pre-training losses ``[seeds]``."""
+    loss ``[arms, seeds]`` and the pre-training losses ``[seeds]``. The pre-training is
+    checkpointed in ``workdir`` (:func:`pretrained`)."""
     prepare, train, arms = setting_programs(config, name)
     mesh = mesh_from_config(config, RUNS_AXIS)
-    states, planners, cand, hist = batch_runs(
-        prepare, fast_compile=config.fast_compile, mesh=mesh)(seed_keys)
+    states, planners, cand, hist = pretrained(config, name, prepare, seed_keys, mesh, workdir)
     n_arms, n_seeds = len(arms), seed_keys.shape[0]
     flags = jnp.repeat(jnp.asarray([ARMS[a] for a in arms]), n_seeds, axis=0)
     rep = lambda x: jnp.tile(x, (n_arms,) + (1,) * (x.ndim - 1))  # noqa: E731
@@ -294,28 +313,12 @@ def run_setting(config, name: str, seed_keys) -> dict[str, jax.Array]:
     }
 
 
-# The checkpoint's rng slot: every setting derives its keys from the seeds.
-_NO_KEY = np.zeros(2, np.uint32)
-
-
-def resumable_setting(config, name: str, seed_keys, workdir: str) -> dict[str, Any]:
-    """:func:`run_setting` (as numpy, with its ``arms``), checkpointed once it finishes under
-    ``workdir/<name>``: a run killed and started again resumes at its first unfinished
-    setting. Settings depend only on the seeds, so the results are those of one run."""
-    checkpointer = Checkpointer(os.path.join(workdir, name))
-    restored = None
-    if checkpointer.latest_step() is not None:
-        # Shapes only: traced without XLA options (a nested jit refuses compiler_options).
-        shapes_config = config.copy_and_resolve_references()
-        shapes_config.fast_compile = False
-        template = jax.eval_shape(lambda k: run_setting(shapes_config, name, k), seed_keys)
-        restored = checkpointer.restore(template, _NO_KEY)
-    if restored is not None:
-        out = jax.tree.map(np.asarray, restored[0])
-    else:
-        out = jax.tree.map(np.asarray, jax.device_get(run_setting(config, name, seed_keys)))
-        checkpointer.save(1, out, _NO_KEY)
-        checkpointer.wait()
+def setting_results(config, name: str, seed_keys, workdir: str) -> dict[str, Any]:
+    """:func:`run_setting` on the host (with its ``arms``), once per config
+    (:func:`jaxlab.train.resumable`): a run killed and started again resumes at its first
+    unfinished setting, and within it after the pre-training. Settings depend only on the
+    seeds, so the results are those of one run."""
+    out = resumable(workdir, name, config, run_setting, config, name, seed_keys, workdir)
     return dict(out, arms=SETTINGS[name][2])
 
 
@@ -339,7 +342,7 @@ def _plot(results, workdir: str) -> None:
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[str, Any]:
     os.makedirs(workdir, exist_ok=True)
     seed_keys = jnp.stack([jax.random.key(config.seed + i) for i in range(config.num_seeds)])
-    results = {name: resumable_setting(config, name, seed_keys, workdir) for name in SETTINGS}
+    results = {name: setting_results(config, name, seed_keys, workdir) for name in SETTINGS}
     out: dict[str, Any] = {}
     auc = {}
     for name, r in results.items():
@@ -377,8 +380,7 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     lanes_needed = len(arms) * config.num_seeds
     runs = mesh.shape.get(RUNS_AXIS, 1)
     lanes = -(-lanes_needed // runs) * runs
-    split = NamedSharding(mesh, PartitionSpec(RUNS_AXIS if RUNS_AXIS in mesh.axis_names
-                                              else None))
+    split = runs_sharding(mesh)
     keys = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes))
     states, planners, cand, _ = jax.eval_shape(jax.vmap(prepare), keys)
     args = GuideArgs(jax.ShapeDtypeStruct((lanes, 4), jnp.float32), planners, cand, states)

@@ -12,11 +12,11 @@ import jax
 import jax.numpy as jnp
 import ml_collections
 import numpy as np
-from jax.sharding import NamedSharding, PartitionSpec
 
 from jaxlab.data import load_images
 from jaxlab.data.canvas import textured_canvases
 from jaxlab.data.paths import resolve_data_dir
+from jaxlab.data.streaming import open_source
 from jaxlab.explain import (
     MaskDecoder,
     NEMParams,
@@ -30,7 +30,8 @@ from jaxlab.explain import (
     relax,
 )
 from jaxlab.nn import simclr_loss
-from jaxlab.train import Checkpointer, make_optimizer, optimizer_step, time_interleaved
+from jaxlab.train import Checkpointer, make_optimizer, optimizer_step, time_interleaved, to_host
+from jaxlab.train.mesh import replicated
 from jaxlab.train.plan import PlanSpec, abstract
 
 
@@ -128,11 +129,12 @@ def steps(config) -> Steps:
     return Steps(simclr_step, nem_step, init_encoder, init_decoder)
 
 
-def _checkpointed_loop(step, carry, num_steps, key, every, checkpointer):
+def _checkpointed_loop(step, carry, num_steps, every, checkpointer):
     """``carry = step(carry, t)`` for ``t < num_steps``, saved through ``checkpointer`` (a
     :class:`jaxlab.train.Checkpointer` or ``None``) every ``every`` steps and after the last;
     a call on a folder holding such a checkpoint resumes after its step. The step's rng
-    comes from ``t``, so a resumed loop ends bit-identical to an uninterrupted one.
+    comes from ``t`` (and the loop's own key, closed over by ``step``), so the checkpoint
+    holds no key and a resumed loop ends bit-identical to an uninterrupted one.
 
     Raises:
       ValueError: ``every < 1`` (``config.checkpoint_every``).
@@ -141,14 +143,14 @@ def _checkpointed_loop(step, carry, num_steps, key, every, checkpointer):
         raise ValueError(f"checkpoint_every must be >= 1, got {every}")
     start = 0
     if checkpointer is not None:
-        restored = checkpointer.restore(carry, key)
+        restored = checkpointer.restore(carry)
         if restored is not None:
             carry, _, start = restored
     for t in range(start, num_steps):
         carry = step(carry, t)
         if checkpointer is not None and ((t + 1) % every == 0 or t + 1 == num_steps):
             # Host copies: the next step donates the device buffers.
-            checkpointer.save(t + 1, jax.device_get(carry), key)
+            checkpointer.save(t + 1, to_host(carry))
     if checkpointer is not None:
         checkpointer.wait()
     return carry
@@ -162,9 +164,9 @@ def trainers(config):
     simclr_step, nem_step, init_encoder, init_decoder = steps(config)
     nan = jnp.float32(jnp.nan)
 
-    def loop(step, carry, num_steps, key, checkpoints):
+    def loop(step, carry, num_steps, checkpoints):
         checkpointer = None if checkpoints is None else Checkpointer(checkpoints)
-        return _checkpointed_loop(step, carry, num_steps, key, config.checkpoint_every,
+        return _checkpointed_loop(step, carry, num_steps, config.checkpoint_every,
                                   checkpointer)
 
     def train_encoder(key, data, checkpoints=None):
@@ -175,7 +177,7 @@ def trainers(config):
             return simclr_step(*carry[:2], data, jax.random.fold_in(k_run, t))
 
         p, _, loss = loop(step, (*init_encoder(k_init, data[:2]), nan), config.simclr_steps,
-                          k_run, checkpoints)
+                          checkpoints)
         return p["enc"], loss
 
     def train_decoder(key, enc_params, data, checkpoints=None):
@@ -186,7 +188,7 @@ def trainers(config):
             return nem_step(*carry[:2], enc_params, data, jax.random.fold_in(k_run, t))
 
         theta, _, aux = loop(step, (*init_decoder(k_init, enc_params, data[:2]), (nan, nan)),
-                             config.nem_steps, k_run, checkpoints)
+                             config.nem_steps, checkpoints)
         return theta, *aux
 
     return train_encoder, train_decoder
@@ -232,6 +234,18 @@ def explainers(config):
     return {"nem": nem, "relax": relax_maps, "saliency": saliency}, scores
 
 
+def load_items(config: ml_collections.ConfigDict, split: str) -> np.ndarray:
+    """Fashion-MNIST items ``[n, 28, 28, 1]`` in [0, 1] (uint8 / 255), in the source's order:
+    from TFDS (``fashion_mnist``, :func:`jaxlab.data.streaming.open_source`) when
+    ``config.datasets`` names it, else from the IDX files (``fashion_mnist_idx``,
+    :func:`jaxlab.data.load_images`)."""
+    if "fashion_mnist" in config.datasets:
+        source = open_source("fashion_mnist", split, data_dir=config.data_dir or None)
+        images = np.stack([np.asarray(source[i]["image"]) for i in range(len(source))])
+        return images.reshape(len(source), 28, 28, 1).astype(np.float32) / 255.0
+    return load_images("fashion_mnist", split, resolve_data_dir(config.data_dir or None))[0]
+
+
 def train_and_evaluate(
     config: ml_collections.ConfigDict, workdir: str
 ) -> dict[str, float | list[float]]:
@@ -239,9 +253,7 @@ def train_and_evaluate(
     # run resumes there (a finished seed is restored and evaluated again). The first seed's
     # first explanations are saved to ``workdir/examples.npz`` (images, ground truth, one
     # map per method) for the notebook.
-    data_dir = resolve_data_dir(config.data_dir or None)
-    items = {split: load_images("fashion_mnist", split, data_dir)[0]
-             for split in {config.train_split, "test"}}
+    items = {split: load_items(config, split) for split in {config.train_split, "test"}}
     train_encoder, train_decoder = trainers(config)
     methods, scores = explainers(config)
     out: dict[str, list[float]] = {}
@@ -277,7 +289,7 @@ def train_and_evaluate(
                 put(f"{name}_{metric}", value)
         if seed == config.seed:
             np.savez(os.path.join(workdir, "examples.npz"),
-                     **{k: np.asarray(v) for k, v in examples.items()})
+                     **{k: v for k, v in to_host(examples).items()})
         x_time = eval_x[:config.num_time]
         times = time_interleaved(
             {name: functools.partial(fn, enc_params, theta, x_time, k_eval)
@@ -302,7 +314,7 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     data = jax.ShapeDtypeStruct((config.num_train, size, size, 1), jnp.float32)
     key = jax.eval_shape(lambda: jax.random.key(0, impl="rbg"))
     p, state = jax.eval_shape(step.init_encoder, key, data)
-    rep = NamedSharding(mesh, PartitionSpec())
+    rep = replicated(mesh)
     return PlanSpec(
         fn=step.simclr_step, abstract_args=abstract((p, state, data, key), rep),
         steps_per_run=config.simclr_steps, num_runs=config.num_seeds,

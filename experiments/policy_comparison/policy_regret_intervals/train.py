@@ -1,25 +1,25 @@
 """Replications of the synthetic policy-comparison study, batched over seeds and split over
 the ``runs`` axis of ``config.mesh`` (``jaxlab.train.batch_runs``).
 
-Every finished grid point (all replications) is saved to
-``<workdir>/grid/<setting>_n<N>_lam<Λ>_beta<β>.npz`` and read back by a rerun, so a killed
-run resumes at the next grid point with the same numbers.
+Every finished grid point (all replications) is kept by ``jaxlab.train.resumable`` as
+``<workdir>/runs/<setting>_n<N>_lam<Λ>_beta<β>-<config digest>.npz`` and read back by a
+rerun, so a killed run resumes at the next grid point with the same numbers. The finished
+study (every grid point's arrays) is the run's final checkpoint (``<workdir>/checkpoints``,
+:class:`jaxlab.train.Checkpointer`).
 """
 
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 
 import jax
 import jax.numpy as jnp
 import ml_collections
 import numpy as np
-from jax.sharding import NamedSharding, PartitionSpec
 
 from jaxlab.causal import policy as P
-from jaxlab.train import batch_runs
-from jaxlab.train.mesh import RUNS_AXIS, mesh_from_config
+from jaxlab.train import Checkpointer, batch_runs, resumable, runs_sharding
+from jaxlab.train.mesh import RUNS_AXIS, mesh_from_config, replicated
 from jaxlab.train.plan import PlanSpec, abstract
 
 # ---------------------------------------------------------------------------------------
@@ -128,23 +128,14 @@ def _one_replication(config: ml_collections.ConfigDict, num_samples: int, settin
                              steps=config.newton_steps, ridge=config.ridge)
 
 
-def _grid_point(path: Path, compute) -> dict[str, np.ndarray]:
+def _flat(res, truth) -> dict[str, jax.Array]:
     """The flat arrays ``{"est/metric/delta|std|truth": [num_seeds, ...]}`` of one grid
-    point: ``compute()``, saved to ``path`` (atomically), or read back from it."""
-    if path.exists():
-        with np.load(path) as saved:
-            return dict(saved)
-    res, truth = compute()
+    point's ``(intervals, true regrets)``."""
     arrays = {}
     for est, per_metric in res.items():
         for m, (delta, std) in per_metric.items():
-            arrays.update({f"{est}/{m}/delta": np.asarray(delta),
-                           f"{est}/{m}/std": np.asarray(std),
-                           f"{est}/{m}/truth": np.asarray(truth[m])})
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp.npz")
-    np.savez(tmp, **arrays)
-    tmp.replace(path)
+            arrays.update({f"{est}/{m}/delta": delta, f"{est}/{m}/std": std,
+                           f"{est}/{m}/truth": truth[m]})
     return arrays
 
 
@@ -153,16 +144,17 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     rows = []  # (setting, n, lam, beta, estimator, metric, arrays)
     mesh = mesh_from_config(config, RUNS_AXIS)
     programs = {}  # (setting, n) -> the batched replications (one compile each)
+    study = {}  # grid point -> its arrays
 
     def run(setting, n, lam, beta):
         def compute():
             if (setting, n) not in programs:
                 programs[setting, n] = batch_runs(_one_replication(config, n, setting),
                                                   in_axes=(0, None, None), mesh=mesh)
-            return programs[setting, n](keys, jnp.float32(lam), jnp.float32(beta))
+            return _flat(*programs[setting, n](keys, jnp.float32(lam), jnp.float32(beta)))
 
-        path = Path(workdir) / "grid" / f"{setting}_n{n}_lam{lam:g}_beta{beta:g}.npz"
-        arrays = _grid_point(path, compute)
+        point = f"{setting}_n{n}_lam{lam:g}_beta{beta:g}"
+        arrays = study[point] = resumable(workdir, point, config, compute)
         for name in arrays:
             est, m, kind = name.split("/")
             if kind == "delta":
@@ -180,6 +172,11 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
             run("msm", n, lam, 0.0)
     for beta in config.iv_strengths:
         run("iv", config.iv_samples, 1.0, beta)
+    # The finished study as the run's final checkpoint: per grid point (in grid order) its
+    # arrays in the order of their sorted names (names hold "/" and ".", not orbax keys).
+    checkpointer = Checkpointer(workdir)
+    checkpointer.save(len(study), [[a[k] for k in sorted(a)] for a in study.values()])
+    checkpointer.wait()
 
     def width(r, kind):
         a = r[kind]
@@ -257,9 +254,8 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     """
     runs = mesh.shape.get(RUNS_AXIS, 1)
     lanes = -(-config.num_seeds // runs) * runs
-    split = NamedSharding(mesh, PartitionSpec(RUNS_AXIS if RUNS_AXIS in mesh.axis_names
-                                              else None))
-    rep = NamedSharding(mesh, PartitionSpec())
+    split = runs_sharding(mesh)
+    rep = replicated(mesh)
     keys = abstract(jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes)), split)
     scalar = jax.ShapeDtypeStruct((), jnp.float32, sharding=rep)
     n = max(config.sample_sizes)

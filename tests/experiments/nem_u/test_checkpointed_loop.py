@@ -40,7 +40,7 @@ def test_resumed_loop_matches_uninterrupted(tmp_path):
 
     first = Checkpointer(tmp_path)
     with pytest.raises(_Killed):
-        _checkpointed_loop(dying, carry0, 7, KEY, 2, first)
+        _checkpointed_loop(dying, carry0, 7, 2, first)
     first.wait()
     assert Checkpointer(tmp_path).latest_step() == 4
     calls = []
@@ -49,13 +49,13 @@ def test_resumed_loop_matches_uninterrupted(tmp_path):
         calls.append(t)
         return _step(carry, t)
 
-    got = _checkpointed_loop(counted, carry0, 7, KEY, 2, Checkpointer(tmp_path))
+    got = _checkpointed_loop(counted, carry0, 7, 2, Checkpointer(tmp_path))
     assert calls == [4, 5, 6]  # resumed after the checkpoint, not from the start
     for a, b in zip(jax.tree.leaves(got), jax.tree.leaves(expected), strict=True):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
     # Finished: the last step is saved, a third call runs no step and returns the same.
     assert Checkpointer(tmp_path).latest_step() == 7
     calls.clear()
-    again = _checkpointed_loop(counted, carry0, 7, KEY, 2, Checkpointer(tmp_path))
+    again = _checkpointed_loop(counted, carry0, 7, 2, Checkpointer(tmp_path))
     assert calls == []
     np.testing.assert_array_equal(np.asarray(again[0]), np.asarray(expected[0]))
