@@ -53,6 +53,8 @@ notebooks: install
 
 test: install
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/python -m mypy
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=15 $(PYTEST_ARGS)
 
 # The slow device tests: the smoke runs on 8 fake CPU devices against their 1-device runs of
@@ -91,6 +93,8 @@ wheel-check: install
 
 lint: install
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/python -m mypy
 
 clean:
 	rm -rf $(VENV) reports workdirs
