@@ -22,6 +22,9 @@ what a model eats, in grain's worker processes:
 Random operations draw from the per-example ``np.random.Generator`` grain passes to a
 ``RandomMap`` (seeded from the loader's seed and the record index), so an epoch's
 augmentations are reproducible and independent of the number of workers.
+
+:func:`random_crop_flip` is the same crop and flip as a jitted JAX function of a batch, for
+programs that sample their own minibatches from data held in device memory.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import grain
+import jax
+import jax.numpy as jnp
 import numpy as np
 
 __all__ = [
@@ -40,6 +45,7 @@ __all__ = [
     "RandomFlip",
     "Resize",
     "eval_ops",
+    "random_crop_flip",
     "resize_bilinear",
     "to_arrays",
     "train_ops",
@@ -229,3 +235,25 @@ def to_arrays(source: Any, operations: Sequence[Any], *, limit: int | None = Non
     dataset = grain.experimental.apply_transformations(dataset, list(operations))
     examples = [dataset[i] for i in range(n)]
     return {k: np.stack([e[k] for e in examples]) for k in examples[0]}
+
+
+def random_crop_flip(key: jax.Array, images: jax.Array, padding: int, flip: bool) -> jax.Array:
+    """:class:`RandomCrop` (``padding``) then :class:`RandomFlip` (if ``flip``) of every image
+    of ``images [..., h, w, c]``, each with its own offsets and coin from ``key``; traceable.
+
+    The images are padded with zeros, so apply it before normalisation, or pass images
+    whose zero is the padding value wanted.
+    """
+    shape = images.shape
+    flat = images.reshape(-1, *shape[-3:])
+    h, w, c = shape[-3:]
+    crop_key, flip_key = jax.random.split(key)
+    offsets = jax.random.randint(crop_key, (flat.shape[0], 2), 0, 2 * padding + 1)
+    coins = jax.random.bernoulli(flip_key, 0.5, (flat.shape[0],))
+
+    def one(image, offset, coin):
+        padded = jnp.pad(image, ((padding, padding), (padding, padding), (0, 0)))
+        out = jax.lax.dynamic_slice(padded, (offset[0], offset[1], 0), (h, w, c))
+        return jnp.where(coin & flip, out[:, ::-1], out)
+
+    return jax.vmap(one)(flat, offsets, coins).reshape(shape)

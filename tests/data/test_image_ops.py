@@ -90,3 +90,21 @@ def test_train_and_eval_ops_through_a_grain_source():
     assert small["image"].shape == (2, 16, 16, 3)
     with pytest.raises(ValueError):
         image_ops.train_ops("imagenet_nonexistent")
+
+
+def test_random_crop_flip_in_jax_is_a_flipped_or_plain_window():
+    x = np.random.default_rng(5).random((3, 4, 6, 5, 2)).astype(np.float32)
+    out = np.asarray(jax.jit(image_ops.random_crop_flip, static_argnums=(2, 3))(
+        jax.random.key(0), jnp.asarray(x), 2, True))
+    assert out.shape == x.shape
+    flipped = 0
+    for i in np.ndindex(3, 4):
+        padded = np.pad(x[i], ((2, 2), (2, 2), (0, 0)))
+        windows = [padded[t:t + 6, left:left + 5] for t in range(5) for left in range(5)]
+        plain = any(np.array_equal(out[i], v) for v in windows)
+        mirror = any(np.array_equal(out[i], v[:, ::-1]) for v in windows)
+        assert plain or mirror
+        flipped += mirror and not plain
+    assert 0 < flipped < 12
+    same = image_ops.random_crop_flip(jax.random.key(1), jnp.asarray(x), 0, False)
+    np.testing.assert_array_equal(np.asarray(same), x)
