@@ -86,6 +86,10 @@ def load_glue(config) -> dict[str, np.ndarray]:
     ``num_train`` / ``num_val`` / ``num_teacher`` disjoint examples of the training split (a
     fixed permutation), and the validation split as the test set (GLUE's test labels are
     hidden), as in CurBench."""
+    # TFDS's catalog does not register GLUE by itself here (its text package does not import
+    # without TensorFlow); importing the builder's module does.
+    import tensorflow_datasets.text.glue  # noqa: F401
+
     fields, _ = GLUE_TASKS[config.task]
     name = f"glue/{config.task}"
 
