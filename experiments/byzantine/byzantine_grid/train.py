@@ -190,7 +190,9 @@ def _grid(config: ml_collections.ConfigDict, workdir: str, dataset: str, tag: st
 
 
 def plan_program(config: ml_collections.ConfigDict, mesh) -> byzantine.PlanSpec:
-    """For ``jaxlab plan``: one step of a cell's call (attacks × seeds runs)."""
+    """For ``jaxlab plan``: one step of a cell's call (attacks × seeds runs), on the last
+    (largest) dataset; every dataset's grid counted at it."""
     lanes = len(config.attacks) * config.num_seeds
     return byzantine.plan_spec(config, mesh, _parse_cells(config.cells), lanes,
-                               lanes * len(config.cells) * len(config.optimizers))
+                               lanes * len(config.cells) * len(config.optimizers)
+                               * len(config.datasets))

@@ -84,4 +84,4 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> byzantine.PlanSpec:
     """For ``jaxlab plan``: one step of an optimiser's call (lrs × attacks × seeds runs)."""
     lanes = len(config.learning_rates) * len(config.attacks) * config.num_seeds
     return byzantine.plan_spec(config, mesh, [tuple(config.cell.split("+"))], lanes,
-                               lanes * len(config.optimizers))
+                               lanes * len(config.optimizers) * len(config.datasets))
