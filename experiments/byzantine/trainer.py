@@ -14,8 +14,6 @@ kernel's ``shard_map`` path), when the mesh has those axes.
 from __future__ import annotations
 
 import functools
-import hashlib
-import os
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -23,14 +21,19 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
-from jax.sharding import Mesh, NamedSharding, PartitionSpec
+from jax.sharding import Mesh
 
 from jaxlab import optim
+from jaxlab.data import image_ops, load_images
+from jaxlab.data.images import BUILDERS
+from jaxlab.data.streaming import open_source
 from jaxlab.nn.cnn import SmallCNN, SmallMLP, classifier_functions
 from jaxlab.robust import attacks as attacks_lib
 from jaxlab.robust import simulation
 from jaxlab.robust.compose import make_aggregator
-from jaxlab.train.mesh import RUNS_AXIS
+from jaxlab.train.checkpoint import Checkpointer
+from jaxlab.train.lifecycle import runs_sharding
+from jaxlab.train.mesh import RUNS_AXIS, replicated
 from jaxlab.train.plan import PlanSpec, abstract
 from jaxlab.train.runs import batch_runs, scan_run
 
@@ -57,6 +60,8 @@ class RunSpec(NamedTuple):
       num_steps: training steps.
       num_classes: ``C``.
       two_point: the estimator needs the previous query point (STORM).
+      crop_padding: random-crop padding of every sampled image (0: none).
+      flip: random horizontal flips of the sampled images.
     """
 
     init_params: Callable[[jax.Array], Params]
@@ -73,6 +78,8 @@ class RunSpec(NamedTuple):
     num_steps: int
     num_classes: int
     two_point: bool
+    crop_padding: int = 0
+    flip: bool = False
 
 
 def simulate_run(
@@ -156,9 +163,13 @@ def run_step(
     idx = jax.random.randint(
         sample_key, (spec.num_workers, spec.batch_size), 0, train_labels.shape[0]
     )
+    images = train_images[idx]
+    if spec.crop_padding or spec.flip:  # the reference's CIFAR-10 augmentation
+        images = image_ops.random_crop_flip(jax.random.fold_in(sample_key, 1), images,
+                                            spec.crop_padding, spec.flip)
     return simulation.byzantine_step(
         state,
-        train_images[idx],
+        images,
         train_labels[idx],
         agg_key,
         loss_fn=spec.loss_fn,
@@ -183,9 +194,8 @@ def plan_lanes(
     :func:`run_batch`, the training set replicated; nothing allocated."""
     runs = mesh.shape.get(RUNS_AXIS, 1)
     lanes = -(-num_lanes // runs) * runs
-    split = NamedSharding(mesh, PartitionSpec(RUNS_AXIS if RUNS_AXIS in mesh.axis_names
-                                              else None))
-    rep = NamedSharding(mesh, PartitionSpec())
+    split = runs_sharding(mesh)
+    rep = replicated(mesh)
     keys = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes))
     lrs = jax.ShapeDtypeStruct((lanes,), jnp.float32)
     state = jax.eval_shape(jax.vmap(lambda k, lr: init_run(spec, k, lr)), keys, lrs)
@@ -207,23 +217,73 @@ def plan_lanes(
 
 #: ``(image shape, training examples)`` of each dataset, for plans made without the data.
 TRAIN_SHAPES = {"digits": ((8, 8, 1), 1437), "fashion_mnist": ((28, 28, 1), 60000),
-                "mnist": ((28, 28, 1), 60000)}
+                "mnist": ((28, 28, 1), 60000), "cifar10": ((32, 32, 3), 50000)}
+
+#: The reference code's per-dataset input pipeline (``mlopt/dataset/mnist.py``,
+#: ``cifar10.py``): normalisation ``(mean, std)`` and training augmentation
+#: ``(crop padding, horizontal flip)``. MNIST's statistics are
+#: :data:`jaxlab.data.image_ops.STATS`'s.
+REFERENCE_STATS = {"cifar10": ((0.4914, 0.4822, 0.4465), (0.2023, 0.1994, 0.2010))}
+REFERENCE_AUGMENTATION = {"cifar10": (2, True)}
+
+
+def load_dataset(
+    name: str, data_dir: str | None = None, limit: int | None = None
+) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """``((train images, labels), (test images, labels))`` of ``name``, in memory.
+
+    ``"digits"`` and ``"fashion_mnist"`` come from :func:`jaxlab.data.load_images` (scaled to
+    [0, 1]); a TFDS name (``"mnist"``, ``"cifar10"``) is read with
+    :func:`jaxlab.data.streaming.open_source` and normalised as the reference code does
+    (augmentation happens per sampled minibatch, see :func:`make_run_spec`). ``limit`` keeps
+    the first records of each split (a dry run's few).
+    """
+    if name in BUILDERS:
+        return load_images(name, "train", data_dir), load_images(name, "test", data_dir)
+    ops = image_ops.eval_ops(name, stats=REFERENCE_STATS.get(name))
+    splits = []
+    for split in ("train", "test"):
+        arrays = image_ops.to_arrays(open_source(name, split, data_dir=data_dir), ops,
+                                     limit=limit)
+        splits.append((arrays["image"], arrays["label"]))
+    return splits[0], splits[1]
+
+
+def checkpoint_pieces(workdir: str, pieces: dict[str, dict[str, np.ndarray]]) -> None:
+    """Saves the finished pieces' results (``{piece: {name: array}}``, e.g. each call's
+    test accuracies and loss curves) as one orbax checkpoint under ``<workdir>/checkpoints``
+    at step ``len(pieces)``; a step already saved (a resumed run) is left as it is."""
+    checkpointer = Checkpointer(workdir)
+    try:
+        if checkpointer.latest_step() != len(pieces):
+            checkpointer.save(len(pieces), pieces)
+    finally:
+        checkpointer.close()
 
 
 def plan_spec(
     config: Any, mesh: Mesh, cells: Sequence[tuple[str, str]], num_lanes: int, num_runs: int
 ) -> PlanSpec:
     """The :class:`jaxlab.train.plan.PlanSpec` of a Byzantine experiment: one μ²-SGD step
-    (the two-point estimator, the heavier optimiser) of a call's ``num_lanes`` runs."""
-    image_shape, num_train = TRAIN_SHAPES[config.dataset]
+    (the two-point estimator, the heavier optimiser) of a call's ``num_lanes`` runs on the
+    config's largest dataset (the last of ``config.datasets``)."""
+    dataset = config.datasets[-1]
+    image_shape, num_train = TRAIN_SHAPES[dataset]
     spec = make_run_spec(optimizer="mu2sgd", cells=cells, attack_names=list(config.attacks),
-                         image_shape=image_shape, **{key: config[key] for key in SPEC_KEYS})
+                         image_shape=image_shape, **spec_kwargs(config, dataset))
     fn, args, lanes = plan_lanes(spec, mesh, num_lanes, image_shape, num_train)
     return PlanSpec(
         fn=fn, abstract_args=args, steps_per_run=config.num_steps, num_runs=num_runs,
         runs_per_call=num_lanes,
         note=f"one μ²-SGD step of {num_lanes} runs ({lanes} with padding) × {config.num_workers}"
-        f" workers, {config.model} on {config.dataset}; test evaluation and timing not planned")
+        f" workers, {config.model} on {dataset}; test evaluation and timing not planned")
+
+
+def spec_kwargs(config: Any, dataset: str) -> dict[str, Any]:
+    """The config's :data:`SPEC_KEYS` and ``dataset``'s reference augmentation
+    (:data:`REFERENCE_AUGMENTATION`), as keyword arguments of :func:`make_run_spec`."""
+    padding, flip = REFERENCE_AUGMENTATION.get(dataset, (0, False))
+    return {**{key: config[key] for key in SPEC_KEYS}, "crop_padding": padding, "flip": flip}
 
 
 OPTIMIZERS = ("momentum", "mu2sgd")
@@ -299,6 +359,8 @@ def make_run_spec(
     beta_floor: float,
     gamma_floor: float,
     num_classes: int = 10,
+    crop_padding: int = 0,
+    flip: bool = False,
 ) -> RunSpec:
     """The :class:`RunSpec` of a classifier trained by ``m`` workers, ``f`` of them Byzantine.
 
@@ -307,7 +369,8 @@ def make_run_spec(
     arguments are ignored. Every hyper-parameter is required (the experiments pass their
     config's :data:`SPEC_KEYS`). ``cells`` are the ``(base, meta)`` aggregator pairs a run can pick
     by index (see :func:`jaxlab.robust.compose.make_aggregator`); ``attack_names`` ⊆ ATTACKS
-    likewise.
+    likewise. ``crop_padding`` and ``flip`` augment every sampled minibatch
+    (:func:`jaxlab.data.image_ops.random_crop_flip`).
     """
     if model == "cnn":
         net = SmallCNN(num_classes, tuple(features), kernel_size)
@@ -339,6 +402,8 @@ def make_run_spec(
         num_steps=num_steps,
         num_classes=num_classes,
         two_point=two_point,
+        crop_padding=crop_padding,
+        flip=flip,
     )
 
 
@@ -401,22 +466,3 @@ def run_batch(
     )
     return jax.tree_util.tree_map(np.asarray, out)
 
-
-def resumable(
-    workdir: str, name: str, config: Any, compute: Callable[[], dict[str, np.ndarray]]
-) -> dict[str, np.ndarray]:
-    """``compute()`` once per ``(name, config)``: its arrays are saved to
-    ``<workdir>/runs/<name>-<config digest>.npz`` (written to a temporary file, then renamed),
-    so a killed experiment, run again, loads the batches it finished and computes the rest.
-    A file of another config (other digest) is never read.
-    """
-    digest = hashlib.sha256(config.to_json_best_effort(sort_keys=True).encode()).hexdigest()
-    path = os.path.join(workdir, "runs", f"{name}-{digest[:12]}.npz")
-    if os.path.exists(path):
-        with np.load(path) as saved:
-            return dict(saved)
-    out = compute()
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    np.savez(path + ".tmp.npz", **out)
-    os.replace(path + ".tmp.npz", path)
-    return out

@@ -15,8 +15,9 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
-from jax.sharding import Mesh, NamedSharding, PartitionSpec
+from jax.sharding import Mesh
 
+from jaxlab.train.lifecycle import runs_sharding
 from jaxlab.train.mesh import RUNS_AXIS, replicated
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -61,7 +62,7 @@ def plan_spec(config: Any, mesh: Mesh, init_fn: Callable, apply_fn: Callable,
     xs = (ints, jax.ShapeDtypeStruct((lanes, b), jnp.bool_), ints)
     labels = jax.ShapeDtypeStruct((lanes, n), jnp.int32)
     spmd = RUNS_AXIS if runs > 1 else None
-    split = NamedSharding(mesh, PartitionSpec(spmd))
+    split = runs_sharding(mesh) if spmd else replicated(mesh)
 
     def fn(carry, xs, labels, model_args, data):
         def one(c, x, y, m):

@@ -58,6 +58,7 @@ from jaxlab.curriculum.base import (
 )
 from jaxlab.train import batch_runs, make_optimizer, optimizer_step, time_interleaved
 from jaxlab.train.checkpoint import Checkpointer
+from jaxlab.train.lifecycle import atomic_write_text
 from jaxlab.train.mesh import RUNS_AXIS, mesh_from_config
 
 
@@ -649,7 +650,7 @@ def run_curbench(curricula: dict[str, cl.Curriculum], settings: Sequence[str],
             if chunk_steps is not None:
                 checkpoints = str(Path(workdir).resolve() / "checkpoints" / path.stem)
             result = trainer.run(data, list(seeds), num_epochs, workdir=checkpoints)
-            path.write_text(json.dumps(result))
+            atomic_write_text(path, json.dumps(result))
             runs[setting][method] = result
             if verbose:
                 print(f"{setting:>9} {method:>15}: test "
@@ -702,12 +703,12 @@ def run_experiment(config, make_data: Callable[[str], CurriculumData], init_fn, 
         ratios = epoch_cost_ratios(trainers, make_data("standard"), seeds=seeds,
                                    num_epochs=config.num_epochs,
                                    repeats=config.timing_repeats)
-        timing.write_text(json.dumps(ratios))
+        atomic_write_text(timing, json.dumps(ratios))
     table += "\n### epoch cost (standard setting, per seed, interleaved)\n\n"
     table += "| method | epoch time × baseline |\n|---|---|\n"
     for method, per_seed in ratios.items():
         metrics[f"meta_cost_ratio_{method}"] = per_seed
         table += f"| {method} | {', '.join(f'{r:.2f}' for r in per_seed)} |\n"
-    (Path(workdir) / "table.md").write_text(table)
+    atomic_write_text(Path(workdir) / "table.md", table)
     print(table)
     return metrics

@@ -124,20 +124,26 @@ def test_bad_inputs():
                                     gamma_floor=0.01)
 
 
-def test_resumable_computes_once_per_config(tmp_path):
-    import ml_collections
+def test_tfds_dataset_is_normalised_as_the_reference_and_augmented_per_minibatch(tmp_path):
+    from jaxlab.data.streaming import mock_datasets
 
-    calls = []
-
-    def compute():
-        calls.append(1)
-        return {"accuracy": np.arange(3.0) + len(calls)}
-
-    config = ml_collections.ConfigDict({"seed": 0})
-    first = byzantine.resumable(str(tmp_path), "cell", config, compute)
-    again = byzantine.resumable(str(tmp_path), "cell", config, compute)  # a rerun: loaded
-    np.testing.assert_array_equal(again["accuracy"], first["accuracy"])
-    assert len(calls) == 1
-    other = byzantine.resumable(str(tmp_path), "cell", ml_collections.ConfigDict({"seed": 1}),
-                                compute)  # another config never reads the first file
-    assert len(calls) == 2 and other["accuracy"][0] == 2.0
+    with mock_datasets(12):
+        (x, y), (xt, yt) = byzantine.load_dataset("cifar10")
+    assert x.shape == (12, 32, 32, 3) and xt.shape == (12, 32, 32, 3) and y.dtype == np.int32
+    lo = (0 - np.array(byzantine.REFERENCE_STATS["cifar10"][0])) / np.array(
+        byzantine.REFERENCE_STATS["cifar10"][1])
+    assert np.all(x >= lo.astype(np.float32) - 1e-5)
+    spec = byzantine.make_run_spec(
+        optimizer="momentum", cells=[("cwtm", "ctma")], attack_names=["none"],
+        image_shape=(32, 32, 3), **{**dict(model="cnn", hidden=(8,), num_workers=5,
+                                           num_byzantine=1, batch_size=2, num_steps=2,
+                                           features=(4,), kernel_size=3, ipm_epsilon=0.5,
+                                           clip_norm=2.0, momentum_beta=0.9, beta_floor=0.01,
+                                           gamma_floor=0.01),
+                                    "crop_padding": 2, "flip": True})
+    out = byzantine.run_batch(spec, [0], 0, [0], [0.1], (x, y % 10), (xt, yt % 10))
+    assert out["loss"].shape == (1, 2) and np.isfinite(out["loss"]).all()
+    pieces = {"momentum-cwtm+ctma": out}
+    byzantine.checkpoint_pieces(str(tmp_path), pieces)
+    byzantine.checkpoint_pieces(str(tmp_path), pieces)  # a resumed run: already saved
+    assert any((tmp_path / "checkpoints").iterdir())

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import time
 
@@ -13,9 +12,8 @@ import numpy as np
 import tqdm
 from matplotlib.figure import Figure
 
-from jaxlab.data.images import load_images
 from jaxlab.robust.compose import make_aggregator
-from jaxlab.train import log_history, mesh_from_config
+from jaxlab.train import atomic_write_json, log_history, mesh_from_config, resumable
 from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.timing import time_call
 
@@ -57,10 +55,38 @@ def _plot(acc: dict[str, np.ndarray], cells, attacks, path: str) -> None:
 
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
+    """The grid on each of ``config.datasets``; the first dataset's results keep plain keys
+    (the claims read them), a later dataset's are prefixed ``"<dataset>/"``."""
     os.makedirs(workdir, exist_ok=True)
-    data_dir = config.data_dir or None
-    train = load_images(config.dataset, "train", data_dir)
-    test = load_images(config.dataset, "test", data_dir)
+    mesh = mesh_from_config(config, RUNS_AXIS)
+    results: dict[str, float | list[float]] = {}
+    curves: dict[str, np.ndarray] = {}
+    pieces: dict[str, dict[str, np.ndarray]] = {}
+    final_loss: dict[str, list] = {}
+    for i, dataset in enumerate(config.datasets):
+        prefix = "" if i == 0 else f"{dataset}/"
+        out, loss = _grid(config, workdir, dataset, "" if i == 0 else f"{dataset}-", mesh,
+                          curves, pieces)
+        results.update({prefix + k: v for k, v in out.items()})
+        final_loss.update({prefix + k: v.tolist() for k, v in loss.items()})
+    log_history(workdir, curves, step_axis=1, every=10)
+    byzantine.checkpoint_pieces(workdir, pieces)
+    atomic_write_json(os.path.join(workdir, "byzantine_grid.json"), {
+        "time": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "config": config.to_dict(),
+        "results": results,
+        "final_train_loss": final_loss,
+    })
+    return results
+
+
+def _grid(config: ml_collections.ConfigDict, workdir: str, dataset: str, tag: str, mesh,
+          curves: dict, pieces: dict) -> tuple[dict, dict[str, np.ndarray]]:
+    """Every (cell, attack, seed) lane on ``dataset``: ``(results, final train losses)``.
+
+    Adds each call's loss curves to ``curves`` and its outputs to ``pieces`` (keys prefixed
+    by ``tag``)."""
+    train, test = byzantine.load_dataset(dataset, config.data_dir or None)
     cells = _parse_cells(config.cells)
     cell_names = list(config.cells)
     attacks = list(config.attacks)
@@ -73,21 +99,19 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     # over the mesh's runs axis. A finished call is kept in the workdir (a killed run,
     # started again, redoes only the calls it had not finished).
     lanes = [(a, s) for a in range(len(attacks)) for s in seeds]
-    mesh = mesh_from_config(config, RUNS_AXIS)
     acc: dict[str, np.ndarray] = {}
     loss: dict[str, np.ndarray] = {}
-    curves: dict[str, np.ndarray] = {}  # honest train loss, [lanes, steps] per (opt, cell)
     spec = None
-    for opt in tqdm.tqdm(config.optimizers, desc="byzantine_grid optimisers"):
+    for opt in tqdm.tqdm(config.optimizers, desc=f"byzantine_grid {dataset} optimisers"):
         spec = byzantine.make_run_spec(
             optimizer=opt,
             cells=cells,
             attack_names=attacks,
             image_shape=train[0].shape[1:],
-            **{key: config[key] for key in byzantine.SPEC_KEYS},
+            **byzantine.spec_kwargs(config, dataset),
         )
         outs = [
-            byzantine.resumable(workdir, f"{opt}-{cell_names[c]}", config, lambda c=c, spec=spec: (
+            resumable(workdir, f"{tag}{opt}-{cell_names[c]}", config, lambda c=c, spec=spec: (
                 byzantine.run_batch(
                     spec,
                     seeds=[s for _, s in lanes],
@@ -100,14 +124,13 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
                 )))
             for c in range(len(cells))
         ]
-        curves.update({f"loss/{opt}/{cell}": o["loss"]
+        pieces.update({f"{tag}{opt}-{cell}": o for cell, o in zip(cell_names, outs, strict=True)})
+        curves.update({f"{tag.replace('-', '/')}loss/{opt}/{cell}": o["loss"]
                        for cell, o in zip(cell_names, outs, strict=True)})
         accuracy = np.stack([o["accuracy"] for o in outs])
         acc[opt] = 100.0 * accuracy.reshape(len(cells), len(attacks), num_seeds)
         final = np.stack([o["loss"][:, -10:].mean(axis=1) for o in outs])
         loss[opt] = final.reshape(len(cells), len(attacks), -1)
-
-    log_history(workdir, curves, step_axis=1, every=10)
 
     # ------------------------------------------------------------------ timing
     dim = _model_dim(spec)
@@ -161,23 +184,15 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         results["acc_best_other_combination"] = np.max(others, axis=0).tolist()
 
     # ------------------------------------------------------------------ artefacts
-    _plot(acc, cell_names, attacks, os.path.join(workdir, "byzantine_grid_accuracy.png"))
-    with open(os.path.join(workdir, "byzantine_grid.json"), "w") as fh:
-        json.dump(
-            {
-                "time": time.strftime("%Y-%m-%dT%H:%M:%S"),
-                "config": config.to_dict(),
-                "results": results,
-                "final_train_loss": {k: v.tolist() for k, v in loss.items()},
-            },
-            fh,
-            indent=1,
-        )
-    return results
+    _plot(acc, cell_names, attacks,
+          os.path.join(workdir, f"byzantine_grid_accuracy{'_' + dataset if tag else ''}.png"))
+    return results, loss
 
 
 def plan_program(config: ml_collections.ConfigDict, mesh) -> byzantine.PlanSpec:
-    """For ``jaxlab plan``: one step of a cell's call (attacks × seeds runs)."""
+    """For ``jaxlab plan``: one step of a cell's call (attacks × seeds runs), on the last
+    (largest) dataset; every dataset's grid counted at it."""
     lanes = len(config.attacks) * config.num_seeds
     return byzantine.plan_spec(config, mesh, _parse_cells(config.cells), lanes,
-                               lanes * len(config.cells) * len(config.optimizers))
+                               lanes * len(config.cells) * len(config.optimizers)
+                               * len(config.datasets))

@@ -14,6 +14,11 @@ the paper.
 
 Command: ``jaxlab run curbench_text --preset quick`` (quick: about 2 min on 2 idle CPU
 cores — 800 training windows, 10 epochs, 5 seeds, 12 methods × 2 settings; smoke: ≤ 15 s).
+``--preset paper`` runs CurBench's GLUE setting on SST-2 (TFDS ``glue/sst2``; 60,000
+training / 2,000 validation / 5,000 teacher sentences, GLUE's validation split as the test
+set, 30 epochs, 5 seeds) with the same n-gram classifier on the sentences' first 128 UTF-8
+bytes (no pretrained tokenizer offline); ``--preset paper --dry-run`` checks it on mock
+data.
 Paper's numbers (Table 3, LSTM on SST-2, best of the curricula): standard 81.67 → 82.87,
 noise-0.4 64.36 → 78.58; BERT: 92.66 → 92.82 and 87.22 → 91.25. Meta-gradient methods:
 4–7× the cost of the cheapest curricula (Table 8a).
@@ -44,7 +49,8 @@ inside a run every that many steps, resumed mid-epoch.
 
 import ml_collections
 
-from jaxlab.report import base_config
+from jaxlab.report import PaperSetting, base_config
+from jaxlab.report.configs import DRY_RUN_STEPS
 
 from .. import REFERENCE_SCHEDULES
 
@@ -52,6 +58,26 @@ from .. import REFERENCE_SCHEDULES
 METHODS = ("baseline", "spl", "ttcl", "mcl", "dihcl", "adaptive_cl", "screener_net", "lre",
            "mw_net", "dcl", "dds", "superloss")
 META_METHODS = ("lre", "mw_net", "dds")
+
+PAPER_SETTING = PaperSetting(
+    datasets=("glue",),
+    splits="eight GLUE tasks (CoLA, SST-2, MRPC, QQP, MNLI, QNLI, RTE, WNLI): the training "
+    "split for training, the validation split for testing",
+    model="LSTM, BERT-base, GPT-2 (pretrained tokenizers; max length 128)",
+    steps="not retrieved for text (vision: 200 epochs)",
+    batch="50",
+    seeds=5,
+    evaluation="test accuracy (CoLA: Matthews correlation) of the best-validation epoch; "
+    "standard and noise-0.4 settings",
+    hardware="NVIDIA GPUs",
+    source="CurBench paper §4 and Table 3; github.com/THUMNLab/CurBench "
+    "curbench/datasets/text/glue.py",
+    difference="the paper preset runs SST-2 (TFDS glue/sst2; another task by --config.task) "
+    "with a fastText-style classifier of hashed UTF-8 byte n-grams (the 128 first bytes): "
+    "no pretrained BERT / GPT-2 tokenizer or weights offline, no LSTM; accuracy for every "
+    "task; 30 epochs",
+    steps_key="num_epochs",
+)
 
 
 def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
@@ -64,6 +90,9 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.settings = ("standard", "noise")
     c.noise_rate = 0.4
     c.plays = ("hamlet", "romeo_and_juliet", "julius_caesar", "tempest")
+    # A GLUE task read from TFDS glue/<task> (paper), or "" for the Shakespeare windows.
+    c.task = ""
+    c.datasets = ("shakespeare",)
     c.seq_len = 96
     # windows per class (balanced): training, validation, test, the teacher's clean split
     c.num_train, c.num_val, c.num_test, c.num_teacher = 200, 100, 200, 150
@@ -95,6 +124,27 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     elif preset == "paper":
         c.chunk_steps = 50
         c.num_seeds = 5
-        c.num_train, c.num_val, c.num_test, c.num_teacher = 400, 100, 200, 100
+        c.task = "sst2"
+        c.datasets = ("glue",)
+        c.seq_len = 128  # CurBench's max_length, in bytes here
+        # SST-2's 67,349 training sentences: train / validation / the teacher's clean split;
+        # the test set is GLUE's validation split (872), whole (num_test 0).
+        c.num_train, c.num_val, c.num_test, c.num_teacher = 60000, 2000, 0, 5000
         c.num_epochs = 30
+    return c
+
+
+def dry_run(c: ml_collections.ConfigDict, devices: int) -> ml_collections.ConfigDict:
+    """The paper program at its model shapes on mock data: one epoch of 2 steps of 8 rows
+    (one seed), a checkpoint after each step, one evaluation batch, the baseline, SPL and
+    LRE (and its cost timing) in both settings."""
+    del devices
+    c.batch_size = 8
+    c.num_train = DRY_RUN_STEPS * c.batch_size
+    c.num_val = c.num_test = c.num_teacher = c.eval_batch_size = 8
+    c.num_epochs = 1
+    c.chunk_steps = 1
+    c.methods = ("baseline", "spl", "lre")
+    c.meta_methods = ("lre",)
+    c.timing_repeats = 1
     return c

@@ -1,4 +1,5 @@
-"""CurBench text: which Shakespeare play a window of speech comes from, every text curriculum.
+"""CurBench text: every text curriculum on a GLUE task read from TFDS (paper), or on which
+Shakespeare play a window of speech comes from (quick, smoke).
 
 The runs go through the paper's trainer (``experiments/curbench/trainer.py``: one trainer per
 curriculum, resumable per run under ``<workdir>/runs``).
@@ -14,6 +15,7 @@ import jax.numpy as jnp
 import ml_collections
 import numpy as np
 
+from jaxlab.data.streaming import open_source
 from jaxlab.data.text import char_vocabulary, encode, load_plays
 from jaxlab.train.plan import PlanSpec
 
@@ -64,6 +66,63 @@ def load_windows(config) -> dict[str, np.ndarray]:
     return out
 
 
+#: GLUE's classification tasks: the text features of an example (CurBench's
+#: ``task_text_field_map``, the TFDS ``glue/<task>`` feature names) and the classes.
+GLUE_TASKS = {
+    "cola": (("sentence",), 2), "sst2": (("sentence",), 2),
+    "mrpc": (("sentence1", "sentence2"), 2), "qqp": (("question1", "question2"), 2),
+    "mnli": (("premise", "hypothesis"), 3), "qnli": (("question", "sentence"), 2),
+    "rte": (("sentence1", "sentence2"), 2), "wnli": (("sentence1", "sentence2"), 2),
+}
+
+
+def _utf8(value) -> bytes:
+    return value if isinstance(value, bytes) else str(value).encode()
+
+
+def load_glue(config) -> dict[str, np.ndarray]:
+    """TFDS ``glue/<config.task>`` as byte windows ``[n, seq_len]`` (the UTF-8 bytes of the
+    example's text fields joined by a 0x1f separator, shifted by one so 0 pads) and labels:
+    ``num_train`` / ``num_val`` / ``num_teacher`` disjoint examples of the training split (a
+    fixed permutation), and the validation split as the test set (GLUE's test labels are
+    hidden), as in CurBench."""
+    # TFDS's catalog does not register GLUE by itself here (its text package does not import
+    # without TensorFlow); importing the builder's module does.
+    import tensorflow_datasets.text.glue  # noqa: F401
+
+    fields, _ = GLUE_TASKS[config.task]
+    name = f"glue/{config.task}"
+
+    def windows(source, ids) -> tuple[np.ndarray, np.ndarray]:
+        x = np.zeros((len(ids), config.seq_len), np.int32)
+        y = np.zeros(len(ids), np.int32)
+        for row, i in enumerate(ids):
+            example = source[int(i)]
+            text = b"\x1f".join(_utf8(example[f]) for f in fields)[: config.seq_len]
+            x[row, : len(text)] = np.frombuffer(text, np.uint8).astype(np.int32) + 1
+            y[row] = int(example["label"])
+        return x, y
+
+    train = open_source(name, "train", data_dir=config.data_dir or None)
+    test = open_source(name, "validation", data_dir=config.data_dir or None)
+    order = np.random.default_rng(2024).permutation(len(train))
+    sizes = (config.num_train, config.num_val, config.num_teacher)
+    if sum(sizes) > len(order):
+        raise ValueError(f"{name} has {len(order)} training examples, need {sum(sizes)}")
+    out = {"vocab_size": np.int32(257)}
+    start = 0
+    for key, size in zip(("train", "val", "teacher"), sizes, strict=True):
+        out[f"{key}_x"], out[f"{key}_y"] = windows(train, order[start:start + size])
+        start += size
+    n_test = len(test) if not config.num_test else min(config.num_test, len(test))
+    out["test_x"], out["test_y"] = windows(test, np.arange(n_test))
+    return out
+
+
+def _num_classes(config) -> int:
+    return GLUE_TASKS[config.task][1] if config.task else len(config.plays)
+
+
 def char_ngrams(windows: np.ndarray, orders: tuple[int, ...], buckets: int) -> np.ndarray:
     """Hashed character n-grams of every window: ``[n, L] -> [n, Σ_k (L − k + 1)]`` bucket
     ids (a polynomial hash of each n-gram's character ids, modulo ``buckets``)."""
@@ -94,7 +153,7 @@ class NgramBag(nn.Module):
 
 def _model(config, num_ngrams: int) -> tuple:
     """``(init_fn, apply_fn)`` of the n-gram bag on windows of ``num_ngrams`` bucket ids."""
-    model = NgramBag(config.buckets, len(config.plays), config.embed_dim)
+    model = NgramBag(config.buckets, _num_classes(config), config.embed_dim)
 
     def init_fn(key):
         return model.init(key, jnp.zeros((1, num_ngrams), jnp.int32))["params"]
@@ -108,11 +167,11 @@ def _model(config, num_ngrams: int) -> tuple:
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     seeds = list(range(config.seed, config.seed + config.num_seeds))
-    w = load_windows(config)
+    w = load_glue(config) if config.task else load_windows(config)
     for split in ("train", "val", "test", "teacher"):
         w[f"{split}_x"] = char_ngrams(w[f"{split}_x"], tuple(config.ngram_orders),
                                       config.buckets)
-    num_classes = len(config.plays)
+    num_classes = _num_classes(config)
     init_fn, apply_fn = _model(config, w["train_x"].shape[1])
 
     clean = CurriculumData(w["train_x"], w["train_y"], w["val_x"], w["val_y"], w["test_x"],
@@ -136,6 +195,7 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     ``runs`` (``experiments/curbench/plan.py``)."""
     num_ngrams = sum(config.seq_len - k + 1 for k in config.ngram_orders)
     init_fn, apply_fn = _model(config, num_ngrams)
-    rows = config.num_train * len(config.plays)  # num_train windows per play
+    # num_train windows per play, or num_train GLUE examples
+    rows = config.num_train * (1 if config.task else len(config.plays))
     windows = jax.ShapeDtypeStruct((rows, num_ngrams), jnp.int32)
-    return plan_spec(config, mesh, init_fn, apply_fn, windows, len(config.plays))
+    return plan_spec(config, mesh, init_fn, apply_fn, windows, _num_classes(config))

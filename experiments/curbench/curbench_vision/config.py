@@ -12,8 +12,13 @@ CPU on the shared 2-core machine under load — 640 training images at 14×14, 5
 XLA compiles). Paper's numbers (ResNet-18 on CIFAR-10, Table 3, best of 15 curricula):
 standard 92.33 → 92.88, noise-0.4 82.75 → 86.92, imbalance-50 75.49 → 76.43 (LeNet: 69.95 →
 70.43, 65.02 → 65.93, 44.93 → 45.28); meta-gradient methods 4–7× the cost (Table 8a). The
-``paper`` preset is the issue's credible reproduction (10k images at 28×28, 30 epochs,
-5 seeds, checkpoints every 50 steps); CIFAR-10 itself needs the user's data and is not wired.
+``paper`` preset is CurBench's CIFAR-10 LeNet setting: TFDS ``cifar10`` normalised with
+CurBench's statistics, 40,000 training / 5,000 validation images from the training split
+(5,000 more for the teacher of TTCL, C2F and Adaptive CL), the 10,000 test images, Adam at
+a constant 1e-4, batch 50, 200 epochs, 5 seeds, the 15 curricula and the baseline in the
+three settings, checkpoints every 50 steps (``jaxlab run curbench_vision --preset paper``;
+``--dry-run`` checks it on mock data; ``--config.dataset=cifar100 --config.datasets=
+"('cifar100',)"`` runs CIFAR-100).
 
 Seeds and power (before the run; two-sided paired t-tests by seed, one-sided for the cost
 bound, α = 0.05, ``jaxlab.report.power``). Pilot: the committed quick result, 3 seeds.
@@ -43,7 +48,8 @@ inside a run every that many steps, resumed mid-epoch.
 
 import ml_collections
 
-from jaxlab.report import base_config
+from jaxlab.report import PaperSetting, base_config
+from jaxlab.report.configs import DRY_RUN_STEPS
 
 from .. import REFERENCE_SCHEDULES
 
@@ -51,6 +57,25 @@ from .. import REFERENCE_SCHEDULES
 METHODS = ("baseline", "spl", "ttcl", "mcl", "lgl", "c2f", "dihcl", "adaptive_cl",
            "efficient_train", "cbs", "screener_net", "lre", "mw_net", "dcl", "dds", "superloss")
 META_METHODS = ("lre", "mw_net", "dds")
+
+PAPER_SETTING = PaperSetting(
+    datasets=("cifar10", "cifar100", "tiny_imagenet"),
+    splits="training split 9:1 into train / validation, the test split for testing",
+    model="LeNet, ResNet-18, ViT",
+    steps="200 epochs",
+    batch="50",
+    seeds=5,
+    evaluation="test accuracy of the best-validation epoch; standard, noise-0.4 and "
+    "imbalance-50 settings; training time and peak memory",
+    hardware="NVIDIA GPUs (Table 8: one run per GPU)",
+    source="CurBench paper §4 and Table 3; github.com/THUMNLab/CurBench "
+    "curbench/datasets/vision/cifar10.py (valid_ratio 0.1, RandomCrop(32, 4), flip)",
+    difference="the paper preset runs CIFAR-10 with the LeNet (CIFAR-100 by override; "
+    "Tiny-ImageNet is not a TFDS dataset; ResNet-18 and ViT are not wired); 40,000 / 5,000 "
+    "train / validation images and 5,000 for the teacher instead of 45,000 / 5,000; no "
+    "random-crop / flip augmentation (the trainer holds fixed arrays)",
+    steps_key="num_epochs",
+)
 
 
 def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
@@ -67,7 +92,10 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.num_val = 500
     c.num_test = 1000
     c.num_teacher = 1000  # the teacher (TTCL, C2F, Adaptive CL): a LeNet on a clean split
+    c.dataset = "fashion_mnist"  # or a TFDS name: "cifar10", "cifar100"
+    c.datasets = ("fashion_mnist",)
     c.image_size = 14  # 28: full resolution; 14: 2×2 average-pooled
+    c.channels = 1
     c.num_epochs = 5
     c.batch_size = 50
     # The reference's optimiser; its learning rate is also the meta look-ahead step.
@@ -94,7 +122,27 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     elif preset == "paper":
         c.chunk_steps = 50
         c.num_seeds = 5
-        c.num_train, c.num_val, c.num_test, c.num_teacher = 10000, 2000, 10000, 5000
-        c.image_size = 28
-        c.num_epochs = 30
+        c.dataset = "cifar10"
+        c.datasets = ("cifar10",)
+        c.num_train, c.num_val, c.num_test, c.num_teacher = 40000, 5000, 10000, 5000
+        c.image_size = 32
+        c.channels = 3
+        c.num_epochs = 200
+        c.optimizer.learning_rate = 1e-4  # CurBench: Adam, constant 1e-4
+    return c
+
+
+def dry_run(c: ml_collections.ConfigDict, devices: int) -> ml_collections.ConfigDict:
+    """The paper program at its model shapes on mock data: one epoch of 2 steps of 8 rows
+    (one seed), a checkpoint after each step, one evaluation batch, the baseline, SPL and
+    LRE (and its cost timing) in the three settings."""
+    del devices
+    c.batch_size = 8
+    c.num_train = DRY_RUN_STEPS * c.batch_size
+    c.num_val = c.num_test = c.num_teacher = c.eval_batch_size = 8
+    c.num_epochs = 1
+    c.chunk_steps = 1
+    c.methods = ("baseline", "spl", "lre")
+    c.meta_methods = ("lre",)
+    c.timing_repeats = 1
     return c

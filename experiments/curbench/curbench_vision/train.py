@@ -12,7 +12,8 @@ import jax.numpy as jnp
 import ml_collections
 import numpy as np
 
-from jaxlab.data import load_images
+from jaxlab.data import image_ops, load_images
+from jaxlab.data.streaming import open_source
 from jaxlab.nn.lenet import LeNet
 from jaxlab.train.plan import PlanSpec
 
@@ -34,10 +35,23 @@ def _pool(images: np.ndarray, size: int) -> np.ndarray:
     return images.reshape(-1, size, f, size, f, images.shape[-1]).mean(axis=(2, 4))
 
 
+def _read(config) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(train images, labels, test images, labels)`` of ``config.dataset``: Fashion-MNIST
+    in [0, 1] (:func:`jaxlab.data.load_images`), or a TFDS set (``cifar10``, ``cifar100``)
+    normalised with its :data:`jaxlab.data.image_ops.STATS` (CurBench's statistics)."""
+    data_dir = config.data_dir or None
+    if config.dataset == "fashion_mnist":
+        return (*load_images("fashion_mnist", "train", data_dir),
+                *load_images("fashion_mnist", "test", data_dir))
+    ops = image_ops.eval_ops(config.dataset)
+    train, test = (image_ops.to_arrays(open_source(config.dataset, split, data_dir=data_dir), ops)
+                   for split in ("train", "test"))
+    return train["image"], train["label"], test["image"], test["label"]
+
+
 def load_splits(config) -> dict[str, np.ndarray]:
-    """Fixed subsets of Fashion-MNIST: train/val from the train split, test from test."""
-    x, y = load_images("fashion_mnist", "train", config.data_dir or None)
-    xt, yt = load_images("fashion_mnist", "test", config.data_dir or None)
+    """Fixed subsets of ``config.dataset``: train/val from the train split, test from test."""
+    x, y, xt, yt = _read(config)
     order = np.random.default_rng(2024).permutation(len(x))
     tr, va = order[: config.num_train], order[config.num_train: config.num_train + config.num_val]
     # The teacher of TTCL, C2F and Adaptive CL learns on a disjoint clean split.
@@ -92,7 +106,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
 def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     """For ``jaxlab plan``: one meta-gradient training step of every seed, split over
     ``runs`` (``experiments/curbench/plan.py``)."""
-    shape = (config.image_size, config.image_size, 1)
+    shape = (config.image_size, config.image_size, config.channels)
     init_fn, apply_fn = _model(shape)
     images = jax.ShapeDtypeStruct((config.num_train, *shape), jnp.float32)
     return plan_spec(config, mesh, init_fn, apply_fn, images, NUM_CLASSES)

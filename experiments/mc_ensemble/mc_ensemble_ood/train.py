@@ -1,4 +1,7 @@
-"""MC Ensemble vs naive Deep Ensemble vs a wider single model, OOD detection on digits.
+"""MC Ensemble vs naive Deep Ensemble vs a wider single model, OOD detection.
+
+Digits 0..4 against digits 5..9 and Fashion-MNIST + noise (quick, smoke), or CIFAR-10
+against CIFAR-100 (near) and SVHN (far), read from TFDS (paper).
 
 Every member is the same MLP encoder (features = its last hidden layer) with a linear CE head
 and a contrastive projection head. Per seed: 3 naive members (CE) and 3 MC members (CE,
@@ -19,10 +22,10 @@ import jax.numpy as jnp
 import ml_collections
 import numpy as np
 import optax
-from jax.sharding import NamedSharding, PartitionSpec
 from sklearn.datasets import load_digits
 
-from jaxlab.data import load_images
+from jaxlab.data import image_ops, load_images
+from jaxlab.data.streaming import open_source
 from jaxlab.nn.contrastive import simclr_loss, supcon_loss
 from jaxlab.ood import (
     affine_coupling_r2,
@@ -40,17 +43,25 @@ from jaxlab.train import (
     make_optimizer,
     mesh_from_config,
     optimizer_step,
+    runs_sharding,
     scan_run,
     segmented_scan_run,
 )
-from jaxlab.train.mesh import RUNS_AXIS
+from jaxlab.train.mesh import RUNS_AXIS, replicated
 from jaxlab.train.plan import PlanSpec, abstract
 
 CE, SUPCON, SIMCLR = 0, 1, 2
+#: Training images of each TFDS ID set (for plans made without the data).
+ID_TRAIN_SIZES = {"cifar10": 50000, "cifar100": 50000}
 NAIVE_TASKS, MC_TASKS = (CE, CE, CE), (CE, SUPCON, SIMCLR)
 
 
 def _data(config):
+    """ID train / val / test, near- and far-OOD inputs as flat ``[n, d]`` pixels in [0, 1]:
+    digits 0..4 vs 5..9 and Fashion-MNIST + noise (quick, smoke), or TFDS CIFAR-10 vs
+    ``config.near_sets`` and ``config.far_sets`` (:func:`_tfds_data`)."""
+    if config.id_set != "digits":
+        return _tfds_data(config)
     x, y = load_digits(return_X_y=True)
     x, y = (x / 16.0).astype(np.float32), y.astype(np.int32)
     rng = np.random.default_rng(config.data_seed)
@@ -71,8 +82,35 @@ def _data(config):
     }
 
 
-def _init_member(key, widths, num_classes, proj_dim):
-    sizes = (64, *widths)
+def _tfds_data(config):
+    """``config.id_set``'s training split (cut by ``split_fractions[0]`` into train and val
+    after a ``data_seed`` permutation) and test split; each OOD set's test split, resized
+    to the ID image size (:class:`jaxlab.data.image_ops.Resize`), the first ``num_far``
+    images of each. Pixels in [0, 1] (the augmentation clips there), flattened."""
+    shape = tuple(config.image_shape)
+    unit = ((0.0,) * shape[-1], (1.0,) * shape[-1])  # decode only: pixels in [0, 1]
+
+    def read(name, split, limit=None, label=True):
+        ops = image_ops.eval_ops(name, size=shape[0], channels=shape[-1], stats=unit,
+                                 label_key="label" if label else None)
+        arrays = image_ops.to_arrays(open_source(name, split, data_dir=config.data_dir or None),
+                                     ops, limit=limit)
+        flat = arrays["image"].reshape(len(arrays["image"]), -1)
+        return flat, arrays.get("label")
+
+    x, y = read(config.id_set, "train")
+    rng = np.random.default_rng(config.data_seed)
+    ind = rng.permutation(len(x))
+    train, val = np.split(ind, [int(config.split_fractions[0] * len(x))])
+    x_test, y_test = read(config.id_set, "test")
+    near = np.concatenate([read(n, "test", config.num_far, False)[0] for n in config.near_sets])
+    far = np.concatenate([read(n, "test", config.num_far, False)[0] for n in config.far_sets])
+    return {"train": (x[train], y[train]), "val": x[val], "test": x_test, "near": near,
+            "test_labels": y_test, "far": far}
+
+
+def _init_member(key, widths, num_classes, proj_dim, in_dim=64):
+    sizes = (in_dim, *widths)
     keys = jax.random.split(key, len(sizes) + 2)
 
     def dense(k, n_in, n_out):
@@ -92,10 +130,12 @@ def _features(encoder, x):
     return h
 
 
-def _augment(key, x, noise_std, max_shift):
+def _augment(key, x, noise_std, max_shift, shape=(8, 8)):
+    """Random cyclic shifts by up to ``max_shift`` pixels and Gaussian pixel noise, clipped
+    to [0, 1], of flat images of ``shape``."""
     k_shift, k_noise = jax.random.split(key)
     shifts = jax.random.randint(k_shift, (x.shape[0], 2), -max_shift, max_shift + 1)
-    imgs = x.reshape(-1, 8, 8)
+    imgs = x.reshape(-1, *shape)
     imgs = jax.vmap(lambda im, s: jnp.roll(im, s, axis=(0, 1)))(imgs, shifts)
     imgs = imgs + noise_std * jax.random.normal(k_noise, imgs.shape)
     return jnp.clip(imgs, 0.0, 1.0).reshape(x.shape)
@@ -104,7 +144,8 @@ def _augment(key, x, noise_std, max_shift):
 def _member_init(key, task, config):
     """A member's training carry: ``((params, optimiser state), run key, task)``."""
     k_init, k_run = jax.random.split(key)
-    params = _init_member(k_init, tuple(config.hidden), config.num_classes, config.proj_dim)
+    params = _init_member(k_init, tuple(config.hidden), config.num_classes, config.proj_dim,
+                          int(np.prod(config.image_shape)))
     return (params, make_optimizer(config.optimizer).init(params)), k_run, task
 
 
@@ -117,8 +158,9 @@ def _member_step(x, y, config):
     def loss_fn(params, batch):
         xb, yb, key, task = batch
         k1, k2 = jax.random.split(key)
-        v1 = _augment(k1, xb, config.noise_std, config.max_shift)
-        v2 = _augment(k2, xb, config.noise_std, config.max_shift)
+        shape = tuple(config.image_shape)
+        v1 = _augment(k1, xb, config.noise_std, config.max_shift, shape)
+        v2 = _augment(k2, xb, config.noise_std, config.max_shift, shape)
         f1, f2 = _features(params["encoder"], v1), _features(params["encoder"], v2)
         w, b = params["head"]
         ce = optax.softmax_cross_entropy_with_integer_labels(f1 @ w + b[None], yb).mean()
@@ -268,6 +310,9 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
 
     inputs = {s: jnp.asarray(data[s][0] if s == "train" else data[s])
               for s in ("train", "val", "test", "near", "far")}
+    if config.knn_bank:  # the KNN bank (and the barrier's loss): the first training rows
+        inputs["train"] = inputs["train"][: config.knn_bank]
+        x_tr, y_tr = x_tr[: config.knn_bank], y_tr[: config.knn_bank]
     evaluate = jax.jit(_evaluate, static_argnums=(5, 6))
     metrics, test_feats = evaluate(members, probes, wide, inputs,
                                    jnp.asarray(data["test_labels"]), config.knn_k, m)
@@ -317,14 +362,15 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     members = config.num_seeds * len(NAIVE_TASKS + MC_TASKS)
     runs = mesh.shape.get(RUNS_AXIS, 1)
     lanes = -(-members // runs) * runs
-    split = NamedSharding(mesh, PartitionSpec(RUNS_AXIS if RUNS_AXIS in mesh.axis_names
-                                              else None))
-    rep = NamedSharding(mesh, PartitionSpec())
-    n_id = int(np.sum(load_digits().target < config.num_classes))
+    split = runs_sharding(mesh)
+    rep = replicated(mesh)
+    n_id = (int(np.sum(load_digits().target < config.num_classes)) if config.id_set == "digits"
+            else ID_TRAIN_SIZES[config.id_set])
     n_train = int(config.split_fractions[0] * n_id)
+    dim = int(np.prod(config.image_shape))
     keys = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes))
     args = (abstract(keys, split), jax.ShapeDtypeStruct((lanes,), jnp.int32, sharding=split),
-            jax.ShapeDtypeStruct((n_train, 64), jnp.float32, sharding=rep),
+            jax.ShapeDtypeStruct((n_train, dim), jnp.float32, sharding=rep),
             jax.ShapeDtypeStruct((n_train,), jnp.int32, sharding=rep))
     train = jax.vmap(lambda k, t, x, y: _train_member(k, t, x, y, config),
                      in_axes=(0, 0, None, None))

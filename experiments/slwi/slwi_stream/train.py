@@ -1,8 +1,10 @@
-"""Online test-time adaptation along a long corrupted Fashion-MNIST stream.
+"""Online test-time adaptation along a long corrupted stream.
 
 A small CNN with LayerNorm is trained on clean images; the test stream is a sequence of
-segments, each one corruption (noise, blur, contrast, pixel dropout, shift) at a random
-severity, repeated over several passes in a new random order. Arms: the source model,
+segments, each one corruption, repeated over several passes in a new random order: on
+Fashion-MNIST the synthetic corruptions (noise, blur, contrast, pixel dropout, shift) at a
+random severity (quick, smoke), on CIFAR-10 the 15 CIFAR-10-C corruptions at one severity,
+read from TFDS (paper). Arms: the source model,
 TENT on the LayerNorm affine parameters, TENT + SLWI, and TENT + plain mean reversion. Each
 arm is one ``lax.scan`` over the stream of a step ``vmap``ped over stream seeds, run in
 ``config.segments`` pieces checkpointed under the workdir (``segmented_scan_run``).
@@ -19,19 +21,20 @@ import jax.numpy as jnp
 import ml_collections
 import numpy as np
 import optax
-from jax.sharding import NamedSharding, PartitionSpec
 
-from jaxlab.data import load_images
+from jaxlab.data import image_ops, load_images
+from jaxlab.data.streaming import open_source
 from jaxlab.train import (
     Checkpointer,
     batch_runs,
     make_optimizer,
     mesh_from_config,
     optimizer_step,
+    runs_sharding,
     scan_run,
     segmented_scan_run,
 )
-from jaxlab.train.mesh import RUNS_AXIS
+from jaxlab.train.mesh import RUNS_AXIS, replicated
 from jaxlab.train.plan import PlanSpec, abstract
 from jaxlab.train.timing import ratios, time_interleaved
 from jaxlab.tta import mean_reversion, slwi_init, slwi_update, tent, tent_step
@@ -51,13 +54,38 @@ class Net(nn.Module):
 
 
 def _load(config):
-    """Fashion-MNIST's train and test splits, mean-pooled to ``image_size``."""
+    """Fashion-MNIST's train and test splits, mean-pooled to ``image_size`` (synthetic
+    stream), or CIFAR-10's and its corrupted test sets (``config.stream ==
+    "cifar10_corrupted"``, :func:`_load_cifar10_c`)."""
+    if config.stream == "cifar10_corrupted":
+        return _load_cifar10_c(config)
     out = {}
     for split in ("train", "test"):
         x, y = load_images("fashion_mnist", split, config.data_dir or None)
         f = 28 // config.image_size
         x = x[..., 0].reshape(-1, config.image_size, f, config.image_size, f).mean(axis=(2, 4))
         out[split] = (x[..., None], y)
+    return out
+
+
+def _load_cifar10_c(config):
+    """TFDS ``cifar10`` (train, test) and ``cifar10_corrupted/<corruption>_<severity>``'s
+    test sets, normalised with CIFAR-10's training statistics
+    (:data:`jaxlab.data.image_ops.STATS`); the corrupted sets stacked ``[K, n, 32, 32, 3]``
+    in ``config.corruptions``' order, cut to the shortest (``n`` = 10,000 on the real
+    data)."""
+    ops = image_ops.eval_ops("cifar10")
+    out = {}
+    for split in ("train", "test"):
+        arrays = image_ops.to_arrays(open_source("cifar10", split, data_dir=config.data_dir
+                                                 or None), ops)
+        out[split] = (arrays["image"], arrays["label"])
+    sets = [image_ops.to_arrays(open_source(f"cifar10_corrupted/{name}_{config.severity}",
+                                            "test", data_dir=config.data_dir or None), ops)
+            for name in config.corruptions]
+    n = min(len(a["label"]) for a in sets)
+    out["stream"] = (np.stack([a["image"][:n] for a in sets]),
+                     np.stack([a["label"][:n] for a in sets]))
     return out
 
 
@@ -94,6 +122,22 @@ def _stream(key, x_test, y_test, config):
     kind_t, sev_t = jnp.repeat(kinds, per), jnp.repeat(severity, per)
     images = jax.vmap(_corrupt)(jax.random.split(keys[3], steps), x_test[idx], kind_t, sev_t)
     return images, y_test[idx]
+
+
+def _corrupted_stream(key, sets, set_labels, config):
+    """Images, labels [T, b, ...] of one continual CIFAR-10-C stream: each pass visits the
+    corruptions in a new random order; a segment is ``batches_per_segment`` batches of that
+    corruption's images, drawn without replacement (the whole set when
+    ``batches_per_segment · b`` equals its size)."""
+    n_kinds, per, b = sets.shape[0], config.batches_per_segment, config.batch_size
+    keys = jax.random.split(key, 2)
+    kinds = jnp.concatenate([jax.random.permutation(k, n_kinds)
+                             for k in jax.random.split(keys[0], config.passes)])
+    orders = jax.vmap(lambda k: jax.random.permutation(k, sets.shape[1])[:per * b])(
+        jax.random.split(keys[1], kinds.shape[0]))
+    idx = orders.reshape(-1, b)
+    kind_t = jnp.repeat(kinds, per)
+    return sets[kind_t[:, None], idx], set_labels[kind_t[:, None], idx]
 
 
 def _split(params):
@@ -163,7 +207,11 @@ def _train_source(key, x, y, config):
     def step(carry, t):
         idx = jax.random.randint(jax.random.fold_in(key, t), (config.train_batch,), 0,
                                  x.shape[0])
-        return update(carry, (x[idx], y[idx]))
+        images = x[idx]
+        if config.source_crop_padding:  # CIFAR-10's random crop and flip
+            images = image_ops.random_crop_flip(jax.random.fold_in(key, -1 - t), images,
+                                                config.source_crop_padding, True)
+        return update(carry, (images, y[idx]))
 
     (params, _), _ = scan_run(step, (params, opt.init(params)), length=config.train_steps)
     return params
@@ -184,16 +232,19 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     n, devices = config.num_seeds, mesh.shape[RUNS_AXIS]
     lanes = np.concatenate([np.arange(n), np.zeros(-n % devices, np.int64)])
     seeds = jnp.asarray(config.seed + lanes, jnp.int32)
-    make = batch_runs(lambda k, x, y: _stream(k, x, y, config), in_axes=(0, None, None),
+    stream = _corrupted_stream if config.stream == "cifar10_corrupted" else _stream
+    make = batch_runs(lambda k, x, y: stream(k, x, y, config), in_axes=(0, None, None),
                       mesh=mesh)
+    x_stream, y_stream = data.get("stream", (x_te, y_te))
     images, labels = make(jax.vmap(lambda s: jax.random.key(s + 1000))(seeds),
-                          jnp.asarray(x_te), jnp.asarray(y_te))
+                          jnp.asarray(x_stream), jnp.asarray(y_stream))
+    del x_stream, y_stream
     # The scans' step inputs: [T, lanes, ...], lanes still split over the runs axis.
     xs = (jnp.swapaxes(images, 0, 1), jnp.swapaxes(labels, 0, 1))
     del images, labels
     # The model's frozen and source parameters ride in every carry, replicated (a few
     # thousand floats: checkpointed with the lanes' states at no real cost).
-    shared = jax.device_put((frozen, source), NamedSharding(mesh, PartitionSpec()))
+    shared = jax.device_put((frozen, source), replicated(mesh))
     clean_x = jnp.asarray(x_te[: config.source_eval])
     clean_y = jnp.asarray(y_te[: config.source_eval])
     model = Net(tuple(config.channels))
@@ -237,6 +288,10 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     return results
 
 
+def _channels(config) -> int:
+    return 3 if config.stream == "cifar10_corrupted" else 1
+
+
 def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     """For ``jaxlab plan``: the TENT + SLWI arm along every seed's stream (the run's
     :func:`_whole_stream`, one scan of the vmapped step, unsegmented), streams split over
@@ -249,15 +304,14 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     """
     runs = mesh.shape.get(RUNS_AXIS, 1)
     lanes = -(-config.num_seeds // runs) * runs
-    split = NamedSharding(mesh, PartitionSpec(RUNS_AXIS if RUNS_AXIS in mesh.axis_names
-                                              else None))
-    rep = NamedSharding(mesh, PartitionSpec())
-    size, b = config.image_size, config.batch_size
+    split = runs_sharding(mesh)
+    rep = replicated(mesh)
+    size, b, ch = config.image_size, config.batch_size, _channels(config)
     steps = len(config.corruptions) * config.passes * config.batches_per_segment
     params = jax.eval_shape(lambda k: Net(tuple(config.channels)).init(
-        k, jnp.zeros((1, size, size, 1)))["params"], jax.eval_shape(lambda: jax.random.key(0)))
+        k, jnp.zeros((1, size, size, ch)))["params"], jax.eval_shape(lambda: jax.random.key(0)))
     frozen, source = _split(params)
-    images = jax.ShapeDtypeStruct((lanes, steps, b, size, size, 1), jnp.float32)
+    images = jax.ShapeDtypeStruct((lanes, steps, b, size, size, ch), jnp.float32)
     labels = jax.ShapeDtypeStruct((lanes, steps, b), jnp.int32)
     stream = _whole_stream("slwi", config)
 
