@@ -113,8 +113,8 @@ def open_source(
 
     Args:
       name: a TFDS name, with config and version if needed (``"cifar10"``,
-        ``"cifar10_corrupted/gaussian_noise_5"``, ``"imagenet2012"``); jaxlab's own
-        builders are registered by importing :mod:`jaxlab.data.tfds_builders`.
+        ``"cifar10_corrupted/gaussian_noise_5"``, ``"imagenet2012"``) or one of jaxlab's
+        own builders (:mod:`jaxlab.data.tfds_builders`, registered here).
       split: a TFDS split (``"train"``, ``"validation[:1%]"``).
       data_dir: TFDS's data directory (default: TFDS's own, ``~/tensorflow_datasets``).
       builder_kwargs: passed to the builder (e.g. ``{"config": ...}``).
@@ -127,6 +127,7 @@ def open_source(
         message names the command that prepares it (``jaxlab data fetch NAME`` or
         ``tfds build NAME``).
     """
+    import jaxlab.data.tfds_builders  # noqa: F401  (registers jaxlab's own builders by name)
     from jaxlab.data.paths import DataNotFoundError
 
     kwargs = dict(builder_kwargs or {})
