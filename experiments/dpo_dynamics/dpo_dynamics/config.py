@@ -84,9 +84,11 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
 
 
 def dry_run(c: ml_collections.ConfigDict, devices: int) -> ml_collections.ConfigDict:
-    """The paper program's head and geometry, 2 steps of each of its five runs, a batch of
-    at most 8 prompts per device and one evaluation batch of that size."""
+    """The paper program's head and geometry, 2 steps of each of its five runs and one
+    evaluation batch. The seed (and its padding copies) fill the ``runs`` axis, one run per
+    device, so a run's batch of 8 prompts is 8 rows per device."""
+    del devices
     c.num_steps = c.misalign_steps = c.early_steps = DRY_RUN_STEPS
-    c.batch_size = min(c.batch_size, DRY_RUN_ROWS_PER_DEVICE * devices)
+    c.batch_size = min(c.batch_size, DRY_RUN_ROWS_PER_DEVICE)
     c.eval_size = c.batch_size
     return c

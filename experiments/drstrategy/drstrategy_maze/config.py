@@ -181,9 +181,11 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
 
 def dry_run(c: ml_collections.ConfigDict, devices: int) -> ml_collections.ConfigDict:
     """The paper preset's maze and networks; rounds 0 and 1 (one checkpointed piece each) of
-    2 train steps, at most 8 collected segments, imagined starts and TDP pairs per device,
-    one curiosity rollout per landmark and one evaluation batch of episodes."""
-    rows = DRY_RUN_ROWS_PER_DEVICE * devices
+    2 train steps, one curiosity rollout per landmark and one evaluation batch of episodes.
+    Every seed (one per device: the seed and its padding copies fill the ``runs`` axis)
+    collects 8 segments and imagines from 8 starts with 8 TDP pairs."""
+    del devices
+    rows = DRY_RUN_ROWS_PER_DEVICE
     c.rounds = DRY_RUN_STEPS - 1
     c.segments = c.rounds + 1
     c.train_steps = DRY_RUN_STEPS

@@ -136,11 +136,13 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
 
 def dry_run(c: ml_collections.ConfigDict, devices: int) -> ml_collections.ConfigDict:
     """The paper's ViTs and CNN at their shapes (56×56 images, patch 4, depth 7); 2 steps in
-    one piece of a batch of at most 8 images per device, one evaluation batch of that size,
-    no smoothing of the 2-step curves."""
+    one piece, one evaluation batch, no smoothing of the 2-step curves. The seed (and its
+    padding copies) fill the ``runs`` axis, one run per device, so a run's batch of 8
+    images is 8 rows per device."""
+    del devices
     c.num_steps = DRY_RUN_STEPS
     c.segments = 1
-    c.batch_size = min(c.batch_size, DRY_RUN_ROWS_PER_DEVICE * devices)
+    c.batch_size = min(c.batch_size, DRY_RUN_ROWS_PER_DEVICE)
     c.eval_size = c.batch_size
     c.optimizer.learning_rate.warmup_steps = 1
     c.optimizer.learning_rate.decay_steps = c.num_steps
