@@ -183,8 +183,10 @@ def dry_run(c: ml_collections.ConfigDict, devices: int) -> ml_collections.Config
     """The paper preset's maze and networks; rounds 0 and 1 (one checkpointed piece each) of
     2 train steps, one curiosity rollout per landmark and one evaluation batch of episodes.
     Every seed (one per device: the seed and its padding copies fill the ``runs`` axis)
-    collects 8 segments and imagines from 8 starts with 8 TDP pairs."""
+    collects 8 segments and imagines from 8 starts with 8 TDP pairs. XLA's cheapest compile
+    (``fast_compile``), as at smoke."""
     del devices
+    c.fast_compile = True  # a dry run is compile-bound, as smoke
     rows = DRY_RUN_ROWS_PER_DEVICE
     c.rounds = DRY_RUN_STEPS - 1
     c.segments = c.rounds + 1

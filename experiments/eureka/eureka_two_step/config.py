@@ -138,8 +138,9 @@ def dry_run(c: ml_collections.ConfigDict, devices: int) -> ml_collections.Config
     """The paper's ViTs and CNN at their shapes (56×56 images, patch 4, depth 7); 2 steps in
     one piece, one evaluation batch, no smoothing of the 2-step curves. The seed (and its
     padding copies) fill the ``runs`` axis, one run per device, so a run's batch of 8
-    images is 8 rows per device."""
+    images is 8 rows per device. XLA's cheapest compile (``fast_compile``), as at smoke."""
     del devices
+    c.fast_compile = True  # a dry run is compile-bound, as smoke
     c.num_steps = DRY_RUN_STEPS
     c.segments = 1
     c.batch_size = min(c.batch_size, DRY_RUN_ROWS_PER_DEVICE)
