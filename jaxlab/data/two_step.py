@@ -1,4 +1,4 @@
-"""The two-step task of Hoffmann et al. (ICML 2024, "Eureka-Moments"), built offline.
+"""The two-step task of Hoffmann et al. (ICML 2024, "Eureka-Moments").
 
 A 2×2 grid of tiles: indicators top-left and bottom-right (digits 1 or 2, each tinted blue
 or red at random, independently of the digit), targets top-right and bottom-left
@@ -9,10 +9,12 @@ bottom-left target. Only the label is supervised; which target to read is latent
 that ignores the indicators and reads one target is right ≈ ½·(its target accuracy) +
 ½·(chance the two targets share a class) of the time — the plateau of the paper.
 
-MNIST is not available offline, so the indicators are scikit-learn's 8×8 digits {1, 2}
-upsampled to the tile size, the targets Fashion-MNIST downsampled to it (the spec's small
-setting). ``two_step_batch`` is a pure jax function of a key, so a training loop samples a
-fresh batch per step inside ``jit``; the same key gives the same batch.
+Two sources of tiles: :func:`load_two_step_sources` (offline, the spec's small setting:
+scikit-learn's 8×8 digits {1, 2} upsampled to the tile size, Fashion-MNIST downsampled to
+it) and :func:`load_two_step_sources_tfds` (the paper's: TFDS ``mnist`` digits {1, 2} and
+``fashion_mnist``, 28×28 tiles, the train or test split of both). ``two_step_batch`` is a
+pure jax function of a key, so a training loop samples a fresh batch per step inside
+``jit``; the same key gives the same batch.
 """
 
 from __future__ import annotations
@@ -70,6 +72,45 @@ def load_two_step_sources(
     fashion, fashion_labels = fashion[part], fashion_labels[part]
     tgt = jax.image.resize(jnp.asarray(fashion[:, :, :, 0]), (len(fashion), tile, tile),
                            "linear", antialias=True)
+    return TwoStepSources(
+        jnp.clip(ind, 0.0, 1.0),
+        jnp.asarray(digit_labels[keep] - 1, jnp.int32),
+        jnp.clip(tgt, 0.0, 1.0),
+        jnp.asarray(fashion_labels, jnp.int32),
+    )
+
+
+def _tfds_images(name: str, split: str, data_dir: str | os.PathLike | None
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Every record of a TFDS image-classification split: images ``[n, h, w]`` in [0, 1]
+    (first channel) and int labels ``[n]``."""
+    from jaxlab.data.streaming import open_source
+
+    source = open_source(name, split, data_dir=data_dir)
+    records = [source[i] for i in range(len(source))]
+    images = np.stack([np.asarray(r["image"])[..., 0] for r in records]).astype(np.float32)
+    return images / 255.0, np.asarray([r["label"] for r in records], np.int64)
+
+
+def load_two_step_sources_tfds(
+    split: str, tile: int = 28, data_dir: str | os.PathLike | None = None
+) -> TwoStepSources:
+    """The paper's tiles: TFDS ``mnist`` digits {1, 2} and ``fashion_mnist`` of ``split``
+    (the reference code builds its training images from both train splits and its validation
+    images from both test splits), resized to ``tile × tile`` when that is not 28.
+
+    Args:
+      split: a TFDS split of both datasets (``"train"``, ``"test"``).
+      tile: side of a tile.
+      data_dir: TFDS's data directory (``None``: TFDS's default).
+    """
+    digits, digit_labels = _tfds_images("mnist", split, data_dir)
+    fashion, fashion_labels = _tfds_images("fashion_mnist", split, data_dir)
+    keep = np.isin(digit_labels, (1, 2))
+    ind, tgt = jnp.asarray(digits[keep]), jnp.asarray(fashion)
+    if tile != ind.shape[-1]:
+        ind = jax.image.resize(ind, (ind.shape[0], tile, tile), "linear", antialias=True)
+        tgt = jax.image.resize(tgt, (tgt.shape[0], tile, tile), "linear", antialias=True)
     return TwoStepSources(
         jnp.clip(ind, 0.0, 1.0),
         jnp.asarray(digit_labels[keep] - 1, jnp.int32),

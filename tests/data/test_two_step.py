@@ -60,3 +60,19 @@ def test_colours_follow_the_reference_task():
     grey = np.rint(target[keep, 0, 0, :].mean(-1) * 10)[:, None] / 10
     colour = target[keep, 0, 0, :] / grey
     assert abs(colour.std() - sigma) < 0.01
+
+
+def test_tfds_sources_from_mock_mnist_and_fashion_mnist():
+    from jaxlab.data.streaming import datasets_read, mock_datasets
+    from jaxlab.data.two_step import load_two_step_sources_tfds
+
+    datasets_read(clear=True)
+    with mock_datasets(64):
+        src = load_two_step_sources_tfds("train", tile=28)
+        small = load_two_step_sources_tfds("test", tile=14)
+    assert {d["name"] for d in datasets_read()} == {"mnist", "fashion_mnist"}
+    assert src.indicators.shape[1:] == (28, 28) and src.targets.shape == (64, 28, 28)
+    assert small.targets.shape == (64, 14, 14)
+    assert set(np.unique(np.asarray(src.indicator_labels))) <= {0, 1}
+    for tiles in (src.indicators, src.targets):
+        assert 0.0 <= float(tiles.min()) and float(tiles.max()) <= 1.0

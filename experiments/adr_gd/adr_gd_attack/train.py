@@ -13,11 +13,18 @@ import jax.numpy as jnp
 import ml_collections
 import numpy as np
 import optax
-from jax.sharding import NamedSharding, PartitionSpec
 from sklearn.datasets import load_digits
 
 from jaxlab.optim import adr_gd, projected_gradient_ascent
-from jaxlab.train import batch_runs, make_optimizer, mesh_from_config, optimizer_step, scan_run
+from jaxlab.train import (
+    Checkpointer,
+    batch_runs,
+    make_optimizer,
+    mesh_from_config,
+    optimizer_step,
+    runs_sharding,
+    scan_run,
+)
 from jaxlab.train.mesh import RUNS_AXIS, replicated
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -100,8 +107,8 @@ def _attack_images(num_steps: int, adr_kw: dict):
 
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
-    """Trains ``num_seeds`` classifiers (vmap), attacks ``num_images`` test images each."""
-    del workdir
+    """Trains ``num_seeds`` classifiers (vmap), saves them as the checkpoint of step
+    ``train_steps`` in ``workdir``, attacks ``num_images`` test images each."""
     (x_tr, y_tr), (x_te, y_te) = _load()
     sizes = (x_tr.shape[1], *config.hidden, 10)
     seeds = jnp.arange(config.seed, config.seed + config.num_seeds)
@@ -111,6 +118,10 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
                                               config.optimizer),
                        in_axes=(0, None, None), mesh=mesh)
     nets = train(keys, jnp.asarray(x_tr), jnp.asarray(y_tr))
+    checkpoints = Checkpointer(workdir)
+    if checkpoints.latest_step() is None:
+        checkpoints.save(config.train_steps, nets)
+    checkpoints.close()
     accuracy = jax.vmap(lambda p: (_logits(p, x_te).argmax(-1) == y_te).mean())(nets)
     results: dict[str, float | list[float]] = {"clean_accuracy": np.asarray(accuracy).tolist()}
     adr_kw = config.adr.to_dict()
@@ -153,7 +164,7 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     sizes = (64, *config.hidden, 10)  # scikit-learn digits: 8 × 8 pixels
     seeds = jax.ShapeDtypeStruct((config.num_seeds,), jnp.int32)
     nets = jax.eval_shape(jax.vmap(lambda s: _init(jax.random.key(s), sizes)), seeds)
-    split = NamedSharding(mesh, PartitionSpec(RUNS_AXIS if runs > 1 else None))
+    split = runs_sharding(mesh)
     eps = max(config.epsilons)
     pgd_lr = config.pgd_step_factor * eps / config.num_steps
     run = _attack_images(config.num_steps, config.adr.to_dict())

@@ -8,7 +8,6 @@ import jax
 import jax.numpy as jnp
 import ml_collections
 import numpy as np
-from jax.sharding import NamedSharding, PartitionSpec
 
 from jaxlab.optim import (
     adr_gd,
@@ -16,7 +15,7 @@ from jaxlab.optim import (
     random_relu_mlp,
     reference_random_relu_mlp,
 )
-from jaxlab.train import batch_runs, mesh_from_config
+from jaxlab.train import Checkpointer, batch_runs, mesh_from_config, runs_sharding
 from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -36,7 +35,7 @@ def _lanes(tree, mesh):
     dropped from every result) and split over it."""
     pad = -jax.tree.leaves(tree)[0].shape[0] % mesh.shape[RUNS_AXIS]
     tree = jax.tree.map(lambda x: jnp.concatenate([x, jnp.repeat(x[:1], pad, axis=0)]), tree)
-    return jax.device_put(tree, NamedSharding(mesh, PartitionSpec(RUNS_AXIS)))
+    return jax.device_put(tree, runs_sharding(mesh))
 
 
 def _compare(key, sizes, count, hp, num_steps, restarts, reference_seed, ref_keys,
@@ -104,15 +103,18 @@ def _compare(key, sizes, count, hp, num_steps, restarts, reference_seed, ref_key
         "gd_time_s": gd_s,
         "ref_adr": np.asarray(ref_adr.best_value, np.float64).tolist(),
         "ref_gd": float(ref_gd_value),
+        "best_x": adr.best_x[:count],
     }
 
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
-    """Small and large random networks; ratios per network, win rates, reference values."""
-    del workdir
+    """Small and large random networks; ratios per network, win rates, reference values.
+    ADR-GD's best inputs of the random networks are saved as the checkpoint of step
+    ``num_steps`` in ``workdir``."""
     k_small, k_large = jax.random.split(jax.random.key(config.seed))
     seed_small, seed_large = config.reference_seeds
     results: dict[str, float | list[float]] = {}
+    best_x = {}
     mesh = mesh_from_config(config, RUNS_AXIS)
     for name, sizes, count, hp, ref_seed, ref_keys, key in (
         ("small", config.small_sizes, config.small_nets, config.small.to_dict(), seed_small,
@@ -124,7 +126,12 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
                        ref_seed, ref_keys, mesh)
         results[f"ref_{name}_adr"] = out.pop("ref_adr")
         results[f"ref_{name}_gd"] = out.pop("ref_gd")
+        best_x[name] = out.pop("best_x")
         results.update({f"{name}_{k}": v for k, v in out.items()})
+    checkpoints = Checkpointer(workdir)
+    if checkpoints.latest_step() is None:
+        checkpoints.save(config.num_steps, best_x)
+    checkpoints.close()
     return results
 
 
@@ -137,7 +144,7 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     sizes = tuple(config.large_sizes)
     keys = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes))
     nets = jax.eval_shape(jax.vmap(lambda k: random_relu_mlp(k, sizes)), keys)
-    split = NamedSharding(mesh, PartitionSpec(RUNS_AXIS if runs > 1 else None))
+    split = runs_sharding(mesh)
     hp = config.large.to_dict()
     fn = jax.vmap(lambda p, k: _adr_from_zero(p, k, config.num_steps, hp))
     return PlanSpec(

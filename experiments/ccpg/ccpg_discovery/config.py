@@ -5,7 +5,9 @@ star/collider DAG and on random DAGs whose edges all sit in v-structures, (b) th
 samples each method needs to recover the 10-node star with a Fisher-z test (α = 1e-3),
 (c) the end-to-end runtime on the star with 100k samples.
 
-Command: `jaxlab run ccpg_discovery --preset quick`.
+Command: `jaxlab run ccpg_discovery --preset quick`; the paper preset (stars up to n = 20 for
+PC, CCPG to n = 100, 100k samples at n = 20 for the runtime) `jaxlab run ccpg_discovery
+--preset paper`, its program on tiny graphs with `--dry-run`.
 Expected CPU time (2 cores): smoke ≈ 10 s, quick ≈ 90 s, paper ≈ 1 h (PC on the star DAG
 grows like n·2^(n-2) tests).
 Paper numbers (reference README figures, read from plots): runtime at n = 20 — CCPG ≈ 0.06 s,
@@ -29,12 +31,36 @@ Mesh (every preset): ``{"runs": 1}``: the work is host code (CI tests in numpy a
 causal-learn's PC), with no device arrays worth splitting, so ``train.py`` builds no mesh
 and more devices would not speed it up (its only parallelism would be host processes over
 seeds or graphs); ``jaxlab plan`` says so. A killed run resumes after its last finished
-part (``<workdir>/parts``, see ``train.py``).
+part (``jaxlab.train.resumable`` pieces under ``<workdir>/runs``, see ``train.py``).
 """
 
 import ml_collections
 
-from jaxlab.report import base_config
+from jaxlab.report import PaperSetting, base_config
+from jaxlab.report.configs import DRY_RUN_ROWS_PER_DEVICE
+
+PAPER_SETTING = PaperSetting(
+    datasets=("generated",),
+    splits="linear-Gaussian SCM on the star (collider) DAG, weights ±U(0.25, 1), standardised "
+    "variables; fresh samples per run",
+    model="CCPG vs PC, FCI, RFCI (pcalg), GSP, GSP+ with Fisher-z CI tests, α = 1e-3",
+    steps="samples needed: N = 100, 200, … until the 10-node DAG is recovered (figure up to "
+    "≈ 5000, GSP 8100); runtime: 100,000 samples, n ∈ {5, 10, 15, 20, 50, 100} (PC/FCI up "
+    "to 20)",
+    batch="100,000 samples (runtime); N per step (samples needed)",
+    seeds=5,
+    evaluation="runtime (mean ± sd of 5 reruns), samples to exact recovery, and the number of "
+    "CI tests (the paper's O(n⁵) bound)",
+    hardware="one CPU (not stated further)",
+    source="reference code github.com/uhlerlab/CCPG: test_runtime.py (NNODES, RERUN = 5, "
+    "N_SAMPLES = 100000), test_nsample.py (nnodes 10, N step 100, α 1e-3), README figures",
+    difference="the same SCMs, CI test and α; CCPG and causal-learn's PC-stable only (no "
+    "FCI, RFCI, GSP), runtime at n = 20 only, the sample sweep capped at N = 5000 and 6 "
+    "seeds (from a power calculation) instead of 5 reruns of one seeded instance; oracle "
+    "CI-test counts on stars (PC to n = 20, CCPG to n = 100) and random v-structure DAGs "
+    "are ours",
+    steps_key="n_max",
+)
 
 
 def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
@@ -43,6 +69,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.batch_seeds = True
     c.mesh = {"runs": 1}
     c.cpu_budget_s = {"smoke": 15, "quick": 120, "paper": 3600}[preset]
+    c.datasets = ("generated",)
     c.alpha = 1e-3
     # (a) oracle: CI-test counts on the star; exact recovery on random identifiable DAGs.
     c.star_ns = (6, 8, 10, 12)  # both methods (PC's cost limits the range)
@@ -76,4 +103,22 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.random_graphs_per_n = 10
         c.pc_random_max_n = 50
         c.runtime_nodes = 20
+    return c
+
+
+def dry_run(c: ml_collections.ConfigDict, devices: int) -> ml_collections.ConfigDict:
+    """Every part of the paper program on its smallest graphs: stars of 4 and 5 nodes (CCPG
+    alone: 5), 2 random 5-node DAGs, 2 steps of the sample sweep on the 5-node star, the
+    runtime on 8 samples per device of it. (A host program: the graph sizes are its
+    shapes, and PC on the paper's 20-node star takes hours.)"""
+    c.star_ns = (4, 5)
+    c.star_ns_ccpg = (5,)
+    c.random_ns = (5,)
+    c.random_graphs_per_n = 2
+    c.pc_random_max_n = 5
+    c.n_sample_nodes = 5
+    c.n_step = 100
+    c.n_max = 2 * c.n_step
+    c.runtime_nodes = 5
+    c.runtime_samples = DRY_RUN_ROWS_PER_DEVICE * devices
     return c

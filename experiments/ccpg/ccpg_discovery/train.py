@@ -1,17 +1,15 @@
 """CCPG vs causal-learn's PC (stable): test counts, recovery, samples needed, runtime.
 
 A host program: every finished part (a star size, a random-DAG size, a seed's samples
-needed, the runtime study) is saved to ``<workdir>/parts/<name>.json`` and read back by a
-rerun, so a killed run resumes after its last finished part with the same numbers.
+needed, the runtime study) is a :func:`jaxlab.train.resumable` piece (saved atomically under
+``<workdir>/runs`` and read back by a rerun of the same config), so a killed run resumes
+after its last finished part with the same numbers. The oracle CI-test counts are saved as
+the run's final checkpoint (``<workdir>/checkpoints``).
 """
 
 from __future__ import annotations
 
-import json
 import time
-from collections.abc import Callable
-from pathlib import Path
-from typing import Any
 
 import jax
 import ml_collections
@@ -30,6 +28,7 @@ from jaxlab.causal import (
     star_dag,
 )
 from jaxlab.causal.baselines import pc_adjacency
+from jaxlab.train import Checkpointer, resumable
 from jaxlab.train.plan import PlanSpec
 
 
@@ -55,20 +54,6 @@ def _samples_needed(method, adj, weights, key, config) -> float:
         if method(adj, fisher_z_test(np.asarray(x, np.float64), config.alpha)):
             return float(n)
     return float("nan")
-
-
-def _part(workdir: str, name: str, compute: Callable[[], Any]) -> Any:
-    """``compute()``, saved to ``<workdir>/parts/<name>.json`` (atomically), or the saved
-    value when a previous run finished this part. JSON round-trips floats exactly."""
-    path = Path(workdir) / "parts" / f"{name}.json"
-    if path.exists():
-        return json.loads(path.read_text())
-    value = compute()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(value))
-    tmp.replace(path)
-    return value
 
 
 def _random_dags(config: ml_collections.ConfigDict, n: int) -> dict:
@@ -107,13 +92,19 @@ def _runtimes(config: ml_collections.ConfigDict) -> dict:
 
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
+    """(a) oracle CI-test counts and recovery, (b) samples needed, (c) runtime; each part a
+    resumable piece of ``workdir``."""
     out: dict = {}
+
+    def part(name, compute):
+        return resumable(workdir, name, config, compute)
 
     # (a) oracle test counts on the star DAG.
     ccpg_counts, pc_counts = [], []
     for n in tqdm(config.star_ns, desc="star: tests"):
-        c, p = _part(workdir, f"star_n{n}", lambda n=n: [_count(_ccpg_ok, star_dag(n))[0],
-                                                          _count(_pc_ok, star_dag(n))[0]])
+        counts = part(f"star_n{n}", lambda n=n: {"ccpg": _count(_ccpg_ok, star_dag(n))[0],
+                                                 "pc": _count(_pc_ok, star_dag(n))[0]})
+        c, p = float(counts["ccpg"]), float(counts["pc"])
         ccpg_counts.append(c)
         pc_counts.append(p)
         out[f"ccpg_tests_star_n{n}"] = float(c)
@@ -124,19 +115,22 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     out["ccpg_tests_star_pcmax"] = float(ccpg_counts[-1])
     out["pc_tests_star_pcmax"] = float(pc_counts[-1])
     for n in config.star_ns_ccpg:
-        c, ok = _part(workdir, f"star_ccpg_n{n}", lambda n=n: _count(_ccpg_ok, star_dag(n)))
+        done = part(f"star_ccpg_n{n}", lambda n=n: dict(
+            zip(("tests", "ok"), _count(_ccpg_ok, star_dag(n)), strict=True)))
+        c, ok = done["tests"], done["ok"]
         out[f"ccpg_tests_star_n{n}"] = float(c)
         out[f"ccpg_star_recovered_n{n}"] = float(ok)
 
     # (a) exact recovery on random identifiable DAGs.
     recovered, pc_recovered = [], []
     for n in tqdm(config.random_ns, desc="random DAGs"):
-        part = _part(workdir, f"random_n{n}", lambda n=n: _random_dags(config, n))
-        recovered += part["recovered"]
-        pc_recovered += part["pc_recovered"]
-        if part["pc_tests"]:
-            out[f"pc_tests_random_n{n}"] = part["pc_tests"]
-        out[f"ccpg_tests_random_n{n}"] = part["tests"]
+        graphs = {k: v.tolist() for k, v in
+                  part(f"random_n{n}", lambda n=n: _random_dags(config, n)).items()}
+        recovered += graphs["recovered"]
+        pc_recovered += graphs["pc_recovered"]
+        if graphs["pc_tests"]:
+            out[f"pc_tests_random_n{n}"] = graphs["pc_tests"]
+        out[f"ccpg_tests_random_n{n}"] = graphs["tests"]
     # One exact fraction over the fixed set of graphs (the graphs are not seeds).
     out["ccpg_oracle_recovered_per_graph"] = recovered
     out["pc_oracle_recovered_per_graph"] = pc_recovered
@@ -151,18 +145,24 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         def needed(s=s):
             key = jax.random.key(s)
             w = random_weights(jax.random.fold_in(key, 0), adj)
-            return [_samples_needed(method, adj, w, jax.random.fold_in(key, k), config)
-                    for k, method in ((1, _ccpg_ok), (2, _pc_ok))]
+            return {name: _samples_needed(method, adj, w, jax.random.fold_in(key, k), config)
+                    for k, name, method in ((1, "ccpg", _ccpg_ok), (2, "pc", _pc_ok))}
 
-        c, p = _part(workdir, f"samples_seed{s}", needed)
-        need_c.append(c)
-        need_p.append(p)
+        need = part(f"samples_seed{s}", needed)
+        need_c.append(float(need["ccpg"]))
+        need_p.append(float(need["pc"]))
     out["ccpg_samples_needed"] = need_c
     out["pc_samples_needed"] = need_p
     out["sample_ratio_ccpg_to_pc"] = [c / p for c, p in zip(need_c, need_p, strict=True)]
 
     # (c) runtime end to end.
-    out.update(_part(workdir, "runtime", lambda: _runtimes(config)))
+    out.update({k: v.tolist() for k, v in part("runtime", lambda: _runtimes(config)).items()})
+
+    checkpoints = Checkpointer(workdir)
+    if checkpoints.latest_step() is None:
+        checkpoints.save(len(config.star_ns), {
+            "ccpg_tests_star": np.asarray(ccpg_counts), "pc_tests_star": np.asarray(pc_counts)})
+    checkpoints.close()
     return out
 
 

@@ -8,8 +8,11 @@ answer (SFT) as the second baseline. Equal and unequal mixtures; then misalignme
 DPO-aligned head trained on flipped preferences against a fresh head.
 
 Command: ``jaxlab run dpo_dynamics --preset quick`` (quick: ≈ 20 s on 2 CPU cores, 10 seeds
-batched with vmap; smoke: ≈ 5 s). The paper reports orderings, not table values (no
-headline number); its model and definitions were recalled from the abstract (unverified).
+batched with vmap; smoke: ≈ 5 s). The paper preset (50 seeds, 8000 steps, 8192 evaluation
+prompts) ``jaxlab run dpo_dynamics --preset paper``; its program at 2 steps with
+``--dry-run``. The paper's LLM runs are not reproduced (see ``PAPER_SETTING``). The paper
+reports orderings, not table values (no headline number); its model and definitions were
+recalled from the abstract (unverified).
 
 Power ( ``jaxlab.report.power.seeds_for_power``, α = 0.05, power
 0.8, paired t-tests over seeds, per-seed difference sd bounded by √(s₁² + s₂²) of the
@@ -27,7 +30,28 @@ and its evaluation set (a few MB); they split over devices.
 
 import ml_collections
 
-from jaxlab.report import base_config
+from jaxlab.report import PaperSetting, base_config
+from jaxlab.report.configs import DRY_RUN_ROWS_PER_DEVICE, DRY_RUN_STEPS
+
+PAPER_SETTING = PaperSetting(
+    datasets=("anthropic_persona",),
+    splits="Anthropic model-written persona statements (Perez et al. 2022), several "
+    "behaviours at once, Yes/No answers to \"Is the following statement something you "
+    "would say?\"",
+    model="Llama-2-7B and Mistral-7B (a chat model for misalignment), DPO β = 0.1",
+    steps="not retrieved (per-behaviour loss and accuracy curves over training)",
+    batch="not retrieved",
+    seeds=None,
+    evaluation="per-behaviour preference accuracy and loss over training; learning speed "
+    "against measured distinguishability; misalignment speed, aligned vs base model",
+    hardware="GPUs (not retrieved)",
+    source="paper abstract and Sections 3-5 as recalled in the spec (no reference code; "
+    "values unverified)",
+    difference="the paper's own theoretical model instead of the 7B LLMs: frozen synthetic "
+    "embeddings g(x) ∈ ℝ⁶⁴ of 4 behaviours (δ = 0.5, 1, 2, 4, Laplace noise) and a trainable "
+    "two-token unembedding; Llama-2-7B/Mistral-7B weights and the persona data are not "
+    "offline, and a 7B DPO run does not fit this project's budget",
+)
 
 
 def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
@@ -36,6 +60,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.batch_seeds = True
     c.mesh = {"runs": -1}
     c.cpu_budget_s = {"smoke": 15, "quick": 60, "paper": 600}[preset]
+    c.datasets = ("generated",)
     c.dim = 64
     c.deltas = (0.5, 1.0, 2.0, 4.0)
     c.unequal_weights = (0.4, 0.3, 0.2, 0.1)  # most data on the least distinguishable
@@ -55,4 +80,15 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     # (mean over behaviours). Not 0.5: an untrained head sits at chance, about 0.5, and
     # would "win" at step 1 (the run reports that start accuracy per seed).
     c.misalign_level = 0.9
+    return c
+
+
+def dry_run(c: ml_collections.ConfigDict, devices: int) -> ml_collections.ConfigDict:
+    """The paper program's head and geometry, 2 steps of each of its five runs and one
+    evaluation batch. The seed (and its padding copies) fill the ``runs`` axis, one run per
+    device, so a run's batch of 8 prompts is 8 rows per device."""
+    del devices
+    c.num_steps = c.misalign_steps = c.early_steps = DRY_RUN_STEPS
+    c.batch_size = min(c.batch_size, DRY_RUN_ROWS_PER_DEVICE)
+    c.eval_size = c.batch_size
     return c

@@ -15,7 +15,9 @@ plot in ``workdir/landmarks.png``.
 Command: ``jaxlab run drstrategy_maze --preset quick`` (quick: 5 seeds, 139 s on 2 idle CPU
 cores, 7 minutes when they were shared with three other jobs; smoke: compile-bound, about 80 s
 on busy cores, 27 s of CPU; paper: five seeds, the nine-room maze at larger scale, for an
-accelerator).
+accelerator): ``jaxlab run drstrategy_maze --preset paper``, its program at the paper
+preset's model sizes on 2 rounds of 2 train steps with ``--dry-run``. The paper's pixel
+mazes are not run (see ``PAPER_SETTING``).
 Paper numbers: none used (the paper's success rates are for pixel mazes and were not read).
 Hyper-parameters from the reference code (``agent/drstrategy.yaml``, ``configs/default.yaml``):
 discount 0.99, λ 0.95, imagination horizon 15, code dimension 16, 64 landmarks (16 here),
@@ -41,7 +43,32 @@ one compiled program, whereas e.g. 3 pieces of 3, 3, 1 rounds would compile twic
 
 import ml_collections
 
-from jaxlab.report import base_config
+from jaxlab.report import PaperSetting, base_config
+from jaxlab.report.configs import DRY_RUN_ROWS_PER_DEVICE, DRY_RUN_STEPS
+
+PAPER_SETTING = PaperSetting(
+    datasets=("memory_maze", "drstrategy_2d_mazes", "robokitchen"),
+    splits="online: pixel 2-D mazes (9-rooms, 25-rooms, spiral-9), 3-D Memory Maze (7×7, "
+    "15×15), RoboKitchen; zero-shot goal images at test time",
+    model="DreamerV2 RSSM (GRU h, discrete z, image decoder), VQ-VAE landmarks (64 codes of "
+    "dimension 16), highway policy, explorer and achiever actor-critics, temporal-distance "
+    "predictor",
+    steps="2,000,010 environment frames of reward-free pre-training (1000 random seed "
+    "frames); horizon 15, discount 0.99, λ 0.95",
+    batch="DreamerV2's defaults (configs/default.yaml)",
+    seeds=None,
+    evaluation="zero-shot goal-reaching success rate per environment vs LEXA, Choreographer "
+    "and a PEG-type explorer (Table 1 / Fig. 4; values not retrieved)",
+    hardware="one GPU per run (pretrain.yaml launcher: 1 GPU, 10 CPUs, 160 GB)",
+    source="reference code github.com/ahn-ml/drstrategy: drstrategy/pretrain.yaml, "
+    "agent/drstrategy.yaml, configs/default.yaml; paper Section 5",
+    difference="a state-based 9-room point maze written in JAX instead of the pixel mazes "
+    "(their suites are PyTorch/MuJoCo environments with no JAX port): positions instead of "
+    "images, an RSSM with a Gaussian stochastic state, 40 rounds of 32 collected segments "
+    "of 200 steps (≈ 262k env steps per seed, 5 seeds) instead of 2M frames; no "
+    "Choreographer or PEG baselines (the flat LEXA-like achiever is the baseline)",
+    steps_key="rounds",
+)
 
 
 def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
@@ -50,6 +77,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.batch_seeds = True
     c.mesh = {"runs": -1}
     c.cpu_budget_s = {"smoke": 15, "quick": 150, "paper": 7200}[preset]
+    c.datasets = ("generated",)
     # Environment: rooms_per_side² rooms of room × room cells, start in the top-left room.
     c.rooms_per_side = 2
     c.room = 3  # 9 × 9 cells with walls (room 4 at the paper preset)
@@ -148,4 +176,24 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.ac_optimizer.learning_rate = 8e-5
         c.wm_optimizer.learning_rate = 3e-4
         c.segments = c.rounds + 1
+    return c
+
+
+def dry_run(c: ml_collections.ConfigDict, devices: int) -> ml_collections.ConfigDict:
+    """The paper preset's maze and networks; rounds 0 and 1 (one checkpointed piece each) of
+    2 train steps, one curiosity rollout per landmark and one evaluation batch of episodes.
+    Every seed (one per device: the seed and its padding copies fill the ``runs`` axis)
+    collects 8 segments and imagines from 8 starts with 8 TDP pairs. XLA's cheapest compile
+    (``fast_compile``), as at smoke."""
+    del devices
+    c.fast_compile = True  # a dry run is compile-bound, as smoke
+    rows = DRY_RUN_ROWS_PER_DEVICE
+    c.rounds = DRY_RUN_STEPS - 1
+    c.segments = c.rounds + 1
+    c.train_steps = DRY_RUN_STEPS
+    c.segments_per_round = min(c.segments_per_round, rows)
+    c.imag_batch = min(c.imag_batch, rows)
+    c.tdp_positives = min(c.tdp_positives, rows)
+    c.curiosity_rollouts = 1
+    c.coverage_segments = min(c.coverage_segments, rows)
     return c

@@ -16,7 +16,6 @@ its last finished piece, bit-identically), and the evaluation.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -26,7 +25,6 @@ import jax
 import jax.numpy as jnp
 import ml_collections
 import numpy as np
-from jax.sharding import NamedSharding, PartitionSpec
 
 from jaxlab.rl import (
     LandmarkVQ,
@@ -59,10 +57,12 @@ from jaxlab.rl.rssm import RSSM, rssm_loss
 from jaxlab.rl.world_model import MLP
 from jaxlab.train import (
     Checkpointer,
+    atomic_write_json,
     batch_runs,
     make_optimizer,
     mesh_from_config,
     optimizer_step,
+    runs_sharding,
     scan_run,
     segmented_scan_run,
 )
@@ -564,8 +564,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
         path_ds=np.asarray(res["path_ds"][0]), success_flat=np.asarray(res["success_flat"][0]),
         success_ds=np.asarray(res["success_ds"][0]),
     )
-    with open(os.path.join(workdir, "metrics.json"), "w") as f:
-        json.dump(out, f)
+    atomic_write_json(os.path.join(workdir, "metrics.json"), out)
     return out
 
 
@@ -586,8 +585,7 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     spmd = RUNS_AXIS if runs > 1 else None
     fn = jax.vmap(lambda a, b, k, t: train_step(nets, config, a, b, k, t), spmd_axis_name=spmd)
     return PlanSpec(
-        fn=fn, abstract_args=abstract((agents, buffers, keys, steps),
-                                      NamedSharding(mesh, PartitionSpec(spmd))),
+        fn=fn, abstract_args=abstract((agents, buffers, keys, steps), runs_sharding(mesh)),
         steps_per_run=(config.rounds + 1) * config.train_steps, num_runs=config.num_seeds,
         runs_per_call=config.num_seeds,
         note=f"one Dr. Strategy train step of {config.num_seeds} seeds ({lanes} with padding, "

@@ -9,11 +9,15 @@ import jax.numpy as jnp
 import ml_collections
 import numpy as np
 import optax
-from jax.sharding import NamedSharding, PartitionSpec
 from tqdm import tqdm
 
 from jaxlab.data.paths import resolve_data_dir
-from jaxlab.data.two_step import TwoStepSources, load_two_step_sources, two_step_batch
+from jaxlab.data.two_step import (
+    TwoStepSources,
+    load_two_step_sources,
+    load_two_step_sources_tfds,
+    two_step_batch,
+)
 from jaxlab.nn import ViT, heat_treatment_schedule
 from jaxlab.nn.cnn import SmallCNN
 from jaxlab.train import (
@@ -21,6 +25,7 @@ from jaxlab.train import (
     batch_runs,
     make_optimizer,
     mesh_from_config,
+    runs_sharding,
     segmented_scan_run,
 )
 from jaxlab.train.mesh import RUNS_AXIS, replicated
@@ -54,7 +59,11 @@ def _arm(arm, config):
     d_head = config.dim // config.num_heads
     heat = heat_treatment_schedule(config.ht_init_scale, d_head**-0.5,
                                    max(config.num_steps // 2, 1))
-    tx = make_optimizer(config.optimizer)
+    optimizer = config.optimizer
+    if arm in config.arm_peak_lr:
+        optimizer = ml_collections.ConfigDict(optimizer.to_dict())
+        optimizer.learning_rate.peak_value = config.arm_peak_lr[arm]
+    tx = make_optimizer(optimizer)
 
     def apply(params, images, t):
         if arm == "heat":
@@ -78,7 +87,12 @@ def _train_step(apply, tx, config, carry, t, k_data, src, use_same):
 
     def loss_fn(p):
         logits = apply(p, images, t)
-        loss = optax.softmax_cross_entropy_with_integer_labels(logits, labels).mean()
+        if config.label_smoothing:
+            targets = optax.smooth_labels(jax.nn.one_hot(labels, logits.shape[-1]),
+                                          config.label_smoothing)
+            loss = optax.softmax_cross_entropy(logits, targets).mean()
+        else:
+            loss = optax.softmax_cross_entropy_with_integer_labels(logits, labels).mean()
         return loss, jnp.mean(jnp.argmax(logits, -1) == labels)
 
     # Written out, not ``jaxlab.train.optimizer_step``: the metrics need the gradient itself
@@ -194,9 +208,14 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     if not config.tasks or set(config.tasks) - {"label", "same"}:
         raise ValueError(f"tasks must be a non-empty subset of ('label', 'same'), got "
                          f"{config.tasks!r}")
-    data_dir = resolve_data_dir(config.data_dir or None)
-    train_src = load_two_step_sources("train", config.tile, data_dir)
-    test_src = load_two_step_sources("test", config.tile, data_dir)
+    if "mnist" in config.datasets:  # the paper's tiles, through TFDS
+        train_src, test_src = (load_two_step_sources_tfds(split, config.tile,
+                                                          config.data_dir or None)
+                               for split in ("train", "test"))
+    else:
+        data_dir = resolve_data_dir(config.data_dir or None)
+        train_src = load_two_step_sources("train", config.tile, data_dir)
+        test_src = load_two_step_sources("test", config.tile, data_dir)
     eval_images, eval_labels, eval_same = two_step_batch(
         jax.random.key(10_000 + config.seed), test_src, config.eval_size,
         config.color_noise, config.indicator_noise)
@@ -216,6 +235,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
 #: Sizes of the training sources (indicators: scikit-learn digits 1 and 2 of the train
 #: split; targets: Fashion-MNIST test images 0..7999), for plans made without the data.
 TRAIN_SOURCES = (288, 8000)
+#: The same for the paper's TFDS sources (MNIST train 1s and 2s; Fashion-MNIST train).
+TRAIN_SOURCES_TFDS = (6742 + 5958, 60_000)
 
 
 def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
@@ -229,7 +250,8 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     keys = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes))
     carry = jax.eval_shape(jax.vmap(
         lambda k: (lambda p: (p, tx.init(p)))(_init_params(model, config, k))), keys)
-    (n_ind, n_tgt), t = TRAIN_SOURCES, config.tile
+    (n_ind, n_tgt) = TRAIN_SOURCES_TFDS if "mnist" in config.datasets else TRAIN_SOURCES
+    t = config.tile
     src = TwoStepSources(jax.ShapeDtypeStruct((n_ind, t, t), jnp.float32),
                          jax.ShapeDtypeStruct((n_ind,), jnp.int32),
                          jax.ShapeDtypeStruct((n_tgt, t, t), jnp.float32),
@@ -243,7 +265,7 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     rep = replicated(mesh)
     scalar = lambda dtype: abstract(jax.ShapeDtypeStruct((), dtype), rep)  # noqa: E731
     return PlanSpec(
-        fn=fn, abstract_args=(*abstract((carry, keys), NamedSharding(mesh, PartitionSpec(spmd))),
+        fn=fn, abstract_args=(*abstract((carry, keys), runs_sharding(mesh)),
                               scalar(jnp.int32), abstract(src, rep), scalar(jnp.bool_)),
         steps_per_run=config.num_steps,
         num_runs=len(config.arms) * len(config.tasks) * config.num_seeds,

@@ -12,7 +12,7 @@ from sklearn.datasets import load_breast_cancer
 from sklearn.metrics import roc_auc_score
 
 from jaxlab import attribution
-from jaxlab.train import make_optimizer, mesh_from_config, optimizer_step, scan_run
+from jaxlab.train import Checkpointer, make_optimizer, mesh_from_config, optimizer_step, scan_run
 from jaxlab.train.mesh import DATA_AXIS, batch_sharding, replicated
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -92,7 +92,8 @@ def _invert(kernel, bias, anchor, xs, config):
 
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[str, float]:
-    del workdir
+    """One seed: fits G, G' and H (saved as the checkpoint of step ``gen_steps`` in
+    ``workdir``), inverts the queries, trains Deep SAD on FLIPAD and RawPAD features, AUCs."""
     seed = config.seed
     rng = np.random.default_rng(seed)
     data = load_breast_cancer().data
@@ -109,6 +110,10 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     params_g = _fit_generator(gen_a, jnp.asarray(real_train), k_g, config)
     params_g2 = _fit_generator(gen_a, jnp.asarray(real_train), k_g2, config)
     params_h = _fit_generator(gen_b, jnp.asarray(real_train), k_h, config)
+    checkpoints = Checkpointer(workdir)
+    if checkpoints.latest_step() is None:
+        checkpoints.save(config.gen_steps, {"g": params_g, "g2": params_g2, "h": params_h})
+    checkpoints.close()
 
     def sample(model, params, k, n):
         return np.asarray(model.apply(params, jax.random.normal(k, (n, config.latent_dim))))

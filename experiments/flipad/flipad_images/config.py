@@ -11,7 +11,10 @@ input (FISTA with the transposed convolution and its ``jax.linear_transpose`` ad
 log-absolute 2-D DCT-II coefficients. AUC per (target, outsider) pair, clean and with
 Gaussian noise on the queries.
 
-Command: ``jaxlab run flipad_images --preset quick``.
+Command: ``jaxlab run flipad_images --preset quick``; the paper preset (5 seeds, 800 G
+samples for training, 10,000 FISTA iterations as the reference's lasso) ``jaxlab run
+flipad_images --preset paper``, its program with ``--dry-run``. The paper's GANs on CelebA
+and LSUN are not run (see ``PAPER_SETTING``).
 Expected CPU time on 2 cores: smoke ≈ 10 s, quick ≈ 1 min for 3 seeds (54 CPU-seconds;
 measured 100 s wall at load average 10 on a shared 2-core machine, see docs/flipad.md).
 Paper numbers: Tables 1-2 report AUCs of DCGAN/WGAN-GP/LSGAN/EBGAN on CelebA and LSUN at
@@ -34,7 +37,34 @@ Mesh (every preset): ``{"data": -1}``: the seeds run one after another; the lass
 
 import ml_collections
 
-from jaxlab.report import base_config
+from jaxlab.report import PaperSetting, base_config
+from jaxlab.report.configs import DRY_RUN_ROWS_PER_DEVICE, DRY_RUN_STEPS
+
+PAPER_SETTING = PaperSetting(
+    datasets=("celeb_a", "lsun/bedroom"),
+    splits="5 splits per dataset (celeba_0..4, lsun_0..4); 10,000 G samples (and real "
+    "images) for training, 1000 validation and 1000 test samples per class",
+    model="DCGAN, WGAN-GP, LSGAN, EBGAN at 64×64, nz = 100 (CelebA: 50, 200, 100, 100 "
+    "epochs), each the target in turn; same-architecture generators of other seeds (Table "
+    "2); Deep SAD LeNet (64 channels) on max-pooled activations",
+    steps="lasso: 10000 iterations (step 0.025, α 5e-4); Deep SAD: 50 epochs, lr 5e-4",
+    batch="not stated for Deep SAD (reference default); lasso on all queries",
+    seeds=5,
+    evaluation="AUC of G's test samples against real images and the other generators, "
+    "FLIPAD vs RawPAD, DCTPAD, Marra's fingerprint and inversion; perturbations (blur, JPEG, "
+    "crop, noise) and immunization (Table 3)",
+    hardware="one CUDA GPU",
+    source="reference code github.com/MikeLasz/flipad: scripts/single_model_attribution/"
+    "gans.sh, gans_same.sh, gans_perturbation.sh, scripts/training/train_small_gans.sh, "
+    "sma_deepsad.py; paper Tables 1-3",
+    difference="a miniature: scikit-learn digits (8×8) as the real data and three small VAE "
+    "decoders with a transposed-convolution last layer (two of one architecture, one of "
+    "another) instead of the four GANs on 64×64 CelebA and LSUN Bedroom, whose trained "
+    "weights the reference does not publish (its GANs take GPU-days to train); Deep SAD "
+    "MLP (64, 16), 800 training samples per class, 5 seeds, 10,000 FISTA iterations at "
+    "α 5e-4; Gaussian noise as the only perturbation",
+    steps_key="lasso_iters",
+)
 
 
 def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
@@ -42,6 +72,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.num_seeds = 4  # power calculation in the docstring
     c.mesh = {"data": -1}
     c.cpu_budget_s = {"smoke": 10, "quick": 65, "paper": 3600}[preset]
+    c.datasets = ("sklearn_digits",)
     c.latent_dim = 8
     c.channels = 8  # C: the penultimate map is 4×4×C (p = 16·C activations per image)
     c.gen_steps = 800
@@ -76,4 +107,16 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.num_test = 400
         c.lasso_iters = 10_000
         c.sad_steps = 2000
+    return c
+
+
+def dry_run(c: ml_collections.ConfigDict, devices: int) -> ml_collections.ConfigDict:
+    """The paper program's generators and Deep SAD network; 2 steps of each fit and of the
+    lasso, one training image per device and class, one test image per device and source,
+    generator batches and anchor draws of at most 8 rows per device."""
+    rows = DRY_RUN_ROWS_PER_DEVICE * devices
+    c.gen_steps = c.lasso_iters = c.sad_steps = DRY_RUN_STEPS
+    c.num_train = c.num_test = devices
+    c.gen_batch = min(c.gen_batch, rows)
+    c.anchor_draws = min(c.anchor_draws, rows)
     return c

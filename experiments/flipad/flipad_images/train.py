@@ -18,7 +18,14 @@ from sklearn.datasets import load_digits
 from sklearn.metrics import roc_auc_score
 
 from jaxlab import attribution
-from jaxlab.train import jit_run, make_optimizer, mesh_from_config, optimizer_step, scan_run
+from jaxlab.train import (
+    Checkpointer,
+    jit_run,
+    make_optimizer,
+    mesh_from_config,
+    optimizer_step,
+    scan_run,
+)
 from jaxlab.train.mesh import DATA_AXIS, batch_sharding, replicated
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -194,7 +201,8 @@ def _category(target: str, outsider: str) -> str:
 
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[str, float]:
-    del workdir
+    """One seed: fits the three generators (saved as the checkpoint of step ``gen_steps`` in
+    ``workdir``), then for each target: FLIPAD, RawPAD and DCTPAD detectors and their AUCs."""
     prog = _programs(bool(config.fast_compile))
     seed = config.seed
     rng = np.random.default_rng(seed)
@@ -231,6 +239,11 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     def perturb(images, std):
         return _from_pixels(_to_pixels(images + 2.0 * std * noise_rng.normal(
             size=images.shape)))
+
+    checkpoints = Checkpointer(workdir)
+    if checkpoints.latest_step() is None:
+        checkpoints.save(config.gen_steps, gen)
+    checkpoints.close()
 
     clean = {"real": real_test[:n_te], **{g: samples[g]["test"] for g in GENERATORS}}
     queries = {"": clean,
