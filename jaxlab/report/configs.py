@@ -64,7 +64,8 @@ DRY_RUN_ROWS_PER_DEVICE = 8
 def dry_run_config(config: ml_collections.ConfigDict, shrink, devices: int
                    ) -> ml_collections.ConfigDict:
     """The ``paper`` config of a dry run: ``shrink(config, devices)`` (the experiment's
-    ``config.dry_run``) on a copy with ``dry_run=True``, one seed and at most 1 data worker.
+    ``config.dry_run``) on a copy with ``dry_run=True``, one seed, at most 1 data worker and
+    XLA's cheapest compile (``fast_compile``: a dry run's 2 steps are compile-bound).
 
     ``shrink`` keeps the model shapes and sets every phase to :data:`DRY_RUN_STEPS` steps,
     every global batch to at most :data:`DRY_RUN_ROWS_PER_DEVICE` rows per device, and
@@ -79,6 +80,7 @@ def dry_run_config(config: ml_collections.ConfigDict, shrink, devices: int
     config.dry_run = True
     config.num_seeds = 1
     config.data_workers = min(config.data_workers, 1)
+    config.fast_compile = True
     return shrink(config, devices)
 
 
