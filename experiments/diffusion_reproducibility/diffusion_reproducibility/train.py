@@ -1,4 +1,11 @@
-"""Train two EDM denoiser families per (seed, n), sample shared noises, score reproducibility."""
+"""Train two EDM denoiser families per (seed, n), sample shared noises, score reproducibility.
+
+Datasets: scikit-learn ``digits`` and the generated ``molrg`` (quick, smoke: 64-d items,
+8x8x1 images), or TFDS ``cifar10`` (paper: 32x32x3 images, read through
+:func:`jaxlab.data.streaming.open_source`). The items of one config share one shape,
+``config.image_shape``; every (dataset, seed, n) run is a lane of one batched program over
+the mesh's ``runs`` axis.
+"""
 
 from __future__ import annotations
 
@@ -9,11 +16,11 @@ import jax
 import jax.numpy as jnp
 import ml_collections
 import numpy as np
-from jax.sharding import NamedSharding, PartitionSpec
 from matplotlib.figure import Figure
 from sklearn.datasets import load_digits
 
 from jaxlab import diffusion
+from jaxlab.data.streaming import open_source
 from jaxlab.train import (
     Checkpointer,
     batch_runs,
@@ -21,12 +28,14 @@ from jaxlab.train import (
     make_optimizer,
     mesh_from_config,
     optimizer_step,
+    runs_sharding,
     segmented_scan_run,
+    to_host,
 )
 from jaxlab.train.mesh import RUNS_AXIS, replicated
 from jaxlab.train.plan import PlanSpec, abstract
 
-DATASETS = ("digits", "molrg")
+DATASETS = ("digits", "molrg", "cifar10")
 FAMILIES = ("mlp", "unet")
 
 
@@ -52,15 +61,17 @@ class MLPDenoiser(nn.Module):
 
 
 class UNetDenoiser(nn.Module):
-    """Raw network F(x_in, c_noise) as a two-level conv U-Net on the 8x8 image."""
+    """Raw network F(x_in, c_noise) as a two-level conv U-Net on the ``shape`` image
+    (``[H, W, C]``, H and W even; the flat item is its row-major pixels)."""
 
     channels: int
+    shape: tuple[int, int, int] = (8, 8, 1)
 
     @nn.compact
     def __call__(self, x, c_noise):
         c = self.channels
         b = x.shape[0]
-        img = x.reshape(b, 8, 8, 1)
+        img = x.reshape((b, *self.shape))
         emb = nn.silu(nn.Dense(4 * c)(_fourier(c_noise)))
         h1 = nn.silu(nn.Conv(c, (3, 3))(img) + nn.Dense(c)(emb)[:, None, None, :])
         h1 = nn.silu(nn.Conv(c, (3, 3))(h1))
@@ -69,14 +80,19 @@ class UNetDenoiser(nn.Module):
         h2 = nn.silu(nn.Conv(2 * c, (3, 3))(h2))
         up = jnp.repeat(jnp.repeat(h2, 2, axis=1), 2, axis=2)
         h = nn.silu(nn.Conv(c, (3, 3))(jnp.concatenate([up, h1], axis=-1)))
-        return nn.Conv(1, (3, 3))(h).reshape(b, 64)
+        return nn.Conv(self.shape[-1], (3, 3))(h).reshape(b, -1)
 
 
 def _load(name: str, config, rng: np.random.Generator) -> np.ndarray:
-    """[N, 64] items: digits in [-1, 1]; MoLRG scaled so that its per-coordinate std is
-    about ``config.sigma_data``."""
+    """[N, D] items: digits (D = 64) and CIFAR-10's training images (D = 32·32·3, the
+    TFDS ``cifar10`` train split) in [-1, 1]; MoLRG (D = 64) scaled so that its
+    per-coordinate std is about ``config.sigma_data``."""
     if name == "digits":
         return (load_digits().data / 8.0 - 1.0).astype(np.float32)  # [-1, 1]
+    if name == "cifar10":
+        source = open_source("cifar10", "train")
+        images = np.stack([np.asarray(source[i]["image"]) for i in range(len(source))])
+        return (images.reshape(len(images), -1) / 127.5 - 1.0).astype(np.float32)
     k, r, n = config.molrg_components, config.molrg_rank, max(config.n_values)
     bases = [np.linalg.qr(rng.normal(size=(64, r)))[0] for _ in range(k)]
     comp = rng.integers(0, k, size=n)
@@ -106,14 +122,14 @@ def _denoiser(model: nn.Module, params, config):
 
 
 def _init(model: nn.Module, tx, key, train_set):
-    """``(params, opt_state)`` of one run (``train_set [N, 64]`` gives the input shape)."""
+    """``(params, opt_state)`` of one run (``train_set [N, D]`` gives the input shape)."""
     params = model.init(key, train_set[:2], jnp.zeros((2,)))
     return params, tx.init(params)
 
 
 def _train_step(model: nn.Module, tx, config, carry, t, train_key, n, train_set):
     """One EDM training step of a run: a batch of ``config.batch_size`` of the first ``n``
-    items of ``train_set [N, 64]``, keys folded from ``train_key`` at step ``t``."""
+    items of ``train_set [N, D]``, keys folded from ``train_key`` at step ``t``."""
     k_batch, k_loss = jax.random.split(jax.random.fold_in(train_key, t))
     idx = jax.random.randint(k_batch, (config.batch_size,), 0, n)
 
@@ -127,12 +143,13 @@ def _train_step(model: nn.Module, tx, config, carry, t, train_key, n, train_set)
 
 def _models(config) -> tuple[nn.Module, ...]:
     """The two denoiser families, in :data:`FAMILIES` order."""
-    return (MLPDenoiser(config.mlp_width, config.mlp_depth), UNetDenoiser(config.unet_channels))
+    return (MLPDenoiser(config.mlp_width, config.mlp_depth),
+            UNetDenoiser(config.unet_channels, tuple(config.image_shape)))
 
 
 def _run_init(models, tx, key, n, train_set):
     """A run's training carry: every family's ``(params, opt_state)`` from the same init key,
-    and the run's data ``(train_key, n, train_set [N, 64])`` that each step reads."""
+    and the run's data ``(train_key, n, train_set [N, D])`` that each step reads."""
     init_key, train_key = jax.random.split(key)
     return tuple(_init(m, tx, init_key, train_set) for m in models), (train_key, n, train_set)
 
@@ -146,7 +163,7 @@ def _run_step(models, tx, config, carry, t):
 
 
 def _train(config, mesh, workdir: str, keys, ns, sets) -> tuple:
-    """Both families of every run (``keys [R]``, ``ns [R]``, ``sets [R, N, 64]``) trained as
+    """Both families of every run (``keys [R]``, ``ns [R]``, ``sets [R, N, D]``) trained as
     one scan of ``config.num_steps`` steps in ``config.segments`` pieces, checkpointed in
     ``workdir``, the runs split over ``mesh``'s ``runs`` axis; the params per family."""
     models = _models(config)
@@ -162,7 +179,7 @@ def _train(config, mesh, workdir: str, keys, ns, sets) -> tuple:
 
 
 def _sample(model: nn.Module, config, params, noise, sigmas):
-    """The Heun ODE samples of ``noise [K, 64]`` under ``model`` at ``params``."""
+    """The Heun ODE samples of ``noise [K, D]`` under ``model`` at ``params``."""
     return diffusion.edm_heun_sample(_denoiser(model, params, config), noise, sigmas)
 
 
@@ -179,11 +196,11 @@ def _dataset(name: str, config, seeds: list[int]) -> dict:
     perms = np.stack([np.random.default_rng(s).permutation(len(pool)) for s in seeds])
     return {"rng": rng, "pool": pool, "n_values": tuple(min(n, len(pool)) for n in
                                                          config.n_values),
-            "train_sets": pool[perms]}  # [S, N, 64]: seed s trains on its first n items
+            "train_sets": pool[perms]}  # [S, N, D]: seed s trains on its first n items
 
 
 def _grid(data: dict, seeds: list[int], noise: np.ndarray, lanes: int):
-    """The runs ``(keys, ns, sets [R, N, 64], noises [R, K, 64])``: (dataset, seed, n)
+    """The runs ``(keys, ns, sets [R, N, D], noises [R, K, D])``: (dataset, seed, n)
     flattened, then copies of run 0 up to ``lanes`` runs (a multiple of the devices).
 
     Every n and family of a seed shares its noises. Only the first max(n) items are ever
@@ -192,7 +209,8 @@ def _grid(data: dict, seeds: list[int], noise: np.ndarray, lanes: int):
     """
     grid = [(d, i, n) for d in data.values() for i in range(len(seeds)) for n in d["n_values"]]
     width = max(max(d["n_values"]) for d in data.values())
-    sets = np.zeros((len(grid), width, 64), np.float32)
+    dim = noise.shape[-1]
+    sets = np.zeros((len(grid), width, dim), np.float32)
     for r, (d, i, _) in enumerate(grid):
         items = d["train_sets"][i, :width]
         sets[r, :len(items)] = items
@@ -211,19 +229,20 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     sigmas = diffusion.edm_sigma_steps(config.heun_steps, config.sigma_min, config.sigma_max)
     mesh = mesh_from_config(config, RUNS_AXIS)
     data = {name: _dataset(name, config, seeds) for name in config.datasets}
+    dim = int(np.prod(config.image_shape))
     noise = np.stack([np.asarray(jax.random.normal(jax.random.key(s), (config.num_samples,
-                                                                       64))) for s in seeds])
+                                                                       dim))) for s in seeds])
     count = len(data) * len(seeds) * len(n_values)
     devices = mesh.shape[RUNS_AXIS]
     lanes = -(-count // devices) * devices
     keys, ns, sets, zs = _grid(data, seeds, noise, lanes)
-    shape = (len(data), len(seeds), len(n_values), config.num_samples, 64)
+    shape = (len(data), len(seeds), len(n_values), config.num_samples, dim)
     all_samples = {}
     for fam, model, params in zip(FAMILIES, _models(config),
                                   _train(config, mesh, workdir, keys, ns, sets), strict=True):
         sample = batch_runs(lambda p, z, s, model=model: _sample(model, config, p, z, s),
                             in_axes=(0, 0, None), method="auto", mesh=mesh)
-        all_samples[fam] = np.asarray(sample(params, zs, sigmas))[:count].reshape(shape)
+        all_samples[fam] = to_host(sample(params, zs, sigmas))[:count].reshape(shape)
     dstar_fn = jit_run(_dstar_samples, fast_compile=config.fast_compile)
     for d, (name, ds) in enumerate(data.items()):
         rng, pool, n_values_ds, train_sets = (ds[k] for k in ("rng", "pool", "n_values",
@@ -233,12 +252,19 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
                                     for n in n_values_ds]) for i in range(len(seeds))])
 
         proxy = diffusion.pca_proxy(pool, config.pca_components)
-        pool_emb = np.asarray(diffusion.pca_embed(proxy, pool))
+        # The thresholds are calibrated on the items, or on ``calibration_items`` of them
+        # at random where the pool is larger (their pairs are a [N, N] matrix).
+        calib = pool
+        if config.calibration_items and len(pool) > config.calibration_items:
+            pick = np.random.default_rng(config.seed + 1).choice(
+                len(pool), config.calibration_items, replace=False)
+            calib = pool[np.sort(pick)]
+        pool_emb = np.asarray(diffusion.pca_embed(proxy, calib))
         # RP's τ: calibrated on unrelated pairs, so that the chance floor is not 0.
         tau = chance_threshold(pool_emb, config.chance_rate)
         # The memorization score asks another question (is a sample a copy of a training
         # item?): its τ separates lightly noised copies from nearest distinct items.
-        copies = pool + config.copy_noise * rng.normal(size=pool.shape).astype(np.float32)
+        copies = calib + config.copy_noise * rng.normal(size=calib.shape).astype(np.float32)
         copy_tau = float(diffusion.calibrate_threshold(pool_emb,
                                                        diffusion.pca_embed(proxy, copies)))
         results[f"{name}_threshold"] = [tau] * len(seeds)
@@ -324,7 +350,8 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     models = _models(config)
     keys = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes))
     ns = jax.ShapeDtypeStruct((lanes,), jnp.int32)
-    sets = jax.ShapeDtypeStruct((lanes, max(config.n_values), 64), jnp.float32)
+    dim = int(np.prod(config.image_shape))
+    sets = jax.ShapeDtypeStruct((lanes, max(config.n_values), dim), jnp.float32)
     carry = jax.eval_shape(jax.vmap(lambda k, n, x: _run_init(models, tx, k, n, x)),
                            keys, ns, sets)
     spmd = RUNS_AXIS if runs > 1 else None
@@ -333,7 +360,7 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
         return jax.vmap(lambda c: _run_step(models, tx, config, c, t),
                         spmd_axis_name=spmd)(carry)
 
-    args = (abstract(carry, NamedSharding(mesh, PartitionSpec(spmd))),
+    args = (abstract(carry, runs_sharding(mesh)),
             abstract(jax.ShapeDtypeStruct((), jnp.int32), replicated(mesh)))
     return PlanSpec(
         fn=fn, abstract_args=args, steps_per_run=config.num_steps, num_runs=count,

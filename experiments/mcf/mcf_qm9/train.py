@@ -1,5 +1,11 @@
 """MCF on QM9: train the denoiser, sample 2K conformers per test molecule, score COV/MAT.
 
+Two inputs, chosen by ``config.dataset``: the in-memory ``qm9pack`` builds (``"subset"``,
+``"tiny"``; quick and smoke: one DFT reference per molecule) and GEOM-QM9
+(``"geom/qm9"``, the paper preset: the TFDS ``geom`` builder streamed by grain over the
+mesh's ``data`` axis, CREST ensembles as references, the 2K samples of every test molecule
+split over ``data``).
+
 One call is one seed: the returned COV/MAT values are this seed's means over the test
 molecules (the paper's Table 1 statistic), medians beside them; the report pools them over
 seeds. The per-molecule rows go to ``per_molecule.json``. Baselines on the same molecules
@@ -13,18 +19,19 @@ import json
 import time
 from pathlib import Path
 
+import grain
 import jax
 import jax.numpy as jnp
 import ml_collections
 import numpy as np
-from jax.sharding import NamedSharding, PartitionSpec
 from matplotlib.figure import Figure
 from rdkit import Chem, RDLogger
 
+import jaxlab.data.tfds_builders  # noqa: F401  (registers the "geom" TFDS builder)
 from jaxlab.chem import SIZES, MCFDenoiser, coverage_matching, mcf_sample
-from jaxlab.chem.conformers import random_conformers
+from jaxlab.chem.conformers import embed_conformers, random_conformers
 from jaxlab.chem.features import NUM_ATOM_FEATURES
-from jaxlab.chem.rmsd import best_rmsd_matrix
+from jaxlab.chem.rmsd import best_rmsd_matrix, kabsch_rmsd
 from jaxlab.chem.training import PositionScale, init_state, make_optimizer, make_train_step
 from jaxlab.data.pipeline import batch_dataset
 from jaxlab.data.qm9 import (
@@ -34,8 +41,18 @@ from jaxlab.data.qm9 import (
     pad_molecules,
     qm9_builder,
 )
+from jaxlab.data.streaming import eval_batches, make_loader, open_source
 from jaxlab.diffusion import cosine_beta_schedule
-from jaxlab.train import fit
+from jaxlab.train import (
+    DeviceStream,
+    atomic_write_json,
+    batch_sharding,
+    device_batches,
+    fit,
+    mesh_from_config,
+    replicated,
+    to_host,
+)
 from jaxlab.train.data_parallel import compute_dtype, data_parallel_mesh
 from jaxlab.train.mesh import DATA_AXIS
 from jaxlab.train.plan import PlanSpec, abstract
@@ -43,9 +60,10 @@ from jaxlab.train.plan import PlanSpec, abstract
 METRICS = ("cov_r", "mat_r", "cov_p", "mat_p")
 
 
-def _make_sampler(model, schedule, config):
-    """``sample(params, coords, mask, key)``: one compiled DDIM/ancestral sampler for all calls."""
-    steps = config.sampler_steps or None
+def _make_sampler(model, schedule, config, steps: int | None = None):
+    """``sample(params, coords, mask, key)``: one compiled DDIM/ancestral sampler for all calls
+    (``steps`` DDIM steps, default ``config.sampler_steps``; 0: the full ancestral chain)."""
+    steps = (config.sampler_steps if steps is None else steps) or None
 
     @jax.jit
     def sample(params, coords, mask, key):
@@ -129,8 +147,10 @@ def _plot(workdir: Path, rows: dict[str, list[dict[str, float]]]) -> None:
 
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
-    """Trains MCF on the QM9 split of ``config.dataset`` and scores it on the test split."""
+    """Trains MCF on the train split of ``config.dataset`` and scores it on the test split."""
     RDLogger.DisableLog("rdApp.*")
+    if config.dataset.startswith("geom/"):
+        return _train_and_evaluate_geom(config, Path(workdir))
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
     rng = jax.random.key(config.seed)
@@ -252,6 +272,247 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     return results
 
 
+# ==================================================================== GEOM (paper preset)
+
+
+def _geom_inputs(record: dict) -> tuple[np.ndarray, np.ndarray, int]:
+    """A ``geom/qm9`` record's MCF input: ``(atom_coords [A, 75], atom_mask [A], n)``,
+    eigenfunctions ‖ atom features of its n atoms padded to A = ``MAX_ATOMS``.
+
+    n is the record's atom count, bounded by the stored feature rows and by A (equal in
+    real records; mock records of a dry run draw each length at random); at least one atom
+    is marked real so that every row is a molecule.
+    """
+    eig, feats = np.asarray(record["eigenfunctions"]), np.asarray(record["atom_features"])
+    n = min(int(record["num_atoms"]), len(eig), len(feats), MAX_ATOMS)
+    coords = np.zeros((MAX_ATOMS, NUM_EIGENFUNCTIONS + NUM_ATOM_FEATURES), np.float32)
+    coords[:n] = np.concatenate([eig[:n], feats[:n]], axis=-1)
+    mask = np.zeros(MAX_ATOMS, np.float32)
+    mask[: max(n, 1)] = 1.0
+    return coords, mask, max(n, 1)
+
+
+def _geom_conformers(record: dict, n: int) -> np.ndarray:
+    """The record's K stored conformers as ``[K, n, 3]`` (Å); the builder stacks them as
+    ``[K * n, 3]`` (a mock record's rows are cut or zero-padded to whole blocks)."""
+    flat = np.asarray(record["conformers"], np.float32).reshape(-1, 3)
+    k = max(len(flat) // n, 1)
+    if len(flat) < k * n:
+        flat = np.concatenate([flat, np.zeros((k * n - len(flat), 3), np.float32)])
+    return flat[: k * n].reshape(k, n, 3)
+
+
+def _normalize(positions: np.ndarray, scale: PositionScale) -> np.ndarray:
+    """``positions [n, 3]`` centred, min–max scaled per axis to [−1, 1] and centred again:
+    :meth:`jaxlab.chem.training.PositionScale.normalize` of one molecule, in numpy (it runs
+    in grain's worker processes)."""
+    centered = positions - positions.mean(axis=0, keepdims=True)
+    scaled = 2.0 * (centered - scale.minimum) / (scale.maximum - scale.minimum) - 1.0
+    return (scaled - scaled.mean(axis=0, keepdims=True)).astype(np.float32)
+
+
+class _TrainConformer(grain.transforms.RandomMap):
+    """One training example of a ``geom/qm9`` molecule: one of its first ``max_confs``
+    stored conformers at random (the builder stores them in a random order, so this is a
+    random one of a random subset of ``max_confs``, as MCF's ``max_confs`` reads them),
+    normalized, beside the molecule's MCF input."""
+
+    def __init__(self, scale: PositionScale, max_confs: int):
+        self.scale, self.max_confs = scale, max_confs
+
+    def random_map(self, element: dict, rng: np.random.Generator) -> dict[str, np.ndarray]:
+        coords, mask, n = _geom_inputs(element)
+        conformers = _geom_conformers(element, n)
+        pick = conformers[int(rng.integers(min(len(conformers), self.max_confs)))]
+        positions = np.zeros((MAX_ATOMS, 3), np.float32)
+        positions[:n] = _normalize(pick, self.scale)
+        return {"atom_coords": coords, "positions": positions, "mask": mask}
+
+
+class _SampleRows:
+    """Random-access rows to sample: row r is a copy of molecule ``owners[r]``'s input."""
+
+    def __init__(self, inputs: list[tuple[np.ndarray, np.ndarray]], owners: list[int]):
+        self.inputs, self.owners = inputs, owners
+
+    def __len__(self) -> int:
+        return len(self.owners)
+
+    def __getitem__(self, row: int) -> dict[str, np.ndarray]:
+        coords, mask = self.inputs[self.owners[row]]
+        return {"atom_coords": coords, "atom_mask": mask, "row": np.int32(row)}
+
+
+def _geom_molecules(source, limit: int) -> list[dict]:
+    """The first ``limit`` (0: all) molecules of a ``geom`` split, read on the host:
+    their MCF input, reference conformers ``[K, n, 3]`` (Å), SMILES and RDKit molecule
+    (``None`` where the mol block does not parse, as in a dry run's mock records)."""
+    out = []
+    for i in range(min(len(source), limit or len(source))):
+        record = source[i]
+        coords, mask, n = _geom_inputs(record)
+        block = record["mol_block"]
+        block = block.decode() if isinstance(block, bytes) else str(block)
+        mol = Chem.MolFromMolBlock(block, removeHs=False)
+        smiles = record["smiles"]
+        out.append({"coords": coords, "mask": mask, "n": n,
+                    "references": _geom_conformers(record, n),
+                    "smiles": smiles.decode() if isinstance(smiles, bytes) else str(smiles),
+                    "mol": mol if mol is not None and mol.GetNumAtoms() == n else None})
+    return out
+
+
+def _sample_molecules(sampler, params, molecules: list[dict], config, mesh, key
+                      ) -> list[np.ndarray]:
+    """``samples_per_reference``·K normalized samples ``[2K, n, 3]`` per molecule, the rows
+    of all molecules streamed in batches of ``eval_batch_size`` split over the mesh's
+    ``data`` axis (a dry run samples one batch; a molecule then keeps the rows it got)."""
+    reps = config.samples_per_reference
+    owners = [m for m, mol in enumerate(molecules) for _ in range(reps * len(mol["references"]))]
+    rows = _SampleRows([(mol["coords"], mol["mask"]) for mol in molecules], owners)
+    batches = eval_batches(rows, [], global_batch=config.eval_batch_size,
+                           max_batches=1 if config.dry_run else None)
+    got: dict[int, np.ndarray] = {}
+    for i, batch in enumerate(device_batches(batches, mesh)):
+        x = sampler(params, batch["atom_coords"], batch["atom_mask"], jax.random.fold_in(key, i))
+        host = to_host({"x": x, "row": batch["row"], "real": batch["mask"]})
+        for x_row, row, real in zip(host["x"], host["row"], host["real"], strict=True):
+            if real > 0:
+                got[int(row)] = x_row
+    per_molecule: list[list[np.ndarray]] = [[] for _ in molecules]
+    for row in sorted(got):
+        mol = molecules[owners[row]]
+        per_molecule[owners[row]].append(got[row][: mol["n"]])
+    return [np.stack(s) if s else np.zeros((0, mol["n"], 3), np.float32)
+            for s, mol in zip(per_molecule, molecules, strict=True)]
+
+
+def _rmsd_matrix(mol, references: np.ndarray, generated: np.ndarray) -> np.ndarray:
+    """Heavy-atom, symmetry-aware best RMSD (RDKit ``GetBestRMS``, the paper's metric); for a
+    record without a usable molecule (a dry run's mock data) the all-atom Kabsch RMSD."""
+    if mol is not None:
+        return best_rmsd_matrix(mol, references, generated)
+    return np.asarray([[float(kabsch_rmsd(g, r)) for g in generated] for r in references])
+
+
+def _score_geom(molecules: list[dict], samples: list[np.ndarray], scale: PositionScale,
+                config, baselines: bool) -> tuple[dict[str, list[dict]], int]:
+    """COV/MAT rows per molecule of MCF (and, with ``baselines``, of ETKDGv3 and random
+    coordinates, 2K each) against the molecule's K reference conformers; and the number
+    of molecules without any sample (skipped)."""
+    rows: dict[str, list[dict]] = {"": [], "etkdg_": [], "random_": []}
+    np_rng = np.random.default_rng(config.seed)
+    skipped = 0
+    for i, (mol, generated) in enumerate(zip(molecules, samples, strict=True)):
+        if not len(generated):
+            skipped += 1
+            continue
+        refs = mol["references"]
+        candidates = {"": scale.denormalize(generated)}
+        if baselines:
+            count = config.samples_per_reference * len(refs)
+            candidates["random_"] = random_conformers(refs[0], count, np_rng)
+            if mol["mol"] is not None:
+                etkdg = embed_conformers(Chem.Mol(mol["mol"]), count, seed=config.seed + i)
+                if len(etkdg):
+                    candidates["etkdg_"] = etkdg
+        for prefix, gen in candidates.items():
+            rows[prefix].append(coverage_matching(_rmsd_matrix(mol["mol"], refs, gen),
+                                                  config.threshold))
+    return rows, skipped
+
+
+def _train_and_evaluate_geom(config: ml_collections.ConfigDict, workdir: Path) -> dict:
+    """The paper preset: MCF on GEOM-QM9 (``geom/qm9``) streamed over ``config.mesh``,
+    scored on the test molecules' CREST ensembles with 2K samples each."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    rng = jax.random.key(config.seed)
+    init_rng, train_rng, sample_rng = jax.random.split(rng, 3)
+    mesh = mesh_from_config(config, DATA_AXIS)
+    scale = PositionScale(np.asarray(config.position_min, np.float32),
+                          np.asarray(config.position_max, np.float32))
+
+    # ---------------------------------------------------------------- data
+    train_source = open_source(config.dataset, "train")
+    loader = make_loader(train_source, [_TrainConformer(scale, config.max_confs)],
+                         global_batch=config.batch_size, seed=config.seed,
+                         workers=config.data_workers)
+    stream = DeviceStream(loader, mesh)
+    test = _geom_molecules(open_source(config.dataset, "test"), config.num_test)
+    validation = (_geom_molecules(open_source(config.dataset, "validation"),
+                                  config.curve_num_test) if config.curve_every else [])
+
+    # ---------------------------------------------------------------- model
+    model = MCFDenoiser(SIZES[config.model_size], dtype=compute_dtype(config.compute_dtype))
+    schedule = cosine_beta_schedule(config.num_diffusion_steps)
+    optimizer = make_optimizer(
+        config.learning_rate, config.warmup_steps, config.num_steps, config.grad_clip
+    )
+    width = NUM_EIGENFUNCTIONS + NUM_ATOM_FEATURES
+    example = {"atom_coords": np.zeros((1, MAX_ATOMS, width), np.float32),
+               "positions": np.zeros((1, MAX_ATOMS, 3), np.float32),
+               "mask": np.ones((1, MAX_ATOMS), np.float32)}
+    state = init_state(model, optimizer, example, init_rng)
+    validation_sampler = _make_sampler(model, schedule, config, config.curve_sampler_steps)
+
+    def validate(state) -> dict[str, float]:
+        """COV-R / MAT-R of the EMA model on the validation molecules (the reference's
+        online validation: DDIM, ``curve_sampler_steps`` steps)."""
+        if int(state.step) >= config.num_steps:
+            return {}
+        samples = _sample_molecules(validation_sampler, state.ema_params, validation, config,
+                                    mesh, jax.random.fold_in(sample_rng, int(state.step)))
+        rows, _ = _score_geom(validation, samples, scale, config, baselines=False)
+        return {f"val_{m}": float(np.mean([r[m] for r in rows[""]])) if rows[""]
+                else float("nan") for m in ("cov_r", "mat_r")}
+
+    # ---------------------------------------------------------------- train
+    start = time.perf_counter()
+    try:
+        state, history = fit(
+            state=state,
+            train_step=make_train_step(model, optimizer, schedule, config.ema_decay),
+            batches=stream,
+            num_steps=config.num_steps,
+            key=train_rng,
+            workdir=workdir,
+            desc="mcf_qm9",
+            hparams=config.to_dict(),
+            mesh=mesh,
+            checkpoint_every=config.checkpoint_every,
+            eval_fn=validate if config.curve_every else None,
+            eval_every=config.curve_every,
+        )
+    finally:
+        stream.close()
+    train_s = time.perf_counter() - start
+
+    # ---------------------------------------------------------------- sample and evaluate
+    sampler = _make_sampler(model, schedule, config)
+    samples = _sample_molecules(sampler, state.ema_params, test, config, mesh, sample_rng)
+    rows, skipped = _score_geom(test, samples, scale, config, baselines=True)
+    results: dict = {}
+    for prefix, values in rows.items():
+        results.update(_summarize(prefix, values))
+    info = getattr(train_source, "dataset_info", None)
+    rejected = list((getattr(info, "metadata", None) or {}).get("rejected", []))
+    results.update(
+        num_test_molecules=float(len(test) - skipped),
+        num_rejected=float(len(rejected)),
+        etkdg_failures=float(len(rows[""]) - len(rows["etkdg_"])),
+        num_unparsable=float(sum(mol["mol"] is None for mol in test)),
+        train_s=train_s,
+    )
+    for row in history:
+        for m in ("cov_r", "mat_r"):
+            if f"val_{m}" in row:
+                results[f"val_{m}_step{row['step']}"] = row[f"val_{m}"]
+    atomic_write_json(workdir / "per_molecule.json", {
+        "smiles": [mol["smiles"] for mol, s in zip(test, samples, strict=True) if len(s)],
+        **{f"{p}{m}": [r[m] for r in v] for p, v in rows.items() for m in METRICS}})
+    atomic_write_json(workdir / "rejected.json", rejected)
+    return results
+
 
 def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     """For ``jaxlab plan``: one training step of the denoiser (``make_train_step``, what
@@ -271,9 +532,8 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
 
     key = jax.eval_shape(lambda: jax.random.key(0))
     state = jax.eval_shape(lambda e, k: init_state(model, optimizer, e, k), batch(1), key)
-    rows = NamedSharding(mesh, PartitionSpec(DATA_AXIS if DATA_AXIS in mesh.axis_names
-                                             else None))
-    rep = NamedSharding(mesh, PartitionSpec())
+    rep = replicated(mesh)
+    rows = batch_sharding(mesh) if DATA_AXIS in mesh.axis_names else rep
     return PlanSpec(
         fn=make_train_step(model, optimizer, schedule, config.ema_decay),
         abstract_args=(abstract(state, rep), abstract(batch(config.batch_size), rows),

@@ -20,3 +20,16 @@ def test_chance_threshold_passes_the_chance_rate_of_distinct_pairs(rate):
 def test_chance_threshold_refuses_a_rate_outside_0_1():
     with pytest.raises(ValueError, match="chance_rate"):
         chance_threshold(np.eye(3), 0.0)
+
+
+def test_unet_denoiser_maps_a_cifar_item_to_its_shape():
+    import jax
+    import jax.numpy as jnp
+    from jaxlab_experiments.diffusion_reproducibility.diffusion_reproducibility.train import (
+        UNetDenoiser,
+    )
+
+    model = UNetDenoiser(4, (32, 32, 3))
+    x = jnp.zeros((2, 32 * 32 * 3))
+    params = model.init(jax.random.key(0), x, jnp.zeros(2))
+    assert model.apply(params, x, jnp.zeros(2)).shape == (2, 3072)
