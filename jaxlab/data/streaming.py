@@ -177,6 +177,8 @@ def make_loader(
     if len(source) // count < local:
         raise ValueError(f"each of the {count} process shards holds {len(source) // count} "
                          f"records, fewer than one local batch of {local}")
+    if workers:
+        _absl_flags_parsed()
     sampler = grain.samplers.IndexSampler(
         num_records=len(source),
         shard_options=grain.sharding.ShardByJaxProcess(drop_remainder=True),
@@ -237,18 +239,28 @@ def eval_batches(
             real = np.concatenate([real, np.zeros(size - len(real), np.float32)])
         return ids, real
 
-    ids, real = pad_to(mine, steps * local)
+    ids, real = pad_to(mine[: steps * local], steps * local)  # max_batches may cut it
     masks = real.reshape(steps, local)
     dataset = grain.MapDataset.source(_Subset(source, ids)).seed(0)
     dataset = grain.experimental.apply_transformations(dataset, list(operations))
     dataset = dataset.batch(local, drop_remainder=True)
     iterable: Any = dataset.to_iter_dataset()
     if workers:
+        _absl_flags_parsed()
         iterable = iterable.mp_prefetch(grain.MultiprocessingOptions(num_workers=workers))
     for step, batch in enumerate(iterable):
         if step >= steps:
             break
         yield dict(batch, mask=masks[step])
+
+
+def _absl_flags_parsed() -> None:
+    """grain's worker processes read absl flags, which a program without ``absl.app``
+    (``jaxlab run``) never parses: mark them parsed (their defaults) before starting them."""
+    from absl import flags
+
+    if not flags.FLAGS.is_parsed():
+        flags.FLAGS.mark_as_parsed()
 
 
 class _Subset:
