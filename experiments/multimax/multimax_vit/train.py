@@ -25,9 +25,9 @@ from jaxlab.data.streaming import eval_batches, make_loader, open_source
 from jaxlab.nn import ViT
 from jaxlab.train import create_state, fit, mesh_from_config
 from jaxlab.train.lifecycle import to_host
-from jaxlab.train.prefetch import DeviceStream, device_batches
 from jaxlab.train.mesh import batch_sharding, replicated
 from jaxlab.train.plan import PlanSpec, abstract
+from jaxlab.train.prefetch import DeviceStream, device_batches
 
 from ..trainer import multimax_optimizer
 
