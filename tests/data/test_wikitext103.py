@@ -66,3 +66,47 @@ def test_sha256_of(tmp_path):
     path.write_bytes(b"abc")
     assert wikitext103.sha256_of(path) == (
         "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+
+
+def _blocks(lines, block, vocabulary=None):
+    from jaxlab.data import wikitext
+
+    source = [{"text": line} for line in lines]
+    lengths, counts = wikitext.count_lines(source, count_words=True)
+    vocabulary = vocabulary or wikitext.fairseq_vocabulary(counts)
+    return wikitext.TokenBlocks(source, vocabulary, lengths, block), vocabulary
+
+
+def test_fairseq_vocabulary_orders_by_count_and_pads_to_eight():
+    from jaxlab.data import wikitext
+
+    vocabulary = wikitext.fairseq_vocabulary({"b": 2, "a": 2, "c": 5, "<unk>": 9})
+    assert vocabulary[:7] == ["<s>", "<pad>", "</s>", "<unk>", "c", "a", "b"]
+    assert len(vocabulary) == 8 and vocabulary[7] == "madeupword0000"
+
+
+def test_blocks_cover_the_token_stream_once_with_eos_per_line():
+    from jaxlab.data import wikitext
+
+    lines = ["a b", "", "c a b d", "b"]
+    blocks, vocabulary = _blocks(lines, block=3)
+    index = {w: i for i, w in enumerate(vocabulary)}
+    stream = [index[w] if w != "</s>" else wikitext.EOS
+              for line in lines for w in [*line.split(), "</s>"]]
+    assert blocks.num_tokens == len(stream) == 11 and len(blocks) == 4
+    targets, inputs = [], []
+    for i in range(len(blocks)):
+        item = blocks[i]
+        real = int(item["weights"].sum())
+        targets += item["tokens"][1:real + 1].tolist()
+        inputs.append(int(item["tokens"][0]))
+    assert targets == stream
+    assert inputs == [wikitext.EOS, stream[2], stream[5], stream[8]]
+    assert blocks[3]["weights"].tolist() == [1.0, 1.0, 0.0]
+
+
+def test_unknown_words_map_to_unk():
+    from jaxlab.data import wikitext
+
+    blocks, _ = _blocks(["x y"], block=4, vocabulary=[*wikitext.SPECIALS, "x"])
+    assert blocks[0]["tokens"][:4].tolist() == [wikitext.EOS, 4, wikitext.UNK, wikitext.EOS]

@@ -22,9 +22,10 @@ perplexity on the whole validation and test splits (512-token blocks, every toke
 counted once). Streamed: ``open_source`` + ``make_loader`` + ``DeviceStream``
 (:mod:`jaxlab.data.wikitext`). ``--dry-run`` runs it on mock WikiText-103.
 
-Mesh (every preset): ``{"data": -1}``: the model (19 M parameters at ``paper``) fits every
-device, so it is replicated and the batch rows are split over all devices (data
-parallelism; at ``paper`` 64 windows = 8 per device on 8 devices).
+Mesh (every preset): ``{"data": -1}``: the model (156 M parameters at ``paper``, 137 M of
+them the tied embedding) fits every device, so it is replicated and the batch rows are
+split over all devices (data parallelism; at ``paper`` 64 blocks of 512 tokens = 8 per
+device on 8 devices).
 
 Seeds (power calculation, ``jaxlab.report.power.seeds_for_power``, two-sided paired t-test,
 α = 0.05, before the statistical re-run, committed quick pilot as an upper bound on the
