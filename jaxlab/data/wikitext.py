@@ -44,7 +44,14 @@ def _lines(source: Any, chunk: int = 4096) -> Iterator[str]:
     many = getattr(source, "__getitems__", None)
     for start in range(0, len(source), chunk):
         ids = list(range(start, min(start + chunk, len(source))))
-        examples = many(ids) if many is not None else [source[i] for i in ids]
+        examples = None
+        if many is not None:
+            try:
+                examples = many(ids)
+            except TypeError:  # a source without batched reads (TFDS's mock source)
+                many = None
+        if examples is None:
+            examples = [source[i] for i in ids]
         yield from (_text(e) for e in examples)
 
 
