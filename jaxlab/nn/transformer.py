@@ -145,6 +145,8 @@ class TransformerLM(nn.Module):
       dim, depth, num_heads, mlp_dim: sizes as in ``ViT``.
       attention_normalizer: a name of ``NORMALIZERS`` or a callable ``fn(scores, where=None)``.
       output_normalizer: ``"softmax"`` or ``"multimax"``.
+      tie_embeddings: the output layer is the transposed input embedding (no bias), as
+        fairseq's ``--share-decoder-input-output-embed``; ``False``: a ``head`` Dense layer.
 
     The call-time ``attention_scale`` sets every layer's attention score scale, as in ``ViT``.
     """
@@ -157,6 +159,7 @@ class TransformerLM(nn.Module):
     mlp_dim: int = 256
     attention_normalizer: str | Normalizer = "softmax"
     output_normalizer: str = "softmax"
+    tie_embeddings: bool = False
 
     def __post_init__(self) -> None:
         check_sizes(self, ("vocab_size", "max_len", "dim", "num_heads", "mlp_dim"),
@@ -175,7 +178,8 @@ class TransformerLM(nn.Module):
         length = tokens.shape[1]
         if length > self.max_len:
             raise ValueError(f"sequence length {length} exceeds max_len {self.max_len}")
-        x = nn.Embed(self.vocab_size, self.dim, name="embed")(tokens)
+        embed = nn.Embed(self.vocab_size, self.dim, name="embed")
+        x = embed(tokens)
         pos = self.param("pos_embed", nn.initializers.normal(0.02), (1, self.max_len, self.dim))
         x = x + jnp.broadcast_to(pos[:, :length], x.shape)
         mask = nn.make_causal_mask(jnp.ones((1, length), jnp.int32), dtype=jnp.bool_)
@@ -184,4 +188,6 @@ class TransformerLM(nn.Module):
                 self.num_heads, self.mlp_dim, self.attention_normalizer, name=f"block_{i}"
             )(x, mask, attention_scale)
         x = nn.LayerNorm(name="ln_final")(x)
-        return _output(nn.Dense(self.vocab_size, name="head")(x), self.output_normalizer)
+        logits = embed.attend(x) if self.tie_embeddings else \
+            nn.Dense(self.vocab_size, name="head")(x)
+        return _output(logits, self.output_normalizer)

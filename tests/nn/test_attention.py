@@ -147,3 +147,17 @@ def test_bad_model_settings():
         ViT(num_classes=2, patch_size=3).init(jax.random.key(0), jnp.zeros((1, 8, 8, 1)))
     with pytest.raises(ValueError, match="max_len"):
         TransformerLM(vocab_size=5, max_len=4).init(jax.random.key(0), jnp.zeros((1, 6), int))
+
+
+def test_transformer_lm_tied_embeddings_reuse_the_input_table():
+    import jax
+    import jax.numpy as jnp
+
+    from jaxlab.nn import TransformerLM
+
+    model = TransformerLM(vocab_size=11, max_len=4, dim=8, depth=1, num_heads=2, mlp_dim=16,
+                          tie_embeddings=True)
+    tokens = jnp.array([[1, 2, 3]])
+    params = model.init(jax.random.key(0), tokens)["params"]
+    assert "head" not in params
+    assert model.apply({"params": params}, tokens).shape == (1, 3, 11)

