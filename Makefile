@@ -12,7 +12,7 @@ TEST_WORKERS ?= $(if $(filter 0 1,$(CORES)),2,auto)
 JOBS ?= 2
 FASHION_MNIST := /usr/share/datasets/fashion-mnist
 
-.PHONY: install data reproduce notebooks test test-devices bench accel-check wheel-check lint clean
+.PHONY: install data reproduce notebooks test test-devices test-pod bench accel-check wheel-check lint clean
 
 $(STAMP): pyproject.toml setup.py Makefile
 	$(PYTHON) -m venv $(VENV)
@@ -63,9 +63,17 @@ test: install
 # multi-process runs of multimax_vit and mscp (test_multihost.py). CI runs it after
 # `make test` with JAXLAB_REPORTS_DIR shared, so the 1-device runs are reused.
 test-devices: install
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=10 -m slow \
-	  tests/experiments/test_devices.py tests/experiments/test_multihost.py \
-	  tests/experiments/test_dry_run.py $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=10 \
+	  -m "slow and not pod" tests/experiments/test_devices.py tests/experiments/test_multihost.py \
+	  $(PYTEST_ARGS)
+
+# What a user runs before renting a pod: every paper preset's dry run on 8 fake CPU devices
+# (tests/experiments/test_dry_run.py), multimax_vit's dry run on 2 processes x 4 devices, and
+# every experiment's smoke run on 2 processes x 4 devices against 1 x 8 (test_multihost.py).
+test-pod: install
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=0 -m pod \
+	  tests/experiments/test_dry_run.py tests/experiments/test_multihost.py \
+	  tests/experiments/test_multihost_dry_run.py $(PYTEST_ARGS)
 
 bench: install
 	# ByzFL (and the CPU build of torch it needs) is a benchmark baseline, not a dependency.

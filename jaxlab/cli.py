@@ -463,12 +463,37 @@ def _cmd_plan(args) -> int:
     return 0
 
 
+def _paper_tfds_datasets() -> list[str]:
+    """The TFDS datasets the paper presets read (the catalog's and jaxlab's own builders)."""
+    import tensorflow_datasets as tfds
+
+    import jaxlab.data.tfds_builders  # noqa: F401  (registers jaxlab's own builders)
+
+    names = set()
+    for experiment in registry.discover().values():
+        for name in experiment.get_config("paper").datasets:
+            try:
+                tfds.builder_cls(name.split("/")[0])
+            except Exception:  # not a TFDS name: files or generated data
+                continue
+            names.add(name)
+    return sorted(names)
+
+
 def _cmd_data(args) -> int:
     from jaxlab.data import fetch
 
     if args.data_command == "list":
         for name in fetch.available():
             print(name)
+        for name in _paper_tfds_datasets():
+            print(f"{name}  (TFDS)")
+        return 0
+    if args.name not in fetch.available():
+        from jaxlab.data import streaming
+
+        path = streaming.prepare(args.name, data_dir=args.data_dir)
+        print(f"{args.name}: prepared as array_record under {path}")
         return 0
     path = fetch.fetch(args.name, args.data_dir)
     print(f"{args.name}: verified and in place under {path}")

@@ -47,6 +47,7 @@ __all__ = [
     "make_loader",
     "mock_datasets",
     "open_source",
+    "prepare",
 ]
 
 Example = Mapping[str, Any]
@@ -143,6 +144,27 @@ def open_source(
         ) from e
     _READS.append(DatasetRead(name, split, _mocking()))
     return source
+
+
+def prepare(name: str, *, data_dir: str | os.PathLike | None = None) -> str:
+    """Downloads (where the builder can) and prepares TFDS dataset ``name`` as array_record
+    in ``data_dir`` (TFDS's default when ``None``), what ``jaxlab data fetch NAME`` runs for
+    a TFDS dataset; returns the folder it wrote. Never called by tests, CI or ``reproduce``.
+
+    Raises:
+      jaxlab.data.DataNotFoundError: a builder that needs manual files (``imagenet2012``)
+        and did not find them; the message is TFDS's first line.
+    """
+    import jaxlab.data.tfds_builders  # noqa: F401  (registers jaxlab's own builders by name)
+    from jaxlab.data.paths import DataNotFoundError
+
+    builder = tfds.builder(name, data_dir=data_dir or None, file_format="array_record")
+    try:
+        builder.download_and_prepare()
+    except (AssertionError, FileNotFoundError) as error:
+        first = str(error).strip().splitlines()[0] if str(error).strip() else repr(error)
+        raise DataNotFoundError(f"cannot prepare {name}: {first}") from error
+    return str(builder.data_dir)
 
 
 def make_loader(

@@ -4,7 +4,7 @@
 on mock data of the paper's datasets (``tfds.testing.mock_data``): 2 steps a phase, a global
 batch of at most 8 rows per device, one evaluation batch. It must write ``run.json`` with the
 datasets it read (each ``mock``), ``metrics.jsonl`` and a checkpoint. Slow (the paper models'
-compile times): ``make test-devices`` and CI run it.
+compile times): ``make test-pod`` runs it.
 """
 
 import json
@@ -49,6 +49,7 @@ def check_outputs(name: str, workdir: Path, summary: dict) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.pod
 @pytest.mark.parametrize("name", NAMES)
 def test_paper_preset_dry_run_on_8_devices(name, tmp_path):
     check_outputs(name, tmp_path, dry_run(name, tmp_path))

@@ -25,9 +25,18 @@ from tests.experiments.test_devices import CASES as DEVICE_CASES
 # Every experiment, with the tolerance and the wall-time metrics of its 8 = 1 case
 # (test_devices.py): the two layouts split the same runs and rows, but gloo sums a
 # data-parallel gradient over processes in another order. Only multimax_tradeoff runs in
-# `make test`; the others are slow (`make test-devices`, CI).
+# `make test`; multimax_vit and mscp_passive_data in `make test-devices` (CI); the other 25
+# in `make test-pod`.
 FAST = {"multimax_tradeoff"}
+# Run by `make test-devices` (and CI); the others by `make test-pod`.
+DEVICES = {"multimax_vit", "mscp_passive_data"}
 CASES = {name: (rtol, timed, name not in FAST) for name, (rtol, timed, _) in DEVICE_CASES.items()}
+
+
+def _marks(name: str, slow: bool) -> list:
+    if not slow:
+        return []
+    return [pytest.mark.slow] if name in DEVICES else [pytest.mark.slow, pytest.mark.pod]
 
 
 def _free_port() -> int:
@@ -54,7 +63,7 @@ def run_two_processes(name: str, workdir) -> list[dict]:
 
 
 @pytest.mark.parametrize(("name", "rtol", "timed"), [
-    pytest.param(name, rtol, timed, marks=[pytest.mark.slow] if slow else [], id=name)
+    pytest.param(name, rtol, timed, marks=_marks(name, slow), id=name)
     for name, (rtol, timed, slow) in CASES.items()])
 def test_two_processes_of_four_devices_equal_one_of_eight(name, rtol, timed, tmp_path):
     two = run_two_processes(name, tmp_path / "two")

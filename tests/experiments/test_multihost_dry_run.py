@@ -26,19 +26,24 @@ def run_two_processes(name: str, workdir) -> dict:
     env = {**os.environ, "JAX_PLATFORMS": "cpu", "JAX_NUM_CPU_DEVICES": "4",
            "JAX_CPU_COLLECTIVES_IMPLEMENTATION": "gloo",
            "JAX_CPU_ENABLE_ASYNC_DISPATCH": "false"}
+    # stderr goes to files, not pipes: a loader's worker process that outlives its parent
+    # would hold a pipe open and keep the test waiting after both processes ended.
+    logs = [workdir.parent / f"{workdir.name}.process{i}.log" for i in range(2)]
     procs = [subprocess.Popen(
         [sys.executable, "-m", "jaxlab.cli", "run", name, "--preset", "paper", "--dry-run",
          "--workdir", str(workdir), "--multihost", "--coordinator", address,
          "--num_processes", "2", "--process_id", str(i)],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        for i in range(2)]
-    errors = [proc.communicate(timeout=3600)[1] for proc in procs]
+        env=env, stdout=subprocess.DEVNULL, stderr=log.open("w"), text=True)
+        for i, log in enumerate(logs)]
     for i, proc in enumerate(procs):
-        assert proc.returncode == 0, f"{name}: process {i} failed:\n{errors[i][-4000:]}"
+        proc.wait(timeout=3600)
+        assert proc.returncode == 0, (
+            f"{name}: process {i} failed:\n{logs[i].read_text()[-4000:]}")
     return json.loads((workdir / "run.json").read_text())
 
 
 @pytest.mark.slow
+@pytest.mark.pod
 @pytest.mark.parametrize("name", NAMES)
 def test_paper_dry_run_on_two_processes_of_four_devices(name, tmp_path):
     summary = run_two_processes(name, tmp_path)
