@@ -41,18 +41,23 @@ def main(argv: list[str] | None = None) -> None:
     def loop():
         return [jax.block_until_ready(one(p)) for p in singles]
 
-    times = time_interleaved({
-        "vmap": lambda: jax.block_until_ready(batched(nets)),
-        "loop": loop,
-        "gd_vmap": lambda: jax.block_until_ready(gd(nets)),
-    }, repeats=3)
+    times = time_interleaved(
+        {
+            "vmap": lambda: jax.block_until_ready(batched(nets)),
+            "loop": loop,
+            "gd_vmap": lambda: jax.block_until_ready(gd(nets)),
+        },
+        repeats=3,
+    )
     r = ratios(times, "loop")
     print(f"ADR-GD, {args.networks} networks [10, 64, 64, 1] x {steps} steps")
     print(f"{'variant':10s} {'seconds':>9s} {'vs loop':>8s}")
     for name in ("vmap", "loop", "gd_vmap"):
         print(f"{name:10s} {times[name]:9.3f} {r[name]:8.3f}")
-    print(f"vmap speed-up over the loop: {1.0 / r['vmap']:.1f}x; "
-          f"ADR-GD / GD per step: {times['vmap'] / times['gd_vmap']:.1f}x")
+    print(
+        f"vmap speed-up over the loop: {1.0 / r['vmap']:.1f}x; "
+        f"ADR-GD / GD per step: {times['vmap'] / times['gd_vmap']:.1f}x"
+    )
 
 
 if __name__ == "__main__":

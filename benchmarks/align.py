@@ -44,6 +44,7 @@ def numpy_dpo(pc, pr, rc, rr, beta):
 
 def numpy_unembedding_dpo(w, w_ref, g, chosen, rejected, beta):
     """Loss and ∂L/∂W of the one-token DPO model in NumPy."""
+
     def logps(weights):
         z = g @ weights.T
         z = z - z.max(axis=1, keepdims=True)
@@ -77,14 +78,18 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     rng = np.random.default_rng(0)
     logps = [(-20.0 + 5.0 * rng.normal(size=n_pairs)).astype(np.float32) for _ in range(4)]
     j_logps = [jnp.asarray(x) for x in logps]
-    j_dpo = jax.jit(jax.value_and_grad(lambda pc, pr, rc, rr: dpo_loss(pc, pr, rc, rr, BETA),
-                                       argnums=(0, 1)))
+    j_dpo = jax.jit(
+        jax.value_and_grad(lambda pc, pr, rc, rr: dpo_loss(pc, pr, rc, rr, BETA), argnums=(0, 1))
+    )
     _check(j_dpo(*j_logps), numpy_dpo(*logps, BETA), "dpo_loss")
     rows = {}
-    rows[f"dpo_loss + grad, N = {n_pairs:.0e}"] = time_interleaved({
-        "jaxlab": lambda: j_dpo(*j_logps),
-        "numpy": lambda: numpy_dpo(*logps, BETA),
-    }, repeats=repeats)
+    rows[f"dpo_loss + grad, N = {n_pairs:.0e}"] = time_interleaved(
+        {
+            "jaxlab": lambda: j_dpo(*j_logps),
+            "numpy": lambda: numpy_dpo(*logps, BETA),
+        },
+        repeats=repeats,
+    )
 
     w = (0.02 * rng.normal(size=(vocab, dim))).astype(np.float32)
     w_ref = (w + 0.02 * rng.normal(size=(vocab, dim))).astype(np.float32)
@@ -92,14 +97,19 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     chosen = rng.integers(0, vocab, batch)
     rejected = (chosen + 1 + rng.integers(0, vocab - 1, batch)) % vocab
     j_args = [jnp.asarray(x) for x in (w, w_ref, g, chosen, rejected)]
-    j_unemb = jax.jit(jax.value_and_grad(
-        lambda *a: unembedding_dpo_loss(*a, BETA)))
-    _check(j_unemb(*j_args), numpy_unembedding_dpo(w, w_ref, g, chosen, rejected, BETA),
-           "unembedding_dpo_loss")
-    rows[f"one-token DPO + grad, V={vocab} d={dim} b={batch}"] = time_interleaved({
-        "jaxlab": lambda: j_unemb(*j_args),
-        "numpy": lambda: numpy_unembedding_dpo(w, w_ref, g, chosen, rejected, BETA),
-    }, repeats=repeats)
+    j_unemb = jax.jit(jax.value_and_grad(lambda *a: unembedding_dpo_loss(*a, BETA)))
+    _check(
+        j_unemb(*j_args),
+        numpy_unembedding_dpo(w, w_ref, g, chosen, rejected, BETA),
+        "unembedding_dpo_loss",
+    )
+    rows[f"one-token DPO + grad, V={vocab} d={dim} b={batch}"] = time_interleaved(
+        {
+            "jaxlab": lambda: j_unemb(*j_args),
+            "numpy": lambda: numpy_unembedding_dpo(w, w_ref, g, chosen, rejected, BETA),
+        },
+        repeats=repeats,
+    )
 
     title = f"DPO vs TRL's loss formula in NumPy, {jax.default_backend()}, median of {repeats}"
     return print_speedups(title, rows)

@@ -63,8 +63,9 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     logits = 8.0 * jax.random.normal(k_a, shape)  # q·kᵀ with d_h = 64: spread ≈ √64
     w = jax.random.normal(k_w, shape)
     variants = _variants(w, 8.0)
-    times = time_interleaved({n: (lambda f=f: f(logits)) for n, f in variants.items()},
-                             repeats=repeats)
+    times = time_interleaved(
+        {n: (lambda f=f: f(logits)) for n, f in variants.items()}, repeats=repeats
+    )
     rel = ratios(times, "softmax")
     print(f"fwd+bwd on {list(shape)} float32, {jax.default_backend()}, median of {repeats}")
     print(f"{'variant':28s} {'ms':>9s} {'× softmax':>10s}  compiled program")

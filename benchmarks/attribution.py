@@ -38,13 +38,22 @@ def main(argv: list[str] | None = None) -> None:
 
     @jax.jit
     def ours(t):
-        return jax.vmap(lambda tt: lasso_fista(lambda z: wj @ z, lambda r: wj.T @ r, tt,
-                                               jnp.zeros(p), alpha, step=step,
-                                               num_iters=args.iters))(t)
+        return jax.vmap(
+            lambda tt: lasso_fista(
+                lambda z: wj @ z,
+                lambda r: wj.T @ r,
+                tt,
+                jnp.zeros(p),
+                alpha,
+                step=step,
+                num_iters=args.iters,
+            )
+        )(t)
 
     def sklearn():
-        return Lasso(alpha=alpha / m, fit_intercept=False, tol=1e-4, max_iter=10_000).fit(
-            w, t.T).coef_
+        return (
+            Lasso(alpha=alpha / m, fit_intercept=False, tol=1e-4, max_iter=10_000).fit(w, t.T).coef_
+        )
 
     tj = jnp.asarray(t)
     times = time_interleaved({"jaxlab": lambda: ours(tj), "sklearn": sklearn}, repeats=3)
@@ -55,8 +64,10 @@ def main(argv: list[str] | None = None) -> None:
     ref = np.asarray(sklearn()).reshape(q, p)
     gap = np.mean((objective(np.asarray(ours(tj))) - objective(ref)) / objective(ref))
     speed = ratios(times, "sklearn")
-    print(f"lasso, W [{m} x {p}], {q} queries, alpha={alpha}, FISTA {args.iters} iterations, "
-          f"{jax.default_backend()}")
+    print(
+        f"lasso, W [{m} x {p}], {q} queries, alpha={alpha}, FISTA {args.iters} iterations, "
+        f"{jax.default_backend()}"
+    )
     print(f"{'impl':8s} {'seconds':>9s} {'t/baseline':>10s}")
     print(f"{'jaxlab':8s} {times['jaxlab']:9.3f} {speed['jaxlab']:10.2f}")
     print(f"{'sklearn':8s} {times['sklearn']:9.3f} {1.0:10.2f}")

@@ -29,11 +29,14 @@ from jaxlab.train.timing import time_interleaved
 
 def _librosa_features(y: np.ndarray, c: FeatureConfig) -> np.ndarray:
     power = np.abs(librosa.stft(y, n_fft=c.n_fft, hop_length=c.hop_length)) ** 2
-    log_mel = librosa.power_to_db(librosa.feature.melspectrogram(
-        S=power, sr=c.sample_rate, n_mels=c.n_mels, fmin=c.fmin), top_db=c.top_db)
+    log_mel = librosa.power_to_db(
+        librosa.feature.melspectrogram(S=power, sr=c.sample_rate, n_mels=c.n_mels, fmin=c.fmin),
+        top_db=c.top_db,
+    )
     chroma = librosa.feature.chroma_stft(S=power, sr=c.sample_rate, tuning=0.0, n_fft=c.n_fft)
-    onset = librosa.onset.onset_strength(S=log_mel, sr=c.sample_rate, n_fft=c.n_fft,
-                                         hop_length=c.hop_length)
+    onset = librosa.onset.onset_strength(
+        S=log_mel, sr=c.sample_rate, n_fft=c.n_fft, hop_length=c.hop_length
+    )
     frames = np.concatenate([log_mel, chroma, onset[None]], axis=0).T
     t = frames.shape[0] // c.pool
     return frames[: t * c.pool].reshape(t, c.pool, -1).mean(axis=1)
@@ -45,10 +48,13 @@ def bench_features(num_clips: int, repeats: int) -> None:
     clips = np.stack([render_clip(sample_metadata(rng, (8.0, 8.0))) for _ in range(num_clips)])
     ours = jax.jit(audio_features)
     batch = jnp.asarray(clips)
-    times = time_interleaved({
-        "jaxlab (jit, batched)": lambda: ours(batch),
-        "librosa (clip by clip)": lambda: [_librosa_features(y, config) for y in clips],
-    }, repeats=repeats)
+    times = time_interleaved(
+        {
+            "jaxlab (jit, batched)": lambda: ours(batch),
+            "librosa (clip by clip)": lambda: [_librosa_features(y, config) for y in clips],
+        },
+        repeats=repeats,
+    )
     print(f"\nfeatures of {num_clips} clips of 8 s at 16 kHz ({jax.default_backend()})")
     print(f"{'pipeline':28s} {'clips/s':>10s} {'speed-up':>9s}")
     for name, t in times.items():
@@ -57,23 +63,26 @@ def bench_features(num_clips: int, repeats: int) -> None:
 
 def bench_generation(batch: int, repeats: int) -> None:
     frames, length = 80, 128
-    model = AudioLM(vocab_size=200, audio_token_id=5, max_len=length, dim=128, depth=2,
-                    num_heads=4, mlp_dim=512)
+    model = AudioLM(
+        vocab_size=200, audio_token_id=5, max_len=length, dim=128, depth=2, num_heads=4, mlp_dim=512
+    )
     rng = np.random.default_rng(0)
     prompt = rng.integers(8, 200, (batch, length)).astype(np.int32)
-    prompt[:, 1:1 + frames] = 5
+    prompt[:, 1 : 1 + frames] = 5
     prompt_length = np.full(batch, frames + 16, np.int32)
     audio = rng.standard_normal((batch, frames, 54)).astype(np.float32)
     params = model.init(jax.random.key(0), prompt[:1], audio[:1])
     key = jax.random.key(1)
     cached = jax.jit(lambda p: generate(p, model, prompt, prompt_length, audio, key))
-    full = jax.jit(lambda p: generate(p, model, prompt, prompt_length, audio, key,
-                                      use_cache=False))
-    times = time_interleaved({"KV cache": lambda: cached(params),
-                              "no cache (recompute prefix)": lambda: full(params)},
-                             repeats=repeats)
-    print(f"\ngreedy answers, batch {batch}, context {length} ({frames} audio frames), "
-          f"2 layers width 128")
+    full = jax.jit(lambda p: generate(p, model, prompt, prompt_length, audio, key, use_cache=False))
+    times = time_interleaved(
+        {"KV cache": lambda: cached(params), "no cache (recompute prefix)": lambda: full(params)},
+        repeats=repeats,
+    )
+    print(
+        f"\ngreedy answers, batch {batch}, context {length} ({frames} audio frames), "
+        f"2 layers width 128"
+    )
     print(f"{'decoder':28s} {'answers/s':>10s} {'speed-up':>9s}")
     for name, t in times.items():
         print(f"{name:28s} {batch / t:10.1f} {times['no cache (recompute prefix)'] / t:8.1f}x")

@@ -22,12 +22,12 @@ import jax
 import jax.flatten_util
 import jax.numpy as jnp
 import numpy as np
-from jaxlab_experiments.byzantine import trainer as byzantine
-from jaxlab_experiments.byzantine.byzantine_grid.config import get_config
 
 from jaxlab import robust
 from jaxlab.robust import attacks, simulation
 from jaxlab.train.timing import time_interleaved
+from jaxlab_experiments.byzantine import trainer as byzantine
+from jaxlab_experiments.byzantine.byzantine_grid.config import get_config
 
 
 def timed_with_outputs(fns: dict, *args, repeats: int) -> dict:
@@ -38,8 +38,9 @@ def timed_with_outputs(fns: dict, *args, repeats: int) -> dict:
     rule of a round, not just one of them (the ratios CTMA(base)/base stay meaningful).
     """
     outs = {name: jax.block_until_ready(fn(*args)) for name, fn in fns.items()}
-    times = time_interleaved({name: functools.partial(fn, *args) for name, fn in fns.items()},
-                             repeats=repeats, warmup=0)
+    times = time_interleaved(
+        {name: functools.partial(fn, *args) for name, fn in fns.items()}, repeats=repeats, warmup=0
+    )
     return {name: (times[name], outs[name]) for name in fns}
 
 
@@ -114,8 +115,9 @@ def bench_aggregators(sizes, repeats: int) -> None:
             if theirs is not None and name in theirs:
                 import torch
 
-                t_sec, t_out = timed_with_outputs({name: theirs[name]}, torch.from_numpy(x_np),
-                                                  repeats=repeats)[name]
+                t_sec, t_out = timed_with_outputs(
+                    {name: theirs[name]}, torch.from_numpy(x_np), repeats=repeats
+                )[name]
                 ref = f"{1e3 * t_sec:.1f}"
                 speed = f"{t_sec / sec:.1f}×"
                 diff = f"{np.max(np.abs(np.asarray(out) - t_out.numpy())):.1e}"

@@ -93,8 +93,10 @@ def end_to_end(n: int, num_samples: int, repeats: int) -> None:
     print(f"{'method':10s} {'seconds':>9s} {'recovered':>10s}")
     print(f"{'ccpg':10s} {times['ccpg']:9.3f} {ok_c!s:>10s}")
     print(f"{'pc_stable':10s} {times['pc_stable']:9.3f} {ok_p!s:>10s}")
-    print(f"PC / CCPG time ratio: {times['pc_stable'] / times['ccpg']:.0f}x "
-          "(reference README, n = 20: ≈ 6000x)")
+    print(
+        f"PC / CCPG time ratio: {times['pc_stable'] / times['ccpg']:.0f}x "
+        "(reference README, n = 20: ≈ 6000x)"
+    )
 
 
 def main(argv: list[str] | None = None) -> None:

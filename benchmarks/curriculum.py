@@ -20,12 +20,12 @@ import argparse
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jaxlab_experiments.curbench.trainer import CurriculumData, CurriculumTrainer
 
 from jaxlab import curriculum as cl
 from jaxlab.curriculum.mw_net import init_weight_net
 from jaxlab.nn.lenet import LeNet
 from jaxlab.train import ratios, time_interleaved
+from jaxlab_experiments.curbench.trainer import CurriculumData, CurriculumTrainer
 
 
 def _task(n: int, size: int = 14):
@@ -38,16 +38,23 @@ def _task(n: int, size: int = 14):
 def epoch_ratios(methods, n: int, repeats: int) -> dict[str, float]:
     data = _task(n)
     rng = np.random.default_rng(1)
-    data = data._replace(teacher_losses=rng.uniform(size=n),
-                         teacher_logits=rng.normal(size=(n, 10)).astype(np.float32))
+    data = data._replace(
+        teacher_losses=rng.uniform(size=n),
+        teacher_logits=rng.normal(size=(n, 10)).astype(np.float32),
+    )
     model = LeNet(num_classes=10)
     dummy = jnp.zeros((1, 14, 14, 1))
     init_fn = lambda k: model.init(k, dummy)["params"]
     apply_fn = lambda p, x, a: model.apply({"params": p}, x, a.get("sigma"))
     fns = {}
     for name in methods:
-        trainer = CurriculumTrainer(cl.get_curriculum(name), init_fn, apply_fn, batch_size=50,
-                                    optimizer={"name": "adam", "learning_rate": 1e-3})
+        trainer = CurriculumTrainer(
+            cl.get_curriculum(name),
+            init_fn,
+            apply_fn,
+            batch_size=50,
+            optimizer={"name": "adam", "learning_rate": 1e-3},
+        )
         fns[name] = lambda t=trainer: t.run(data, [0], 1)["val_acc"]
     return time_interleaved(fns, repeats=repeats)
 
@@ -62,8 +69,10 @@ def mw_net_step_times(repeats: int) -> dict[str, float] | None:
     rng = np.random.default_rng(0)
     x, xm = rng.normal(size=(2, 100, 784)).astype(np.float32)
     y, ym = rng.integers(0, 10, (2, 100))
-    w1, w2 = (rng.normal(size=(784, 256)) * 0.05).astype(np.float32), (
-        rng.normal(size=(256, 10)) * 0.05).astype(np.float32)
+    w1, w2 = (
+        (rng.normal(size=(784, 256)) * 0.05).astype(np.float32),
+        (rng.normal(size=(256, 10)) * 0.05).astype(np.float32),
+    )
     v = init_weight_net(jax.random.key(0))
 
     def loss_fn(p, a, b):
@@ -72,13 +81,24 @@ def mw_net_step_times(repeats: int) -> dict[str, float] | None:
 
     params = {"w1": jnp.asarray(w1), "w2": jnp.asarray(w2)}
     ours = jax.jit(jax.grad(cl.mw_net_meta_loss), static_argnums=2)
-    args = (v, params, loss_fn, jnp.asarray(x), jnp.asarray(y), jnp.asarray(xm),
-            jnp.asarray(ym), 0.1, jnp.ones(100))
+    args = (
+        v,
+        params,
+        loss_fn,
+        jnp.asarray(x),
+        jnp.asarray(y),
+        jnp.asarray(xm),
+        jnp.asarray(ym),
+        0.1,
+        jnp.ones(100),
+    )
 
-    net = torch.nn.Sequential(torch.nn.Linear(784, 256, bias=False), torch.nn.ReLU(),
-                              torch.nn.Linear(256, 10, bias=False))
-    vnet = torch.nn.Sequential(torch.nn.Linear(1, 100), torch.nn.ReLU(),
-                               torch.nn.Linear(100, 1), torch.nn.Sigmoid())
+    net = torch.nn.Sequential(
+        torch.nn.Linear(784, 256, bias=False), torch.nn.ReLU(), torch.nn.Linear(256, 10, bias=False)
+    )
+    vnet = torch.nn.Sequential(
+        torch.nn.Linear(1, 100), torch.nn.ReLU(), torch.nn.Linear(100, 1), torch.nn.Sigmoid()
+    )
     tx, ty = torch.from_numpy(x), torch.from_numpy(y)
     txm, tym = torch.from_numpy(xm), torch.from_numpy(ym)
     ce = torch.nn.functional.cross_entropy
@@ -97,18 +117,17 @@ def mw_net_step_times(repeats: int) -> dict[str, float] | None:
         meta.backward()
         return [p.grad for p in vnet.parameters()]
 
-    return time_interleaved({"jaxlab": lambda: ours(*args), "torch.func": torch_step},
-                            repeats=repeats)
+    return time_interleaved(
+        {"jaxlab": lambda: ours(*args), "torch.func": torch_step}, repeats=repeats
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args(argv)
-    methods = (("baseline", "spl", "superloss", "mw_net") if args.quick
-               else tuple(cl.METHODS))
-    times = epoch_ratios(methods, n=200 if args.quick else 1000,
-                         repeats=2 if args.quick else 3)
+    methods = ("baseline", "spl", "superloss", "mw_net") if args.quick else tuple(cl.METHODS)
+    times = epoch_ratios(methods, n=200 if args.quick else 1000, repeats=2 if args.quick else 3)
     print("| curriculum | epoch (s) | × baseline |\n|---|---|---|")
     for name, ratio in ratios(times, "baseline").items():
         print(f"| {name} | {times[name]:.3f} | {ratio:.2f} |")
@@ -116,9 +135,11 @@ def main(argv: list[str] | None = None) -> None:
     if step is None:
         print("\nMW-Net meta step vs torch.func: skipped (torch is not installed)")
     else:
-        print(f"\nMW-Net meta step: jaxlab {1e3 * step['jaxlab']:.2f} ms, torch.func "
-              f"{1e3 * step['torch.func']:.2f} ms, ratio torch/jaxlab "
-              f"{step['torch.func'] / step['jaxlab']:.2f}")
+        print(
+            f"\nMW-Net meta step: jaxlab {1e3 * step['jaxlab']:.2f} ms, torch.func "
+            f"{1e3 * step['torch.func']:.2f} ms, ratio torch/jaxlab "
+            f"{step['torch.func'] / step['jaxlab']:.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -41,8 +41,10 @@ def main(argv: list[str] | None = None) -> None:
     ours = jax.jit(lambda x, y: optimal_denoiser(x, sigma, y))
     xj, yj = jax.device_put(x), jax.device_put(y)
     np.testing.assert_allclose(ours(xj, yj), numpy_optimal_denoiser(x, sigma, y), atol=1e-3)
-    times = time_interleaved({"jaxlab": lambda: ours(xj, yj),
-                              "numpy": lambda: numpy_optimal_denoiser(x, sigma, y)}, repeats=3)
+    times = time_interleaved(
+        {"jaxlab": lambda: ours(xj, yj), "numpy": lambda: numpy_optimal_denoiser(x, sigma, y)},
+        repeats=3,
+    )
     mem = ours.lower(xj, yj).compile().memory_analysis()
     ours_mb = getattr(mem, "temp_size_in_bytes", 0) / 2**20 if mem is not None else float("nan")
     tracemalloc.start()

@@ -49,14 +49,23 @@ def main(argv: list[str] | None = None) -> None:
 
     nem = jax.jit(lambda p, z: nem_mask(enc.apply, dec, p, z)[0])
     one = functools.partial(relax, encode, num_masks=args.masks, chunk_size=100)
-    relax_all = jax.jit(lambda z, k: jax.lax.map(lambda a: one(a[0], a[1]),
-                                                 (z, jax.random.split(k, z.shape[0]))))
+    relax_all = jax.jit(
+        lambda z, k: jax.lax.map(lambda a: one(a[0], a[1]), (z, jax.random.split(k, z.shape[0])))
+    )
     saliency = jax.jit(lambda z: gradient_saliency(encode, z))
-    times = time_interleaved({"nem": lambda: nem(params, x), "relax": lambda: relax_all(x, key),
-                              "saliency": lambda: saliency(x)}, repeats=repeats)
+    times = time_interleaved(
+        {
+            "nem": lambda: nem(params, x),
+            "relax": lambda: relax_all(x, key),
+            "saliency": lambda: saliency(x),
+        },
+        repeats=repeats,
+    )
     speed = ratios(times, "relax")
-    print(f"explain {batch} images 48x48, encoder widths {widths}, decoder {channels}, "
-          f"RELAX N={args.masks}, {jax.default_backend()}")
+    print(
+        f"explain {batch} images 48x48, encoder widths {widths}, decoder {channels}, "
+        f"RELAX N={args.masks}, {jax.default_backend()}"
+    )
     print(f"{'method':9s} {'seconds':>9s} {'expl/s':>10s} {'t/RELAX':>9s}")
     for name in ("nem", "relax", "saliency"):
         print(f"{name:9s} {times[name]:9.4f} {batch / times[name]:10.1f} {speed[name]:9.5f}")

@@ -45,7 +45,7 @@ SHAPES = ((8, 8, 256, 256), (32, 4, 64, 64))
 
 def _variants(w: jax.Array) -> dict[str, tuple]:
     """name -> (function of (x, params), argnums to differentiate, forward-only?)."""
-    loss = lambda f: (lambda x, p: jnp.sum(f(x, p) * w))
+    loss = lambda f: lambda x, p: jnp.sum(f(x, p) * w)
     naive = lambda x, p: jax.nn.softmax(multimax_modulate(x, p))
     return {
         "softmax fwd": (lambda x, p: jax.nn.softmax(x), None),
@@ -89,23 +89,33 @@ def measure(shape, repeats: int, hlo_dir: str | None) -> dict[str, float]:
     # Warmed up above (compiled and run once): time the variants round-robin.
     return time_interleaved(
         {name: functools.partial(fn, x, params) for name, fn in compiled.items()},
-        repeats=repeats, warmup=0)
+        repeats=repeats,
+        warmup=0,
+    )
 
 
 # name -> (model kind, model kwargs, input shape, batch); "vit" inputs are images.
 STEP_SHAPES = {
-    "ViT quick (28² / patch 7, width 64, 2 blocks, batch 128)":
-        ("vit", dict(num_classes=10, patch_size=7, dim=64, depth=2, num_heads=4, mlp_dim=128),
-         (128, 28, 28, 1)),
-    "ViT DeiT-S-like (224² / patch 16 = 196 tokens, width 384, 6 heads, 2 blocks, batch 8)":
-        ("vit", dict(num_classes=1000, patch_size=16, dim=384, depth=2, num_heads=6,
-                     mlp_dim=1536), (8, 224, 224, 3)),
-    "LM quick (64 chars, width 64, 2 blocks, batch 32)":
-        ("lm", dict(vocab_size=80, max_len=64, dim=64, depth=2, num_heads=4, mlp_dim=128),
-         (32, 64)),
-    "LM 196 tokens, width 384, 6 heads, 2 blocks, batch 8":
-        ("lm", dict(vocab_size=80, max_len=196, dim=384, depth=2, num_heads=6, mlp_dim=1536),
-         (8, 196)),
+    "ViT quick (28² / patch 7, width 64, 2 blocks, batch 128)": (
+        "vit",
+        dict(num_classes=10, patch_size=7, dim=64, depth=2, num_heads=4, mlp_dim=128),
+        (128, 28, 28, 1),
+    ),
+    "ViT DeiT-S-like (224² / patch 16 = 196 tokens, width 384, 6 heads, 2 blocks, batch 8)": (
+        "vit",
+        dict(num_classes=1000, patch_size=16, dim=384, depth=2, num_heads=6, mlp_dim=1536),
+        (8, 224, 224, 3),
+    ),
+    "LM quick (64 chars, width 64, 2 blocks, batch 32)": (
+        "lm",
+        dict(vocab_size=80, max_len=64, dim=64, depth=2, num_heads=4, mlp_dim=128),
+        (32, 64),
+    ),
+    "LM 196 tokens, width 384, 6 heads, 2 blocks, batch 8": (
+        "lm",
+        dict(vocab_size=80, max_len=196, dim=384, depth=2, num_heads=6, mlp_dim=1536),
+        (8, 196),
+    ),
 }
 
 
@@ -158,8 +168,10 @@ def measure_steps(repeats: int) -> dict[str, float]:
         times = time_interleaved(runs, repeats=repeats, warmup=1)
         ratio = ratios(times, "softmax")["multimax"]
         out[label] = ratio
-        print(f"| {label} | {times['softmax'] * 1e3:.1f} | {times['multimax'] * 1e3:.1f} "
-              f"| {ratio:.2f}x |")
+        print(
+            f"| {label} | {times['softmax'] * 1e3:.1f} | {times['multimax'] * 1e3:.1f} "
+            f"| {ratio:.2f}x |"
+        )
     return out
 
 
@@ -182,8 +194,10 @@ def main(argv=None) -> dict[str, float]:
             f"{rows[s][name] * 1e3:.2f} | {rows[s][name] / rows[s][base]:.2f}x" for s in SHAPES
         )
         print(f"| {name} | {cells} |")
-    print("\nratios: forward-only rows against 'softmax fwd', the others against 'softmax' "
-          "(forward+backward, gradient w.r.t. the scores).\n")
+    print(
+        "\nratios: forward-only rows against 'softmax fwd', the others against 'softmax' "
+        "(forward+backward, gradient w.r.t. the scores).\n"
+    )
     steps = measure_steps(repeats=3 if args.quick else 15)
     return {f"step {label.split(' (')[0]}": r for label, r in steps.items()}
 

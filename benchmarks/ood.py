@@ -43,15 +43,21 @@ def main(argv: list[str] | None = None) -> None:
     j_id, j_ood = jnp.asarray(s_id), jnp.asarray(s_ood)
     j_auroc, j_fpr = jax.jit(auroc), jax.jit(fpr_at_tpr)
     rows = []
-    times = time_interleaved({
-        "jaxlab": lambda: jax.block_until_ready(j_auroc(j_id, j_ood)),
-        "sklearn": lambda: roc_auc_score(labels, pooled),
-    }, repeats=3)
+    times = time_interleaved(
+        {
+            "jaxlab": lambda: jax.block_until_ready(j_auroc(j_id, j_ood)),
+            "sklearn": lambda: roc_auc_score(labels, pooled),
+        },
+        repeats=3,
+    )
     rows.append(("AUROC", f"{n_scores:.0e} scores", times, ratios(times, "sklearn")))
-    times = time_interleaved({
-        "jaxlab": lambda: jax.block_until_ready(j_fpr(j_id, j_ood)),
-        "sklearn": lambda: _sk_fpr95(labels, pooled),
-    }, repeats=3)
+    times = time_interleaved(
+        {
+            "jaxlab": lambda: jax.block_until_ready(j_fpr(j_id, j_ood)),
+            "sklearn": lambda: _sk_fpr95(labels, pooled),
+        },
+        repeats=3,
+    )
     rows.append(("FPR95", f"{n_scores:.0e} scores", times, ratios(times, "sklearn")))
     assert abs(float(j_auroc(j_id, j_ood)) - roc_auc_score(labels, pooled)) < 1e-4
     bank = rng.normal(size=(bank_size, dim)).astype(np.float32)
@@ -64,15 +70,20 @@ def main(argv: list[str] | None = None) -> None:
         nn = NearestNeighbors(n_neighbors=1, algorithm="brute").fit(norm(bank))
         return -nn.kneighbors(norm(queries))[0][:, -1]
 
-    times = time_interleaved({
-        "jaxlab": lambda: jax.block_until_ready(j_knn(j_q, j_bank)),
-        "sklearn": sklearn_knn,
-    }, repeats=3)
+    times = time_interleaved(
+        {
+            "jaxlab": lambda: jax.block_until_ready(j_knn(j_q, j_bank)),
+            "sklearn": sklearn_knn,
+        },
+        repeats=3,
+    )
     rows.append(("KNN k=1", f"{n_queries}×{bank_size}×{dim}", times, ratios(times, "sklearn")))
     print(f"{'what':10s} {'size':22s} {'jaxlab s':>10s} {'sklearn s':>10s} {'speed-up':>9s}")
     for what, size, t, r in rows:
-        print(f"{what:10s} {size:22s} {t['jaxlab']:10.4f} {t['sklearn']:10.4f} "
-              f"{1.0 / r['jaxlab']:8.1f}×")
+        print(
+            f"{what:10s} {size:22s} {t['jaxlab']:10.4f} {t['sklearn']:10.4f} "
+            f"{1.0 / r['jaxlab']:8.1f}×"
+        )
 
 
 if __name__ == "__main__":

@@ -119,8 +119,10 @@ def main(argv: list[str] | None = None) -> None:
         return lambda: rollout(states, key)
 
     print(f"four-rooms point maze, {steps} steps per call, random actions, auto-reset")
-    print(f"{'envs':>6} {'jaxlab steps/s':>15} {'numpy steps/s':>14} {'ratio':>7} "
-          f"{'gymnasium steps/s':>18}")
+    print(
+        f"{'envs':>6} {'jaxlab steps/s':>15} {'numpy steps/s':>14} {'ratio':>7} "
+        f"{'gymnasium steps/s':>18}"
+    )
     for n in (1, 64, 1024):
         maze = NumpyMaze(env, n)
         fns = {"jaxlab": make_jax(n), "numpy": lambda m=maze: numpy_rollout(m, steps, 4)}
@@ -129,28 +131,35 @@ def main(argv: list[str] | None = None) -> None:
             vec.reset(seed=0)
             rng = np.random.default_rng(0)
             fns["gymnasium"] = lambda v=vec, n=n, r=rng: [
-                v.step(r.integers(0, 4, n)) for _ in range(steps)]
+                v.step(r.integers(0, 4, n)) for _ in range(steps)
+            ]
         t = time_interleaved(fns, repeats=3 if args.quick else 5)
         rate = {k: n * steps / v for k, v in t.items()}
         gym_txt = f"{rate['gymnasium']:18.0f}" if "gymnasium" in rate else f"{'skipped':>18}"
-        print(f"{n:6d} {rate['jaxlab']:15.0f} {rate['numpy']:14.0f} "
-              f"{rate['jaxlab'] / rate['numpy']:7.1f} {gym_txt}")
+        print(
+            f"{n:6d} {rate['jaxlab']:15.0f} {rate['numpy']:14.0f} "
+            f"{rate['jaxlab'] / rate['numpy']:7.1f} {gym_txt}"
+        )
 
     cfg = PPOConfig(num_envs=16, num_steps=32, num_updates=5 if args.quick else 20)
     train = jax.jit(make_ppo_train(env, cfg))
     key = jax.random.key(0)
     t = time_interleaved({"ppo": lambda: train(key)[1]}, repeats=3)
     total = cfg.num_envs * cfg.num_steps * cfg.num_updates
-    print(f"PPO (16 envs × 32 steps, 4 epochs × 4 minibatches per update): "
-          f"{total / t['ppo']:.0f} env steps/s, {cfg.num_updates / t['ppo']:.1f} updates/s")
+    print(
+        f"PPO (16 envs × 32 steps, 4 epochs × 4 minibatches per update): "
+        f"{total / t['ppo']:.0f} env steps/s, {cfg.num_updates / t['ppo']:.1f} updates/s"
+    )
 
     dcfg = DQNConfig(num_envs=16, steps_per_iteration=32, num_iterations=5 if args.quick else 20)
     dqn = jax.jit(make_dqn_train(env, dcfg))
     t = time_interleaved({"dqn": lambda: dqn(key)[1]}, repeats=3)
     steps = dcfg.num_envs * dcfg.steps_per_iteration * dcfg.num_iterations
     updates = dcfg.steps_per_iteration * dcfg.num_iterations * dcfg.updates_per_step
-    print(f"DQN (16 envs, 1 double-DQN update of batch 64 per vectorised step): "
-          f"{steps / t['dqn']:.0f} env steps/s, {updates / t['dqn']:.0f} updates/s")
+    print(
+        f"DQN (16 envs, 1 double-DQN update of batch 64 per vectorised step): "
+        f"{steps / t['dqn']:.0f} env steps/s, {updates / t['dqn']:.0f} updates/s"
+    )
 
 
 if __name__ == "__main__":

@@ -32,15 +32,15 @@ def numpy_forward(params, demos: np.ndarray, query: np.ndarray):
     demos ``[B, l, n]``, query ``[B, n]``; attention softmax_s((W_K p_s)ᵀ W_Q p_q).
     """
     w_q, w_k, w_v, w_o, a = params
-    keys = demos @ w_k.T                        # [B, l, m_a]
-    q = query @ w_q.T                           # [B, m_a]
-    z = np.matmul(keys, q[:, :, None])[..., 0]   # [B, l]
+    keys = demos @ w_k.T  # [B, l, m_a]
+    q = query @ w_q.T  # [B, m_a]
+    z = np.matmul(keys, q[:, :, None])[..., 0]  # [B, l]
     z = z - z.max(axis=1, keepdims=True)
     attn = np.exp(z)
-    attn /= attn.sum(axis=1, keepdims=True)     # [B, l]
+    attn /= attn.sum(axis=1, keepdims=True)  # [B, l]
     mixed = np.matmul(attn[:, None, :], demos)[:, 0]  # Σ_s attn_s p_s
-    v = mixed @ w_v.T                           # [B, m_b]
-    h = v @ w_o.T                               # [B, m]
+    v = mixed @ w_v.T  # [B, m_b]
+    h = v @ w_o.T  # [B, m]
     return np.maximum(h, 0.0) @ a, (keys, q, attn, mixed, v, h)
 
 
@@ -50,16 +50,16 @@ def numpy_loss_and_grad(params, demos, query, labels):
     f, (keys, q, attn, mixed, v, h) = numpy_forward(params, demos, query)
     margin = 1.0 - labels * f
     loss = np.mean(np.maximum(margin, 0.0))
-    g_f = np.where(margin > 0, -labels, 0.0) / len(f)          # [B]
-    g_h = (g_f[:, None] * a[None, :]) * (h > 0)                 # [B, m]
+    g_f = np.where(margin > 0, -labels, 0.0) / len(f)  # [B]
+    g_h = (g_f[:, None] * a[None, :]) * (h > 0)  # [B, m]
     g_wo = g_h.T @ v
-    g_v = g_h @ w_o                                             # [B, m_b]
+    g_v = g_h @ w_o  # [B, m_b]
     g_wv = g_v.T @ mixed
-    g_mixed = g_v @ w_v                                         # [B, n]
+    g_mixed = g_v @ w_v  # [B, n]
     g_attn = np.matmul(demos, g_mixed[:, :, None])[..., 0]
     g_z = attn * (g_attn - np.sum(attn * g_attn, axis=1, keepdims=True))
-    g_q = np.matmul(g_z[:, None, :], keys)[:, 0]              # [B, m_a]
-    g_keys = g_z[:, :, None] * q[:, None, :]                    # [B, l, m_a]
+    g_q = np.matmul(g_z[:, None, :], keys)[:, 0]  # [B, m_a]
+    g_keys = g_z[:, :, None] * q[:, None, :]  # [B, l, m_a]
     g_wk = g_keys.reshape(-1, keys.shape[-1]).T @ demos.reshape(-1, demos.shape[-1])
     g_wq = g_q.T @ query
     return loss, (g_wq, g_wk, g_wv, g_wo)
@@ -89,26 +89,34 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         return jnp.mean(jax.vmap(icl_hinge_loss, in_axes=(None, 0, 0, 0))(p, d, q, y))
 
     step = jax.jit(jax.value_and_grad(mean_loss))
-    np.testing.assert_allclose(np.asarray(forward(params, j_demos, j_query)),
-                               numpy_forward(np_params, demos, query)[0], rtol=1e-3,
-                               atol=1e-5)
+    np.testing.assert_allclose(
+        np.asarray(forward(params, j_demos, j_query)),
+        numpy_forward(np_params, demos, query)[0],
+        rtol=1e-3,
+        atol=1e-5,
+    )
     ours_loss, ours_grad = step(params, j_demos, j_query, j_labels)
     ref_loss, ref_grad = numpy_loss_and_grad(np_params, demos, query, labels)
     np.testing.assert_allclose(float(ours_loss), ref_loss, rtol=1e-4)
     for ours, ref in zip(ours_grad[:4], ref_grad, strict=True):
-        np.testing.assert_allclose(np.asarray(ours), ref, rtol=2e-3,
-                                   atol=2e-3 * np.abs(ref).max())
+        np.testing.assert_allclose(np.asarray(ours), ref, rtol=2e-3, atol=2e-3 * np.abs(ref).max())
 
     size = f"B={batch} l={length} d={dim} m={neurons}"
     rows = {
-        f"forward, {size}": time_interleaved({
-            "jaxlab": lambda: forward(params, j_demos, j_query),
-            "numpy": lambda: numpy_forward(np32, demos, query)[0],
-        }, repeats=repeats),
-        f"hinge loss + grad, {size}": time_interleaved({
-            "jaxlab": lambda: step(params, j_demos, j_query, j_labels),
-            "numpy": lambda: numpy_loss_and_grad(np32, demos, query, labels),
-        }, repeats=repeats),
+        f"forward, {size}": time_interleaved(
+            {
+                "jaxlab": lambda: forward(params, j_demos, j_query),
+                "numpy": lambda: numpy_forward(np32, demos, query)[0],
+            },
+            repeats=repeats,
+        ),
+        f"hinge loss + grad, {size}": time_interleaved(
+            {
+                "jaxlab": lambda: step(params, j_demos, j_query, j_labels),
+                "numpy": lambda: numpy_loss_and_grad(np32, demos, query, labels),
+            },
+            repeats=repeats,
+        ),
     }
     title = f"ICL transformer vs NumPy, {jax.default_backend()}, median of {repeats}"
     return print_speedups(title, rows)

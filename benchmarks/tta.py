@@ -29,14 +29,14 @@ from jaxlab.tta import entropy_loss, slwi_init, slwi_update
 HYPER = {"a": 0.99, "q": 0.01, "b": 0.9, "zeta": 2.0, "alpha": 2.0, "warmup": 5}
 
 
-def numpy_slwi(state: dict, observed: np.ndarray, update: np.ndarray, a, q, b, zeta, alpha,
-               warmup):
+def numpy_slwi(state: dict, observed: np.ndarray, update: np.ndarray, a, q, b, zeta, alpha, warmup):
     """The SLWI step of :func:`jaxlab.tta.slwi_update` on flat float32 vectors."""
     r = 1.0 - q
     mean_pred = a * state["mean"] + (1 - a) * state["source"]
     var_pred = a * a * state["var"] + q
-    log_pred = np.mean(-0.5 * (np.log(2 * np.pi * (var_pred + r))
-                               + (observed - mean_pred) ** 2 / (var_pred + r)))
+    log_pred = np.mean(
+        -0.5 * (np.log(2 * np.pi * (var_pred + r)) + (observed - mean_pred) ** 2 / (var_pred + r))
+    )
     diff = log_pred - state["prev_log_pred"]
     count = state["count"]
     std = np.sqrt(state["score_m2"] / max(count - 2, 1))
@@ -51,9 +51,13 @@ def numpy_slwi(state: dict, observed: np.ndarray, update: np.ndarray, a, q, b, z
     backtracked = observed - c * update
     gain = var_pred / (var_pred + r)
     new_state = {
-        "mean": mean_pred + gain * (backtracked - mean_pred), "var": (1 - gain) * var_pred,
-        "source": state["source"], "prev_log_pred": log_pred, "score_mean": new_mean,
-        "score_m2": new_m2, "count": count + 1,
+        "mean": mean_pred + gain * (backtracked - mean_pred),
+        "var": (1 - gain) * var_pred,
+        "source": state["source"],
+        "prev_log_pred": log_pred,
+        "score_mean": new_mean,
+        "score_m2": new_m2,
+        "count": count + 1,
     }
     return mean_pred + b * (backtracked - mean_pred), new_state
 
@@ -73,17 +77,29 @@ def _flat(tree) -> np.ndarray:
 
 def _slwi_row(size: int, repeats: int, rng: np.random.Generator) -> dict[str, float]:
     leaves = [size // 4] * 4
-    source = {f"w{i}": jnp.asarray(rng.normal(size=n).astype(np.float32))
-              for i, n in enumerate(leaves)}
+    source = {
+        f"w{i}": jnp.asarray(rng.normal(size=n).astype(np.float32)) for i, n in enumerate(leaves)
+    }
     # A drifting stream with one jump, so the score's backtracking path is exercised too.
     scales = [0.01] * (HYPER["warmup"] + 2) + [1.0]
-    stream = [{k: v + scale * jnp.asarray(rng.normal(size=v.shape).astype(np.float32))
-               for k, v in source.items()} for scale in scales]
+    stream = [
+        {
+            k: v + scale * jnp.asarray(rng.normal(size=v.shape).astype(np.float32))
+            for k, v in source.items()
+        }
+        for scale in scales
+    ]
     step = jax.jit(lambda s, x, g: slwi_update(s, x, g, **HYPER))
     state = slwi_init(source)
-    np_state = {"mean": _flat(source), "var": np.full(size, 1e-4, np.float32),
-                "source": _flat(source), "prev_log_pred": 0.0, "score_mean": 0.0,
-                "score_m2": 0.0, "count": 0}
+    np_state = {
+        "mean": _flat(source),
+        "var": np.full(size, 1e-4, np.float32),
+        "source": _flat(source),
+        "prev_log_pred": 0.0,
+        "score_mean": 0.0,
+        "score_m2": 0.0,
+        "count": 0,
+    }
     prev = source
     for obs in stream:  # past the warm-up, so the score and backtracking paths are live
         upd = jax.tree.map(jnp.subtract, obs, prev)
@@ -93,10 +109,13 @@ def _slwi_row(size: int, repeats: int, rng: np.random.Generator) -> dict[str, fl
         prev = obs
     obs, upd = stream[-1], jax.tree.map(jnp.subtract, stream[-1], stream[-2])
     np_obs, np_upd = _flat(obs), _flat(upd)
-    return time_interleaved({
-        "jaxlab": lambda: step(state, obs, upd),
-        "numpy": lambda: numpy_slwi(np_state, np_obs, np_upd, **HYPER),
-    }, repeats=repeats)
+    return time_interleaved(
+        {
+            "jaxlab": lambda: step(state, obs, upd),
+            "numpy": lambda: numpy_slwi(np_state, np_obs, np_upd, **HYPER),
+        },
+        repeats=repeats,
+    )
 
 
 def main(argv: list[str] | None = None) -> dict[str, float]:
@@ -115,10 +134,13 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     theirs = numpy_entropy(logits)
     np.testing.assert_allclose(float(ours[0]), theirs[0], rtol=1e-4)
     np.testing.assert_allclose(np.asarray(ours[1]), theirs[1], rtol=1e-3, atol=1e-8)
-    rows["TENT entropy + grad, [256, 1000]"] = time_interleaved({
-        "jaxlab": lambda: j_entropy(j_logits),
-        "numpy": lambda: numpy_entropy(logits),
-    }, repeats=repeats)
+    rows["TENT entropy + grad, [256, 1000]"] = time_interleaved(
+        {
+            "jaxlab": lambda: j_entropy(j_logits),
+            "numpy": lambda: numpy_entropy(logits),
+        },
+        repeats=repeats,
+    )
 
     title = f"TTA vs NumPy, {jax.default_backend()}, median of {repeats}"
     return print_speedups(title, rows, width=36)

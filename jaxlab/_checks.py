@@ -157,8 +157,7 @@ def check_labels(name: str, labels: ArrayLike, num_classes: int) -> jax.Array:
         host = np.asarray(arr)  # numpy: jnp reductions would be traced inside a jit
         if host.min() < 0 or host.max() >= num_classes:
             raise ValueError(
-                f"{name} must lie in [0, {num_classes}), got values in "
-                f"[{host.min()}, {host.max()}]"
+                f"{name} must lie in [0, {num_classes}), got values in [{host.min()}, {host.max()}]"
             )
     return arr
 

@@ -46,149 +46,258 @@ An unknown key lists the valid ones.
 
 
 def _add_debug(parser: argparse.ArgumentParser, default: Any) -> None:
-    parser.add_argument("--debug", action="store_true", default=default,
-                        help="show the Python traceback of an error")
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        default=default,
+        help="show the Python traceback of an error",
+    )
 
 
 def _command(sub, name: str, summary: str, description: str) -> argparse.ArgumentParser:
-    parser = sub.add_parser(name, help=summary, description=description,
-                            formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = sub.add_parser(
+        name,
+        help=summary,
+        description=description,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     _add_debug(parser, argparse.SUPPRESS)  # also accepted after the command
     return parser
 
 
 def _data_dir_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--data_dir", metavar="DIR",
-                        help="offline data directory (default: $JAXLAB_DATA_DIR, else "
-                             "../shared/data)")
+    parser.add_argument(
+        "--data_dir",
+        metavar="DIR",
+        help="offline data directory (default: $JAXLAB_DATA_DIR, else ../shared/data)",
+    )
 
 
 def _multihost_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--multihost", action="store_true",
-                        help="call jax.distributed.initialize() first (TPU pods, SLURM, ...)")
-    parser.add_argument("--coordinator", metavar="HOST:PORT",
-                        help="with --multihost: process 0's address (default: detected from "
-                             "the cluster's environment, or $JAX_COORDINATOR_ADDRESS)")
-    parser.add_argument("--num_processes", type=int, metavar="N",
-                        help="with --multihost: the number of processes (default: detected)")
-    parser.add_argument("--process_id", type=int, metavar="I",
-                        help="with --multihost: this process's index (default: detected)")
+    parser.add_argument(
+        "--multihost",
+        action="store_true",
+        help="call jax.distributed.initialize() first (TPU pods, SLURM, ...)",
+    )
+    parser.add_argument(
+        "--coordinator",
+        metavar="HOST:PORT",
+        help="with --multihost: process 0's address (default: detected from "
+        "the cluster's environment, or $JAX_COORDINATOR_ADDRESS)",
+    )
+    parser.add_argument(
+        "--num_processes",
+        type=int,
+        metavar="N",
+        help="with --multihost: the number of processes (default: detected)",
+    )
+    parser.add_argument(
+        "--process_id",
+        type=int,
+        metavar="I",
+        help="with --multihost: this process's index (default: detected)",
+    )
 
 
 def _preset_option(parser: argparse.ArgumentParser, default: str, what: str) -> None:
-    parser.add_argument("--preset", choices=PRESETS, default=default,
-                        help=f"{what} (default: {default})")
+    parser.add_argument(
+        "--preset", choices=PRESETS, default=default, help=f"{what} (default: {default})"
+    )
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="jaxlab", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="jaxlab", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     _add_debug(parser, False)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    _command(sub, "list", "list the papers and their experiments",
-             "Prints each paper (its citation) and, under it, its experiments: the name, "
-             "the number of claims\nand the quick preset's declared wall time on a 2-core "
-             "CPU.")
+    _command(
+        sub,
+        "list",
+        "list the papers and their experiments",
+        "Prints each paper (its citation) and, under it, its experiments: the name, "
+        "the number of claims\nand the quick preset's declared wall time on a 2-core "
+        "CPU.",
+    )
 
-    run = _command(sub, "run", "run one experiment (all its seeds) and print its claims",
-                   _RUN_HELP)
+    run = _command(sub, "run", "run one experiment (all its seeds) and print its claims", _RUN_HELP)
     run.add_argument("name", metavar="NAME", help="the experiment (`jaxlab list` names them)")
-    _preset_option(run, "quick", "smoke: seconds, claims need not hold; quick: the "
-                   "reproduction; paper: the paper's scale")
+    _preset_option(
+        run,
+        "quick",
+        "smoke: seconds, claims need not hold; quick: the reproduction; paper: the paper's scale",
+    )
     run.add_argument("--workdir", metavar="DIR", help="default: workdirs/<name>/<preset>")
     _data_dir_option(run)
     _multihost_option(run)
-    run.add_argument("--fresh", action="store_true",
-                     help="ignore saved results and checkpoints: run every seed again")
-    run.add_argument("--dry-run", action="store_true",
-                     help="with --preset paper: the paper program at its real model shapes on "
-                     "mock data of its datasets (2 steps a phase, a global batch of at most 8 "
-                     "rows per device, one evaluation batch); writes a checkpoint, "
-                     "metrics.jsonl and run.json with the datasets read")
-    run.add_argument("--json", action="store_true",
-                     help="print the results as JSON instead of the claims table")
+    run.add_argument(
+        "--fresh",
+        action="store_true",
+        help="ignore saved results and checkpoints: run every seed again",
+    )
+    run.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="with --preset paper: the paper program at its real model shapes on "
+        "mock data of its datasets (2 steps a phase, a global batch of at most 8 "
+        "rows per device, one evaluation batch); writes a checkpoint, "
+        "metrics.jsonl and run.json with the datasets read",
+    )
+    run.add_argument(
+        "--json", action="store_true", help="print the results as JSON instead of the claims table"
+    )
 
-    rep = _command(sub, "reproduce", "run experiments and write the report",
-                   "Runs the selected experiments (all by default) and writes REPORT.md, one "
-                   "page per paper,\nresults.json and results/<experiment>.json under --out. "
-                   "Saved seeds are reused as by `jaxlab run`.")
+    rep = _command(
+        sub,
+        "reproduce",
+        "run experiments and write the report",
+        "Runs the selected experiments (all by default) and writes REPORT.md, one "
+        "page per paper,\nresults.json and results/<experiment>.json under --out. "
+        "Saved seeds are reused as by `jaxlab run`.",
+    )
     _preset_option(rep, "quick", "the preset of every experiment")
-    rep.add_argument("--paper", nargs="+", metavar="ID", default=None,
-                     help="only the experiments of these papers")
-    rep.add_argument("--only", nargs="+", metavar="NAME", default=None,
-                     help="only these experiments")
-    rep.add_argument("--out", metavar="DIR",
-                     help="default: reports/<preset> ($JAXLAB_REPORTS_DIR/<preset> when set)")
-    rep.add_argument("--jobs", type=int, default=1, metavar="N",
-                     help="experiments run at once, each in its own process (default 1)")
+    rep.add_argument(
+        "--paper",
+        nargs="+",
+        metavar="ID",
+        default=None,
+        help="only the experiments of these papers",
+    )
+    rep.add_argument(
+        "--only", nargs="+", metavar="NAME", default=None, help="only these experiments"
+    )
+    rep.add_argument(
+        "--out",
+        metavar="DIR",
+        help="default: reports/<preset> ($JAXLAB_REPORTS_DIR/<preset> when set)",
+    )
+    rep.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="experiments run at once, each in its own process (default 1)",
+    )
     _data_dir_option(rep)
     _multihost_option(rep)
-    rep.add_argument("--fresh", action="store_true",
-                     help="ignore saved results and checkpoints: run everything again")
+    rep.add_argument(
+        "--fresh",
+        action="store_true",
+        help="ignore saved results and checkpoints: run everything again",
+    )
 
-    report = _command(sub, "report", "regenerate the README's results from the committed "
-                      "per-experiment results (docs/results/<preset>/)",
-                      "Rewrites the README's results block of a preset and the results "
-                      "blocks of the method docs (docs/*.md) from docs/results/<preset>/*.json.")
-    report.add_argument("--from", dest="source", metavar="DIR",
-                        help="first copy DIR/results/*.json (a reproduce run) into them")
+    report = _command(
+        sub,
+        "report",
+        "regenerate the README's results from the committed "
+        "per-experiment results (docs/results/<preset>/)",
+        "Rewrites the README's results block of a preset and the results "
+        "blocks of the method docs (docs/*.md) from docs/results/<preset>/*.json.",
+    )
+    report.add_argument(
+        "--from",
+        dest="source",
+        metavar="DIR",
+        help="first copy DIR/results/*.json (a reproduce run) into them",
+    )
     _preset_option(report, "quick", "which results block")
-    report.add_argument("--readme", default="README.md", metavar="PATH",
-                        help="the README to rewrite (default: README.md)")
-    report.add_argument("--check", action="store_true",
-                        help="write nothing; exit 1 if the README or the committed results "
-                             "are stale")
-    report.add_argument("--rejudge", action="store_true",
-                        help="first judge the committed samples again with the current claims "
-                             "and verdict rule, rewriting docs/results/<preset>/*.json")
+    report.add_argument(
+        "--readme",
+        default="README.md",
+        metavar="PATH",
+        help="the README to rewrite (default: README.md)",
+    )
+    report.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 if the README or the committed results are stale",
+    )
+    report.add_argument(
+        "--rejudge",
+        action="store_true",
+        help="first judge the committed samples again with the current claims "
+        "and verdict rule, rewriting docs/results/<preset>/*.json",
+    )
 
-    bench = _command(sub, "bench", "run benchmarks/NAME.py (all when NAME is omitted)",
-                     "Runs benchmarks against the baselines a user would otherwise use, "
-                     "measured in the same run.")
+    bench = _command(
+        sub,
+        "bench",
+        "run benchmarks/NAME.py (all when NAME is omitted)",
+        "Runs benchmarks against the baselines a user would otherwise use, "
+        "measured in the same run.",
+    )
     bench.add_argument("name", nargs="?", metavar="NAME", help="one benchmark (default: all)")
     bench.add_argument("--quick", action="store_true", help="a short run of each benchmark")
 
-    accel = _command(sub, "accel-check", "kernel tests + every benchmark --quick on this "
-                     "backend; a table in reports/accel/",
-                     "Runs the kernel tests and every benchmark's quick mode on the backend "
-                     "JAX finds,\nand writes OUT/ACCEL.md.")
-    accel.add_argument("--out", default=os.path.join("reports", "accel"), metavar="DIR",
-                       help="default: reports/accel")
+    accel = _command(
+        sub,
+        "accel-check",
+        "kernel tests + every benchmark --quick on this backend; a table in reports/accel/",
+        "Runs the kernel tests and every benchmark's quick mode on the backend "
+        "JAX finds,\nand writes OUT/ACCEL.md.",
+    )
+    accel.add_argument(
+        "--out",
+        default=os.path.join("reports", "accel"),
+        metavar="DIR",
+        help="default: reports/accel",
+    )
     accel.add_argument("--no-tests", action="store_true", help="benchmarks only")
-    accel.add_argument("--bench", nargs="*", metavar="NAME", default=None,
-                       help="only these benchmarks")
+    accel.add_argument(
+        "--bench", nargs="*", metavar="NAME", default=None, help="only these benchmarks"
+    )
 
-    plan = _command(sub, "plan", "compile an experiment at a preset's real shapes: memory, "
-                    "FLOPs, estimated time",
-                    "Compiles experiment NAME's programs (training, evaluation, sampling) ahead "
-                    "of time at the\npreset's real shapes on an N-device mesh (abstract "
-                    "inputs, nothing allocated) and\nprints per-device memory, FLOPs and bytes "
-                    "per call (loops times their trip counts),\nthe precision of the matrix "
-                    "products, the padding share, and compute-bound and\nmemory-bound hours "
-                    "on named accelerators. --all adds whether each paper preset runs\ntoday.")
+    plan = _command(
+        sub,
+        "plan",
+        "compile an experiment at a preset's real shapes: memory, FLOPs, estimated time",
+        "Compiles experiment NAME's programs (training, evaluation, sampling) ahead "
+        "of time at the\npreset's real shapes on an N-device mesh (abstract "
+        "inputs, nothing allocated) and\nprints per-device memory, FLOPs and bytes "
+        "per call (loops times their trip counts),\nthe precision of the matrix "
+        "products, the padding share, and compute-bound and\nmemory-bound hours "
+        "on named accelerators. --all adds whether each paper preset runs\ntoday.",
+    )
     plan.add_argument("name", metavar="NAME", nargs="?", help="the experiment")
     _preset_option(plan, "paper", "the preset whose shapes are compiled")
-    plan.add_argument("--devices", type=int, default=8, metavar="N",
-                      help="devices of the mesh (default: 8)")
-    plan.add_argument("--all", action="store_true",
-                      help="every experiment, one table row each (instead of NAME)")
-    plan.add_argument("--readme", metavar="PATH", default=None,
-                      help="with --all: write the table into PATH's <!-- plans:PRESET --> "
-                           "block")
+    plan.add_argument(
+        "--devices", type=int, default=8, metavar="N", help="devices of the mesh (default: 8)"
+    )
+    plan.add_argument(
+        "--all", action="store_true", help="every experiment, one table row each (instead of NAME)"
+    )
+    plan.add_argument(
+        "--readme",
+        metavar="PATH",
+        default=None,
+        help="with --all: write the table into PATH's <!-- plans:PRESET --> block",
+    )
 
-    data = _command(sub, "data", "get the public datasets the experiments read",
-                    "Downloads public datasets into ~/.cache/jaxlab (or --data_dir), checks "
-                    "their SHA-256\nand converts them to the layout the loaders read.")
+    data = _command(
+        sub,
+        "data",
+        "get the public datasets the experiments read",
+        "Downloads public datasets into ~/.cache/jaxlab (or --data_dir), checks "
+        "their SHA-256\nand converts them to the layout the loaders read.",
+    )
     data_sub = data.add_subparsers(dest="data_command", required=True, metavar="ACTION")
-    fetch = _command(data_sub, "fetch", "download and convert dataset NAME",
-                     "Downloads dataset NAME from its canonical source, verifies it and "
-                     "converts it.")
+    fetch = _command(
+        data_sub,
+        "fetch",
+        "download and convert dataset NAME",
+        "Downloads dataset NAME from its canonical source, verifies it and converts it.",
+    )
     fetch.add_argument("name", metavar="NAME", help="the dataset (`jaxlab data list`)")
-    fetch.add_argument("--data_dir", metavar="DIR",
-                       help="where to put it (default: ~/.cache/jaxlab)")
-    _command(data_sub, "list", "list the datasets `jaxlab data fetch` can get",
-             "Prints the names of the datasets `jaxlab data fetch` can get.")
+    fetch.add_argument(
+        "--data_dir", metavar="DIR", help="where to put it (default: ~/.cache/jaxlab)"
+    )
+    _command(
+        data_sub,
+        "list",
+        "list the datasets `jaxlab data fetch` can get",
+        "Prints the names of the datasets `jaxlab data fetch` can get.",
+    )
     return parser
 
 
@@ -224,8 +333,7 @@ def _missing_data(experiments) -> bool:
 
     problems = runner.check_prerequisites(experiments)
     if problems:
-        print("jaxlab: data missing, nothing was run:\n  " + "\n  ".join(problems),
-              file=sys.stderr)
+        print("jaxlab: data missing, nothing was run:\n  " + "\n  ".join(problems), file=sys.stderr)
     return bool(problems)
 
 
@@ -271,8 +379,12 @@ def _claims_table(rows: list[dict[str, Any]]) -> list[str]:
             verdict += f": {row['error']}"
         body.append((str(row["claim"]), ours, "; ".join(reference) or "—", verdict))
     widths = [max(len(line[i]) for line in (header, *body)) for i in range(3)]
-    return ["  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=False))
-            + "  " + line[3] for line in (header, *body)]
+    return [
+        "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=False))
+        + "  "
+        + line[3]
+        for line in (header, *body)
+    ]
 
 
 def _cmd_run(args) -> int:
@@ -300,25 +412,43 @@ def _cmd_run(args) -> int:
     workdir = Path(args.workdir or os.path.join("workdirs", args.name, folder))
     primary = _is_primary(args)
     results, seconds = runner.run_experiment(
-        experiment, workdir, args.preset, args.overrides, fresh=args.fresh, lock=primary,
+        experiment,
+        workdir,
+        args.preset,
+        args.overrides,
+        fresh=args.fresh,
+        lock=primary,
         dry_run=args.dry_run,
     )
     if not primary:
         return 0
     if args.dry_run:
         return _dry_run_summary(args, workdir, results, seconds)
-    record = {"experiment": experiment, "results": results, "error": None,
-              "seconds": seconds, "budget": float(config.cpu_budget_s), "preset": args.preset}
+    record = {
+        "experiment": experiment,
+        "results": results,
+        "error": None,
+        "seconds": seconds,
+        "budget": float(config.cpu_budget_s),
+        "preset": args.preset,
+    }
     rows = runner.jsonable(markdown.claim_rows([record]))
-    summary = {"experiment": args.name, "preset": args.preset, "seconds": round(seconds, 1),
-               "results": results, "claims": rows}
+    summary = {
+        "experiment": args.name,
+        "preset": args.preset,
+        "seconds": round(seconds, 1),
+        "results": results,
+        "claims": rows,
+    }
     text = json.dumps(summary, indent=1, default=str)
     (workdir / "run.json").write_text(text + "\n")
     if args.json:
         print(text)
         return 0
-    print(f"{args.name}: preset {args.preset}, {seconds:.1f} s, {len(results)} call(s), "
-          f"workdir {workdir}")
+    print(
+        f"{args.name}: preset {args.preset}, {seconds:.1f} s, {len(results)} call(s), "
+        f"workdir {workdir}"
+    )
     if args.preset == "smoke":
         print("smoke: claims need not hold (tiny sizes; --preset quick is the reproduction)")
     print("\n".join(_claims_table(rows)))
@@ -329,17 +459,24 @@ def _cmd_run(args) -> int:
 def _dry_run_summary(args, workdir: Path, results: list[dict[str, Any]], seconds: float) -> int:
     """Writes and prints a dry run's ``run.json``: its metrics and every dataset it read."""
     datasets = [d for result in results for d in result["datasets"]]
-    summary = {"experiment": args.name, "preset": args.preset, "dry_run": True,
-               "seconds": round(seconds, 1), "datasets": datasets,
-               "results": [result["metrics"] for result in results]}
+    summary = {
+        "experiment": args.name,
+        "preset": args.preset,
+        "dry_run": True,
+        "seconds": round(seconds, 1),
+        "datasets": datasets,
+        "results": [result["metrics"] for result in results],
+    }
     text = json.dumps(summary, indent=1, default=str)
     (workdir / "run.json").write_text(text + "\n")
     if args.json:
         print(text)
         return 0
     read = ", ".join(f"{d['name']}[{d['split']}]" for d in datasets) or "no TFDS dataset"
-    print(f"{args.name}: paper preset dry run, {seconds:.1f} s, mock data of: {read}; "
-          f"workdir {workdir}")
+    print(
+        f"{args.name}: paper preset dry run, {seconds:.1f} s, mock data of: {read}; "
+        f"workdir {workdir}"
+    )
     print(f"Results as JSON: {workdir / 'run.json'}")
     return 0
 
@@ -367,8 +504,10 @@ def _cmd_reproduce(args) -> int:
     with workdir.claimed(out, lock=_is_primary(args)):
         records = runner.run_all(chosen, out, args.preset, jobs=args.jobs, fresh=args.fresh)
         rows = markdown.write_report(records, out, args.preset, time.perf_counter() - start)
-    print(f"Wrote {out / 'REPORT.md'}, one page per paper and {out / 'results.json'} "
-          f"({len(rows)} claims). `jaxlab report --from {out}` updates the README.")
+    print(
+        f"Wrote {out / 'REPORT.md'}, one page per paper and {out / 'results.json'} "
+        f"({len(rows)} claims). `jaxlab report --from {out}` updates the README."
+    )
     for record in records:
         if record["error"]:
             print(f"FAILED {record['experiment'].name}:\n{record['traceback']}", file=sys.stderr)
@@ -380,8 +519,9 @@ def _cmd_report(args) -> int:
 
     results_dir = Path("docs") / "results" / args.preset
     if not Path(args.readme).is_file():
-        raise SystemExit(f"jaxlab: no {args.readme} here; run from the repository root or "
-                         "pass --readme PATH")
+        raise SystemExit(
+            f"jaxlab: no {args.readme} here; run from the repository root or pass --readme PATH"
+        )
     if args.source:
         try:
             copied = readme.copy_results(args.source, results_dir)
@@ -390,29 +530,38 @@ def _cmd_report(args) -> int:
         print(f"Copied results of {', '.join(copied)} into {results_dir}.")
     if args.rejudge:
         judged = readme.rejudge_results(results_dir, args.preset)
-        print(f"Judged the committed samples of {len(judged)} experiments again in "
-              f"{results_dir}.")
+        print(f"Judged the committed samples of {len(judged)} experiments again in {results_dir}.")
     results = readme.load_results(results_dir)
     text = Path(args.readme).read_text()
     updated = readme.replace_block(text, readme.results_block(results, args.preset), args.preset)
     stale = readme.stale_claims(results)
     docs_dir = Path(args.readme).parent / "docs"
     if args.check:
-        drifted = [p.name for p in sorted(docs_dir.glob("*.md"))
-                   if docblocks.render(p.read_text(), results, args.preset) != p.read_text()]
+        drifted = [
+            p.name
+            for p in sorted(docs_dir.glob("*.md"))
+            if docblocks.render(p.read_text(), results, args.preset) != p.read_text()
+        ]
         if updated != text:
-            print(f"jaxlab: {args.readme} is not the table of {results_dir}; run `jaxlab "
-                  "report`", file=sys.stderr)
+            print(
+                f"jaxlab: {args.readme} is not the table of {results_dir}; run `jaxlab report`",
+                file=sys.stderr,
+            )
         for name in drifted:
-            print(f"jaxlab: docs/{name} has results blocks that differ from {results_dir}; "
-                  "run `jaxlab report`", file=sys.stderr)
+            print(
+                f"jaxlab: docs/{name} has results blocks that differ from {results_dir}; "
+                "run `jaxlab report`",
+                file=sys.stderr,
+            )
         for line in stale:
             print(f"jaxlab: stale results: {line}", file=sys.stderr)
         return 1 if updated != text or stale or drifted else 0
     Path(args.readme).write_text(updated)
     changed = docblocks.rewrite_docs(docs_dir, results, args.preset)
-    print(f"Rewrote the results block of {args.readme} and the results blocks of "
-          f"{len(changed)} method docs from {len(results)} experiments.")
+    print(
+        f"Rewrote the results block of {args.readme} and the results blocks of "
+        f"{len(changed)} method docs from {len(results)} experiments."
+    )
     for line in stale:
         print(f"warning: stale results: {line}", file=sys.stderr)
     return 0
@@ -500,15 +649,22 @@ def _cmd_data(args) -> int:
     return 0
 
 
-_COMMANDS = {"list": _cmd_list, "run": _cmd_run, "reproduce": _cmd_reproduce,
-             "report": _cmd_report, "bench": _cmd_bench, "accel-check": _cmd_accel_check,
-             "plan": _cmd_plan, "data": _cmd_data}
+_COMMANDS = {
+    "list": _cmd_list,
+    "run": _cmd_run,
+    "reproduce": _cmd_reproduce,
+    "report": _cmd_report,
+    "bench": _cmd_bench,
+    "accel-check": _cmd_accel_check,
+    "plan": _cmd_plan,
+    "data": _cmd_data,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs the ``jaxlab`` command with ``argv`` (default: ``sys.argv[1:]``); the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    overrides = [a[len("--config."):] for a in argv if a.startswith("--config.")]
+    overrides = [a[len("--config.") :] for a in argv if a.startswith("--config.")]
     rest = [a for a in argv if not a.startswith("--config.")]
     args = _parser().parse_args(rest)
     args.overrides = overrides
@@ -520,14 +676,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise SystemExit("jaxlab: --multihost runs one experiment at a time (use --jobs 1)")
     cluster = {k: getattr(args, k, None) for k in ("coordinator", "num_processes", "process_id")}
     if any(v is not None for v in cluster.values()) and not getattr(args, "multihost", False):
-        raise SystemExit("jaxlab: --coordinator, --num_processes and --process_id need "
-                         "--multihost")
+        raise SystemExit("jaxlab: --coordinator, --num_processes and --process_id need --multihost")
     try:
         if getattr(args, "multihost", False):
             import jax
 
-            jax.distributed.initialize(cluster["coordinator"], cluster["num_processes"],
-                                       cluster["process_id"])
+            jax.distributed.initialize(
+                cluster["coordinator"], cluster["num_processes"], cluster["process_id"]
+            )
         return _COMMANDS[args.command](args)
     except BrokenPipeError:  # `jaxlab list | head`: stop quietly (Python's documented idiom)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

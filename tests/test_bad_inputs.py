@@ -33,47 +33,90 @@ from tests.theory.test_bad_inputs import CASES as THEORY_CASES
 from tests.tta.test_bad_inputs import CASES as TTA_CASES
 
 # Arguments with no single bad value to feed, by reason (test_every_argument_has_a_row...).
-_PASSED_THROUGH = ("the user's model parameters or batch, passed unchanged to the user's "
-                   "loss_fn / apply_fn (any pytree is valid; that function checks it)")
+_PASSED_THROUGH = (
+    "the user's model parameters or batch, passed unchanged to the user's "
+    "loss_fn / apply_fn (any pytree is valid; that function checks it)"
+)
 
 _FLAG = "a bool flag: both values are valid"
 
 ARG_EXEMPT = {
-    **dict.fromkeys([
-        "curriculum.dds_reward:params", "curriculum.dds_reward:inputs",
-        "curriculum.dds_reward:labels", "curriculum.dds_reward:meta_inputs",
-        "curriculum.dds_reward:meta_labels", "curriculum.lookahead_meta_loss:params",
-        "curriculum.lookahead_meta_loss:inputs", "curriculum.lookahead_meta_loss:labels",
-        "curriculum.lookahead_meta_loss:meta_inputs", "curriculum.lookahead_meta_loss:meta_labels",
-        "curriculum.lookahead_params:params", "curriculum.lookahead_params:inputs",
-        "curriculum.lookahead_params:labels", "curriculum.lre_weights:params",
-        "curriculum.lre_weights:inputs", "curriculum.lre_weights:labels",
-        "curriculum.lre_weights:meta_inputs", "curriculum.lre_weights:meta_labels",
-        "curriculum.mw_net_meta_loss:params", "curriculum.mw_net_meta_loss:inputs",
-        "curriculum.mw_net_meta_loss:labels", "curriculum.mw_net_meta_loss:meta_inputs",
-        "curriculum.mw_net_meta_loss:meta_labels", "tta.tent_step:params",
-        "tta.tent_step:opt_state", "chem.mcf_loss:params", "chem.mcf_sample:params",
-        "nn.generate:params", "rl.dqn_loss:params", "rl.dqn_loss:target_params",
-        "rl.goal_value_loss:params", "rl.goal_value_loss:target_params", "rl.idm_loss:params",
-        "rl.landmark_loss:params", "rl.ppo_loss:params", "rl.proposal_loss:params",
-        "rl.propose:params", "rl.rssm_loss:params", "rl.world_model_loss:params",
-        "rl.target_update:params",
-    ], _PASSED_THROUGH),
-    **dict.fromkeys([
-        "causal.sample_linear_gaussian:standardize", "curriculum.efficient_train:augment",
-        "optim.adr_gd:normalize", "optim.anytime_averaging:scale_by_alpha",
-        "optim.mu2sgd:scale_by_alpha", "optim.random_relu_mlp:normalize_columns",
-        "nn.MultiHeadAttention:broadcast_dropout", "nn.MultiHeadAttention:deterministic",
-        "nn.MultiHeadAttention:use_bias", "nn.generate:use_cache",
-        "nn.normalized_dot_product_attention:broadcast_dropout",
-        "nn.normalized_dot_product_attention:deterministic", "rl.dqn_loss:double",
-        "rl.dqn_update:double", "rl.imagine:stochastic",
-    ], _FLAG),
-    **dict.fromkeys(["nn.MultiHeadAttention:kernel_init", "nn.MultiHeadAttention:bias_init"],
-                    "a Flax initialiser, any callable (Flax calls it)"),
-    **dict.fromkeys(["nn.normalized_dot_product_attention:dtype",
-                     "nn.normalized_dot_product_attention:precision"],
-                    "slot of Flax's attention_fn protocol, documented as ignored"),
+    **dict.fromkeys(
+        [
+            "curriculum.dds_reward:params",
+            "curriculum.dds_reward:inputs",
+            "curriculum.dds_reward:labels",
+            "curriculum.dds_reward:meta_inputs",
+            "curriculum.dds_reward:meta_labels",
+            "curriculum.lookahead_meta_loss:params",
+            "curriculum.lookahead_meta_loss:inputs",
+            "curriculum.lookahead_meta_loss:labels",
+            "curriculum.lookahead_meta_loss:meta_inputs",
+            "curriculum.lookahead_meta_loss:meta_labels",
+            "curriculum.lookahead_params:params",
+            "curriculum.lookahead_params:inputs",
+            "curriculum.lookahead_params:labels",
+            "curriculum.lre_weights:params",
+            "curriculum.lre_weights:inputs",
+            "curriculum.lre_weights:labels",
+            "curriculum.lre_weights:meta_inputs",
+            "curriculum.lre_weights:meta_labels",
+            "curriculum.mw_net_meta_loss:params",
+            "curriculum.mw_net_meta_loss:inputs",
+            "curriculum.mw_net_meta_loss:labels",
+            "curriculum.mw_net_meta_loss:meta_inputs",
+            "curriculum.mw_net_meta_loss:meta_labels",
+            "tta.tent_step:params",
+            "tta.tent_step:opt_state",
+            "chem.mcf_loss:params",
+            "chem.mcf_sample:params",
+            "nn.generate:params",
+            "rl.dqn_loss:params",
+            "rl.dqn_loss:target_params",
+            "rl.goal_value_loss:params",
+            "rl.goal_value_loss:target_params",
+            "rl.idm_loss:params",
+            "rl.landmark_loss:params",
+            "rl.ppo_loss:params",
+            "rl.proposal_loss:params",
+            "rl.propose:params",
+            "rl.rssm_loss:params",
+            "rl.world_model_loss:params",
+            "rl.target_update:params",
+        ],
+        _PASSED_THROUGH,
+    ),
+    **dict.fromkeys(
+        [
+            "causal.sample_linear_gaussian:standardize",
+            "curriculum.efficient_train:augment",
+            "optim.adr_gd:normalize",
+            "optim.anytime_averaging:scale_by_alpha",
+            "optim.mu2sgd:scale_by_alpha",
+            "optim.random_relu_mlp:normalize_columns",
+            "nn.MultiHeadAttention:broadcast_dropout",
+            "nn.MultiHeadAttention:deterministic",
+            "nn.MultiHeadAttention:use_bias",
+            "nn.generate:use_cache",
+            "nn.normalized_dot_product_attention:broadcast_dropout",
+            "nn.normalized_dot_product_attention:deterministic",
+            "rl.dqn_loss:double",
+            "rl.dqn_update:double",
+            "rl.imagine:stochastic",
+        ],
+        _FLAG,
+    ),
+    **dict.fromkeys(
+        ["nn.MultiHeadAttention:kernel_init", "nn.MultiHeadAttention:bias_init"],
+        "a Flax initialiser, any callable (Flax calls it)",
+    ),
+    **dict.fromkeys(
+        [
+            "nn.normalized_dot_product_attention:dtype",
+            "nn.normalized_dot_product_attention:precision",
+        ],
+        "slot of Flax's attention_fn protocol, documented as ignored",
+    ),
     "diffusion.ancestral_sample:project": "optional user callable on x (any map is valid)",
     "diffusion.ddim_sample:project": "optional user callable on x (any map is valid)",
     "curriculum.check_weights:name": "the label used in the error message, not data",
@@ -169,8 +212,23 @@ EXEMPT = {
 # Flax's own dataclass fields of every Module (where it sits in a module tree), not inputs.
 FLAX_PLUMBING = ("parent", "name")
 
-PACKAGES = ("ood", "causal", "robust", "diffusion", "curriculum", "attribution", "optim", "tta",
-            "align", "theory", "explain", "chem", "nn", "rl", "audio")
+PACKAGES = (
+    "ood",
+    "causal",
+    "robust",
+    "diffusion",
+    "curriculum",
+    "attribution",
+    "optim",
+    "tta",
+    "align",
+    "theory",
+    "explain",
+    "chem",
+    "nn",
+    "rl",
+    "audio",
+)
 
 
 def test_every_public_kernel_has_a_row() -> None:

@@ -50,14 +50,18 @@ def fake_copy(tmp_path_factory, monkeypatch):
     package outside tmp_path; the registry uses it."""
     name = f"fake_cli_{uuid.uuid4().hex[:8]}"
     root = tmp_path_factory.mktemp("packages")
-    shutil.copytree(REPO / "tests" / "report" / "fake_experiments", root / name,
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        REPO / "tests" / "report" / "fake_experiments",
+        root / name,
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
     exp = root / name / "toy_paper" / "ckpt_exp"
     shutil.copytree(root / name / "toy_paper" / "broken_exp", exp)
     (exp / "__init__.py").write_text(
         "from jaxlab.report import Claim, Experiment\n\n"
         "EXPERIMENT = Experiment(name='ckpt_exp',\n"
-        "                        claims=(Claim('c', metric='m', diagnostic=True),))\n")
+        "                        claims=(Claim('c', metric='m', diagnostic=True),))\n"
+    )
     (exp / "train.py").write_text(_CKPT_TRAIN)
     monkeypatch.syspath_prepend(str(root))
     _use_package(monkeypatch, name)
@@ -83,8 +87,9 @@ def test_list_never_doubles_the_period_after_et_al(fake_registry, monkeypatch, c
     papers = registry.discover_papers()
     paper, experiments = papers["toy_paper"]
     many = dataclasses.replace(paper, authors="Author, Other, et al.")
-    monkeypatch.setattr(registry, "discover_papers", lambda package=FAKE: {
-        "toy_paper": (many, experiments)})
+    monkeypatch.setattr(
+        registry, "discover_papers", lambda package=FAKE: {"toy_paper": (many, experiments)}
+    )
     assert cli.main(["list"]) == 0
     out = capsys.readouterr().out
     assert "Author, Other, et al. Toy paper. ICML 2024" in out and ".." not in out
@@ -100,17 +105,23 @@ def test_run_prints_the_claims_table_and_saves_json(fake_registry, tmp_path, cap
     beats = lines[header + 1]
     assert beats.startswith("method beats baseline") and "(n=3)" in beats and "base 1.01" in beats
     assert "paper 1" in lines[header + 2]
-    assert all(line.split()[-1] in {"supports", "contradicts", "inconclusive"}
-               for line in lines[header + 1:header + 4])
+    assert all(
+        line.split()[-1] in {"supports", "contradicts", "inconclusive"}
+        for line in lines[header + 1 : header + 4]
+    )
     saved = json.loads((tmp_path / "run.json").read_text())
     assert saved["experiment"] == "toy_exp" and len(saved["results"]) == 3
     assert [row["claim"] for row in saved["claims"]] == [
-        "method beats baseline", "matches the paper", "batched runs are pooled"]
+        "method beats baseline",
+        "matches the paper",
+        "batched runs are pooled",
+    ]
 
 
 def test_run_json_flag_and_overrides(fake_registry, tmp_path, capsys):
-    assert cli.main(["run", "toy_exp", "--workdir", str(tmp_path), "--config.lr=0.3",
-                     "--json"]) == 0
+    assert (
+        cli.main(["run", "toy_exp", "--workdir", str(tmp_path), "--config.lr=0.3", "--json"]) == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert [r["echo"] for r in out["results"]] == [0.3, 0.3, 0.3]
     assert out == json.loads((tmp_path / "run.json").read_text())
@@ -153,21 +164,28 @@ def _needs_missing_data(monkeypatch):
 
     monkeypatch.setitem(prerequisites.CHECKS, "fashion_mnist", lambda d: "apt-get install it")
     toy = registry.discover()["toy_exp"]
-    monkeypatch.setattr(registry, "discover", lambda package=FAKE: {
-        "toy_exp": dataclasses.replace(toy, requires=("fashion_mnist",))})
+    monkeypatch.setattr(
+        registry,
+        "discover",
+        lambda package=FAKE: {"toy_exp": dataclasses.replace(toy, requires=("fashion_mnist",))},
+    )
 
 
-def test_run_stops_before_running_when_data_is_missing(fake_registry, monkeypatch, tmp_path,
-                                                       capsys):
+def test_run_stops_before_running_when_data_is_missing(
+    fake_registry, monkeypatch, tmp_path, capsys
+):
     _needs_missing_data(monkeypatch)
     assert cli.main(["run", "toy_exp", "--workdir", str(tmp_path / "w")]) == 2
-    assert _err_lines(capsys) == ["jaxlab: data missing, nothing was run:",
-                                  "toy_exp: apt-get install it"]
+    assert _err_lines(capsys) == [
+        "jaxlab: data missing, nothing was run:",
+        "toy_exp: apt-get install it",
+    ]
     assert not (tmp_path / "w").exists()
 
 
-def test_reproduce_stops_before_running_when_data_is_missing(fake_registry, monkeypatch,
-                                                             tmp_path, capsys):
+def test_reproduce_stops_before_running_when_data_is_missing(
+    fake_registry, monkeypatch, tmp_path, capsys
+):
     _needs_missing_data(monkeypatch)
     assert cli.main(["reproduce", "--out", str(tmp_path / "out")]) == 2
     assert "toy_exp: apt-get install it" in capsys.readouterr().err
@@ -202,8 +220,12 @@ def test_a_failed_run_leaves_no_empty_folders(fake_registry, tmp_path):
 
 
 def _dead_pid() -> int:
-    finished = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                              capture_output=True, text=True, check=True)
+    finished = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return int(finished.stdout)
 
 
@@ -264,8 +286,22 @@ def test_reproduce_with_a_failing_experiment_still_reports(fake_registry, tmp_pa
 
 def test_reproduce_by_paper_and_fresh(fake_registry, tmp_path, capsys):
     for extra in ([], ["--fresh"]):
-        assert cli.main(["reproduce", "--paper", "toy_paper", "--only", "toy_exp",
-                         "batched_exp", "--out", str(tmp_path), *extra]) == 0
+        assert (
+            cli.main(
+                [
+                    "reproduce",
+                    "--paper",
+                    "toy_paper",
+                    "--only",
+                    "toy_exp",
+                    "batched_exp",
+                    "--out",
+                    str(tmp_path),
+                    *extra,
+                ]
+            )
+            == 0
+        )
     rows = json.loads((tmp_path / "results.json").read_text())
     assert {r["experiment"] for r in rows} == {"toy_exp", "batched_exp"}
     assert "running seeds_0-3 again (--fresh)" in capsys.readouterr().err
@@ -293,7 +329,11 @@ def test_plan_and_data_parsers():
     assert (args.preset, args.devices) == ("quick", 4)
     args = parser.parse_args(["data", "fetch", "cora", "--data_dir", "/d"])
     assert (args.command, args.data_command, args.name, args.data_dir) == (
-        "data", "fetch", "cora", "/d")
+        "data",
+        "fetch",
+        "cora",
+        "/d",
+    )
     assert parser.parse_args(["data", "list"]).data_command == "list"
     with pytest.raises(SystemExit):
         parser.parse_args(["data"])
@@ -350,10 +390,13 @@ def test_readme_command_block_matches_the_parser():
     assert set(readme) == set(leaves)
     for path, sub in leaves.items():
         line = readme[path]
-        documented = {o for o in re.findall(r"(?<![\w.-])--[a-z][\w-]*", line)
-                      if o != "--config"}
-        options = {o for a in sub._actions for o in a.option_strings
-                   if o.startswith("--") and o != "--help" and (not path or o != "--debug")}
+        documented = {o for o in re.findall(r"(?<![\w.-])--[a-z][\w-]*", line) if o != "--config"}
+        options = {
+            o
+            for a in sub._actions
+            for o in a.option_strings
+            if o.startswith("--") and o != "--help" and (not path or o != "--debug")
+        }
         assert documented == options, f"jaxlab {' '.join(path)}: {documented ^ options}"
         words = set(re.findall(r"[A-Z][A-Z_]*", line))
         for action in sub._actions:

@@ -21,15 +21,15 @@ EXPERIMENTS = ROOT.parent / "experiments"
 NOT_KERNELS = {"train", "data", "report", "cli"}
 EXPERIMENT_PACKAGES = ("experiments", "jaxlab_experiments")
 HIGHER = {
-    "kernels": ("jaxlab.data", "jaxlab.train", "jaxlab.report", "jaxlab.cli",
-                *EXPERIMENT_PACKAGES),
+    "kernels": ("jaxlab.data", "jaxlab.train", "jaxlab.report", "jaxlab.cli", *EXPERIMENT_PACKAGES),
     "data": ("jaxlab.train", "jaxlab.report", "jaxlab.cli", *EXPERIMENT_PACKAGES),
     "train": ("jaxlab.report", "jaxlab.cli", *EXPERIMENT_PACKAGES),
     "experiment code": ("jaxlab.report", "jaxlab.cli"),
     "experiment declarations": ("jaxlab.cli",),
 }
 KERNEL_PACKAGES = sorted(
-    p.name for p in ROOT.iterdir()
+    p.name
+    for p in ROOT.iterdir()
     if p.is_dir() and (p / "__init__.py").exists() and p.name not in NOT_KERNELS
 )
 DECLARATIONS = ("__init__.py", "config.py")
@@ -65,9 +65,12 @@ def forbidden(name: str) -> bool:
 
 
 def violations(paths, prefixes, root: pathlib.Path = ROOT) -> list[str]:
-    return [f"{path.relative_to(root.parent)}:{line}: {name}"
-            for path in sorted(paths) for line, name in imported_modules(path, root)
-            if within(name, prefixes)]
+    return [
+        f"{path.relative_to(root.parent)}:{line}: {name}"
+        for path in sorted(paths)
+        for line, name in imported_modules(path, root)
+        if within(name, prefixes)
+    ]
 
 
 def test_kernel_packages_are_found():
@@ -106,8 +109,9 @@ def test_experiment_code_does_not_import_the_report_or_cli():
     code = [p for p in _experiment_files() if p.name not in DECLARATIONS]
     declarations = [p for p in _experiment_files() if p.name in DECLARATIONS]
     assert any(p.name == "train.py" for p in code)
-    bad = (violations(code, HIGHER["experiment code"], EXPERIMENTS)
-           + violations(declarations, HIGHER["experiment declarations"], EXPERIMENTS))
+    bad = violations(code, HIGHER["experiment code"], EXPERIMENTS) + violations(
+        declarations, HIGHER["experiment declarations"], EXPERIMENTS
+    )
     assert not bad, "experiment code imports the report or the CLI:\n" + "\n".join(bad)
 
 
@@ -135,13 +139,20 @@ def test_no_paper_imports_another_paper():
 def test_the_walker_catches_every_import_form(tmp_path):
     pkg = tmp_path / "jaxlab" / "nn"
     pkg.mkdir(parents=True)
-    source = ("import jaxlab.train.runs\nfrom jaxlab import data\nfrom ..report import x\n"
-              "from experiments.foo import bar\nimport numpy\nfrom . import sparse\n")
+    source = (
+        "import jaxlab.train.runs\nfrom jaxlab import data\nfrom ..report import x\n"
+        "from experiments.foo import bar\nimport numpy\nfrom . import sparse\n"
+    )
     (pkg / "bad.py").write_text(source)
     names = [n for _, n in imported_modules(pkg / "bad.py", tmp_path / "jaxlab")]
     assert [n for n in names if forbidden(n)] == [
-        "jaxlab.train.runs", "jaxlab.data", "jaxlab.report.x", "jaxlab.report",
-        "experiments.foo.bar", "experiments.foo"]
+        "jaxlab.train.runs",
+        "jaxlab.data",
+        "jaxlab.report.x",
+        "jaxlab.report",
+        "experiments.foo.bar",
+        "experiments.foo",
+    ]
     assert "jaxlab.nn.sparse" in names and "numpy" in names
 
 
@@ -149,7 +160,9 @@ def test_the_walker_resolves_a_papers_relative_imports(tmp_path):
     """``from ...other import x`` in ``experiments/a/exp/train.py`` is paper ``other``."""
     exp = tmp_path / "experiments" / "a" / "exp"
     exp.mkdir(parents=True)
-    (exp / "train.py").write_text("from ...other.trainer import x\nfrom ..trainer import y\n"
-                                  "from jaxlab_experiments.b import z\n")
+    (exp / "train.py").write_text(
+        "from ...other.trainer import x\nfrom ..trainer import y\n"
+        "from jaxlab_experiments.b import z\n"
+    )
     names = [n for _, n in imported_modules(exp / "train.py", tmp_path / "experiments")]
     assert {_paper(n) for n in names} == {"other", "a", "b"}

@@ -48,8 +48,9 @@ def test_notebook_runs_at_smoke_preset(path, monkeypatch):
     assert COLAB_LINE in notebook.cells[1].source, f"{path.name}: cell 2 must be the Colab install"
     assert "Runtime:" in notebook.cells[0].source, f"{path.name}: state the runtime at the top"
     monkeypatch.setenv("JAX_NUM_CPU_DEVICES", "1")  # the registry smoke test's device count
-    NotebookClient(notebook, timeout=300, kernel_name="python3",
-                   resources={"metadata": {"path": str(REPO)}}).execute()
+    NotebookClient(
+        notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(REPO)}}
+    ).execute()
     assert _has_image(notebook), f"{path.name}: drew no figure at smoke"
 
 

@@ -51,11 +51,11 @@ def test_lazy_module_does_not_import_on_dunder_lookups():
 # interpreter, where the families must still import.
 CALLS = {
     "audio": "import jaxlab.audio as m; m.audio_features(np.zeros((1, 16000), np.float32), "
-             "m.FeatureConfig(n_mels=17))",
+    "m.FeatureConfig(n_mels=17))",
     "rl": "import jaxlab.rl as m; m.lambda_returns(np.ones(3), np.ones(3), np.ones(3), 0.9)",
     "causal (networkx)": "import jaxlab.causal as m; m.as_digraph(np.zeros((2, 2)))",
     "causal (causal-learn)": "from jaxlab.causal import baselines; "
-                             "baselines.pc_adjacency(2, lambda *a: True)",
+    "baselines.pc_adjacency(2, lambda *a: True)",
 }
 HIDDEN = ("librosa", "rlax", "distrax", "networkx", "causallearn")
 
@@ -63,10 +63,20 @@ HIDDEN = ("librosa", "rlax", "distrax", "networkx", "causallearn")
 def test_families_import_without_their_extras_and_fail_at_the_call():
     lines = ["import sys", *(f"sys.modules[{p!r}] = None" for p in HIDDEN), "import numpy as np"]
     for label, call in CALLS.items():
-        lines += ["try:", f"    {call}", f"    print({label!r}, 'no error')",
-                  "except ImportError as error:", f"    print({label!r}, error)"]
-    out = subprocess.run([sys.executable, "-c", "\n".join(lines)], capture_output=True,
-                         text=True, timeout=600, check=True).stdout.splitlines()
+        lines += [
+            "try:",
+            f"    {call}",
+            f"    print({label!r}, 'no error')",
+            "except ImportError as error:",
+            f"    print({label!r}, error)",
+        ]
+    out = subprocess.run(
+        [sys.executable, "-c", "\n".join(lines)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    ).stdout.splitlines()
     assert len(out) == len(CALLS), out
     for line, label in zip(out, CALLS, strict=True):
         extra = label.split()[0]

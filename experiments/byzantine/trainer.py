@@ -118,8 +118,9 @@ def simulate_run(
     train = tuple(jnp.asarray(a) for a in train)
 
     def body(state, step):
-        return run_step(spec, state, step, data_key, aggregator_index, attack_index,
-                        learning_rate, train, mesh)
+        return run_step(
+            spec, state, step, data_key, aggregator_index, attack_index, learning_rate, train, mesh
+        )
 
     state, metrics = scan_run(body, state, length=spec.num_steps)
     test_images, test_labels = (jnp.asarray(a) for a in test)
@@ -131,8 +132,9 @@ def simulate_run(
 def init_run(spec: RunSpec, init_key: jax.Array, learning_rate: jax.Array):
     """A run's initial :class:`~jaxlab.robust.simulation.ByzantineState`."""
     server = spec.make_server(learning_rate)
-    return simulation.init_state(spec.init_params(init_key), spec.estimator, server,
-                                 spec.num_workers)
+    return simulation.init_state(
+        spec.init_params(init_key), spec.estimator, server, spec.num_workers
+    )
 
 
 def run_step(
@@ -165,8 +167,9 @@ def run_step(
     )
     images = train_images[idx]
     if spec.crop_padding or spec.flip:  # the reference's CIFAR-10 augmentation
-        images = image_ops.random_crop_flip(jax.random.fold_in(sample_key, 1), images,
-                                            spec.crop_padding, spec.flip)
+        images = image_ops.random_crop_flip(
+            jax.random.fold_in(sample_key, 1), images, spec.crop_padding, spec.flip
+        )
     return simulation.byzantine_step(
         state,
         images,
@@ -181,8 +184,7 @@ def run_step(
         num_classes=spec.num_classes,
         flip_labels=flips,
         two_point=spec.two_point,
-        mesh=mesh if mesh is not None and simulation.WORKERS_AXIS in mesh.axis_names
-        else None,
+        mesh=mesh if mesh is not None and simulation.WORKERS_AXIS in mesh.axis_names else None,
     )
 
 
@@ -200,24 +202,37 @@ def plan_lanes(
     lrs = jax.ShapeDtypeStruct((lanes,), jnp.float32)
     state = jax.eval_shape(jax.vmap(lambda k, lr: init_run(spec, k, lr)), keys, lrs)
     ints = jax.ShapeDtypeStruct((lanes,), jnp.int32)
-    train = (jax.ShapeDtypeStruct((num_train, *image_shape), jnp.float32),
-             jax.ShapeDtypeStruct((num_train,), jnp.int32))
+    train = (
+        jax.ShapeDtypeStruct((num_train, *image_shape), jnp.float32),
+        jax.ShapeDtypeStruct((num_train,), jnp.int32),
+    )
 
     def fn(state, step, keys, aggregator_index, attack_indices, lrs, train):
         one = lambda s, k, a, lr: run_step(  # noqa: E731
-            spec, s, step, k, aggregator_index, a, lr, train, mesh)
+            spec, s, step, k, aggregator_index, a, lr, train, mesh
+        )
         spmd = RUNS_AXIS if RUNS_AXIS in mesh.axis_names else None
         return jax.vmap(one, spmd_axis_name=spmd)(state, keys, attack_indices, lrs)
 
-    args = (abstract(state, split), abstract(jax.ShapeDtypeStruct((), jnp.int32), rep),
-            abstract(keys, split), abstract(jax.ShapeDtypeStruct((), jnp.int32), rep),
-            abstract(ints, split), abstract(lrs, split), abstract(train, rep))
+    args = (
+        abstract(state, split),
+        abstract(jax.ShapeDtypeStruct((), jnp.int32), rep),
+        abstract(keys, split),
+        abstract(jax.ShapeDtypeStruct((), jnp.int32), rep),
+        abstract(ints, split),
+        abstract(lrs, split),
+        abstract(train, rep),
+    )
     return fn, args, lanes
 
 
 #: ``(image shape, training examples)`` of each dataset, for plans made without the data.
-TRAIN_SHAPES = {"digits": ((8, 8, 1), 1437), "fashion_mnist": ((28, 28, 1), 60000),
-                "mnist": ((28, 28, 1), 60000), "cifar10": ((32, 32, 3), 50000)}
+TRAIN_SHAPES = {
+    "digits": ((8, 8, 1), 1437),
+    "fashion_mnist": ((28, 28, 1), 60000),
+    "mnist": ((28, 28, 1), 60000),
+    "cifar10": ((32, 32, 3), 50000),
+}
 
 #: The reference code's per-dataset input pipeline (``mlopt/dataset/mnist.py``,
 #: ``cifar10.py``): normalisation ``(mean, std)`` and training augmentation
@@ -243,8 +258,7 @@ def load_dataset(
     ops = image_ops.eval_ops(name, stats=REFERENCE_STATS.get(name))
     splits = []
     for split in ("train", "test"):
-        arrays = image_ops.to_arrays(open_source(name, split, data_dir=data_dir), ops,
-                                     limit=limit)
+        arrays = image_ops.to_arrays(open_source(name, split, data_dir=data_dir), ops, limit=limit)
         splits.append((arrays["image"], arrays["label"]))
     return splits[0], splits[1]
 
@@ -269,14 +283,23 @@ def plan_spec(
     config's largest dataset (the last of ``config.datasets``)."""
     dataset = config.datasets[-1]
     image_shape, num_train = TRAIN_SHAPES[dataset]
-    spec = make_run_spec(optimizer="mu2sgd", cells=cells, attack_names=list(config.attacks),
-                         image_shape=image_shape, **spec_kwargs(config, dataset))
+    spec = make_run_spec(
+        optimizer="mu2sgd",
+        cells=cells,
+        attack_names=list(config.attacks),
+        image_shape=image_shape,
+        **spec_kwargs(config, dataset),
+    )
     fn, args, lanes = plan_lanes(spec, mesh, num_lanes, image_shape, num_train)
     return PlanSpec(
-        fn=fn, abstract_args=args, steps_per_run=config.num_steps, num_runs=num_runs,
+        fn=fn,
+        abstract_args=args,
+        steps_per_run=config.num_steps,
+        num_runs=num_runs,
         runs_per_call=num_lanes,
         note=f"one μ²-SGD step of {num_lanes} runs ({lanes} with padding) × {config.num_workers}"
-        f" workers, {config.model} on {dataset}; test evaluation and timing not planned")
+        f" workers, {config.model} on {dataset}; test evaluation and timing not planned",
+    )
 
 
 def spec_kwargs(config: Any, dataset: str) -> dict[str, Any]:
@@ -380,7 +403,10 @@ def make_run_spec(
         raise ValueError(f"unknown model {model!r}; valid: {MODELS}")
     init_params, loss_fn, predict_fn = classifier_functions(net, tuple(image_shape))
     estimator, make_server, two_point = worker_and_server(
-        optimizer, momentum_beta=momentum_beta, clip_norm=clip_norm, beta_floor=beta_floor,
+        optimizer,
+        momentum_beta=momentum_beta,
+        clip_norm=clip_norm,
+        beta_floor=beta_floor,
         gamma_floor=gamma_floor,
     )
     return RunSpec(
@@ -465,4 +491,3 @@ def run_batch(
         test,
     )
     return jax.tree_util.tree_map(np.asarray, out)
-

@@ -11,7 +11,7 @@ PAPER = Paper(
     venue="ICML 2024",
     code="https://github.com/THUMNLab/CurBench",
     summary="one five-hook protocol for 15 curricula; they help mostly under label noise, "
-            "no method wins everywhere, and the meta-gradient ones cost several times more",
+    "no method wins everywhere, and the meta-gradient ones cost several times more",
 )
 
 # The reference's curriculum schedules, in epochs of its 200-epoch runs (keyword -> epochs);
@@ -37,12 +37,21 @@ def meta_cost_claims(model: str, power: float | None = None) -> tuple[Claim, ...
     """
     names = {"lre": "LRE", "mw_net": "MW-Net", "dds": "DDS"}
     return tuple(
-        Claim(name=f"{label}'s epoch costs several times (>= 4x, the paper's lower bound) "
-                   "the baseline's",
-              metric=f"meta_cost_ratio_{method}", paper=4.0, test="at_least",
-              threshold=4.0, unit="x", bounds=(0.0, math.inf), timing=True, power=power,
-              paper_source="Table 8a, ResNet-18 on a V100 GPU: meta-gradient methods 4-7x",
-              threshold_source="the paper's lower bound (4x)",
-              setting=f"{model}; one epoch over the baseline's, same model and data, standard "
-                      "setting, one ratio per seed, timed interleaved on CPU (not a GPU)")
-        for method, label in names.items())
+        Claim(
+            name=f"{label}'s epoch costs several times (>= 4x, the paper's lower bound) "
+            "the baseline's",
+            metric=f"meta_cost_ratio_{method}",
+            paper=4.0,
+            test="at_least",
+            threshold=4.0,
+            unit="x",
+            bounds=(0.0, math.inf),
+            timing=True,
+            power=power,
+            paper_source="Table 8a, ResNet-18 on a V100 GPU: meta-gradient methods 4-7x",
+            threshold_source="the paper's lower bound (4x)",
+            setting=f"{model}; one epoch over the baseline's, same model and data, standard "
+            "setting, one ratio per seed, timed interleaved on CPU (not a GPU)",
+        )
+        for method, label in names.items()
+    )

@@ -24,8 +24,14 @@ from jaxlab.train.plan import PlanSpec, abstract
 from .trainer import Carry, CurriculumTrainer, curriculum_from_config
 
 
-def plan_spec(config: Any, mesh: Mesh, init_fn: Callable, apply_fn: Callable,
-              train_inputs: jax.ShapeDtypeStruct, num_classes: int) -> PlanSpec:
+def plan_spec(
+    config: Any,
+    mesh: Mesh,
+    init_fn: Callable,
+    apply_fn: Callable,
+    train_inputs: jax.ShapeDtypeStruct,
+    num_classes: int,
+) -> PlanSpec:
     """The :class:`~jaxlab.train.plan.PlanSpec` of a CurBench experiment.
 
     Args:
@@ -39,9 +45,15 @@ def plan_spec(config: Any, mesh: Mesh, init_fn: Callable, apply_fn: Callable,
     """
     method = next((m for m in config.methods if m in config.meta_methods), "baseline")
     curriculum = curriculum_from_config(method, config)
-    trainer = CurriculumTrainer(curriculum, init_fn, apply_fn, batch_size=config.batch_size,
-                                optimizer=config.optimizer, seed_batching="vmap",
-                                eval_batch_size=config.eval_batch_size)
+    trainer = CurriculumTrainer(
+        curriculum,
+        init_fn,
+        apply_fn,
+        batch_size=config.batch_size,
+        optimizer=config.optimizer,
+        seed_batching="vmap",
+        eval_batch_size=config.eval_batch_size,
+    )
     runs = mesh.shape.get(RUNS_AXIS, 1)
     lanes = -(-config.num_seeds // runs) * runs
     n, b = train_inputs.shape[0], config.batch_size
@@ -51,13 +63,19 @@ def plan_spec(config: Any, mesh: Mesh, init_fn: Callable, apply_fn: Callable,
         params = init_fn(k_model)
         state = curriculum.data_prepare(n, num_classes, k_cur)
         state = curriculum.model_prepare(state, params, config.num_epochs)
-        return Carry(params, trainer.tx.init(params), state, jax.random.key_data(k_run),
-                     jnp.zeros((), jnp.int32))
+        return Carry(
+            params,
+            trainer.tx.init(params),
+            state,
+            jax.random.key_data(k_run),
+            jnp.zeros((), jnp.int32),
+        )
 
     keys = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes))
     carry = jax.eval_shape(jax.vmap(init), keys)
-    model_args = jax.eval_shape(jax.vmap(lambda s: curriculum.model_curriculum(s, 0)),
-                                carry.curriculum)
+    model_args = jax.eval_shape(
+        jax.vmap(lambda s: curriculum.model_curriculum(s, 0)), carry.curriculum
+    )
     ints = jax.ShapeDtypeStruct((lanes, b), jnp.int32)
     xs = (ints, jax.ShapeDtypeStruct((lanes, b), jnp.bool_), ints)
     labels = jax.ShapeDtypeStruct((lanes, n), jnp.int32)
@@ -72,11 +90,15 @@ def plan_spec(config: Any, mesh: Mesh, init_fn: Callable, apply_fn: Callable,
 
     steps = config.num_epochs * -(-n // b)
     return PlanSpec(
-        fn=fn, abstract_args=(*abstract((carry, xs, labels, model_args), split),
-                              abstract(train_inputs, replicated(mesh))),
+        fn=fn,
+        abstract_args=(
+            *abstract((carry, xs, labels, model_args), split),
+            abstract(train_inputs, replicated(mesh)),
+        ),
         steps_per_run=steps,
         num_runs=len(config.methods) * len(config.settings) * config.num_seeds,
         runs_per_call=config.num_seeds,
         note=f"one {method} training step (batch {b}) of {config.num_seeds} seeds ({lanes} "
         f"with padding, over runs), every run costed at it; evaluation, the teacher and the "
-        "host-side curriculum selection not planned")
+        "host-side curriculum selection not planned",
+    )

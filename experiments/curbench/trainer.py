@@ -173,12 +173,16 @@ class CurriculumTrainer:
         runs = 1 if self.mesh is None else self.mesh.shape.get(RUNS_AXIS, 1)
         mesh = self.mesh if runs > 1 else None
         # Per seed: (carry, plan, labels, model_args); the training inputs are shared.
-        self._epoch_jit = batch_runs(epoch, in_axes=(0, 0, 0, 0, None),
-                                     method=self.seed_batching, mesh=mesh)
+        self._epoch_jit = batch_runs(
+            epoch, in_axes=(0, 0, 0, 0, None), method=self.seed_batching, mesh=mesh
+        )
         # Logits of one fixed-size chunk [e, ...] for every seed: [S, e, C].
-        self._logits_jit = batch_runs(lambda p, m, inputs: self.apply_fn(p, inputs, m),
-                                      in_axes=(0, 0, None), method=self.seed_batching,
-                                      mesh=mesh)
+        self._logits_jit = batch_runs(
+            lambda p, m, inputs: self.apply_fn(p, inputs, m),
+            in_axes=(0, 0, None),
+            method=self.seed_batching,
+            mesh=mesh,
+        )
         self._init_jit = jax.jit(self.init_fn)  # one compile, not one per primitive
 
     # ---------------------------------------------------------------- jitted programs
@@ -199,13 +203,19 @@ class CurriculumTrainer:
             def objective(p):
                 logits = apply_fn(p, x, model_args)
                 losses = per_sample_ce(logits, y)
-                ctx = StepContext(params=p, loss_fn=loss_fn,
-                                  apply_fn=lambda q, z: apply_fn(q, z, model_args),
-                                  inputs=x, valid=valid,
-                                  meta_inputs=xm, meta_labels=ym, lr=self.lr,
-                                  step=carry.step, key=key)
-                return curriculum.loss_curriculum(losses, logits, y, idx, carry.curriculum,
-                                                  ctx)
+                ctx = StepContext(
+                    params=p,
+                    loss_fn=loss_fn,
+                    apply_fn=lambda q, z: apply_fn(q, z, model_args),
+                    inputs=x,
+                    valid=valid,
+                    meta_inputs=xm,
+                    meta_labels=ym,
+                    lr=self.lr,
+                    step=carry.step,
+                    key=key,
+                )
+                return curriculum.loss_curriculum(losses, logits, y, idx, carry.curriculum, ctx)
 
             step = optimizer_step(lambda p, _: objective(p), tx, has_aux=True)
             (params, opt_state), (_, cstate) = step((carry.params, carry.opt_state), None)
@@ -220,11 +230,11 @@ class CurriculumTrainer:
         n, size = inputs.shape[0], self.eval_batch_size
         out = []
         for start in range(0, n, size):
-            chunk = inputs[start:start + size]
+            chunk = inputs[start : start + size]
             pad = size - chunk.shape[0]
             if pad:
                 chunk = np.concatenate([chunk, np.zeros((pad, *chunk.shape[1:]), chunk.dtype)])
-            out.append(np.asarray(self._logits_jit(params, model_args, chunk))[:, :size - pad])
+            out.append(np.asarray(self._logits_jit(params, model_args, chunk))[:, : size - pad])
         return np.concatenate(out, axis=1)
 
     def _accuracy(self, params, inputs, labels, model_args) -> np.ndarray:
@@ -232,8 +242,13 @@ class CurriculumTrainer:
         return np.mean(logits.argmax(-1) == np.asarray(labels)[None], axis=1)
 
     # ---------------------------------------------------------------- host side
-    def _plan(self, weights: np.ndarray, rng: np.random.Generator, num_steps: int,
-              meta_idx: np.ndarray | None):
+    def _plan(
+        self,
+        weights: np.ndarray,
+        rng: np.random.Generator,
+        num_steps: int,
+        meta_idx: np.ndarray | None,
+    ):
         b = self.batch_size
         chosen = rng.permutation(np.flatnonzero(weights > 0))
         idx = np.zeros(num_steps * b, np.int32)
@@ -258,13 +273,14 @@ class CurriculumTrainer:
         if num_epochs < 1 or s < 1:
             raise ValueError(f"need num_epochs >= 1 and seeds, got {num_epochs}, {seeds}")
         if curriculum.vision_only and x.ndim != 4:
-            raise ValueError(f"curriculum {curriculum.name!r} is vision-only (CurBench): "
-                             f"inputs must be images [N, h, w, c], got shape {x.shape}")
+            raise ValueError(
+                f"curriculum {curriculum.name!r} is vision-only (CurBench): "
+                f"inputs must be images [N, h, w, c], got shape {x.shape}"
+            )
         labels = np.asarray(data.train_labels, np.int32)
         labels = np.broadcast_to(labels, (s, n)) if labels.ndim == 1 else labels
         if labels.shape != (s, n):
-            raise ValueError(f"train_labels must be [N] or [S, N] = {(s, n)}, got "
-                             f"{labels.shape}")
+            raise ValueError(f"train_labels must be [N] or [S, N] = {(s, n)}, got {labels.shape}")
         keys = [jax.random.key(int(seed)) for seed in seeds]
         rngs = [np.random.default_rng([int(seed), 1]) for seed in seeds]
         # Meta split (LRE, MW-Net, DDS): a fixed fraction held out from training.
@@ -282,13 +298,16 @@ class CurriculumTrainer:
             c = curriculum.data_prepare(n, data.num_classes, k_cur)
             cstates.append(curriculum.model_prepare(c, params[-1], num_epochs))
             keys[i] = k_run
-        carry = Carry(_stack(params), _stack([self.tx.init(p) for p in params]),
-                      _stack(cstates), jnp.stack([jax.random.key_data(k) for k in keys]),
-                      jnp.zeros(s, jnp.int32))
+        carry = Carry(
+            _stack(params),
+            _stack([self.tx.init(p) for p in params]),
+            _stack(cstates),
+            jnp.stack([jax.random.key_data(k) for k in keys]),
+            jnp.zeros(s, jnp.int32),
+        )
         return x, labels, carry, base_mask, meta_sets
 
-    def epoch_program(self, data: CurriculumData, seed: int,
-                      num_epochs: int) -> Callable[[], Any]:
+    def epoch_program(self, data: CurriculumData, seed: int, num_epochs: int) -> Callable[[], Any]:
         """One training epoch of one seed as a function of no arguments (for timing).
 
         The epoch starts from the seed's initial state and steps through its whole
@@ -301,16 +320,22 @@ class CurriculumTrainer:
         model_args = _stack([self.curriculum.model_curriculum(state, 0)])
         weights = check_weights(base_mask[0], x.shape[0], f"{self.curriculum.name} weights")
         steps = -(-x.shape[0] // self.batch_size)
-        plan = self._plan(weights, np.random.default_rng([int(seed), 2, 0]), steps,
-                          meta_sets[0])
+        plan = self._plan(weights, np.random.default_rng([int(seed), 2, 0]), steps, meta_sets[0])
         plan = tuple(jnp.asarray(a[None]) for a in plan)
         x_dev, labels_dev = jnp.asarray(x), jnp.asarray(labels)
         return lambda: self._epoch_jit(carry, plan, labels_dev, model_args, x_dev).params
 
-    def run(self, data: CurriculumData, seeds: Sequence[int], num_epochs: int,
-            workdir: str | None = None, progress: bool = False,
-            stop_after: int | None = None, return_params: bool = False,
-            stop_after_chunks: int | None = None) -> dict[str, Any]:
+    def run(
+        self,
+        data: CurriculumData,
+        seeds: Sequence[int],
+        num_epochs: int,
+        workdir: str | None = None,
+        progress: bool = False,
+        stop_after: int | None = None,
+        return_params: bool = False,
+        stop_after_chunks: int | None = None,
+    ) -> dict[str, Any]:
         """Trains one model per seed; returns per-seed results.
 
         With ``workdir`` the run checkpoints every epoch and resumes from the last one;
@@ -344,8 +369,13 @@ class CurriculumTrainer:
         checkpointer = None
         if workdir is not None:
             checkpointer = Checkpointer(workdir, keep=1)
-            target = {"carry": carry, "best": best_params, "best_val": best_val,
-                      "val": val_hist, "times": epoch_times}
+            target = {
+                "carry": carry,
+                "best": best_params,
+                "best_val": best_val,
+                "val": val_hist,
+                "times": epoch_times,
+            }
             restored = checkpointer.restore(target, jax.random.key(0))
             if restored is not None:
                 saved, _, position = restored
@@ -362,16 +392,21 @@ class CurriculumTrainer:
             # weights; the loss hook's updates so far) and redoes only the epoch's plan.
             resumed_chunk = position % num_chunks if epoch == position // num_chunks else 0
             host = jax.device_get(carry.curriculum)
-            model_args = stack([curriculum.model_curriculum(
-                jax.tree.map(lambda a, i=i: a[i], host), epoch) for i in range(s)])
+            model_args = stack(
+                [
+                    curriculum.model_curriculum(jax.tree.map(lambda a, i=i: a[i], host), epoch)
+                    for i in range(s)
+                ]
+            )
             losses = logits = teacher = teacher_logits = None
             if curriculum.needs_losses and not resumed_chunk:
                 logits = self._logits(carry.params, x, model_args)
                 losses = _cross_entropy(logits, labels)
             if curriculum.uses_teacher and not resumed_chunk:
                 if data.teacher_losses is None:
-                    raise ValueError(f"curriculum {curriculum.name!r} needs the task's "
-                                     "teacher_losses")
+                    raise ValueError(
+                        f"curriculum {curriculum.name!r} needs the task's teacher_losses"
+                    )
                 teacher = np.broadcast_to(np.asarray(data.teacher_losses, np.float32), (s, n))
                 if data.teacher_logits is not None:
                     teacher_logits = np.asarray(data.teacher_logits, np.float32)
@@ -380,15 +415,17 @@ class CurriculumTrainer:
                 state_i = jax.tree.map(lambda a, i=i: a[i], host)
                 if curriculum.epoch_inputs:
                     pick = lambda a, i=i: None if a is None else a[i]
-                    arg = EpochInputs(labels[i], pick(losses), pick(logits), pick(teacher),
-                                      teacher_logits)
+                    arg = EpochInputs(
+                        labels[i], pick(losses), pick(logits), pick(teacher), teacher_logits
+                    )
                 else:
                     arg = losses if curriculum.needs_losses else teacher
                     arg = None if arg is None else arg[i]
                 if not resumed_chunk:
                     state_i = curriculum.data_curriculum(state_i, epoch, arg)
-                w = check_weights(np.asarray(state_i.weights) * base_mask[i], n,
-                                  f"{curriculum.name} weights")
+                w = check_weights(
+                    np.asarray(state_i.weights) * base_mask[i], n, f"{curriculum.name} weights"
+                )
                 new_states.append(state_i)
                 epoch_rng = np.random.default_rng([int(seeds[i]), 2, epoch])
                 plans.append(self._plan(w, epoch_rng, num_chunks * chunk, meta_sets[i]))
@@ -401,13 +438,21 @@ class CurriculumTrainer:
                     if chunks_left == 0:
                         break
                     chunks_left -= 1
-                part = tuple(jnp.asarray(a[:, k * chunk:(k + 1) * chunk]) for a in plan)
+                part = tuple(jnp.asarray(a[:, k * chunk : (k + 1) * chunk]) for a in plan)
                 carry = self._epoch_jit(carry, part, labels_dev, model_args, x_dev)
                 position = epoch * num_chunks + k + 1
                 if checkpointer is not None and k < num_chunks - 1:
-                    checkpointer.save(position, {"carry": carry, "best": best_params,
-                                                 "best_val": best_val, "val": val_hist,
-                                                 "times": epoch_times}, jax.random.key(0))
+                    checkpointer.save(
+                        position,
+                        {
+                            "carry": carry,
+                            "best": best_params,
+                            "best_val": best_val,
+                            "val": val_hist,
+                            "times": epoch_times,
+                        },
+                        jax.random.key(0),
+                    )
             if position < (epoch + 1) * num_chunks:
                 break  # interrupted mid-epoch (stop_after_chunks)
             val = self._accuracy(carry.params, val_x, val_y, model_args)
@@ -416,27 +461,49 @@ class CurriculumTrainer:
             sel = jnp.asarray(better)
             best_params = jax.tree.map(
                 lambda new, old, sel=sel: jnp.where(
-                    sel.reshape((-1,) + (1,) * (new.ndim - 1)), new, old),
-                carry.params, best_params)
+                    sel.reshape((-1,) + (1,) * (new.ndim - 1)), new, old
+                ),
+                carry.params,
+                best_params,
+            )
             val_hist[epoch] = val
             epoch_times[epoch] = time.perf_counter() - tick
             if checkpointer is not None:
-                checkpointer.save(position, {"carry": carry, "best": best_params,
-                                              "best_val": best_val, "val": val_hist,
-                                              "times": epoch_times}, jax.random.key(0))
+                checkpointer.save(
+                    position,
+                    {
+                        "carry": carry,
+                        "best": best_params,
+                        "best_val": best_val,
+                        "val": val_hist,
+                        "times": epoch_times,
+                    },
+                    jax.random.key(0),
+                )
             if progress:
-                print(f"[{curriculum.name}] epoch {epoch + 1}/{num_epochs} "
-                      f"val {np.round(val, 4).tolist()} ({epoch_times[epoch]:.2f}s)")
+                print(
+                    f"[{curriculum.name}] epoch {epoch + 1}/{num_epochs} "
+                    f"val {np.round(val, 4).tolist()} ({epoch_times[epoch]:.2f}s)"
+                )
         if checkpointer is not None:
             checkpointer.wait()
             checkpointer.close()
-        final_args = stack([curriculum.model_curriculum(
-            jax.tree.map(lambda a, i=i: a[i], jax.device_get(carry.curriculum)), num_epochs)
-            for i in range(s)])
+        final_args = stack(
+            [
+                curriculum.model_curriculum(
+                    jax.tree.map(lambda a, i=i: a[i], jax.device_get(carry.curriculum)), num_epochs
+                )
+                for i in range(s)
+            ]
+        )
         test = self._accuracy(best_params, data.test_inputs, data.test_labels, final_args)
-        result = {"test_acc": test.tolist(), "best_val_acc": best_val.tolist(),
-                  "val_acc": val_hist.tolist(), "epoch_time_s": epoch_times.tolist(),
-                  "wall_time_s": time.perf_counter() - start_time}
+        result = {
+            "test_acc": test.tolist(),
+            "best_val_acc": best_val.tolist(),
+            "val_acc": val_hist.tolist(),
+            "epoch_time_s": epoch_times.tolist(),
+            "wall_time_s": time.perf_counter() - start_time,
+        }
         if return_params:
             result["params"] = best_params
         return result
@@ -456,8 +523,10 @@ def _constant_rate(optimizer: Any) -> float:
     """
     rate = optimizer.get("learning_rate") if hasattr(optimizer, "get") else None
     if rate is None or hasattr(rate, "get"):
-        raise ValueError("optimizer needs a constant learning_rate (the meta-gradient "
-                         f"look-ahead step), got {optimizer}")
+        raise ValueError(
+            "optimizer needs a constant learning_rate (the meta-gradient "
+            f"look-ahead step), got {optimizer}"
+        )
     return float(rate)
 
 
@@ -466,8 +535,9 @@ def _epoch_time(result: dict) -> float:
     return float(np.median(times[1:] if len(times) > 1 else times))  # the first compiles
 
 
-def summarize_runs(runs: dict[str, dict[str, dict]],
-                   baseline: str = "baseline") -> tuple[dict[str, Any], str]:
+def summarize_runs(
+    runs: dict[str, dict[str, dict]], baseline: str = "baseline"
+) -> tuple[dict[str, Any], str]:
     """CurBench's tables from ``runs[setting][method]`` (results of ``run``).
 
     Returns ``(metrics, markdown)``. Metrics (accuracies in %, lists one entry per seed):
@@ -483,27 +553,38 @@ def summarize_runs(runs: dict[str, dict[str, dict]],
             raise ValueError(f"setting {setting!r} has no {baseline!r} run")
         base_time = _epoch_time(by_method[baseline])
         curricula = [m for m in by_method if m != baseline]
-        best = max(curricula, key=lambda m: np.mean(by_method[m]["best_val_acc"]),
-                   default=baseline)
-        lines += [f"\n### {setting}\n", "| method | test acc (%) | val acc (%) | time × baseline |",
-                  "|---|---|---|---|"]
+        best = max(curricula, key=lambda m: np.mean(by_method[m]["best_val_acc"]), default=baseline)
+        lines += [
+            f"\n### {setting}\n",
+            "| method | test acc (%) | val acc (%) | time × baseline |",
+            "|---|---|---|---|",
+        ]
         for method, result in by_method.items():
             acc = 100 * np.asarray(result["test_acc"])
             metrics[f"{setting}_{method}_test_acc"] = acc.tolist()
             mark = " (best by val)" if method == best else ""
-            lines.append(f"| {method}{mark} | {acc.mean():.2f} ± {acc.std():.2f} | "
-                         f"{100 * np.mean(result['best_val_acc']):.2f} | "
-                         f"{_epoch_time(result) / base_time:.2f} |")
+            lines.append(
+                f"| {method}{mark} | {acc.mean():.2f} ± {acc.std():.2f} | "
+                f"{100 * np.mean(result['best_val_acc']):.2f} | "
+                f"{_epoch_time(result) / base_time:.2f} |"
+            )
         best_acc = 100 * np.asarray(by_method[best]["test_acc"])
         metrics[f"{setting}_best_cl_test_acc"] = best_acc.tolist()
         metrics[f"{setting}_gain"] = (
-            best_acc - 100 * np.asarray(by_method[baseline]["test_acc"])).tolist()
+            best_acc - 100 * np.asarray(by_method[baseline]["test_acc"])
+        ).tolist()
     return metrics, "\n".join(lines) + "\n"
 
 
-def epoch_cost_ratios(trainers: dict[str, CurriculumTrainer], data: CurriculumData, *,
-                      seeds: Sequence[int], num_epochs: int, repeats: int,
-                      baseline: str = "baseline") -> dict[str, list[float]]:
+def epoch_cost_ratios(
+    trainers: dict[str, CurriculumTrainer],
+    data: CurriculumData,
+    *,
+    seeds: Sequence[int],
+    num_epochs: int,
+    repeats: int,
+    baseline: str = "baseline",
+) -> dict[str, list[float]]:
     """Per seed, each trainer's epoch time over the baseline trainer's (CurBench Table 8a's
     cost, measured here on the same model and data).
 
@@ -524,9 +605,15 @@ def epoch_cost_ratios(trainers: dict[str, CurriculumTrainer], data: CurriculumDa
     return out
 
 
-def scaled_curriculum(name: str, num_epochs: int, lr: float, spl_start_rate: float,
-                      grow_fraction: float, schedules: Mapping[str, Mapping[str, int]],
-                      reference_epochs: int) -> cl.Curriculum:
+def scaled_curriculum(
+    name: str,
+    num_epochs: int,
+    lr: float,
+    spl_start_rate: float,
+    grow_fraction: float,
+    schedules: Mapping[str, Mapping[str, int]],
+    reference_epochs: int,
+) -> cl.Curriculum:
     """The curriculum ``name`` with the reference's hyper-parameters: its epoch schedules
     ``schedules[name]`` (keyword -> epochs of a ``reference_epochs``-epoch run) scaled to
     ``num_epochs`` (each at least one epoch); SPL and TTCL's pacing starts at
@@ -539,22 +626,35 @@ def scaled_curriculum(name: str, num_epochs: int, lr: float, spl_start_rate: flo
 
     pacing = {"start_rate": spl_start_rate, "grow_epochs": max(1, round(grow_fraction * e))}
     kwargs = {"spl": pacing, "ttcl": pacing, "screener_net": {"lr": lr}, "dds": {"lr": lr}}
-    kwargs.update({m: {k: scale(v) for k, v in dict(s).items()}
-                   for m, s in dict(schedules).items()})
+    kwargs.update(
+        {m: {k: scale(v) for k, v in dict(s).items()} for m, s in dict(schedules).items()}
+    )
     return cl.get_curriculum(name, **kwargs.get(name, {}))
 
 
 def curriculum_from_config(name: str, config: Any) -> cl.Curriculum:
     """:func:`scaled_curriculum` with the config's num_epochs, optimizer (its learning rate),
     spl_start_rate, grow_fraction, reference_schedules and reference_epochs."""
-    return scaled_curriculum(name, config.num_epochs, _constant_rate(config.optimizer),
-                             config.spl_start_rate, config.grow_fraction,
-                             config.reference_schedules, config.reference_epochs)
+    return scaled_curriculum(
+        name,
+        config.num_epochs,
+        _constant_rate(config.optimizer),
+        config.spl_start_rate,
+        config.grow_fraction,
+        config.reference_schedules,
+        config.reference_epochs,
+    )
 
 
-def noisy_or_imbalanced(data: CurriculumData, setting: str, seeds: Sequence[int], *,
-                        noise_rate: float | None = None, imbalance_ratio: float | None = None,
-                        imbalance_seed: int = 0) -> CurriculumData:
+def noisy_or_imbalanced(
+    data: CurriculumData,
+    setting: str,
+    seeds: Sequence[int],
+    *,
+    noise_rate: float | None = None,
+    imbalance_ratio: float | None = None,
+    imbalance_seed: int = 0,
+) -> CurriculumData:
     """A CurBench setting of a clean task: ``"standard"``; ``"noise"`` (per-seed noisy
     labels at ``noise_rate``, :func:`~jaxlab.curriculum.noisy_labels` with key
     ``1000 + seed``); ``"imbalance"`` (the kept subset of
@@ -562,13 +662,13 @@ def noisy_or_imbalanced(data: CurriculumData, setting: str, seeds: Sequence[int]
     must be given."""
     x, y = np.asarray(data.train_inputs), np.asarray(data.train_labels)
     c = data.num_classes
-    needs = {"noise": ("noise_rate", noise_rate), "imbalance": ("imbalance_ratio",
-                                                                imbalance_ratio)}
+    needs = {"noise": ("noise_rate", noise_rate), "imbalance": ("imbalance_ratio", imbalance_ratio)}
     if setting in needs and needs[setting][1] is None:
         raise ValueError(f"setting {setting!r} needs {needs[setting][0]}")
     if setting == "noise":
-        y = np.stack([np.asarray(cl.noisy_labels(y, noise_rate, c, jax.random.key(1000 + s)))
-                      for s in seeds])
+        y = np.stack(
+            [np.asarray(cl.noisy_labels(y, noise_rate, c, jax.random.key(1000 + s))) for s in seeds]
+        )
     elif setting == "imbalance":
         kept = np.asarray(cl.imbalance(y, imbalance_ratio, c, jax.random.key(imbalance_seed)))
         x, y = x[kept], y[kept]
@@ -588,25 +688,51 @@ def with_teacher(trainer: CurriculumTrainer, params: Any, data: CurriculumData) 
     return data._replace(teacher_losses=losses, teacher_logits=logits)
 
 
-def train_teacher(teacher_data: CurriculumData, init_fn, apply_fn, seed: int, num_epochs: int,
-                  batch_size: int, optimizer: Any, eval_batch_size: int,
-                  seed_batching: str) -> tuple[CurriculumTrainer, Any]:
+def train_teacher(
+    teacher_data: CurriculumData,
+    init_fn,
+    apply_fn,
+    seed: int,
+    num_epochs: int,
+    batch_size: int,
+    optimizer: Any,
+    eval_batch_size: int,
+    seed_batching: str,
+) -> tuple[CurriculumTrainer, Any]:
     """A baseline model trained on a held-out clean split (one seed, default device):
     ``(trainer, params)``."""
-    trainer = CurriculumTrainer(cl.baseline(), init_fn, apply_fn, batch_size=batch_size,
-                                optimizer=optimizer, eval_batch_size=eval_batch_size,
-                                seed_batching=seed_batching)
+    trainer = CurriculumTrainer(
+        cl.baseline(),
+        init_fn,
+        apply_fn,
+        batch_size=batch_size,
+        optimizer=optimizer,
+        eval_batch_size=eval_batch_size,
+        seed_batching=seed_batching,
+    )
     params = trainer.run(teacher_data, [seed], num_epochs, return_params=True)["params"]
     return trainer, params
 
 
-def run_curbench(curricula: dict[str, cl.Curriculum], settings: Sequence[str],
-                 make_data: Callable[[str], CurriculumData], init_fn, apply_fn, *,
-                 seeds: Sequence[int], num_epochs: int, batch_size: int, optimizer: Any,
-                 workdir: str, seed_batching: str, eval_batch_size: int,
-                 teacher: Callable[[], tuple[CurriculumTrainer, Any]] | None = None,
-                 chunk_steps: int | None = None, mesh: Mesh | None = None,
-                 verbose: bool = True) -> dict[str, dict[str, dict]]:
+def run_curbench(
+    curricula: dict[str, cl.Curriculum],
+    settings: Sequence[str],
+    make_data: Callable[[str], CurriculumData],
+    init_fn,
+    apply_fn,
+    *,
+    seeds: Sequence[int],
+    num_epochs: int,
+    batch_size: int,
+    optimizer: Any,
+    workdir: str,
+    seed_batching: str,
+    eval_batch_size: int,
+    teacher: Callable[[], tuple[CurriculumTrainer, Any]] | None = None,
+    chunk_steps: int | None = None,
+    mesh: Mesh | None = None,
+    verbose: bool = True,
+) -> dict[str, dict[str, dict]]:
     """Runs every curriculum in every setting; returns ``runs[setting][method]``.
 
     Args:
@@ -634,11 +760,17 @@ def run_curbench(curricula: dict[str, cl.Curriculum], settings: Sequence[str],
                 runs[setting][method] = json.loads(path.read_text())
                 continue
             if trainer is None:  # one trainer per method: settings of equal shapes share
-                trainer = CurriculumTrainer(curriculum, init_fn, apply_fn,  # its programs
-                                            batch_size=batch_size, optimizer=optimizer,
-                                            seed_batching=seed_batching,
-                                            eval_batch_size=eval_batch_size,
-                                            chunk_steps=chunk_steps, mesh=mesh)
+                trainer = CurriculumTrainer(
+                    curriculum,
+                    init_fn,
+                    apply_fn,  # its programs
+                    batch_size=batch_size,
+                    optimizer=optimizer,
+                    seed_batching=seed_batching,
+                    eval_batch_size=eval_batch_size,
+                    chunk_steps=chunk_steps,
+                    mesh=mesh,
+                )
             data = make_data(setting)
             if curriculum.uses_teacher:
                 if teacher is None:
@@ -653,17 +785,26 @@ def run_curbench(curricula: dict[str, cl.Curriculum], settings: Sequence[str],
             atomic_write_text(path, json.dumps(result))
             runs[setting][method] = result
             if verbose:
-                print(f"{setting:>9} {method:>15}: test "
-                      f"{100 * np.mean(result['test_acc']):.2f} ± "
-                      f"{100 * np.std(result['test_acc']):.2f}  "
-                      f"({result['wall_time_s']:.1f} s)", flush=True)
+                print(
+                    f"{setting:>9} {method:>15}: test "
+                    f"{100 * np.mean(result['test_acc']):.2f} ± "
+                    f"{100 * np.std(result['test_acc']):.2f}  "
+                    f"({result['wall_time_s']:.1f} s)",
+                    flush=True,
+                )
     return runs
 
 
-def run_experiment(config, make_data: Callable[[str], CurriculumData], init_fn, apply_fn, *,
-                   seeds: Sequence[int], workdir: str,
-                   teacher: Callable[[], tuple[CurriculumTrainer, Any]] | None = None,
-                   ) -> dict[str, Any]:
+def run_experiment(
+    config,
+    make_data: Callable[[str], CurriculumData],
+    init_fn,
+    apply_fn,
+    *,
+    seeds: Sequence[int],
+    workdir: str,
+    teacher: Callable[[], tuple[CurriculumTrainer, Any]] | None = None,
+) -> dict[str, Any]:
     """A CurBench experiment from its config: every curriculum of ``config.methods``
     (``scaled_curriculum`` to the config's epochs and learning rate) in every setting of
     ``config.settings``, then the cost of each of ``config.meta_methods``.
@@ -681,28 +822,47 @@ def run_experiment(config, make_data: Callable[[str], CurriculumData], init_fn, 
     seed_batching, chunk_steps, mesh, meta_methods, timing_repeats.
     """
     curriculum = functools.partial(curriculum_from_config, config=config)
-    runs = run_curbench({m: curriculum(m) for m in config.methods}, config.settings,
-                        make_data, init_fn, apply_fn,
-                        seeds=seeds, num_epochs=config.num_epochs,
-                        batch_size=config.batch_size, optimizer=config.optimizer,
-                        workdir=workdir, seed_batching=config.seed_batching,
-                        eval_batch_size=config.eval_batch_size, teacher=teacher,
-                        chunk_steps=config.chunk_steps,
-                        mesh=mesh_from_config(config, RUNS_AXIS))
+    runs = run_curbench(
+        {m: curriculum(m) for m in config.methods},
+        config.settings,
+        make_data,
+        init_fn,
+        apply_fn,
+        seeds=seeds,
+        num_epochs=config.num_epochs,
+        batch_size=config.batch_size,
+        optimizer=config.optimizer,
+        workdir=workdir,
+        seed_batching=config.seed_batching,
+        eval_batch_size=config.eval_batch_size,
+        teacher=teacher,
+        chunk_steps=config.chunk_steps,
+        mesh=mesh_from_config(config, RUNS_AXIS),
+    )
     metrics, table = summarize_runs(runs)
     timing = Path(workdir) / "timing.json"
     if timing.exists():
         ratios = json.loads(timing.read_text())
     else:
-        trainers = {m: CurriculumTrainer(curriculum(m), init_fn, apply_fn,
-                                         batch_size=config.batch_size,
-                                         optimizer=config.optimizer,
-                                         eval_batch_size=config.eval_batch_size,
-                                         seed_batching=config.seed_batching)
-                    for m in ("baseline", *config.meta_methods)}
-        ratios = epoch_cost_ratios(trainers, make_data("standard"), seeds=seeds,
-                                   num_epochs=config.num_epochs,
-                                   repeats=config.timing_repeats)
+        trainers = {
+            m: CurriculumTrainer(
+                curriculum(m),
+                init_fn,
+                apply_fn,
+                batch_size=config.batch_size,
+                optimizer=config.optimizer,
+                eval_batch_size=config.eval_batch_size,
+                seed_batching=config.seed_batching,
+            )
+            for m in ("baseline", *config.meta_methods)
+        }
+        ratios = epoch_cost_ratios(
+            trainers,
+            make_data("standard"),
+            seeds=seeds,
+            num_epochs=config.num_epochs,
+            repeats=config.timing_repeats,
+        )
         atomic_write_text(timing, json.dumps(ratios))
     table += "\n### epoch cost (standard setting, per seed, interleaved)\n\n"
     table += "| method | epoch time × baseline |\n|---|---|\n"

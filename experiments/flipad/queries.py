@@ -13,8 +13,9 @@ from jax.sharding import Mesh
 from jaxlab.train.mesh import DATA_AXIS, batch_sharding, replicated
 
 
-def over_queries(fn: Callable[..., jax.Array], shared: Any, xs: np.ndarray,
-                 mesh: Mesh) -> np.ndarray:
+def over_queries(
+    fn: Callable[..., jax.Array], shared: Any, xs: np.ndarray, mesh: Mesh
+) -> np.ndarray:
     """``fn(*shared, xs)`` with the rows of ``xs [n, ...]`` split over ``mesh``'s ``data``.
 
     ``fn`` must treat each row independently (e.g. a ``vmap``); ``shared`` (a tuple of
@@ -27,6 +28,7 @@ def over_queries(fn: Callable[..., jax.Array], shared: Any, xs: np.ndarray,
     pad = -n % mesh.shape.get(DATA_AXIS, 1)
     if pad:
         xs = np.concatenate([xs, np.repeat(xs[:1], pad, axis=0)])
-    out = fn(*jax.device_put(tuple(shared), replicated(mesh)),
-             jax.device_put(xs, batch_sharding(mesh)))
+    out = fn(
+        *jax.device_put(tuple(shared), replicated(mesh)), jax.device_put(xs, batch_sharding(mesh))
+    )
     return np.asarray(out)[:n]

@@ -156,16 +156,26 @@ def train_node_classifier(
         raise ValueError(f"epochs must be >= 1, got {epochs}")
     if row_wise_sizes is None:
         every = jnp.arange(x.shape[0])
-        rows = {name: (every, mask) for name, mask in
-                (("train", train_mask), ("val", val_mask), ("test", test_mask))}
+        rows = {
+            name: (every, mask)
+            for name, mask in (("train", train_mask), ("val", val_mask), ("test", test_mask))
+        }
     else:
-        rows = {name: _rows(mask, size) for name, mask, size in
-                zip(("train", "val", "test"), (train_mask, val_mask, test_mask),
-                    row_wise_sizes, strict=True)}
+        rows = {
+            name: _rows(mask, size)
+            for name, mask, size in zip(
+                ("train", "val", "test"),
+                (train_mask, val_mask, test_mask),
+                row_wise_sizes,
+                strict=True,
+            )
+        }
     # (inputs, labels, weights) of each set: all rows with the mask as weights, or only
     # the set's own rows (row-wise models).
-    sets = {name: (x if row_wise_sizes is None else x[idx], labels[idx], valid)
-            for name, (idx, valid) in rows.items()}
+    sets = {
+        name: (x if row_wise_sizes is None else x[idx], labels[idx], valid)
+        for name, (idx, valid) in rows.items()
+    }
     init_key, dropout_key = jax.random.split(key)
     params = init_fn(init_key)
     tx = make_l2_optimizer(optimizer)
@@ -173,33 +183,45 @@ def train_node_classifier(
 
     def loss_fn(p, dropout_key):
         inputs, targets, valid = sets["train"]
-        return masked_cross_entropy(apply_fn(p, inputs, train=True, key=dropout_key), targets,
-                                    valid)
+        return masked_cross_entropy(
+            apply_fn(p, inputs, train=True, key=dropout_key), targets, valid
+        )
 
     train_step = optimizer_step(loss_fn, tx)
 
     def epoch(carry, step):
         params, opt_state, best = carry
-        (params, opt_state), _ = train_step((params, opt_state),
-                                            jax.random.fold_in(dropout_key, step))
+        (params, opt_state), _ = train_step(
+            (params, opt_state), jax.random.fold_in(dropout_key, step)
+        )
         inputs, targets, valid = sets["val"]
         logits = apply_fn(params, inputs, train=False, key=None)
         val_loss = masked_cross_entropy(logits, targets, valid)
         val_acc = masked_accuracy(logits, targets, valid)
-        improved = val_loss < best["val_loss"] if select == "val_loss" else (
-            val_acc > best["val_acc"])
-        now = {"val_loss": val_loss, "val_acc": val_acc,
-               "best_epoch": step.astype(jnp.int32), "params": params}
+        improved = (
+            val_loss < best["val_loss"] if select == "val_loss" else (val_acc > best["val_acc"])
+        )
+        now = {
+            "val_loss": val_loss,
+            "val_acc": val_acc,
+            "best_epoch": step.astype(jnp.int32),
+            "params": params,
+        }
         best = jax.tree.map(lambda new, old: jnp.where(improved, new, old), now, best)
         return (params, opt_state, best), val_loss
 
-    best = {"val_loss": jnp.array(jnp.inf), "val_acc": jnp.array(0.0),
-            "best_epoch": jnp.array(-1, jnp.int32), "params": params}
+    best = {
+        "val_loss": jnp.array(jnp.inf),
+        "val_acc": jnp.array(0.0),
+        "best_epoch": jnp.array(-1, jnp.int32),
+        "params": params,
+    }
     (_, _, best), _ = scan_run(epoch, (params, opt_state, best), length=epochs)
     best_params = best.pop("params")
     inputs, targets, valid = sets["test"]
-    best["test_acc"] = masked_accuracy(apply_fn(best_params, inputs, train=False, key=None),
-                                       targets, valid)
+    best["test_acc"] = masked_accuracy(
+        apply_fn(best_params, inputs, train=False, key=None), targets, valid
+    )
     return best, best_params
 
 
@@ -225,8 +247,10 @@ def checkpoint_progress(workdir: str, step: int, results: Mapping[str, Any]) -> 
     the run's state in the harness's format, one array per metric (``.`` in a name
     becomes ``_``, a key Orbax can store).
     """
-    state = {name.replace(".", "_"): np.atleast_1d(np.asarray(value, np.float64))
-             for name, value in results.items()}
+    state = {
+        name.replace(".", "_"): np.atleast_1d(np.asarray(value, np.float64))
+        for name, value in results.items()
+    }
     checkpointer = Checkpointer(workdir, keep=1)
     checkpointer.save(step, state)
     checkpointer.close()
@@ -261,33 +285,65 @@ def _batch_program(train_one: Callable, batching: str, mesh: Mesh | None) -> Cal
 def _split_args(x, labels, masks, per_run) -> tuple[dict, dict]:
     arrays = {"x": x, "train": masks[0], "val": masks[1], "test": masks[2], "labels": labels}
     batched = {"x"} & set(per_run) | ({"train", "val", "test"} if "masks" in per_run else set())
-    return ({n: arrays[n] for n in _NAMES if n in batched},
-            {n: arrays[n] for n in _NAMES if n not in batched})
+    return (
+        {n: arrays[n] for n in _NAMES if n in batched},
+        {n: arrays[n] for n in _NAMES if n not in batched},
+    )
 
 
 @functools.lru_cache(maxsize=16)
-def _decoupled_program(hidden: tuple[int, ...], num_classes: int, dropout: float, init: str,
-                       sizes: tuple[int, int, int], optimizer: tuple,
-                       epochs: int, select: str, batching: str,
-                       mesh: Mesh | None) -> Callable:
+def _decoupled_program(
+    hidden: tuple[int, ...],
+    num_classes: int,
+    dropout: float,
+    init: str,
+    sizes: tuple[int, int, int],
+    optimizer: tuple,
+    epochs: int,
+    select: str,
+    batching: str,
+    mesh: Mesh | None,
+) -> Callable:
     """The compiled batch of MLP trainings, cached: cells of one table share it."""
     module = MLP(hidden, num_classes, dropout, init)
 
     def train_one(k, x, tr, va, te, labels):
         init_fn, apply_fn = flax_fns(module, x)
-        metrics, _ = train_node_classifier(k, init_fn, apply_fn, x, labels, tr, va, te,
-                                           optimizer=dict(optimizer), epochs=epochs,
-                                           select=select, row_wise_sizes=sizes)
+        metrics, _ = train_node_classifier(
+            k,
+            init_fn,
+            apply_fn,
+            x,
+            labels,
+            tr,
+            va,
+            te,
+            optimizer=dict(optimizer),
+            epochs=epochs,
+            select=select,
+            row_wise_sizes=sizes,
+        )
         return metrics
 
     return _batch_program(train_one, batching, mesh)
 
 
 def decoupled_runs(
-    key: jax.Array, x: jax.Array, labels: jax.Array, masks: tuple, *, num_runs: int,
-    hidden: tuple[int, ...], dropout: float, optimizer: Mapping[str, Any], epochs: int,
-    select: str, init: str, per_run: tuple[str, ...] = (),
-    batching: str = "auto", mesh: Mesh | None = None,
+    key: jax.Array,
+    x: jax.Array,
+    labels: jax.Array,
+    masks: tuple,
+    *,
+    num_runs: int,
+    hidden: tuple[int, ...],
+    dropout: float,
+    optimizer: Mapping[str, Any],
+    epochs: int,
+    select: str,
+    init: str,
+    per_run: tuple[str, ...] = (),
+    batching: str = "auto",
+    mesh: Mesh | None = None,
 ) -> dict[str, jax.Array]:
     """Trains ``num_runs`` MLPs on fixed (diffused) features as one compiled batch.
 
@@ -322,17 +378,36 @@ def decoupled_runs(
     """
     num_nodes = x.shape[-2]
     sizes = tuple(int(np.asarray(m).reshape(-1, num_nodes).sum(-1).max()) for m in masks)
-    program = _decoupled_program(tuple(hidden), int(jnp.max(labels)) + 1, float(dropout),
-                                 init, sizes, _frozen(optimizer), int(epochs), select,
-                                 batching, mesh)
+    program = _decoupled_program(
+        tuple(hidden),
+        int(jnp.max(labels)) + 1,
+        float(dropout),
+        init,
+        sizes,
+        _frozen(optimizer),
+        int(epochs),
+        select,
+        batching,
+        mesh,
+    )
     batched, common = _split_args(x, labels, masks, per_run)
     return program(jax.random.split(key, num_runs), batched, common)
 
 
 def graph_model_runs(
-    key: jax.Array, module, graph: jraph.GraphsTuple, x: jax.Array, labels: jax.Array,
-    masks: tuple, *, num_runs: int, optimizer: Mapping[str, Any], epochs: int,
-    select: str, per_run: tuple[str, ...] = (), mesh: Mesh | None = None,
+    key: jax.Array,
+    module,
+    graph: jraph.GraphsTuple,
+    x: jax.Array,
+    labels: jax.Array,
+    masks: tuple,
+    *,
+    num_runs: int,
+    optimizer: Mapping[str, Any],
+    epochs: int,
+    select: str,
+    per_run: tuple[str, ...] = (),
+    mesh: Mesh | None = None,
 ) -> dict[str, jax.Array]:
     """Trains ``num_runs`` GCN/APPNP-style models (``module(x, propagate_fn, train=)``).
 
@@ -345,13 +420,23 @@ def graph_model_runs(
 
     def train_one(k, xi, tr, va, te, labels):
         init_fn, apply_fn = flax_fns(module, xi, propagate_fn=propagate_fn)
-        metrics, _ = train_node_classifier(k, init_fn, apply_fn, xi, labels, tr, va, te,
-                                           optimizer=optimizer, epochs=epochs, select=select)
+        metrics, _ = train_node_classifier(
+            k,
+            init_fn,
+            apply_fn,
+            xi,
+            labels,
+            tr,
+            va,
+            te,
+            optimizer=optimizer,
+            epochs=epochs,
+            select=select,
+        )
         return metrics
 
     batched, common = _split_args(x, labels, masks, per_run)
-    return _batch_program(train_one, "auto", mesh)(jax.random.split(key, num_runs), batched,
-                                                   common)
+    return _batch_program(train_one, "auto", mesh)(jax.random.split(key, num_runs), batched, common)
 
 
 def fit_with_patience(
@@ -401,8 +486,10 @@ def fit_with_patience(
 
     def losses(p, k):
         logits = apply_fn(p, x, train=True, key=k)
-        return (masked_cross_entropy(logits, labels, train_mask),
-                masked_cross_entropy(logits, labels, val_mask))
+        return (
+            masked_cross_entropy(logits, labels, train_mask),
+            masked_cross_entropy(logits, labels, val_mask),
+        )
 
     def cond(c):
         epoch, _, _, _, _, best_epoch = c
@@ -413,15 +500,15 @@ def fit_with_patience(
     def body(c):
         epoch, p, opt_state, best_p, best_loss, best_epoch = c
         (p_next, opt_state), (_, val_loss) = train_step(
-            (p, opt_state), jax.random.fold_in(dropout_key, epoch))
+            (p, opt_state), jax.random.fold_in(dropout_key, epoch)
+        )
         improved = val_loss < best_loss  # of the parameters before the step, ``p``
         best_p = jax.tree.map(lambda new, old: jnp.where(improved, new, old), p, best_p)
         best_loss = jnp.where(improved, val_loss, best_loss)
         best_epoch = jnp.where(improved, epoch, best_epoch)
         return epoch + 1, p_next, opt_state, best_p, best_loss, best_epoch
 
-    init = (jnp.array(0), params, tx.init(params), params, jnp.array(jnp.inf),
-            jnp.array(0))
+    init = (jnp.array(0), params, tx.init(params), params, jnp.array(jnp.inf), jnp.array(0))
     epochs, _, _, best_p, _, _ = jax.lax.while_loop(cond, body, init)
     return best_p, epochs
 
@@ -463,8 +550,10 @@ GRAPH_SHAPES = {
 def largest_graph(source: str, datasets) -> GraphShape:
     """The :data:`GRAPH_SHAPES` entry of ``datasets`` (of ``source``) with the largest
     feature matrix: the dataset a plan compiles."""
-    return max((GRAPH_SHAPES[f"{source}/{ds}"] for ds in datasets),
-               key=lambda s: (s.nodes * s.features, s.edges))
+    return max(
+        (GRAPH_SHAPES[f"{source}/{ds}"] for ds in datasets),
+        key=lambda s: (s.nodes * s.features, s.edges),
+    )
 
 
 def _plan_inputs(mesh, shape: GraphShape, num_runs: int, per_run: tuple[str, ...]):
@@ -475,8 +564,9 @@ def _plan_inputs(mesh, shape: GraphShape, num_runs: int, per_run: tuple[str, ...
     n = shape.nodes
 
     def array(dims, dtype, batched):
-        return jax.ShapeDtypeStruct(((lanes,) if batched else ()) + dims, dtype,
-                                    sharding=split if batched else rep)
+        return jax.ShapeDtypeStruct(
+            ((lanes,) if batched else ()) + dims, dtype, sharding=split if batched else rep
+        )
 
     x = array((n, shape.features), jnp.float32, "x" in per_run)
     masks = tuple(array((n,), jnp.bool_, "masks" in per_run) for _ in range(3))
@@ -486,14 +576,28 @@ def _plan_inputs(mesh, shape: GraphShape, num_runs: int, per_run: tuple[str, ...
 def traced_graph(senders: jax.Array, receivers: jax.Array, num_nodes: int) -> jraph.GraphsTuple:
     """A unit-weight graph of traced ``[E]`` edge arrays (what ``from_edges`` builds from
     concrete ones): the graph as a plan's abstract argument."""
-    return jraph.GraphsTuple(nodes=None, edges=jnp.ones(senders.shape, jnp.float32),
-                             senders=senders, receivers=receivers, globals=None,
-                             n_node=jnp.array([num_nodes]), n_edge=jnp.array([senders.size]))
+    return jraph.GraphsTuple(
+        nodes=None,
+        edges=jnp.ones(senders.shape, jnp.float32),
+        senders=senders,
+        receivers=receivers,
+        globals=None,
+        n_node=jnp.array([num_nodes]),
+        n_edge=jnp.array([senders.size]),
+    )
 
 
 def plan_graph_model_runs(
-    module, mesh, shape: GraphShape, *, num_runs: int, total_runs: int,
-    optimizer: Mapping[str, Any], epochs: int, select: str, note: str,
+    module,
+    mesh,
+    shape: GraphShape,
+    *,
+    num_runs: int,
+    total_runs: int,
+    optimizer: Mapping[str, Any],
+    epochs: int,
+    select: str,
+    note: str,
 ) -> PlanSpec:
     """``jaxlab plan``'s spec of :func:`graph_model_runs` on shared features (the function
     itself, with the graph an abstract argument): ``num_runs`` runs per call, ``epochs``
@@ -505,33 +609,72 @@ def plan_graph_model_runs(
     """
     lanes, x, labels, masks, rep = _plan_inputs(mesh, shape, num_runs, ())
     edge = jax.ShapeDtypeStruct((shape.edges,), jnp.int32, sharding=rep)
-    keys = jax.ShapeDtypeStruct((lanes,), jax.random.key(0).dtype,
-                                sharding=runs_sharding(mesh))
+    keys = jax.ShapeDtypeStruct((lanes,), jax.random.key(0).dtype, sharding=runs_sharding(mesh))
 
     def fn(keys, senders, receivers, x, labels, masks):
         graph = traced_graph(senders, receivers, shape.nodes)
-        return jax.vmap(lambda key: graph_model_runs(
-            key, module, graph, x, labels, masks, num_runs=1, optimizer=optimizer,
-            epochs=epochs, select=select))(keys)
+        return jax.vmap(
+            lambda key: graph_model_runs(
+                key,
+                module,
+                graph,
+                x,
+                labels,
+                masks,
+                num_runs=1,
+                optimizer=optimizer,
+                epochs=epochs,
+                select=select,
+            )
+        )(keys)
 
-    return PlanSpec(fn=fn, abstract_args=(keys, edge, edge, x, labels, masks),
-                    steps_per_run=epochs, num_runs=total_runs, runs_per_call=num_runs,
-                    note=note)
+    return PlanSpec(
+        fn=fn,
+        abstract_args=(keys, edge, edge, x, labels, masks),
+        steps_per_run=epochs,
+        num_runs=total_runs,
+        runs_per_call=num_runs,
+        note=note,
+    )
 
 
 def plan_decoupled_runs(
-    mesh, shape: GraphShape, *, num_runs: int, total_runs: int, hidden: tuple[int, ...],
-    dropout: float, optimizer: Mapping[str, Any], epochs: int, select: str, init: str,
-    per_run: tuple[str, ...] = (), note: str,
+    mesh,
+    shape: GraphShape,
+    *,
+    num_runs: int,
+    total_runs: int,
+    hidden: tuple[int, ...],
+    dropout: float,
+    optimizer: Mapping[str, Any],
+    epochs: int,
+    select: str,
+    init: str,
+    per_run: tuple[str, ...] = (),
+    note: str,
 ) -> PlanSpec:
     """``jaxlab plan``'s spec of :func:`decoupled_runs`' compiled program (the MLPs on
     diffused features of ``shape``), ``num_runs`` runs per call split over ``runs``."""
     lanes, x, labels, masks, rep = _plan_inputs(mesh, shape, num_runs, per_run)
-    program = _decoupled_program(tuple(hidden), shape.classes, float(dropout), init,
-                                 (shape.train, shape.val, shape.test), _frozen(optimizer),
-                                 int(epochs), select, "vmap", None)
-    keys = jax.ShapeDtypeStruct((lanes,), jax.random.key(0).dtype,
-                                sharding=runs_sharding(mesh))
+    program = _decoupled_program(
+        tuple(hidden),
+        shape.classes,
+        float(dropout),
+        init,
+        (shape.train, shape.val, shape.test),
+        _frozen(optimizer),
+        int(epochs),
+        select,
+        "vmap",
+        None,
+    )
+    keys = jax.ShapeDtypeStruct((lanes,), jax.random.key(0).dtype, sharding=runs_sharding(mesh))
     batched, common = _split_args(x, labels, masks, per_run)
-    return PlanSpec(fn=program, abstract_args=(keys, batched, common), steps_per_run=epochs,
-                    num_runs=total_runs, runs_per_call=num_runs, note=note)
+    return PlanSpec(
+        fn=program,
+        abstract_args=(keys, batched, common),
+        steps_per_run=epochs,
+        num_runs=total_runs,
+        runs_per_call=num_runs,
+        note=note,
+    )

@@ -19,35 +19,64 @@ from jaxlab.nn import multimax_decay_mask
 from jaxlab.train import make_optimizer
 
 
-def adamw_warmup_cosine(peak: float, warmup: int, num_steps: int, weight_decay: float,
-                        clip: float | None = None, init: float = 0.0,
-                        end: float | None = None) -> ml_collections.ConfigDict:
+def adamw_warmup_cosine(
+    peak: float,
+    warmup: int,
+    num_steps: int,
+    weight_decay: float,
+    clip: float | None = None,
+    init: float = 0.0,
+    end: float | None = None,
+) -> ml_collections.ConfigDict:
     """The config entry: AdamW on a linear warm-up (from ``init``) then cosine decay over
     the run (to ``end``; ``None``: to 0)."""
-    schedule = {"name": "warmup_cosine_decay_schedule", "init_value": init,
-                "peak_value": peak, "warmup_steps": warmup, "decay_steps": num_steps}
+    schedule = {
+        "name": "warmup_cosine_decay_schedule",
+        "init_value": init,
+        "peak_value": peak,
+        "warmup_steps": warmup,
+        "decay_steps": num_steps,
+    }
     if end is not None:
         schedule["end_value"] = end
-    return ml_collections.ConfigDict({
-        "name": "adamw", "weight_decay": weight_decay, "clip_global_norm": clip,
-        "learning_rate": schedule})
+    return ml_collections.ConfigDict(
+        {
+            "name": "adamw",
+            "weight_decay": weight_decay,
+            "clip_global_norm": clip,
+            "learning_rate": schedule,
+        }
+    )
 
 
-def adam_inverse_sqrt(peak: float, warmup: int, init: float, weight_decay: float,
-                      b2: float = 0.98) -> ml_collections.ConfigDict:
+def adam_inverse_sqrt(
+    peak: float, warmup: int, init: float, weight_decay: float, b2: float = 0.98
+) -> ml_collections.ConfigDict:
     """The config entry of fairseq's LM recipe: Adam(β₂) with decoupled weight decay
     (AdamW) on the ``inverse_sqrt`` schedule (module docstring)."""
-    return ml_collections.ConfigDict({
-        "name": "adamw", "weight_decay": weight_decay, "b1": 0.9, "b2": b2,
-        "clip_global_norm": None,
-        "learning_rate": {"name": "inverse_sqrt", "init_value": init, "peak_value": peak,
-                          "warmup_steps": warmup}})
+    return ml_collections.ConfigDict(
+        {
+            "name": "adamw",
+            "weight_decay": weight_decay,
+            "b1": 0.9,
+            "b2": b2,
+            "clip_global_norm": None,
+            "learning_rate": {
+                "name": "inverse_sqrt",
+                "init_value": init,
+                "peak_value": peak,
+                "warmup_steps": warmup,
+            },
+        }
+    )
 
 
-def inverse_sqrt_schedule(init_value: float, peak_value: float,
-                          warmup_steps: int) -> optax.Schedule:
+def inverse_sqrt_schedule(
+    init_value: float, peak_value: float, warmup_steps: int
+) -> optax.Schedule:
     """``init + (peak − init) · step / warmup`` for ``step < warmup``, then
     ``peak · sqrt(warmup / step)`` (fairseq's ``inverse_sqrt``)."""
+
     def schedule(step):
         step = jnp.asarray(step, jnp.float32)
         ramp = init_value + (peak_value - init_value) * step / warmup_steps
@@ -67,12 +96,18 @@ def multimax_optimizer(config: Any) -> optax.GradientTransformation:
     """
     schedule = config.optimizer.learning_rate
     if schedule.get("name") == "inverse_sqrt":
-        kwargs = {k: v for k, v in config.optimizer.to_dict().items()
-                  if k not in ("name", "clip_global_norm", "learning_rate")}
-        rate = inverse_sqrt_schedule(schedule.init_value, schedule.peak_value,
-                                     schedule.warmup_steps)
+        kwargs = {
+            k: v
+            for k, v in config.optimizer.to_dict().items()
+            if k not in ("name", "clip_global_norm", "learning_rate")
+        }
+        rate = inverse_sqrt_schedule(
+            schedule.init_value, schedule.peak_value, schedule.warmup_steps
+        )
         return optax.adamw(rate, **kwargs, mask=multimax_decay_mask)
     if schedule.get("decay_steps") != config.num_steps:
-        raise ValueError(f"optimizer.learning_rate.decay_steps ({schedule.get('decay_steps')}) "
-                         f"must equal num_steps ({config.num_steps})")
+        raise ValueError(
+            f"optimizer.learning_rate.decay_steps ({schedule.get('decay_steps')}) "
+            f"must equal num_steps ({config.num_steps})"
+        )
     return make_optimizer({**config.optimizer.to_dict(), "mask": multimax_decay_mask})

@@ -82,10 +82,20 @@ def dpo_reward_margins(
       [1.0]
     """
     b = _check_beta(beta)
-    names = ("policy_chosen_logps", "policy_rejected_logps", "ref_chosen_logps",
-             "ref_rejected_logps")
-    arrays = [as_float(n, a) for n, a in zip(names, (policy_chosen_logps,
-              policy_rejected_logps, ref_chosen_logps, ref_rejected_logps), strict=True)]
+    names = (
+        "policy_chosen_logps",
+        "policy_rejected_logps",
+        "ref_chosen_logps",
+        "ref_rejected_logps",
+    )
+    arrays = [
+        as_float(n, a)
+        for n, a in zip(
+            names,
+            (policy_chosen_logps, policy_rejected_logps, ref_chosen_logps, ref_rejected_logps),
+            strict=True,
+        )
+    ]
     shapes = {a.shape for a in arrays}
     if len(shapes) != 1:
         raise ValueError(

@@ -76,7 +76,10 @@ def linear_adjoint(apply_w: Operator, example: jax.typing.ArrayLike) -> Operator
 
 
 def lipschitz_constant(
-    apply_w: Operator, apply_wt: Operator, shape: tuple[int, ...], num_iters: int = 100,
+    apply_w: Operator,
+    apply_wt: Operator,
+    shape: tuple[int, ...],
+    num_iters: int = 100,
     dtype=jnp.float32,
 ) -> jax.Array:
     """‖W‖²_op (the Lipschitz constant of ∇½‖t − Wz‖²) by power iteration on WᵀW.
@@ -178,8 +181,9 @@ def lasso_fista(
     """
     anchor = jnp.asarray(anchor)
     if not jnp.issubdtype(anchor.dtype, jnp.floating):
-        raise ValueError(f"anchor must be a float array (z̄ is continuous), got dtype "
-                         f"{anchor.dtype}")
+        raise ValueError(
+            f"anchor must be a float array (z̄ is continuous), got dtype {anchor.dtype}"
+        )
     target = as_float("target", target).astype(anchor.dtype)
     for name, fn in (("apply_w", apply_w), ("apply_wt", apply_wt)):
         if not callable(fn):
@@ -191,21 +195,23 @@ def lasso_fista(
     except (TypeError, ValueError) as e:
         raise ValueError(f"anchor of shape {anchor.shape} is not an input of apply_w: {e}") from e
     if out_shape != target.shape:
-        raise ValueError(f"target must have the shape of W @ anchor {out_shape}; got "
-                         f"{target.shape}")
+        raise ValueError(
+            f"target must have the shape of W @ anchor {out_shape}; got {target.shape}"
+        )
     residual_target = target - apply_w(anchor)  # t' = t − W z̄
     zero = jnp.zeros_like(anchor)
     theta0 = jnp.ones((), anchor.dtype)
     if step is not None:
         check_range("step", step, 0.0, low_open=True)
-        delta = _fista_fixed(apply_w, apply_wt, residual_target, zero, theta0, alpha, step,
-                             num_iters)
+        delta = _fista_fixed(
+            apply_w, apply_wt, residual_target, zero, theta0, alpha, step, num_iters
+        )
         valid = (jnp.asarray(alpha) >= 0) & (jnp.asarray(step) > 0)
     else:
-        lipschitz = 1.01 * lipschitz_constant(apply_w, apply_wt, anchor.shape,
-                                              dtype=anchor.dtype)
-        delta = _fista_backtracking(apply_w, apply_wt, residual_target, zero, theta0, alpha,
-                                    lipschitz, num_iters)
+        lipschitz = 1.01 * lipschitz_constant(apply_w, apply_wt, anchor.shape, dtype=anchor.dtype)
+        delta = _fista_backtracking(
+            apply_w, apply_wt, residual_target, zero, theta0, alpha, lipschitz, num_iters
+        )
         valid = jnp.asarray(alpha) >= 0
     # A traced α < 0 or step ≤ 0 cannot raise: the answer is NaN, not a "solution".
     return jnp.where(valid, anchor + delta, jnp.nan)
@@ -228,8 +234,9 @@ def _fista_fixed(apply_w, apply_wt, residual_target, zero, theta0, alpha, step, 
     return jax.lax.fori_loop(0, num_iters, body, (zero, zero, theta0))[0]
 
 
-def _fista_backtracking(apply_w, apply_wt, residual_target, zero, theta0, alpha, lipschitz,
-                        num_iters):
+def _fista_backtracking(
+    apply_w, apply_wt, residual_target, zero, theta0, alpha, lipschitz, num_iters
+):
     def body(_, state):
         delta, y, theta, big_l = state
         grad = apply_wt(apply_w(y) - residual_target)
@@ -299,8 +306,9 @@ def final_layer_inversion(
       [0.3, -0.2]
     """
     if not callable(generator_last_layer):
-        raise ValueError(f"generator_last_layer must be callable, got "
-                         f"{type(generator_last_layer).__name__}")
+        raise ValueError(
+            f"generator_last_layer must be callable, got {type(generator_last_layer).__name__}"
+        )
     x = jnp.asarray(x)
     anchor = jnp.asarray(anchor)
     if not isinstance(x, jax.core.Tracer) and not np.all(np.isfinite(np.asarray(x))):

@@ -83,8 +83,9 @@ def _check_audio(audio: ArrayLike) -> jax.Array:
 
 @functools.lru_cache(maxsize=8)
 def _filterbanks(config: FeatureConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    mel = librosa.filters.mel(sr=config.sample_rate, n_fft=config.n_fft, n_mels=config.n_mels,
-                              fmin=config.fmin)
+    mel = librosa.filters.mel(
+        sr=config.sample_rate, n_fft=config.n_fft, n_mels=config.n_mels, fmin=config.fmin
+    )
     chroma = librosa.filters.chroma(sr=config.sample_rate, n_fft=config.n_fft, tuning=0.0)
     window = librosa.filters.get_window("hann", config.n_fft, fftbins=True)
     return mel.astype(np.float32), chroma.astype(np.float32), window.astype(np.float32)
@@ -106,7 +107,7 @@ def power_spectrogram(audio: ArrayLike, config: FeatureConfig = DEFAULT_FEATURES
     pad = config.n_fft // 2
     padded = jnp.pad(audio, ((0, 0), (pad, pad)))
     frames = 1 + audio.shape[1] // config.hop_length
-    index = (np.arange(frames)[:, None] * config.hop_length + np.arange(config.n_fft)[None, :])
+    index = np.arange(frames)[:, None] * config.hop_length + np.arange(config.n_fft)[None, :]
     spectrum = jnp.fft.rfft(padded[:, index] * window[None, None, :], axis=-1)
     return jnp.real(spectrum) ** 2 + jnp.imag(spectrum) ** 2
 

@@ -23,36 +23,85 @@ from jaxlab._checks import check_integer
 from jaxlab.audio.render import ClipMetadata
 
 PAD, BOS, EOS, UNK, AUDIO_START, AUDIO, AUDIO_END, SEP = (
-    "<pad>", "<bos>", "<eos>", "<unk>", "<audio_start>", "<audio>", "<audio_end>", "<sep>")
+    "<pad>",
+    "<bos>",
+    "<eos>",
+    "<unk>",
+    "<audio_start>",
+    "<audio>",
+    "<audio_end>",
+    "<sep>",
+)
 SPECIAL_TOKENS = (PAD, BOS, EOS, UNK, AUDIO_START, AUDIO, AUDIO_END, SEP)
 
-_INSTRUMENT_WORDS = {"organ": "an organ", "synth": "a sawtooth synthesizer",
-                     "plucked": "a plucked string instrument"}
-_DRUM_WORDS = {"rock": "a rock beat", "four_on_the_floor": "a four-on-the-floor dance beat",
-               "waltz": "a waltz beat", "sparse": "a sparse kick drum"}
+_INSTRUMENT_WORDS = {
+    "organ": "an organ",
+    "synth": "a sawtooth synthesizer",
+    "plucked": "a plucked string instrument",
+}
+_DRUM_WORDS = {
+    "rock": "a rock beat",
+    "four_on_the_floor": "a four-on-the-floor dance beat",
+    "waltz": "a waltz beat",
+    "sparse": "a sparse kick drum",
+}
 
 # task -> question phrasings; the last ones are held out from training.
 QUESTIONS = {
-    "key": ("What key is this song in?", "Which key is the music in?",
-            "Can you tell me the key of this track?", "What is the tonal center and mode here?",
-            "Name the key of this piece."),
-    "tempo": ("How fast is this song?", "What is the tempo of this track?",
-              "How many beats per minute does this music have?", "What BPM is this piece?",
-              "Estimate the speed of this music."),
-    "time_signature": ("What is the time signature?", "How many beats are in each bar?",
-                       "Is this in three or four?", "What meter does this piece use?"),
-    "instrument": ("Which instrument plays the chords?", "What instrument do you hear?",
-                   "What is playing the harmony?", "Identify the main instrument."),
-    "caption": ("Describe this track.", "Write a short caption for this music.",
-                "Give a brief description of what you hear.", "Summarize this clip."),
-    "slow_dance": ("Would this suit a slow dance?", "Could a couple slow dance to this?",
-                   "Is this a good song for a slow dance?", "Would you slow dance to this?"),
-    "mood": ("Does this sound happy or sad?", "Is the mood bright or dark?",
-             "What mood does this music convey?", "Would this cheer someone up?"),
+    "key": (
+        "What key is this song in?",
+        "Which key is the music in?",
+        "Can you tell me the key of this track?",
+        "What is the tonal center and mode here?",
+        "Name the key of this piece.",
+    ),
+    "tempo": (
+        "How fast is this song?",
+        "What is the tempo of this track?",
+        "How many beats per minute does this music have?",
+        "What BPM is this piece?",
+        "Estimate the speed of this music.",
+    ),
+    "time_signature": (
+        "What is the time signature?",
+        "How many beats are in each bar?",
+        "Is this in three or four?",
+        "What meter does this piece use?",
+    ),
+    "instrument": (
+        "Which instrument plays the chords?",
+        "What instrument do you hear?",
+        "What is playing the harmony?",
+        "Identify the main instrument.",
+    ),
+    "caption": (
+        "Describe this track.",
+        "Write a short caption for this music.",
+        "Give a brief description of what you hear.",
+        "Summarize this clip.",
+    ),
+    "slow_dance": (
+        "Would this suit a slow dance?",
+        "Could a couple slow dance to this?",
+        "Is this a good song for a slow dance?",
+        "Would you slow dance to this?",
+    ),
+    "mood": (
+        "Does this sound happy or sad?",
+        "Is the mood bright or dark?",
+        "What mood does this music convey?",
+        "Would this cheer someone up?",
+    ),
 }
-FAMILIES = {"key": "understanding", "tempo": "understanding", "time_signature": "understanding",
-            "instrument": "understanding", "caption": "captioning", "slow_dance": "reasoning",
-            "mood": "reasoning"}
+FAMILIES = {
+    "key": "understanding",
+    "tempo": "understanding",
+    "time_signature": "understanding",
+    "instrument": "understanding",
+    "caption": "captioning",
+    "slow_dance": "reasoning",
+    "mood": "reasoning",
+}
 
 
 def answer(meta: ClipMetadata, task: str) -> str:
@@ -72,8 +121,10 @@ def answer(meta: ClipMetadata, task: str) -> str:
         return f"The chords are played by {_INSTRUMENT_WORDS[meta.instrument]}."
     if task == "caption":
         pace = "slow" if bpm < 90 else "moderate" if bpm < 130 else "fast"
-        return (f"A {pace} piece in {meta.key} at about {bpm} BPM, with "
-                f"{_INSTRUMENT_WORDS[meta.instrument]} over {_DRUM_WORDS[meta.drums]}.")
+        return (
+            f"A {pace} piece in {meta.key} at about {bpm} BPM, with "
+            f"{_INSTRUMENT_WORDS[meta.instrument]} over {_DRUM_WORDS[meta.drums]}."
+        )
     if task == "slow_dance":
         if bpm <= 100:
             return f"Yes: at about {bpm} BPM it is slow enough for a slow dance."
@@ -134,11 +185,17 @@ def make_instructions(
             phrasings = QUESTIONS[task]
             if not 0 <= held_out < len(phrasings):
                 raise ValueError(f"held_out must be in [0, {len(phrasings)}), got {held_out}")
-            pool = phrasings[:len(phrasings) - held_out] if split == "train" or not held_out \
-                else phrasings[len(phrasings) - held_out:]
+            pool = (
+                phrasings[: len(phrasings) - held_out]
+                if split == "train" or not held_out
+                else phrasings[len(phrasings) - held_out :]
+            )
             question = pool[int(rng.integers(len(pool)))]
-            out.append(Instruction(i, task, question, answer(meta, task),
-                                   split != "train" and held_out > 0))
+            out.append(
+                Instruction(
+                    i, task, question, answer(meta, task), split != "train" and held_out > 0
+                )
+            )
     return out
 
 
@@ -159,7 +216,10 @@ class WordTokenizer:
     """
 
     def __init__(self, vocabulary: Sequence[str]):
-        if isinstance(vocabulary, str) or tuple(vocabulary[:len(SPECIAL_TOKENS)]) != SPECIAL_TOKENS:
+        if (
+            isinstance(vocabulary, str)
+            or tuple(vocabulary[: len(SPECIAL_TOKENS)]) != SPECIAL_TOKENS
+        ):
             raise ValueError("vocabulary must start with SPECIAL_TOKENS")
         if len(set(vocabulary)) != len(vocabulary):
             raise ValueError("vocabulary must not repeat a token")
@@ -194,8 +254,13 @@ class WordTokenizer:
                 break
             if token in SPECIAL_TOKENS:
                 continue
-            glue = (not out or token in ".,?!:;/)" or previous in "/(-" or token == "-"
-                    or (token.isdigit() and previous.isdigit()))
+            glue = (
+                not out
+                or token in ".,?!:;/)"
+                or previous in "/(-"
+                or token == "-"
+                or (token.isdigit() and previous.isdigit())
+            )
             out += token if glue else " " + token
             previous = token
         return out
@@ -235,10 +300,11 @@ def encode_example(
     reply = [] if answer_text is None else tokenizer.encode(answer_text) + [t[EOS]]
     total = len(prompt) + len(reply)
     if total > length:
-        raise ValueError(f"example of {total} tokens (prompt {len(prompt)}) exceeds the context "
-                         f"length {length}")
+        raise ValueError(
+            f"example of {total} tokens (prompt {len(prompt)}) exceeds the context length {length}"
+        )
     tokens = np.full(length, t[PAD], np.int32)
     tokens[:total] = prompt + reply
     mask = np.zeros(length, np.float32)
-    mask[len(prompt):total] = 1.0
+    mask[len(prompt) : total] = 1.0
     return tokens, mask, len(prompt)

@@ -20,8 +20,25 @@ from jax.typing import ArrayLike
 from jaxlab._checks import check_range
 
 # mir_eval's spellings of the twelve pitch classes (sharps and flats), lower case.
-_TONICS = {"c": 0, "c#": 1, "db": 1, "d": 2, "d#": 3, "eb": 3, "e": 4, "f": 5, "f#": 6,
-           "gb": 6, "g": 7, "g#": 8, "ab": 8, "a": 9, "a#": 10, "bb": 10, "b": 11}
+_TONICS = {
+    "c": 0,
+    "c#": 1,
+    "db": 1,
+    "d": 2,
+    "d#": 3,
+    "eb": 3,
+    "e": 4,
+    "f": 5,
+    "f#": 6,
+    "gb": 6,
+    "g": 7,
+    "g#": 8,
+    "ab": 8,
+    "a": 9,
+    "a#": 10,
+    "bb": 10,
+    "b": 11,
+}
 _MODES = {"major": 0, "minor": 1, "other": 2}
 TEMPO_FACTORS = (1.0, 2.0, 0.5, 3.0, 1.0 / 3.0)
 
@@ -90,8 +107,10 @@ def encode_key(name: str | None, strict: bool = True) -> tuple[int, int]:
 
 
 def weighted_key_score_codes(
-    reference_tonic: ArrayLike, reference_mode: ArrayLike,
-    estimated_tonic: ArrayLike, estimated_mode: ArrayLike,
+    reference_tonic: ArrayLike,
+    reference_mode: ArrayLike,
+    estimated_tonic: ArrayLike,
+    estimated_mode: ArrayLike,
 ) -> jax.Array:
     """MIREX weighted key score on integer-coded keys (``encode_key``), elementwise.
 
@@ -106,14 +125,16 @@ def weighted_key_score_codes(
       float ``[n]``.
     """
     names = ("reference_tonic", "reference_mode", "estimated_tonic", "estimated_mode")
-    arrays = [jnp.asarray(a) for a in
-              (reference_tonic, reference_mode, estimated_tonic, estimated_mode)]
+    arrays = [
+        jnp.asarray(a) for a in (reference_tonic, reference_mode, estimated_tonic, estimated_mode)
+    ]
     for name, a in zip(names, arrays, strict=True):
         if not jnp.issubdtype(a.dtype, jnp.integer):  # never truncate a float code
             raise ValueError(f"{name} must be integer key codes (encode_key), got {a.dtype}")
         if a.shape != arrays[0].shape:
-            raise ValueError(f"{name} must have reference_tonic's shape {arrays[0].shape}, "
-                             f"got {a.shape}")
+            raise ValueError(
+                f"{name} must have reference_tonic's shape {arrays[0].shape}, got {a.shape}"
+            )
     rt, rm, et, em = (a.astype(jnp.int32) for a in arrays)
     valid = (rt >= -1) & (et >= -1)
     exact = (rt == et) & (rm == em) & valid
@@ -123,13 +144,10 @@ def weighted_key_score_codes(
     relative = tonal & (rm != em) & (((rm == 0) & (interval == 9)) | ((rm == 1) & (interval == 3)))
     parallel = tonal & (rm != em) & (interval == 0)
     weights = [jnp.full(rt.shape, w, jnp.float32) for w in (1.0, 0.5, 0.3, 0.2)]
-    return jnp.select([exact, fifth, relative, parallel], weights,
-                      jnp.zeros(rt.shape, jnp.float32))
+    return jnp.select([exact, fifth, relative, parallel], weights, jnp.zeros(rt.shape, jnp.float32))
 
 
-def key_weighted_score(
-    reference: Sequence[str], estimate: Sequence[str | None]
-) -> jax.Array:
+def key_weighted_score(reference: Sequence[str], estimate: Sequence[str | None]) -> jax.Array:
     """The MIREX weighted key score of each estimate (``mir_eval.key.weighted_score``).
 
     Exact 1, perfect fifth above 0.5, relative major/minor 0.3, parallel major/minor 0.2,
@@ -163,15 +181,17 @@ def key_weighted_score(
     return weighted_key_score_codes(ref[:, 0], ref[:, 1], est[:, 0], est[:, 1])
 
 
-_KEY_PATTERN = re.compile(r"\b([A-Ga-g])\s*(#|♯|b|♭|sharp|flat)?\s*[- ]?\s*(major|minor)\b",
-                          re.IGNORECASE)
+_KEY_PATTERN = re.compile(
+    r"\b([A-Ga-g])\s*(#|♯|b|♭|sharp|flat)?\s*[- ]?\s*(major|minor)\b", re.IGNORECASE
+)
 _TEMPO_PATTERN = re.compile(r"(\d+(?:\.\d+)?)\s*(?:bpm|beats)", re.IGNORECASE)
 
 
 def _check_text(text: str | None) -> None:
     if text is not None and not isinstance(text, str):
-        raise ValueError(f"text must be a string (a model's answer) or None, got "
-                         f"{type(text).__name__}")
+        raise ValueError(
+            f"text must be a string (a model's answer) or None, got {type(text).__name__}"
+        )
 
 
 def parse_key(text: str) -> str | None:
@@ -190,8 +210,13 @@ def parse_key(text: str) -> str | None:
         return None
     letter, accidental, mode = match.groups()
     accidental = (accidental or "").lower()
-    suffix = "#" if accidental in ("#", "♯", "sharp") else "b" if accidental in (
-        "b", "♭", "flat") else ""
+    suffix = (
+        "#"
+        if accidental in ("#", "♯", "sharp")
+        else "b"
+        if accidental in ("b", "♭", "flat")
+        else ""
+    )
     return f"{letter.upper()}{suffix} {mode.lower()}"
 
 

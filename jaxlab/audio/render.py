@@ -65,15 +65,19 @@ class ClipMetadata:
         check_integer("tonic", self.tonic, low=0)
         if self.tonic >= 12:
             raise ValueError(f"tonic must be a pitch class in [0, 12), got {self.tonic}")
-        for name, allowed in (("mode", MODES), ("instrument", INSTRUMENTS),
-                              ("drums", DRUM_PATTERNS)):
+        for name, allowed in (
+            ("mode", MODES),
+            ("instrument", INSTRUMENTS),
+            ("drums", DRUM_PATTERNS),
+        ):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
         check_range("tempo_bpm", self.tempo_bpm, 0.0, low_open=True)
         check_integer("beats_per_bar", self.beats_per_bar, low=1)
         if not self.progression or any(not 0 <= d < 7 for d in self.progression):
-            raise ValueError(f"progression must be scale degrees in [0, 7), got "
-                             f"{self.progression!r}")
+            raise ValueError(
+                f"progression must be scale degrees in [0, 7), got {self.progression!r}"
+            )
         check_range("level_db", self.level_db)  # NaN refused
         check_range("duration_s", self.duration_s, 0.0, low_open=True)
         check_integer("seed", self.seed, low=0)
@@ -122,8 +126,9 @@ def sample_metadata(
       True
     """
     if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng must be a numpy Generator (host-side sampling), got "
-                         f"{type(rng).__name__}")
+        raise ValueError(
+            f"rng must be a numpy Generator (host-side sampling), got {type(rng).__name__}"
+        )
     lo, hi = duration_range
     if not 0 < lo <= hi:
         raise ValueError(f"duration_range must satisfy 0 < low <= high, got {duration_range}")
@@ -131,8 +136,9 @@ def sample_metadata(
         raise ValueError(f"tempo_range must satisfy 0 < low <= high, got {tempo_range}")
     mode = MODES[int(rng.integers(2))]
     beats_per_bar = int(rng.choice((3, 4), p=(0.25, 0.75)))
-    drums = "waltz" if beats_per_bar == 3 else str(rng.choice(("rock", "four_on_the_floor",
-                                                               "sparse")))
+    drums = (
+        "waltz" if beats_per_bar == 3 else str(rng.choice(("rock", "four_on_the_floor", "sparse")))
+    )
     progressions = PROGRESSIONS[mode]
     return ClipMetadata(
         tonic=int(rng.integers(12)),
@@ -190,8 +196,7 @@ def _drum_hits(pattern: str, beats_per_bar: int) -> list[tuple[float, str]]:
     if pattern == "rock":
         hits = [(0.0, "kick"), (2.0, "kick"), (1.0, "snare"), (3.0, "snare")]
     elif pattern == "four_on_the_floor":
-        hits = [(float(b), "kick") for b in range(beats_per_bar)] + [(1.0, "snare"),
-                                                                      (3.0, "snare")]
+        hits = [(float(b), "kick") for b in range(beats_per_bar)] + [(1.0, "snare"), (3.0, "snare")]
     elif pattern == "waltz":
         hits = [(0.0, "kick"), (1.0, "snare"), (2.0, "snare")]
     else:
@@ -246,9 +251,10 @@ def render_clip(meta: ClipMetadata, sample_rate: int = 16_000) -> np.ndarray:
         accent = 1.0 if pos == 0 else 0.7
         chord = _tone(_midi_to_hz(36 + root % 12), length, sample_rate, meta.instrument, rng)
         for midi in triad:
-            chord += 0.6 * _tone(_midi_to_hz(60 + midi % 12), length, sample_rate,
-                                 meta.instrument, rng)
-        harmony[start:start + length] += accent * chord
+            chord += 0.6 * _tone(
+                _midi_to_hz(60 + midi % 12), length, sample_rate, meta.instrument, rng
+            )
+        harmony[start : start + length] += accent * chord
     hit_len = int(0.3 * sample_rate)
     hits = _drum_hits(meta.drums, meta.beats_per_bar)
     for bar_start in range(0, num_beats, meta.beats_per_bar):
@@ -257,8 +263,7 @@ def render_clip(meta: ClipMetadata, sample_rate: int = 16_000) -> np.ndarray:
             if start >= n:
                 continue
             length = min(hit_len, n - start)
-            drums[start:start + length] += _drum(kind, length, sample_rate, rng)
-    mix = harmony / max(np.abs(harmony).max(), 1e-9) + 0.5 * drums / max(
-        np.abs(drums).max(), 1e-9)
+            drums[start : start + length] += _drum(kind, length, sample_rate, rng)
+    mix = harmony / max(np.abs(harmony).max(), 1e-9) + 0.5 * drums / max(np.abs(drums).max(), 1e-9)
     mix = mix / max(np.abs(mix).max(), 1e-9) * 10.0 ** (meta.level_db / 20.0)
     return mix.astype(np.float32)

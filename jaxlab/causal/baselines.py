@@ -35,8 +35,14 @@ def pc_adjacency(num_vars: int, ci_test: Callable[..., bool], stable: bool = Tru
 
     cit.register_ci_test("jaxlab_callable", _Adapter)
     dummy = np.zeros((num_vars + 3, num_vars))
-    cg = pc(dummy, alpha=0.5, indep_test="jaxlab_callable", stable=stable,
-            show_progress=False, test=ci_test)
+    cg = pc(
+        dummy,
+        alpha=0.5,
+        indep_test="jaxlab_callable",
+        stable=stable,
+        show_progress=False,
+        test=ci_test,
+    )
     g = cg.G.graph  # g[j, i] = 1 and g[i, j] = -1: i → j; both -1: i — j
     out = np.zeros((num_vars, num_vars), dtype=np.int8)
     for i in range(num_vars):

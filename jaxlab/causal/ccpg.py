@@ -73,8 +73,9 @@ class Partition:
 
 def _check_ci_test(ci_test: CITest) -> None:
     if not callable(ci_test):
-        raise ValueError(f"ci_test must be a callable (u, v, cond) -> bool, got "
-                         f"{type(ci_test).__name__}")
+        raise ValueError(
+            f"ci_test must be a callable (u, v, cond) -> bool, got {type(ci_test).__name__}"
+        )
 
 
 def prefix_set(nodes: Iterable[Hashable], ci_test: CITest, prefix: Iterable[Hashable]) -> set:
@@ -115,9 +116,7 @@ def prefix_set(nodes: Iterable[Hashable], ci_test: CITest, prefix: Iterable[Hash
         for u in s - {w}:
             for v in outside - {w, u}:
                 for v2 in outside - {w, u, v}:
-                    if ci_test(u, v2, (s | {v}) - {u}) and not ci_test(
-                        u, v2, (s | {v, w}) - {u}
-                    ):
+                    if ci_test(u, v2, (s | {v}) - {u}) and not ci_test(u, v2, (s | {v, w}) - {u}):
                         return True
         return False
 

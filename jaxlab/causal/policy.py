@@ -63,8 +63,10 @@ def _check_probability(name: str, x: jax.Array) -> None:
     if host.size and (np.isnan(host).any() or (host < -1e-6).any() or (host > 1 + 1e-6).any()):
         finite = host[~np.isnan(host)]
         shown = f"[{finite.min():.4g}, {finite.max():.4g}]" if finite.size else "no number"
-        raise ValueError(f"{name} must hold probabilities in [0, 1] (no NaN); got {shown}, "
-                         f"NaN: {bool(np.isnan(host).any())}")
+        raise ValueError(
+            f"{name} must hold probabilities in [0, 1] (no NaN); got {shown}, "
+            f"NaN: {bool(np.isnan(host).any())}"
+        )
 
 
 def _check_binary(**arrays: ArrayLike) -> list[jax.Array]:
@@ -88,8 +90,9 @@ def _check_utility(utility: ArrayLike | None) -> None:
 
 def _check_bounds(lower_name: str, lower: jax.Array, upper_name: str, upper: jax.Array) -> None:
     if lower.shape != upper.shape:
-        raise ValueError(f"{upper_name} must have the shape of {lower_name}, got "
-                         f"{upper.shape} vs {lower.shape}")
+        raise ValueError(
+            f"{upper_name} must have the shape of {lower_name}, got {upper.shape} vs {lower.shape}"
+        )
     if not is_traced((lower, upper)) and (np.asarray(lower) > np.asarray(upper) + 1e-6).any():
         raise ValueError(f"{upper_name} must be ≥ {lower_name} everywhere")
 
@@ -169,8 +172,10 @@ def fill_cells(v1: ArrayLike, p_t_d0: ArrayLike, a: ArrayLike, b: ArrayLike) -> 
     _check_probability("v1", v1)
     a, b = as_float("a", a), as_float("b", b)
     if v1.shape != (2, 2) or p.shape != (2,) or a.shape != b.shape:
-        raise ValueError(f"need v1 [2, 2], p_t_d0 [2] and a, b of one shape, got {v1.shape}, "
-                         f"{p.shape}, {a.shape}, {b.shape}")
+        raise ValueError(
+            f"need v1 [2, 2], p_t_d0 [2] and a, b of one shape, got {v1.shape}, "
+            f"{p.shape}, {a.shape}, {b.shape}"
+        )
     y1 = jnp.stack([a, b])
     v0 = jnp.stack([p - y1, y1])  # [y, t]
     return jnp.stack([v0, v1], axis=-1)
@@ -245,8 +250,10 @@ def _regret_interval(v1, p_t_d0, lower, upper, utility, metric, kind):
     tables = jax.vmap(fill_cells, in_axes=(None, None, 0, 0))(v1, p_t_d0, a, b)
 
     def metrics(v):
-        return (metric_from_joint(joint_action_outcome(v, "t"), metric, utility),
-                metric_from_joint(joint_action_outcome(v, "d"), metric, utility))
+        return (
+            metric_from_joint(joint_action_outcome(v, "t"), metric, utility),
+            metric_from_joint(joint_action_outcome(v, "d"), metric, utility),
+        )
 
     m_pi, m_pi0 = jax.vmap(metrics)(tables)
     if kind == "delta":
@@ -322,8 +329,10 @@ def mu0_bounds_iv(
     _check_probability("e", e)
     _check_probability("mu1", mu1)
     denom = jnp.maximum(1.0 - e, 1e-6)
-    return (jnp.clip((lo_y - e * mu1) / denom, 0.0, 1.0),
-            jnp.clip((hi_y - e * mu1) / denom, 0.0, 1.0))
+    return (
+        jnp.clip((lo_y - e * mu1) / denom, 0.0, 1.0),
+        jnp.clip((hi_y - e * mu1) / denom, 0.0, 1.0),
+    )
 
 
 def check_instrument_strata(z: ArrayLike, d: ArrayLike, num_z: int) -> None:
@@ -425,9 +434,7 @@ def unobserved_cell_bounds_dr(
     return lo, up
 
 
-def identified_cells(
-    t: ArrayLike, e: ArrayLike, mu1: ArrayLike
-) -> tuple[jax.Array, jax.Array]:
+def identified_cells(t: ArrayLike, e: ArrayLike, mu1: ArrayLike) -> tuple[jax.Array, jax.Array]:
     """Plug-in identified parts: ``v1[y, t] = v(y, t, 1)`` ``[2, 2]`` and ``P(T=t, D=0)`` ``[2]``.
 
     ``v(1, t, 1) = E[1{T=t} e μ₁]``, ``v(0, t, 1) = E[1{T=t} e (1 − μ₁)]``,

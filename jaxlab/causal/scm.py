@@ -87,9 +87,7 @@ def all_edges_in_vstructures(adj: ArrayLike) -> bool:
     adj = _square(adj) != 0
     skeleton = adj | adj.T
     for u, v in zip(*np.nonzero(adj), strict=True):
-        if not any(
-            w != u and not skeleton[u, w] for w in np.flatnonzero(adj[:, v])
-        ):
+        if not any(w != u and not skeleton[u, w] for w in np.flatnonzero(adj[:, v])):
             return False
     return True
 

@@ -164,8 +164,9 @@ def center_positions(x: jax.Array, mask: jax.Array) -> jax.Array:
     The MCF sampler applies it after every reverse step; padding stays 0.
     """
     if jnp.ndim(x) != 3 or jnp.shape(x)[-1] != 3 or jnp.shape(mask) != jnp.shape(x)[:2]:
-        raise ValueError(f"x must be [B, N, 3] and mask [B, N], got {jnp.shape(x)} and "
-                         f"{jnp.shape(mask)}")
+        raise ValueError(
+            f"x must be [B, N, 3] and mask [B, N], got {jnp.shape(x)} and {jnp.shape(mask)}"
+        )
     m = mask[..., None].astype(x.dtype)
     com = jnp.sum(x * m, axis=1, keepdims=True) / jnp.maximum(jnp.sum(m, axis=1, keepdims=True), 1)
     return (x - com) * m
@@ -228,8 +229,9 @@ def mcf_sample(
     if jnp.ndim(atom_coords) != 3:
         raise ValueError(f"atom_coords must be [B, N, F], got shape {jnp.shape(atom_coords)}")
     if jnp.shape(mask) != jnp.shape(atom_coords)[:2]:
-        raise ValueError(f"mask must be [B, N] = {jnp.shape(atom_coords)[:2]}, got "
-                         f"{jnp.shape(mask)}")
+        raise ValueError(
+            f"mask must be [B, N] = {jnp.shape(atom_coords)[:2]}, got {jnp.shape(mask)}"
+        )
     init_rng, sample_rng = jax.random.split(key)
     x_T = center_positions(jax.random.normal(init_rng, mask.shape + (3,)), mask)
 

@@ -90,13 +90,14 @@ def make_train_step(
     """The pure ``train_step(state, batch, key) -> (state, metrics)`` of MCF."""
 
     def train_step(state: MCFState, batch: dict, key: jax.Array):
-        loss, grads = jax.value_and_grad(
-            lambda p: mcf_loss(model.apply, p, schedule, batch, key)
-        )(state.params)
+        loss, grads = jax.value_and_grad(lambda p: mcf_loss(model.apply, p, schedule, batch, key))(
+            state.params
+        )
         updates, opt_state = optimizer.update(grads, state.opt_state, state.params)
         params = optax.apply_updates(state.params, updates)
-        ema = jax.tree.map(lambda e, p: ema_decay * e + (1 - ema_decay) * p, state.ema_params,
-                           params)
+        ema = jax.tree.map(
+            lambda e, p: ema_decay * e + (1 - ema_decay) * p, state.ema_params, params
+        )
         new = MCFState(step=state.step + 1, params=params, ema_params=ema, opt_state=opt_state)
         return new, {"loss": loss, "grad_norm": optax.global_norm(grads)}
 

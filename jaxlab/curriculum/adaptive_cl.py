@@ -46,15 +46,24 @@ def teacher_kl(logits: ArrayLike, teacher_logits: ArrayLike) -> jax.Array:
     """
     logits, teacher_logits = jnp.asarray(logits), jnp.asarray(teacher_logits)
     if logits.ndim != 2 or logits.shape != teacher_logits.shape:
-        raise ValueError(f"logits and teacher_logits must be equal [b, C], got {logits.shape}, "
-                         f"{teacher_logits.shape}")
+        raise ValueError(
+            f"logits and teacher_logits must be equal [b, C], got {logits.shape}, "
+            f"{teacher_logits.shape}"
+        )
     log_t = jax.nn.log_softmax(teacher_logits)
     return jnp.sum(jnp.exp(log_t) * (log_t - jax.nn.log_softmax(logits)), axis=-1)
 
 
-def adaptive_cl(pace_p: float = 0.1, pace_q: float = 2.5, pace_r: int = 15, inv: int = 20,
-                alpha: float = 0.7, gamma: float = 0.1, gamma_decay: float | None = None,
-                bottom_gamma: float = 0.1) -> Curriculum:
+def adaptive_cl(
+    pace_p: float = 0.1,
+    pace_q: float = 2.5,
+    pace_r: int = 15,
+    inv: int = 20,
+    alpha: float = 0.7,
+    gamma: float = 0.1,
+    gamma_decay: float | None = None,
+    bottom_gamma: float = 0.1,
+) -> Curriculum:
     """Adaptive CL as a curriculum (defaults: the reference's, for 200 epochs).
 
     Needs the teacher's losses and logits on the training set (``uses_teacher``; the
@@ -82,16 +91,18 @@ def adaptive_cl(pace_p: float = 0.1, pace_q: float = 2.5, pace_r: int = 15, inv:
     check_range("pace_q", pace_q, 1.0)
     check_integer("pace_r", pace_r, low=1)
     if inv < 1 or not 0 <= alpha <= 1 or gamma < 0:
-        raise ValueError(f"need inv >= 1, alpha in [0, 1], gamma >= 0; got {inv}, {alpha}, "
-                         f"{gamma}")
+        raise ValueError(f"need inv >= 1, alpha in [0, 1], gamma >= 0; got {inv}, {alpha}, {gamma}")
 
     def data_prepare(num_samples, num_classes, key):
         del key
         return CurriculumState(
             weights=np.ones(num_samples, np.float32),
-            extra={"difficulty": np.zeros(num_samples, np.float32),
-                   "teacher_logits": np.zeros((num_samples, num_classes), np.float32),
-                   "gamma": np.float32(gamma)})
+            extra={
+                "difficulty": np.zeros(num_samples, np.float32),
+                "teacher_logits": np.zeros((num_samples, num_classes), np.float32),
+                "gamma": np.float32(gamma),
+            },
+        )
 
     def data_curriculum(state, epoch, inputs: EpochInputs):
         if inputs is None or inputs.teacher_losses is None or inputs.teacher_logits is None:
@@ -109,11 +120,11 @@ def adaptive_cl(pace_p: float = 0.1, pace_q: float = 2.5, pace_r: int = 15, inv:
         weights = np.zeros(n, np.float32)
         weights[np.argsort(difficulty, kind="stable")[:size]] = 1.0
         if e % inv == 0:  # adapt the difficulty to the model, after this epoch's choice
-            extra["difficulty"] = ((1 - alpha) * difficulty
-                                   + alpha * np.asarray(inputs.losses)).astype(np.float32)
+            extra["difficulty"] = (
+                (1 - alpha) * difficulty + alpha * np.asarray(inputs.losses)
+            ).astype(np.float32)
             if gamma_decay is not None:
-                extra["gamma"] = np.float32(max(bottom_gamma, float(extra["gamma"])
-                                                - gamma_decay))
+                extra["gamma"] = np.float32(max(bottom_gamma, float(extra["gamma"]) - gamma_decay))
         return state._replace(weights=weights, extra=extra)
 
     def loss_curriculum(losses, logits, labels, indices, state, ctx):
@@ -122,6 +133,12 @@ def adaptive_cl(pace_p: float = 0.1, pace_q: float = 2.5, pace_r: int = 15, inv:
         per_sample = losses + state.extra["gamma"] * teacher_kl(logits, teacher)
         return masked_mean(per_sample, ctx.valid), state
 
-    return Curriculum(name="adaptive_cl", data_prepare=data_prepare,
-                      data_curriculum=data_curriculum, loss_curriculum=loss_curriculum,
-                      needs_losses=True, uses_teacher=True, epoch_inputs=True)
+    return Curriculum(
+        name="adaptive_cl",
+        data_prepare=data_prepare,
+        data_curriculum=data_curriculum,
+        loss_curriculum=loss_curriculum,
+        needs_losses=True,
+        uses_teacher=True,
+        epoch_inputs=True,
+    )

@@ -124,8 +124,9 @@ class StepContext(NamedTuple):
 def masked_mean(values: ArrayLike, valid: ArrayLike) -> jax.Array:
     """Mean of ``values [b]`` over the positions where ``valid [b]`` is true (0 if none)."""
     if jnp.shape(valid) != jnp.shape(values):
-        raise ValueError(f"valid must have the shape of values {jnp.shape(values)}, got "
-                         f"{jnp.shape(valid)}")
+        raise ValueError(
+            f"valid must have the shape of values {jnp.shape(values)}, got {jnp.shape(valid)}"
+        )
     values, valid = jnp.asarray(values), jnp.asarray(valid, values.dtype)
     return jnp.sum(values * valid) / jnp.maximum(jnp.sum(valid), 1.0)
 
@@ -173,8 +174,10 @@ def weighted_loss(losses, logits, labels, indices, state: CurriculumState, ctx: 
     """The default loss hook: ``mean_i w[indices_i] · ℓ_i`` over the batch's valid rows."""
     index_dtype = jnp.asarray(indices).dtype
     if jnp.shape(losses) != jnp.shape(indices) or not jnp.issubdtype(index_dtype, jnp.integer):
-        raise ValueError(f"losses [b] and integer indices [b] must match, got "
-                         f"{jnp.shape(losses)}, {index_dtype} {jnp.shape(indices)}")
+        raise ValueError(
+            f"losses [b] and integer indices [b] must match, got "
+            f"{jnp.shape(losses)}, {index_dtype} {jnp.shape(indices)}"
+        )
     del logits, labels
     w = jnp.take(jnp.asarray(state.weights), indices)
     return masked_mean(w * losses, ctx.valid), state

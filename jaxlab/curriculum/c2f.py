@@ -47,11 +47,12 @@ def coarse_cross_entropy(logits: ArrayLike, labels: ArrayLike, clusters: ArrayLi
     check_labels("labels", labels, jnp.shape(logits)[-1])
     logits, labels, clusters = jnp.asarray(logits), jnp.asarray(labels), jnp.asarray(clusters)
     if logits.ndim != 2 or labels.shape != logits.shape[:1] or clusters.shape != logits.shape[1:]:
-        raise ValueError(f"need logits [b, C], labels [b], clusters [C]; got {logits.shape}, "
-                         f"{labels.shape}, {clusters.shape}")
+        raise ValueError(
+            f"need logits [b, C], labels [b], clusters [C]; got {logits.shape}, "
+            f"{labels.shape}, {clusters.shape}"
+        )
     same = clusters[None, :] == jnp.take(clusters, labels)[:, None]  # [b, C]
-    return (jax.nn.logsumexp(logits, axis=-1)
-            - jax.nn.logsumexp(logits, axis=-1, where=same))
+    return jax.nn.logsumexp(logits, axis=-1) - jax.nn.logsumexp(logits, axis=-1, where=same)
 
 
 def confusion_distances(labels: ArrayLike, predictions: ArrayLike, num_classes: int) -> np.ndarray:
@@ -67,8 +68,9 @@ def confusion_distances(labels: ArrayLike, predictions: ArrayLike, num_classes: 
     check_labels("predictions", predictions, num_classes)
     labels, predictions = np.asarray(labels), np.asarray(predictions)
     if labels.shape != predictions.shape or labels.ndim != 1:
-        raise ValueError(f"labels and predictions must be [N], got {labels.shape}, "
-                         f"{predictions.shape}")
+        raise ValueError(
+            f"labels and predictions must be [N], got {labels.shape}, {predictions.shape}"
+        )
     conf = np.zeros((num_classes, num_classes))
     np.add.at(conf, (labels, predictions), 1.0)
     np.fill_diagonal(conf, 0.0)
@@ -168,9 +170,10 @@ def c2f(max_clusters: int = 3) -> Curriculum:
 
     def data_prepare(num_samples, num_classes, key):
         del key
-        return CurriculumState(weights=np.ones(num_samples, np.float32),
-                               extra={"clusters": np.arange(num_classes, dtype=np.int32),
-                                      "epochs": np.int32(0)})
+        return CurriculumState(
+            weights=np.ones(num_samples, np.float32),
+            extra={"clusters": np.arange(num_classes, dtype=np.int32), "epochs": np.int32(0)},
+        )
 
     def model_prepare(state, params, num_epochs):
         del params
@@ -182,18 +185,23 @@ def c2f(max_clusters: int = 3) -> Curriculum:
         num_classes = len(state.extra["clusters"])
         if max_clusters > num_classes:
             raise ValueError(f"max_clusters {max_clusters} exceeds the {num_classes} classes")
-        dist = confusion_distances(inputs.labels, np.argmax(inputs.teacher_logits, -1),
-                                   num_classes)
+        dist = confusion_distances(inputs.labels, np.argmax(inputs.teacher_logits, -1), num_classes)
         levels = affinity_clustering(dist, max_clusters)
         level = c2f_stage(epoch, int(state.extra["epochs"]), levels.max(axis=1) + 1)
-        return state._replace(extra={**state.extra,
-                                     "clusters": levels[level].astype(np.int32)})
+        return state._replace(extra={**state.extra, "clusters": levels[level].astype(np.int32)})
 
     def loss_curriculum(losses, logits, labels, indices, state, ctx):
         del losses, indices
         per_sample = coarse_cross_entropy(logits, labels, state.extra["clusters"])
         return masked_mean(per_sample, ctx.valid), state
 
-    return Curriculum(name="c2f", data_prepare=data_prepare, model_prepare=model_prepare,
-                      data_curriculum=data_curriculum, loss_curriculum=loss_curriculum,
-                      uses_teacher=True, epoch_inputs=True, vision_only=True)
+    return Curriculum(
+        name="c2f",
+        data_prepare=data_prepare,
+        model_prepare=model_prepare,
+        data_curriculum=data_curriculum,
+        loss_curriculum=loss_curriculum,
+        uses_teacher=True,
+        epoch_inputs=True,
+        vision_only=True,
+    )

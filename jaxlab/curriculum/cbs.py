@@ -6,8 +6,9 @@ from jaxlab._checks import check_integer, check_range
 from jaxlab.curriculum.base import Curriculum, CurriculumState
 
 
-def cbs_sigma(epoch: int, start_std: float = 1.0, grow_factor: float = 0.9,
-              grow_interval: int = 5) -> float:
+def cbs_sigma(
+    epoch: int, start_std: float = 1.0, grow_factor: float = 0.9, grow_interval: int = 5
+) -> float:
     """The smoothing width at ``epoch`` (from 0): ``σ_e = σ₀ · γ^{⌊e / interval⌋}``.
 
     Example:

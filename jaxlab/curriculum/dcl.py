@@ -45,15 +45,22 @@ def data_parameter_loss(logits: ArrayLike, labels: ArrayLike, log_sigma: ArrayLi
     check_labels("labels", labels, jnp.shape(logits)[-1])
     logits, log_sigma = jnp.asarray(logits), jnp.asarray(log_sigma)
     if logits.ndim != 2 or log_sigma.shape != logits.shape[:1]:
-        raise ValueError(f"logits must be [b, C] and log_sigma [b], got {logits.shape}, "
-                         f"{log_sigma.shape}")
+        raise ValueError(
+            f"logits must be [b, C] and log_sigma [b], got {logits.shape}, {log_sigma.shape}"
+        )
     scaled = logits / jnp.exp(log_sigma)[:, None]
     return optax.softmax_cross_entropy_with_integer_labels(scaled, jnp.asarray(labels))
 
 
-def dcl(init_data_param: float = 1.0, lr_data_param: float = 0.1, wd_data_param: float = 0.0,
-        init_class_param: float = 0.0, lr_class_param: float = 0.1,
-        wd_class_param: float = 0.0, momentum: float = 0.9) -> Curriculum:
+def dcl(
+    init_data_param: float = 1.0,
+    lr_data_param: float = 0.1,
+    wd_data_param: float = 0.0,
+    init_class_param: float = 0.0,
+    lr_class_param: float = 0.1,
+    wd_class_param: float = 0.0,
+    momentum: float = 0.9,
+) -> Curriculum:
     """Data parameters as a curriculum (CurBench's DCL; defaults: the reference's).
 
     The model is trained on ``mean_i CE(z_i/σ_i, y_i)`` with ``σ_i = exp(d_i) + exp(c_{y_i})``
@@ -81,8 +88,11 @@ def dcl(init_data_param: float = 1.0, lr_data_param: float = 0.1, wd_data_param:
         d = jnp.full(num_samples, math.log(init_data_param) if init_data_param else 0.0)
         c = jnp.full(num_classes, math.log(init_class_param) if init_class_param else 0.0)
         params = {"data": d, "class": c}
-        return CurriculumState(weights=jnp.ones(num_samples, jnp.float32), params=params,
-                               opt_state=jax.tree.map(jnp.zeros_like, params))
+        return CurriculumState(
+            weights=jnp.ones(num_samples, jnp.float32),
+            params=params,
+            opt_state=jax.tree.map(jnp.zeros_like, params),
+        )
 
     def sigma_of(d_rows, c_rows):
         sigma = 0.0
@@ -108,18 +118,17 @@ def dcl(init_data_param: float = 1.0, lr_data_param: float = 0.1, wd_data_param:
         loss = curriculum_objective(jax.lax.stop_gradient(rows), logits, labels, ctx.valid)
         # The temperatures' SGD step, with the model's logits held fixed (sparse momentum:
         # only rows of this batch move, as the reference's SparseSGD).
-        g = jax.grad(curriculum_objective)(rows, jax.lax.stop_gradient(logits), labels,
-                                           ctx.valid)
+        g = jax.grad(curriculum_objective)(rows, jax.lax.stop_gradient(logits), labels, ctx.valid)
         params, moment = dict(state.params), dict(state.opt_state)
-        for name, idx, lr in (("data", indices, lr_data_param),
-                              ("class", labels, lr_class_param)):
+        for name, idx, lr in (("data", indices, lr_data_param), ("class", labels, lr_class_param)):
             # Scatter the batch's gradient (several rows may share a class).
             full_g = jnp.zeros_like(params[name]).at[idx].add(g[name])
             touched = jnp.zeros_like(params[name]).at[idx].add(ctx.valid.astype(jnp.float32))
             touched = touched > 0
             m = jnp.where(touched, momentum * moment[name] + full_g, moment[name])
-            params[name] = jnp.where(touched, jnp.clip(params[name] - lr * m, -_CLAMP, _CLAMP),
-                                     params[name])
+            params[name] = jnp.where(
+                touched, jnp.clip(params[name] - lr * m, -_CLAMP, _CLAMP), params[name]
+            )
             moment[name] = m
         return loss, state._replace(params=params, opt_state=moment)
 

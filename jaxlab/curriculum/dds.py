@@ -15,8 +15,15 @@ from jaxlab.curriculum.meta import LossFn, check_meta
 from jaxlab.curriculum.scorer import scorer_prepare_hooks, scorer_weights
 
 
-def dds_reward(params: Any, loss_fn: LossFn, inputs: ArrayLike, labels: ArrayLike,
-               meta_inputs: ArrayLike, meta_labels: ArrayLike, eps: float) -> jax.Array:
+def dds_reward(
+    params: Any,
+    loss_fn: LossFn,
+    inputs: ArrayLike,
+    labels: ArrayLike,
+    meta_inputs: ArrayLike,
+    meta_labels: ArrayLike,
+    eps: float,
+) -> jax.Array:
     """The per-sample change of loss after a step along the meta gradient, ``[b]``.
 
     ``r_i = (ℓ_i(θ − ε∇_θ ℓ^meta(θ)) − ℓ_i(θ)) / ε ≈ −∇ℓ_iᵀ ∇ℓ^meta`` (Wang et al.,
@@ -63,8 +70,9 @@ def dds(eps: float = 1e-3, lr: float = 1e-3) -> Curriculum:
     def loss_curriculum(losses, logits, labels, indices, state, ctx):
         del logits, indices
         params = jax.lax.stop_gradient(ctx.params)
-        reward = dds_reward(params, ctx.loss_fn, ctx.inputs, labels, ctx.meta_inputs,
-                            ctx.meta_labels, eps)
+        reward = dds_reward(
+            params, ctx.loss_fn, ctx.inputs, labels, ctx.meta_inputs, ctx.meta_labels, eps
+        )
 
         def objective(scorer):
             w = scorer_weights(scorer, ctx.apply_fn, ctx.inputs)
@@ -76,5 +84,10 @@ def dds(eps: float = 1e-3, lr: float = 1e-3) -> Curriculum:
         loss = masked_mean(jax.lax.stop_gradient(w) * losses, ctx.valid)
         return loss, state._replace(params=scorer, opt_state=opt_state)
 
-    return Curriculum(name="dds", data_prepare=data_prepare, model_prepare=model_prepare,
-                      loss_curriculum=loss_curriculum, meta_fraction=0.1)
+    return Curriculum(
+        name="dds",
+        data_prepare=data_prepare,
+        model_prepare=model_prepare,
+        loss_curriculum=loss_curriculum,
+        meta_fraction=0.1,
+    )

@@ -11,8 +11,14 @@ from jaxlab._checks import check_integer, check_labels, check_range
 from jaxlab.curriculum.base import Curriculum, CurriculumState, masked_mean
 
 
-def dih_update(dih: ArrayLike, losses: ArrayLike, indices: ArrayLike, valid: ArrayLike,
-               discount: float, lr: float) -> jax.Array:
+def dih_update(
+    dih: ArrayLike,
+    losses: ArrayLike,
+    indices: ArrayLike,
+    valid: ArrayLike,
+    discount: float,
+    lr: float,
+) -> jax.Array:
     """The dynamic instance hardness after a batch: ``r_i ← (1−γ) r_i + γ ℓ_i / max(α, 1e-3)``.
 
     Only the batch's valid rows change (``γ`` = ``discount``, ``α`` = ``lr``: the
@@ -37,15 +43,17 @@ def dih_update(dih: ArrayLike, losses: ArrayLike, indices: ArrayLike, valid: Arr
     check_labels("indices", indices, jnp.shape(dih)[0])
     for name, value in (("losses", losses), ("valid", valid)):
         if jnp.shape(value) != jnp.shape(indices):
-            raise ValueError(f"{name} must be [b] like indices {jnp.shape(indices)}, got "
-                             f"{jnp.shape(value)}")
+            raise ValueError(
+                f"{name} must be [b] like indices {jnp.shape(indices)}, got {jnp.shape(value)}"
+            )
     dih = jnp.asarray(dih)
     new = (1 - discount) * dih[indices] + discount * jnp.asarray(losses) / max(lr, 1e-3)
     return dih.at[indices].set(jnp.where(jnp.asarray(valid), new, dih[indices]))
 
 
-def dihcl(warm_epochs: int = 5, discount: float = 0.9, decay_rate: float = 0.9,
-          bottom_size: float = 0.5) -> Curriculum:
+def dihcl(
+    warm_epochs: int = 5, discount: float = 0.9, decay_rate: float = 0.9, bottom_size: float = 0.5
+) -> Curriculum:
     """DIHCL ("loss" hardness, "rand" sampling; the reference's defaults).
 
     During training the loss hook tracks each sample's hardness (:func:`dih_update`).
@@ -69,8 +77,10 @@ def dihcl(warm_epochs: int = 5, discount: float = 0.9, decay_rate: float = 0.9,
     def data_prepare(num_samples, num_classes, key):
         del num_classes
         seed = jax.random.randint(key, (), 0, 2**31 - 1)
-        return CurriculumState(weights=np.ones(num_samples, np.float32),
-                               extra={"dih": jnp.zeros(num_samples), "seed": seed})
+        return CurriculumState(
+            weights=np.ones(num_samples, np.float32),
+            extra={"dih": jnp.zeros(num_samples), "seed": seed},
+        )
 
     def data_curriculum(state, epoch, losses):
         del losses
@@ -89,9 +99,14 @@ def dihcl(warm_epochs: int = 5, discount: float = 0.9, decay_rate: float = 0.9,
 
     def loss_curriculum(losses, logits, labels, indices, state, ctx):
         del logits, labels
-        dih = dih_update(state.extra["dih"], jax.lax.stop_gradient(losses), indices,
-                         ctx.valid, discount, ctx.lr)
+        dih = dih_update(
+            state.extra["dih"], jax.lax.stop_gradient(losses), indices, ctx.valid, discount, ctx.lr
+        )
         return masked_mean(losses, ctx.valid), state._replace(extra={**state.extra, "dih": dih})
 
-    return Curriculum(name="dihcl", data_prepare=data_prepare,
-                      data_curriculum=data_curriculum, loss_curriculum=loss_curriculum)
+    return Curriculum(
+        name="dihcl",
+        data_prepare=data_prepare,
+        data_curriculum=data_curriculum,
+        loss_curriculum=loss_curriculum,
+    )

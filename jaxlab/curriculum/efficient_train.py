@@ -82,8 +82,9 @@ def _translate(image: jax.Array, dy: jax.Array, dx: jax.Array) -> jax.Array:
     return jnp.where(inside[:, :, None], out, 0.0)
 
 
-def rand_augment(images: ArrayLike, magnitude: ArrayLike, key: jax.Array,
-                 num_ops: int = 2) -> jax.Array:
+def rand_augment(
+    images: ArrayLike, magnitude: ArrayLike, key: jax.Array, num_ops: int = 2
+) -> jax.Array:
     """A small RandAugment for grey or colour images: ``num_ops`` random operations each.
 
     Operations (each drawn uniformly, strength ``m/10`` of its range, random sign):
@@ -127,13 +128,16 @@ def rand_augment(images: ArrayLike, magnitude: ArrayLike, key: jax.Array,
             shift_x = jnp.round(sign * 0.45 * w * strength).astype(jnp.int32)
             factor = 1.0 + sign * 0.9 * strength
             mean = jnp.mean(img)
-            return jax.lax.switch(op, (
-                lambda: img,
-                lambda: _translate(img, jnp.int32(0), shift_x),
-                lambda: _translate(img, shift_y, jnp.int32(0)),
-                lambda: img * factor,
-                lambda: mean + (img - mean) * factor,
-            )), None
+            return jax.lax.switch(
+                op,
+                (
+                    lambda: img,
+                    lambda: _translate(img, jnp.int32(0), shift_x),
+                    lambda: _translate(img, shift_y, jnp.int32(0)),
+                    lambda: img * factor,
+                    lambda: mean + (img - mean) * factor,
+                ),
+            ), None
 
         return jax.lax.scan(apply, image, jax.random.split(k, num_ops))[0]
 
@@ -152,8 +156,9 @@ def efficient_train_stage(epoch: int, grow_epochs: int, image_size: int) -> tupl
       [(20, 1), (20, 5), (24, 7), (28, 9)]
     """
     if grow_epochs < 1 or image_size < 1:
-        raise ValueError(f"need grow_epochs >= 1 and image_size >= 1, got {grow_epochs}, "
-                         f"{image_size}")
+        raise ValueError(
+            f"need grow_epochs >= 1 and image_size >= 1, got {grow_epochs}, {image_size}"
+        )
     length = max(1, int(_STAGE_ENDS[0] / _STAGE_ENDS[-1] * grow_epochs))
     stage = min(epoch // length, len(_STAGE_ENDS) - 1)
     return int(_STAGE_BANDS[stage] / 224 * image_size), 2 * stage + 1
@@ -181,8 +186,10 @@ def efficient_train(grow_epochs: int | None = None, augment: bool = True) -> Cur
 
     def data_prepare(num_samples, num_classes, key):
         del num_classes, key
-        return CurriculumState(weights=np.ones(num_samples, np.float32),
-                               extra={"epoch": np.int32(0), "epochs": np.int32(1)})
+        return CurriculumState(
+            weights=np.ones(num_samples, np.float32),
+            extra={"epoch": np.int32(0), "epochs": np.int32(1)},
+        )
 
     def model_prepare(state, params, num_epochs):
         del params
@@ -204,6 +211,11 @@ def efficient_train(grow_epochs: int | None = None, augment: bool = True) -> Cur
             x = rand_augment(x, 2 * stage + 1, key)
         return low_frequency_crop(x, band)
 
-    return Curriculum(name="efficient_train", data_prepare=data_prepare,
-                      model_prepare=model_prepare, data_curriculum=data_curriculum,
-                      transform_inputs=transform_inputs, vision_only=True)
+    return Curriculum(
+        name="efficient_train",
+        data_prepare=data_prepare,
+        model_prepare=model_prepare,
+        data_curriculum=data_curriculum,
+        transform_inputs=transform_inputs,
+        vision_only=True,
+    )

@@ -53,8 +53,10 @@ def lgl_loss(logits: ArrayLike, labels: ArrayLike, class_mask: ArrayLike) -> jax
     logits, labels = jnp.asarray(logits), jnp.asarray(labels)
     mask = jnp.asarray(class_mask, bool)
     if logits.ndim != 2 or labels.shape != logits.shape[:1] or mask.shape != logits.shape[1:]:
-        raise ValueError(f"need logits [b, C], labels [b], class_mask [C]; got {logits.shape}, "
-                         f"{labels.shape}, {mask.shape}")
+        raise ValueError(
+            f"need logits [b, C], labels [b], class_mask [C]; got {logits.shape}, "
+            f"{labels.shape}, {mask.shape}"
+        )
     rows = jnp.broadcast_to(mask[None, :], logits.shape)
     log_norm = jax.nn.logsumexp(logits, axis=-1, where=rows)
     return log_norm - jnp.take_along_axis(logits, labels[:, None], axis=-1)[:, 0]
@@ -71,20 +73,26 @@ def class_rate(epoch: int, start_rate: float, grow_rate: float, grow_interval: i
     return min(1.0, start_rate + grow_rate * (epoch // grow_interval + 1))
 
 
-def class_entropies(logits: np.ndarray, labels: np.ndarray, class_mask: np.ndarray,
-                    candidates: np.ndarray) -> np.ndarray:
+def class_entropies(
+    logits: np.ndarray, labels: np.ndarray, class_mask: np.ndarray, candidates: np.ndarray
+) -> np.ndarray:
     """Mean entropy of the softmax over the selected classes, on each candidate class's
     samples (``[len(candidates)]``; LGL's similarity: a low entropy, a similar class)."""
     z = np.where(class_mask[None, :], logits, -np.inf)
     z = z - z.max(-1, keepdims=True)
     p = np.exp(z) / np.exp(z).sum(-1, keepdims=True)
     ent = -np.sum(np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0)), 0.0), axis=-1)
-    return np.array([ent[labels == c].mean() if np.any(labels == c) else np.inf
-                     for c in candidates])
+    return np.array(
+        [ent[labels == c].mean() if np.any(labels == c) else np.inf for c in candidates]
+    )
 
 
-def lgl(start_rate: float = 0.1, grow_rate: float = 0.3, grow_interval: int = 20,
-        strategy: str = "random") -> Curriculum:
+def lgl(
+    start_rate: float = 0.1,
+    grow_rate: float = 0.3,
+    grow_interval: int = 20,
+    strategy: str = "random",
+) -> Curriculum:
     """LGL as a curriculum (vision-only; defaults: the reference's, for 200 epochs).
 
     At ``epoch`` the first ``⌈C · class_rate(epoch)⌉`` classes are in use: the first ones
@@ -110,9 +118,10 @@ def lgl(start_rate: float = 0.1, grow_rate: float = 0.3, grow_interval: int = 20
 
     def data_prepare(num_samples, num_classes, key):
         seed = jax.random.randint(key, (), 0, 2**31 - 1)
-        return CurriculumState(weights=np.ones(num_samples, np.float32),
-                               extra={"classes": np.zeros(num_classes, np.float32),
-                                      "seed": seed})
+        return CurriculumState(
+            weights=np.ones(num_samples, np.float32),
+            extra={"classes": np.zeros(num_classes, np.float32), "seed": seed},
+        )
 
     def data_curriculum(state, epoch, inputs: EpochInputs):
         if inputs is None:
@@ -120,8 +129,10 @@ def lgl(start_rate: float = 0.1, grow_rate: float = 0.3, grow_interval: int = 20
         labels = np.asarray(inputs.labels)
         mask = np.asarray(state.extra["classes"]) > 0
         num_classes = len(mask)
-        want = max(1, math.ceil(num_classes * class_rate(epoch, start_rate, grow_rate,
-                                                         grow_interval) - 1e-9))
+        want = max(
+            1,
+            math.ceil(num_classes * class_rate(epoch, start_rate, grow_rate, grow_interval) - 1e-9),
+        )
         have = int(mask.sum())
         if have < want:
             rng = np.random.default_rng([int(state.extra["seed"]), epoch])
@@ -133,16 +144,20 @@ def lgl(start_rate: float = 0.1, grow_rate: float = 0.3, grow_interval: int = 20
                     raise ValueError(f"lgl strategy {strategy!r} needs the model's logits")
                 ent = class_entropies(np.asarray(inputs.logits), labels, mask, remain)
                 order = np.argsort(ent, kind="stable")
-                new = remain[order[: want - have] if strategy == "similar"
-                             else order[len(order) - (want - have):]]
+                new = remain[
+                    order[: want - have]
+                    if strategy == "similar"
+                    else order[len(order) - (want - have) :]
+                ]
             mask = mask.copy()
             mask[new] = True
         weights = mask[labels].astype(np.float32)
         if not weights.any():  # the chosen classes have no samples (imbalance): use all
             mask = np.ones_like(mask)
             weights = np.ones_like(weights)
-        return state._replace(weights=weights,
-                              extra={**state.extra, "classes": mask.astype(np.float32)})
+        return state._replace(
+            weights=weights, extra={**state.extra, "classes": mask.astype(np.float32)}
+        )
 
     def loss_curriculum(losses, logits, labels, indices, state, ctx):
         del losses
@@ -150,6 +165,12 @@ def lgl(start_rate: float = 0.1, grow_rate: float = 0.3, grow_interval: int = 20
         per_sample = lgl_loss(logits, labels, state.extra["classes"] > 0)
         return masked_mean(w * per_sample, ctx.valid), state
 
-    return Curriculum(name="lgl", data_prepare=data_prepare, data_curriculum=data_curriculum,
-                      loss_curriculum=loss_curriculum, needs_losses=strategy != "random",
-                      epoch_inputs=True, vision_only=True)
+    return Curriculum(
+        name="lgl",
+        data_prepare=data_prepare,
+        data_curriculum=data_curriculum,
+        loss_curriculum=loss_curriculum,
+        needs_losses=strategy != "random",
+        epoch_inputs=True,
+        vision_only=True,
+    )

@@ -12,9 +12,16 @@ from jaxlab.curriculum.base import Curriculum
 from jaxlab.curriculum.meta import LossFn, check_meta, lookahead_meta_loss
 
 
-def lre_weights(params: Any, loss_fn: LossFn, inputs: ArrayLike, labels: ArrayLike,
-                meta_inputs: ArrayLike, meta_labels: ArrayLike, lr: float,
-                valid: ArrayLike | None = None) -> jax.Array:
+def lre_weights(
+    params: Any,
+    loss_fn: LossFn,
+    inputs: ArrayLike,
+    labels: ArrayLike,
+    meta_inputs: ArrayLike,
+    meta_labels: ArrayLike,
+    lr: float,
+    valid: ArrayLike | None = None,
+) -> jax.Array:
     """LRE's example weights: ``w_i ∝ max(−∂/∂ε_i ℓ^meta(θ − α∇_θ Σ ε_j ℓ_j), 0)`` at ``ε = 0``.
 
     The gradient with respect to the perturbation ``ε`` of the meta-batch loss after a
@@ -48,8 +55,9 @@ def lre_weights(params: Any, loss_fn: LossFn, inputs: ArrayLike, labels: ArrayLi
     check_meta(loss_fn, lr, labels, valid=valid)
     labels = jnp.asarray(labels)
     eps = jnp.zeros(labels.shape, jnp.float32)
-    grad_eps = jax.grad(lookahead_meta_loss)(eps, params, loss_fn, inputs, labels,
-                                             meta_inputs, meta_labels, lr)
+    grad_eps = jax.grad(lookahead_meta_loss)(
+        eps, params, loss_fn, inputs, labels, meta_inputs, meta_labels, lr
+    )
     w = jnp.maximum(-grad_eps, 0.0)  # Eq. (6)
     if valid is not None:
         w = w * jnp.asarray(valid, w.dtype)
@@ -72,8 +80,16 @@ def lre() -> Curriculum:
     def loss_curriculum(losses, logits, labels, indices, state, ctx):
         del logits, indices
         params = jax.lax.stop_gradient(ctx.params)
-        w = lre_weights(params, ctx.loss_fn, ctx.inputs, labels, ctx.meta_inputs,
-                        ctx.meta_labels, ctx.lr, ctx.valid)
+        w = lre_weights(
+            params,
+            ctx.loss_fn,
+            ctx.inputs,
+            labels,
+            ctx.meta_inputs,
+            ctx.meta_labels,
+            ctx.lr,
+            ctx.valid,
+        )
         return jnp.sum(jax.lax.stop_gradient(w) * losses), state
 
     return Curriculum(name="lre", loss_curriculum=loss_curriculum, meta_fraction=0.1)

@@ -23,8 +23,9 @@ from jaxlab._checks import check_range, has_nan, numpy_seed
 from jaxlab.curriculum.base import Curriculum, CurriculumState, EpochInputs, check_weights
 
 
-def mcl_centrality(features: ArrayLike, alpha: float = 2.0, beta: float = 0.75,
-                   gamma: float = 0.9) -> np.ndarray:
+def mcl_centrality(
+    features: ArrayLike, alpha: float = 2.0, beta: float = 0.75, gamma: float = 0.9
+) -> np.ndarray:
     """Centrality ``c_i ∝ Σ_j ⟨f̃_i, f̃_j⟩`` of warped non-negative features (sums to 1).
 
     Each column of ``features`` is scaled to ``[0, 1]`` by its maximum ``m``, warped by
@@ -54,8 +55,7 @@ def mcl_centrality(features: ArrayLike, alpha: float = 2.0, beta: float = 0.75,
     if f.ndim != 2 or f.shape[0] == 0:
         raise ValueError(f"features must be [N, d] with N >= 1, got shape {f.shape}")
     if alpha <= 0 or not 0 < beta < 1 or gamma <= 0:
-        raise ValueError(f"need alpha > 0, beta in (0, 1), gamma > 0; got {alpha}, {beta}, "
-                         f"{gamma}")
+        raise ValueError(f"need alpha > 0, beta in (0, 1), gamma > 0; got {alpha}, {beta}, {gamma}")
     f = np.clip(f, 1e-10, 1e10)
     top = f.max(axis=0)
     f = f / top
@@ -67,9 +67,16 @@ def mcl_centrality(features: ArrayLike, alpha: float = 2.0, beta: float = 0.75,
     return c / c.sum()
 
 
-def mcl_schedule(epoch: int, num_samples: int, num_epochs: int, schedule_epochs: int,
-                 lam: float, min_lam: float, gamma: float,
-                 initial_size: float) -> tuple[int, float]:
+def mcl_schedule(
+    epoch: int,
+    num_samples: int,
+    num_epochs: int,
+    schedule_epochs: int,
+    lam: float,
+    min_lam: float,
+    gamma: float,
+    initial_size: float,
+) -> tuple[int, float]:
     """``(k_e, λ_e)``: the subset size and diversity weight at ``epoch`` (from 0).
 
     Every ``schedule_epochs`` epochs (an "episode") the size grows by
@@ -90,8 +97,9 @@ def mcl_schedule(epoch: int, num_samples: int, num_epochs: int, schedule_epochs:
     return max(1, size), max(lam * (1.0 - gamma) ** done, min_lam)
 
 
-def mcl_sample(losses: ArrayLike, centrality: ArrayLike, size: int, lam: float,
-               key: jax.Array) -> np.ndarray:
+def mcl_sample(
+    losses: ArrayLike, centrality: ArrayLike, size: int, lam: float, key: jax.Array
+) -> np.ndarray:
     """``size`` distinct indices drawn with probability ``∝ ℓ_i + λ c_i`` (host-side).
 
     ``key`` seeds a numpy generator (:func:`jaxlab._checks.numpy_seed`).
@@ -116,9 +124,17 @@ def mcl_sample(losses: ArrayLike, centrality: ArrayLike, size: int, lam: float,
     return rng.choice(n, size, replace=False, p=score / score.sum())
 
 
-def mcl(schedule_epochs: int = 20, warm_epochs: int = 5, lam: float = 1.0,
-        min_lam: float = 0.2, gamma: float = 0.1, initial_size: float = 0.1,
-        alpha: float = 2.0, beta: float = 0.75, feature_gamma: float = 0.9) -> Curriculum:
+def mcl(
+    schedule_epochs: int = 20,
+    warm_epochs: int = 5,
+    lam: float = 1.0,
+    min_lam: float = 0.2,
+    gamma: float = 0.1,
+    initial_size: float = 0.1,
+    alpha: float = 2.0,
+    beta: float = 0.75,
+    feature_gamma: float = 0.9,
+) -> Curriculum:
     """MCL as a curriculum (CurBench's relaxation; defaults: the reference's, 200 epochs).
 
     ``data_curriculum`` gets the current model's losses and logits (``epoch_inputs``).
@@ -144,8 +160,9 @@ def mcl(schedule_epochs: int = 20, warm_epochs: int = 5, lam: float = 1.0,
     check_range("alpha", alpha, 0.0, low_open=True)
     check_range("beta", beta, 0.0, 1.0, low_open=True, high_open=True)
     if schedule_epochs < 1 or warm_epochs < 0:
-        raise ValueError(f"need schedule_epochs >= 1 and warm_epochs >= 0, got "
-                         f"{schedule_epochs}, {warm_epochs}")
+        raise ValueError(
+            f"need schedule_epochs >= 1 and warm_epochs >= 0, got {schedule_epochs}, {warm_epochs}"
+        )
     if not 0 < initial_size <= 1 or not 0 <= gamma < 1 or lam < 0 or min_lam < 0:
         raise ValueError("need initial_size in (0, 1], gamma in [0, 1), lam, min_lam >= 0")
     mcl_centrality(np.ones((1, 1)), alpha, beta, feature_gamma)  # validates the warp
@@ -153,9 +170,14 @@ def mcl(schedule_epochs: int = 20, warm_epochs: int = 5, lam: float = 1.0,
     def data_prepare(num_samples, num_classes, key):
         del num_classes
         seed = jax.random.randint(key, (), 0, 2**31 - 1)
-        return CurriculumState(weights=np.ones(num_samples, np.float32),
-                               extra={"centrality": np.zeros(num_samples, np.float32),
-                                      "seed": seed, "epochs": np.int32(0)})
+        return CurriculumState(
+            weights=np.ones(num_samples, np.float32),
+            extra={
+                "centrality": np.zeros(num_samples, np.float32),
+                "seed": seed,
+                "epochs": np.int32(0),
+            },
+        )
 
     def model_prepare(state, params, num_epochs):
         del params
@@ -173,12 +195,19 @@ def mcl(schedule_epochs: int = 20, warm_epochs: int = 5, lam: float = 1.0,
         extra = {**state.extra, "centrality": centrality}
         if epoch < warm_epochs:
             return state._replace(weights=np.ones(n, np.float32), extra=extra)
-        size, lam_e = mcl_schedule(epoch, n, int(state.extra["epochs"]), schedule_epochs,
-                                   lam, min_lam, gamma, initial_size)
+        size, lam_e = mcl_schedule(
+            epoch, n, int(state.extra["epochs"]), schedule_epochs, lam, min_lam, gamma, initial_size
+        )
         key = jax.random.fold_in(jax.random.key(int(state.extra["seed"])), epoch)
         weights = np.zeros(n, np.float32)
         weights[mcl_sample(inputs.losses, centrality, size, lam_e, key)] = 1.0
         return state._replace(weights=check_weights(weights, n, "mcl weights"), extra=extra)
 
-    return Curriculum(name="mcl", data_prepare=data_prepare, model_prepare=model_prepare,
-                      data_curriculum=data_curriculum, needs_losses=True, epoch_inputs=True)
+    return Curriculum(
+        name="mcl",
+        data_prepare=data_prepare,
+        model_prepare=model_prepare,
+        data_curriculum=data_curriculum,
+        needs_losses=True,
+        epoch_inputs=True,
+    )

@@ -25,18 +25,27 @@ def check_meta(loss_fn: LossFn, lr: float, labels: ArrayLike, **per_sample: Arra
     concrete; 0 is a look-ahead that does not move) and per-sample arrays (``weights``,
     ``valid``) of the batch's length."""
     if not callable(loss_fn):
-        raise ValueError(f"loss_fn must be callable (params, inputs, labels) -> [b], got "
-                         f"{type(loss_fn).__name__}")
+        raise ValueError(
+            f"loss_fn must be callable (params, inputs, labels) -> [b], got "
+            f"{type(loss_fn).__name__}"
+        )
     check_range("lr", lr, 0.0)
     b = jnp.shape(labels)[:1]
     for name, value in per_sample.items():
         if value is not None and jnp.shape(value) != b:
-            raise ValueError(f"{name} must be [{b[0] if b else '?'}] like labels, got shape "
-                             f"{jnp.shape(value)}")
+            raise ValueError(
+                f"{name} must be [{b[0] if b else '?'}] like labels, got shape {jnp.shape(value)}"
+            )
 
 
-def lookahead_params(params: Any, loss_fn: LossFn, inputs: ArrayLike, labels: ArrayLike,
-                     weights: ArrayLike, lr: float) -> Any:
+def lookahead_params(
+    params: Any,
+    loss_fn: LossFn,
+    inputs: ArrayLike,
+    labels: ArrayLike,
+    weights: ArrayLike,
+    lr: float,
+) -> Any:
     """One SGD step on the weighted training loss: ``θ' = θ − α ∇_θ Σ_i w_i ℓ_i(θ)``.
 
     Args:
@@ -60,9 +69,16 @@ def lookahead_params(params: Any, loss_fn: LossFn, inputs: ArrayLike, labels: Ar
     return jax.tree.map(lambda p, g: p - lr * g, params, grads)
 
 
-def lookahead_meta_loss(weights: ArrayLike, params: Any, loss_fn: LossFn, inputs: ArrayLike,
-                        labels: ArrayLike, meta_inputs: ArrayLike, meta_labels: ArrayLike,
-                        lr: float) -> jax.Array:
+def lookahead_meta_loss(
+    weights: ArrayLike,
+    params: Any,
+    loss_fn: LossFn,
+    inputs: ArrayLike,
+    labels: ArrayLike,
+    meta_inputs: ArrayLike,
+    meta_labels: ArrayLike,
+    lr: float,
+) -> jax.Array:
     """Mean meta-batch loss after the look-ahead step: ``mean_j ℓ^meta_j(θ'(w))``.
 
     Its gradient with respect to ``weights`` at ``w = 0`` is LRE's signal (Ren et al.,

@@ -28,8 +28,12 @@ def init_weight_net(key: jax.Array, hidden: int = 100) -> WeightNetParams:
     k1, k2, k3, k4 = jax.random.split(key, 4)
     b_out = 1.0 / jnp.sqrt(hidden)
     u = lambda k, shape, bound: jax.random.uniform(k, shape, jnp.float32, -bound, bound)
-    return WeightNetParams(u(k1, (1, hidden), 1.0), u(k2, (hidden,), 1.0),
-                           u(k3, (hidden, 1), b_out), u(k4, (1,), b_out))
+    return WeightNetParams(
+        u(k1, (1, hidden), 1.0),
+        u(k2, (hidden,), 1.0),
+        u(k3, (hidden, 1), b_out),
+        u(k4, (1,), b_out),
+    )
 
 
 def weight_net(params: WeightNetParams, losses: ArrayLike) -> jax.Array:
@@ -41,8 +45,9 @@ def weight_net(params: WeightNetParams, losses: ArrayLike) -> jax.Array:
       (3,)
     """
     if not isinstance(params, WeightNetParams):
-        raise ValueError(f"params must be WeightNetParams (from init_weight_net), got "
-                         f"{type(params).__name__}")
+        raise ValueError(
+            f"params must be WeightNetParams (from init_weight_net), got {type(params).__name__}"
+        )
     if jnp.ndim(losses) != 1:
         raise ValueError(f"losses must be [b], got shape {jnp.shape(losses)}")
     x = jnp.asarray(losses)[:, None]
@@ -50,9 +55,17 @@ def weight_net(params: WeightNetParams, losses: ArrayLike) -> jax.Array:
     return jax.nn.sigmoid(h @ params.w2 + params.b2[None, :])[:, 0]
 
 
-def mw_net_meta_loss(vparams: WeightNetParams, params: Any, loss_fn: LossFn,
-                     inputs: ArrayLike, labels: ArrayLike, meta_inputs: ArrayLike,
-                     meta_labels: ArrayLike, lr: float, valid: ArrayLike) -> jax.Array:
+def mw_net_meta_loss(
+    vparams: WeightNetParams,
+    params: Any,
+    loss_fn: LossFn,
+    inputs: ArrayLike,
+    labels: ArrayLike,
+    meta_inputs: ArrayLike,
+    meta_labels: ArrayLike,
+    lr: float,
+    valid: ArrayLike,
+) -> jax.Array:
     """MW-Net's meta-objective ``mean_j ℓ^meta_j(θ̂(Θ))``, ``θ̂ = θ − α∇_θ mean_i V(ℓ_i;Θ)ℓ_i``.
 
     (Shu et al., Eq. (3)-(4)); its gradient in ``Θ`` (``vparams``) flows through the
@@ -67,8 +80,9 @@ def mw_net_meta_loss(vparams: WeightNetParams, params: Any, loss_fn: LossFn,
       1.0
     """
     if not isinstance(vparams, WeightNetParams):
-        raise ValueError(f"vparams must be WeightNetParams (from init_weight_net), got "
-                         f"{type(vparams).__name__}")
+        raise ValueError(
+            f"vparams must be WeightNetParams (from init_weight_net), got {type(vparams).__name__}"
+        )
     check_meta(loss_fn, lr, labels, valid=valid)
     valid = jnp.asarray(valid, jnp.float32)
     n = jnp.maximum(jnp.sum(valid), 1.0)
@@ -103,18 +117,29 @@ def mw_net(hidden: int = 100, lr: float = 1e-3, weight_decay: float = 1e-4) -> C
     def data_prepare(num_samples, num_classes, key):
         del num_classes
         v = init_weight_net(key, hidden)
-        return CurriculumState(weights=jnp.ones(num_samples, jnp.float32), params=v,
-                               opt_state=tx.init(v))
+        return CurriculumState(
+            weights=jnp.ones(num_samples, jnp.float32), params=v, opt_state=tx.init(v)
+        )
 
     def loss_curriculum(losses, logits, labels, indices, state, ctx):
         del logits, indices
         params = jax.lax.stop_gradient(ctx.params)
-        g = jax.grad(mw_net_meta_loss)(state.params, params, ctx.loss_fn, ctx.inputs, labels,
-                                       ctx.meta_inputs, ctx.meta_labels, ctx.lr, ctx.valid)
+        g = jax.grad(mw_net_meta_loss)(
+            state.params,
+            params,
+            ctx.loss_fn,
+            ctx.inputs,
+            labels,
+            ctx.meta_inputs,
+            ctx.meta_labels,
+            ctx.lr,
+            ctx.valid,
+        )
         updates, opt_state = tx.update(g, state.opt_state, state.params)
         v = optax.apply_updates(state.params, updates)
         w = jax.lax.stop_gradient(weight_net(v, jax.lax.stop_gradient(losses)))
         return masked_mean(w * losses, ctx.valid), state._replace(params=v, opt_state=opt_state)
 
-    return Curriculum(name="mw_net", data_prepare=data_prepare,
-                      loss_curriculum=loss_curriculum, meta_fraction=0.1)
+    return Curriculum(
+        name="mw_net", data_prepare=data_prepare, loss_curriculum=loss_curriculum, meta_fraction=0.1
+    )

@@ -16,8 +16,10 @@ def init_scorer(model_params: Any, num_classes: int, key: jax.Array) -> dict:
     """``{"net": copy of the model's parameters, "fc": Linear(C → 1)}`` (PyTorch init)."""
     bound = 1.0 / jnp.sqrt(num_classes)
     k1, k2 = jax.random.split(key)
-    fc = {"w": jax.random.uniform(k1, (num_classes, 1), jnp.float32, -bound, bound),
-          "b": jax.random.uniform(k2, (1,), jnp.float32, -bound, bound)}
+    fc = {
+        "w": jax.random.uniform(k1, (num_classes, 1), jnp.float32, -bound, bound),
+        "b": jax.random.uniform(k2, (1,), jnp.float32, -bound, bound),
+    }
     return {"net": jax.tree.map(jnp.array, model_params), "fc": fc}
 
 
@@ -33,9 +35,10 @@ def scorer_prepare_hooks(tx: optax.GradientTransformation):
     a fresh scorer network and its ``tx`` state once the model's parameters exist."""
 
     def data_prepare(num_samples, num_classes, key):
-        return CurriculumState(weights=jnp.ones(num_samples, jnp.float32),
-                               extra={"key": jax.random.key_data(key),
-                                      "classes": jnp.zeros(num_classes)})
+        return CurriculumState(
+            weights=jnp.ones(num_samples, jnp.float32),
+            extra={"key": jax.random.key_data(key), "classes": jnp.zeros(num_classes)},
+        )
 
     def model_prepare(state, params, num_epochs):
         del num_epochs

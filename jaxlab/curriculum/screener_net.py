@@ -28,8 +28,9 @@ def screener_loss(weights: ArrayLike, losses: ArrayLike, margin: float) -> jax.A
     """
     check_range("margin", margin, 0.0)
     if jnp.shape(weights) != jnp.shape(losses):
-        raise ValueError(f"losses must have the shape of weights {jnp.shape(weights)}, got "
-                         f"{jnp.shape(losses)}")
+        raise ValueError(
+            f"losses must have the shape of weights {jnp.shape(weights)}, got {jnp.shape(losses)}"
+        )
     w, loss = jnp.asarray(weights), jnp.asarray(losses)
     return (1.0 - w) ** 2 * loss + w**2 * jax.nn.relu(margin - loss)
 
@@ -63,5 +64,9 @@ def screener_net(margin: float = 1.0, lr: float = 1e-3) -> Curriculum:
         loss = masked_mean(jax.lax.stop_gradient(w) * losses, ctx.valid)
         return loss, state._replace(params=scorer, opt_state=opt_state)
 
-    return Curriculum(name="screener_net", data_prepare=data_prepare,
-                      model_prepare=model_prepare, loss_curriculum=loss_curriculum)
+    return Curriculum(
+        name="screener_net",
+        data_prepare=data_prepare,
+        model_prepare=model_prepare,
+        loss_curriculum=loss_curriculum,
+    )

@@ -22,8 +22,9 @@ PACINGS = ("linear", "geom", "root")
 WEIGHTINGS = ("hard", "linear", "logarithmic", "logistic", "polynomial")
 
 
-def pacing(epoch: int, start_rate: float, grow_epochs: int, kind: str = "linear",
-           p: int = 2) -> float:
+def pacing(
+    epoch: int, start_rate: float, grow_epochs: int, kind: str = "linear", p: int = 2
+) -> float:
     """The fraction of the training set used at ``epoch`` (counted from 1), capped at 1.
 
     With ``λ₀`` = ``start_rate``, ``E`` = ``grow_epochs``, ``e`` = ``epoch``:
@@ -66,8 +67,9 @@ def pacing(epoch: int, start_rate: float, grow_epochs: int, kind: str = "linear"
     return min(1.0, rate)
 
 
-def spl_weights(losses: ArrayLike, rate: float, weighting: str = "hard",
-                t: float = 2.0) -> jax.Array:
+def spl_weights(
+    losses: ArrayLike, rate: float, weighting: str = "hard", t: float = 2.0
+) -> jax.Array:
     """Self-paced weights of ``losses [N]`` keeping the easiest ``⌈rate·N⌉`` samples.
 
     With ``λ`` the largest of the ``k = ⌈rate·N⌉`` smallest losses and ``ℓ_i`` the loss:
@@ -133,8 +135,14 @@ def _spl_weights(losses: jax.Array, k: int, weighting: str, t: float) -> jax.Arr
     raise ValueError(f"weighting must be one of {WEIGHTINGS}, got {weighting!r}")
 
 
-def spl(start_rate: float = 0.2, grow_epochs: int = 15, grow_fn: str = "linear",
-        weighting: str = "hard", p: int = 2, t: float = 2.0) -> Curriculum:
+def spl(
+    start_rate: float = 0.2,
+    grow_epochs: int = 15,
+    grow_fn: str = "linear",
+    weighting: str = "hard",
+    p: int = 2,
+    t: float = 2.0,
+) -> Curriculum:
     """Self-paced learning as a curriculum (CurBench's SPL; defaults of the spec).
 
     Each epoch ``e`` (from 1) keeps/weights the easiest ``pacing(e)`` fraction of the

@@ -105,8 +105,9 @@ def superloss(tau: float = 0.0, lam: float = 1.0, fac: float = 0.9) -> Curriculu
 
     def data_prepare(num_samples, num_classes, key):
         del num_classes, key
-        return CurriculumState(weights=jnp.ones(num_samples, jnp.float32),
-                               extra={"tau": jnp.asarray(tau, jnp.float32)})
+        return CurriculumState(
+            weights=jnp.ones(num_samples, jnp.float32), extra={"tau": jnp.asarray(tau, jnp.float32)}
+        )
 
     def loss_curriculum(losses, logits, labels, indices, state, ctx):
         del logits, labels, indices
@@ -119,5 +120,4 @@ def superloss(tau: float = 0.0, lam: float = 1.0, fac: float = 0.9) -> Curriculu
         per_sample = (losses - current) * sigma + lam * jnp.log(sigma) ** 2
         return masked_mean(per_sample, ctx.valid), state._replace(extra={"tau": current})
 
-    return Curriculum(name="superloss", data_prepare=data_prepare,
-                      loss_curriculum=loss_curriculum)
+    return Curriculum(name="superloss", data_prepare=data_prepare, loss_curriculum=loss_curriculum)

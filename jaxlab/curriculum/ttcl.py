@@ -8,8 +8,14 @@ from jaxlab.curriculum.base import Curriculum
 from jaxlab.curriculum.spl import spl
 
 
-def ttcl(start_rate: float = 0.2, grow_epochs: int = 15, grow_fn: str = "linear",
-         weighting: str = "hard", p: int = 2, t: float = 2.0) -> Curriculum:
+def ttcl(
+    start_rate: float = 0.2,
+    grow_epochs: int = 15,
+    grow_fn: str = "linear",
+    weighting: str = "hard",
+    p: int = 2,
+    t: float = 2.0,
+) -> Curriculum:
     """Transfer-teacher curriculum: SPL's pacing and weights on a teacher's losses.
 
     The difficulty of each training sample is its loss under a teacher network trained

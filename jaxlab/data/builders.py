@@ -58,9 +58,7 @@ class Digits(tfds.core.GeneratorBasedBuilder, skip_registration=True):
         digits = load_digits()
         images = digits.images.astype(np.uint8)[..., None]
         index = np.arange(len(images))
-        train, test = train_test_split(
-            index, test_size=360, random_state=0, stratify=digits.target
-        )
+        train, test = train_test_split(index, test_size=360, random_state=0, stratify=digits.target)
         return {
             "train": self._generate_examples(images, digits.target, np.sort(train)),
             "test": self._generate_examples(images, digits.target, np.sort(test)),

@@ -16,8 +16,9 @@ from scipy import ndimage
 __all__ = ["fashion_mnist_canvases", "textured_canvases"]
 
 
-def _textures(rng: np.random.Generator, n: int, size: int, cells: int,
-              amplitude: float) -> np.ndarray:
+def _textures(
+    rng: np.random.Generator, n: int, size: int, cells: int, amplitude: float
+) -> np.ndarray:
     """``[n, size, size]`` backgrounds in [0, amplitude]: smooth noise plus stripes."""
     coarse = rng.random((n, cells, cells))
     smooth = ndimage.zoom(coarse, (1, size / cells, size / cells), order=1)[:, :size, :size]
@@ -73,8 +74,8 @@ def textured_canvases(
     masks = np.zeros((n, size, size), dtype=bool)
     for i, (r, c) in enumerate(offsets):
         keep = items[i] > threshold
-        masks[i, r:r + h, c:c + w] = keep
-        window = images[i, r:r + h, c:c + w]
+        masks[i, r : r + h, c : c + w] = keep
+        window = images[i, r : r + h, c : c + w]
         window[keep] = items[i][keep]
     return images[..., None], masks, offsets
 

@@ -67,30 +67,21 @@ _GEOM_GCN = ("graphdml-uiuc-jlu/geom-gcn", "f1fc0d14b3b019c562737240d06ec83b07d1
 _PROGNN_SHA = {
     "cora.npz": "398a5c8f949a4f2a3c8fb248f777d2756c654de714762d6a18c04eaa19a96271",
     "citeseer.npz": "36e9a5bbe84eaa0c3c6b226f8b27450bb79246a5df22c375b3bacddb856efa8e",
-    "cora_prognn_splits.json":
-        "40a3e7e4025c349095d425c597a9db53b2ddd2437f0d5ccf7b46417d912f1db0",
-    "citeseer_prognn_splits.json":
-        "12ab5787371b8826691d0c6f33ba7c250dff2754a0f571578bc83920594bb9a3",
+    "cora_prognn_splits.json": "40a3e7e4025c349095d425c597a9db53b2ddd2437f0d5ccf7b46417d912f1db0",
+    "citeseer_prognn_splits.json": "12ab5787371b8826691d0c6f33ba7c250dff2754a0f571578bc83920594bb9a3",
     "cora_meta_adj_0.25.npz": "ffd031e654008271b87975db5270377f86d492b4df82ab20ecb155320ca58b9a",
     "cora_meta_adj_0.5.npz": "69effb89d647a184561f3b962912d4d53375da9c6071f41c1bee73d003f4312a",
     "cora_meta_adj_0.75.npz": "798b54e0a7b7db5bab78276211c1288299fc80c6d17caef179d89863078545ab",
-    "citeseer_meta_adj_0.25.npz":
-        "b99743ead0978dd09bd7c59ad686b80ab27704be83fee8c953ac41078b7ee140",
-    "citeseer_meta_adj_0.5.npz":
-        "c46a38d0546614888580a4063006519ee1529f4b85e0e0ce876116591d339f62",
-    "citeseer_meta_adj_0.75.npz":
-        "379d5e37edd72dbae55b3e0925e93415892b19fea63d3d830e94aec2eb6e4e3a",
+    "citeseer_meta_adj_0.25.npz": "b99743ead0978dd09bd7c59ad686b80ab27704be83fee8c953ac41078b7ee140",
+    "citeseer_meta_adj_0.5.npz": "c46a38d0546614888580a4063006519ee1529f4b85e0e0ce876116591d339f62",
+    "citeseer_meta_adj_0.75.npz": "379d5e37edd72dbae55b3e0925e93415892b19fea63d3d830e94aec2eb6e4e3a",
     # Pubmed in the Pro-GNN setting: the Planetoid graph (connected: its LCC is every node)
     # with Pro-GNN's 10/10/80 split and Metattack graphs, as the GADC repository ships them
     # (SHA-256 of the git blobs at the pinned commit).
-    "pubmed_prognn_splits.json":
-        "5ce8bebe79754193a8cb4c7e656fb8db14f91d3213355d25cf199e3caf221e82",
-    "pubmed_meta_adj_0.25.npz":
-        "e5ad8c476cf84b4b6a0841d2ff6ecdb8262cacdac4d033a7a14b06d676662fa7",
-    "pubmed_meta_adj_0.5.npz":
-        "90ef1a96188058997707376d6ddbf522d866bcf5986838b2cc2a52bd899d4702",
-    "pubmed_meta_adj_0.75.npz":
-        "c6a60e85e976d592c9574349f1605b282ed094d33a8f63958d4decc837129190",
+    "pubmed_prognn_splits.json": "5ce8bebe79754193a8cb4c7e656fb8db14f91d3213355d25cf199e3caf221e82",
+    "pubmed_meta_adj_0.25.npz": "e5ad8c476cf84b4b6a0841d2ff6ecdb8262cacdac4d033a7a14b06d676662fa7",
+    "pubmed_meta_adj_0.5.npz": "90ef1a96188058997707376d6ddbf522d866bcf5986838b2cc2a52bd899d4702",
+    "pubmed_meta_adj_0.75.npz": "c6a60e85e976d592c9574349f1605b282ed094d33a8f63958d4decc837129190",
 }
 _PLANETOID_SHA = {
     "cora.allx": "9419ba2f26f5c35243db64aba110e0f35a04851609e0dc5433450676ca6b8543",
@@ -122,22 +113,14 @@ _PLANETOID_SHA = {
     "pubmed.y": "e6c807633307a07ed659249006536a147c7999c797f11a2560752990181b41b3",
 }
 _GEOM_GCN_SHA = {
-    "cornell/out1_graph_edges.txt":
-        "c4522a00cc40873c8a04a3a07c49e24a48a507eb284ac9c9f2d3e0590351bbb7",
-    "cornell/out1_node_feature_label.txt":
-        "cf5a3ca346cdd1210b8342e22517fcbbdae658065b7a3145f59350e50e6236a3",
-    "texas/out1_graph_edges.txt":
-        "0fe85183243a78cbee9b85a684f8240963d04d1020d10e9cd2b8cfb25e33b476",
-    "texas/out1_node_feature_label.txt":
-        "cf5a3ca346cdd1210b8342e22517fcbbdae658065b7a3145f59350e50e6236a3",
-    "wisconsin/out1_graph_edges.txt":
-        "ebd213511c88fce1eda450c2f920600c4b8cbb38f02384856bcc47c6ec1807ae",
-    "wisconsin/out1_node_feature_label.txt":
-        "a32b0aa38d42f0d36841e8a8cb646d197f0ff33a182ac75a2b4476aeed3c7e4b",
-    "film/out1_graph_edges.txt":
-        "997cdce67ea9c29257d3ffe796328391931901cf823830affa453178b60e2c3e",
-    "film/out1_node_feature_label.txt":
-        "1d5cdd094f8b91e770f6decfca85b35cf42f75d1efb51055fd6af16e11820ff8",
+    "cornell/out1_graph_edges.txt": "c4522a00cc40873c8a04a3a07c49e24a48a507eb284ac9c9f2d3e0590351bbb7",
+    "cornell/out1_node_feature_label.txt": "cf5a3ca346cdd1210b8342e22517fcbbdae658065b7a3145f59350e50e6236a3",
+    "texas/out1_graph_edges.txt": "0fe85183243a78cbee9b85a684f8240963d04d1020d10e9cd2b8cfb25e33b476",
+    "texas/out1_node_feature_label.txt": "cf5a3ca346cdd1210b8342e22517fcbbdae658065b7a3145f59350e50e6236a3",
+    "wisconsin/out1_graph_edges.txt": "ebd213511c88fce1eda450c2f920600c4b8cbb38f02384856bcc47c6ec1807ae",
+    "wisconsin/out1_node_feature_label.txt": "a32b0aa38d42f0d36841e8a8cb646d197f0ff33a182ac75a2b4476aeed3c7e4b",
+    "film/out1_graph_edges.txt": "997cdce67ea9c29257d3ffe796328391931901cf823830affa453178b60e2c3e",
+    "film/out1_node_feature_label.txt": "1d5cdd094f8b91e770f6decfca85b35cf42f75d1efb51055fd6af16e11820ff8",
 }
 
 
@@ -160,10 +143,14 @@ def _prognn_files() -> tuple[RemoteFile, ...]:
 
 DATASETS: dict[str, tuple[RemoteFile, ...]] = {
     "prognn": _prognn_files(),
-    "planetoid": tuple(_github(*_PLANETOID, f"data/ind.{n}", f"graphs/planetoid/ind.{n}", s)
-                       for n, s in _PLANETOID_SHA.items()),
-    "geom-gcn": tuple(_github(*_GEOM_GCN, f"new_data/{n}", f"graphs/geom-gcn/{n}", s)
-                      for n, s in _GEOM_GCN_SHA.items()),
+    "planetoid": tuple(
+        _github(*_PLANETOID, f"data/ind.{n}", f"graphs/planetoid/ind.{n}", s)
+        for n, s in _PLANETOID_SHA.items()
+    ),
+    "geom-gcn": tuple(
+        _github(*_GEOM_GCN, f"new_data/{n}", f"graphs/geom-gcn/{n}", s)
+        for n, s in _GEOM_GCN_SHA.items()
+    ),
 }
 
 
@@ -205,8 +192,9 @@ def _download(url: str, target: Path, sha256: str, timeout: float) -> None:
     """Streams ``url`` to a temporary file beside ``target``; renames it only if it verifies."""
     target.parent.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256()
-    tmp = tempfile.NamedTemporaryFile(dir=target.parent, prefix=f".{target.name}.",
-                                      suffix=".part", delete=False)
+    tmp = tempfile.NamedTemporaryFile(
+        dir=target.parent, prefix=f".{target.name}.", suffix=".part", delete=False
+    )
     try:
         with tmp, urllib.request.urlopen(url, timeout=timeout) as response:
             while chunk := response.read(CHUNK):
@@ -215,7 +203,8 @@ def _download(url: str, target: Path, sha256: str, timeout: float) -> None:
         if digest.hexdigest() != sha256:
             raise ChecksumError(
                 f"SHA-256 mismatch for {url}: expected {sha256}, got {digest.hexdigest()}; "
-                f"{target} was not written")
+                f"{target} was not written"
+            )
         os.replace(tmp.name, target)
     except (urllib.error.URLError, TimeoutError, ConnectionError) as error:
         raise DownloadError(f"could not download {url}: {error}") from error
@@ -223,8 +212,13 @@ def _download(url: str, target: Path, sha256: str, timeout: float) -> None:
         Path(tmp.name).unlink(missing_ok=True)
 
 
-def download_files(files: Iterable[RemoteFile], root: str | os.PathLike, *,
-                   mirror: str | None = None, timeout: float = 60.0) -> list[Path]:
+def download_files(
+    files: Iterable[RemoteFile],
+    root: str | os.PathLike,
+    *,
+    mirror: str | None = None,
+    timeout: float = 60.0,
+) -> list[Path]:
     """Places each file at ``root / file.path``, downloading those absent or not matching.
 
     Args:
@@ -251,8 +245,9 @@ def download_files(files: Iterable[RemoteFile], root: str | os.PathLike, *,
     return paths
 
 
-def fetch(name: str, data_dir: str | os.PathLike | None = None, *,
-          mirror: str | None = None) -> Path:
+def fetch(
+    name: str, data_dir: str | os.PathLike | None = None, *, mirror: str | None = None
+) -> Path:
     """Downloads dataset ``name`` into ``data_dir`` (default :func:`default_data_dir`).
 
     Files already present with the recorded hash are kept; the rest are downloaded and
@@ -272,15 +267,25 @@ def fetch(name: str, data_dir: str | os.PathLike | None = None, *,
       ChecksumError, DownloadError: see :func:`download_files`.
     """
     if name not in DATASETS:
-        raise UnknownDatasetError(
-            f"unknown dataset {name!r}; available: {', '.join(available())}")
+        raise UnknownDatasetError(f"unknown dataset {name!r}; available: {', '.join(available())}")
     root = Path(data_dir) if data_dir is not None else default_data_dir()
     download_files(DATASETS[name], root, mirror=mirror)
     return root / "graphs" / name
 
 
 __all__ = [
-    "ALLOW_ENV", "DATASETS", "ChecksumError", "DownloadError", "FetchError", "RemoteFile",
-    "UnknownDatasetError", "available", "dataset_of", "default_data_dir", "download_allowed",
-    "download_files", "fetch", "sha256_of",
+    "ALLOW_ENV",
+    "DATASETS",
+    "ChecksumError",
+    "DownloadError",
+    "FetchError",
+    "RemoteFile",
+    "UnknownDatasetError",
+    "available",
+    "dataset_of",
+    "default_data_dir",
+    "download_allowed",
+    "download_files",
+    "fetch",
+    "sha256_of",
 ]

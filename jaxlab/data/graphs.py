@@ -99,10 +99,12 @@ def load_prognn(name: str, ptb_rate: float | None = None, data_dir: PathLike = N
         raise ValueError(f"ptb_rate must be None or one of {PTB_RATES}, got {ptb_rate}")
     path = require_file(f"graphs/prognn/{name}.npz", data_dir)
     with np.load(path) as f:
-        adj = sp.csr_matrix((f["adj_data"], f["adj_indices"], f["adj_indptr"]),
-                            shape=tuple(f["adj_shape"]))
-        attr = sp.csr_matrix((f["attr_data"], f["attr_indices"], f["attr_indptr"]),
-                             shape=tuple(f["attr_shape"]))
+        adj = sp.csr_matrix(
+            (f["adj_data"], f["adj_indices"], f["adj_indptr"]), shape=tuple(f["adj_shape"])
+        )
+        attr = sp.csr_matrix(
+            (f["attr_data"], f["attr_indices"], f["attr_indptr"]), shape=tuple(f["attr_shape"])
+        )
         labels = np.asarray(f["labels"], np.int32)
     _check(adj.shape[0] == attr.shape[0] == labels.shape[0], path, "node counts differ")
     adj = _undirected_simple(adj)
@@ -115,11 +117,13 @@ def load_prognn(name: str, ptb_rate: float | None = None, data_dir: PathLike = N
     idx = {k: np.asarray(splits[k], np.int32) for k in ("idx_train", "idx_val", "idx_test")}
     _check(all(v.max() < len(keep) for v in idx.values()), split_path, "index beyond the LCC")
     if ptb_rate is not None:
-        meta_path = require_file(f"graphs/prognn/meta_adj/{name}_meta_adj_{ptb_rate}.npz",
-                                 data_dir)
+        meta_path = require_file(f"graphs/prognn/meta_adj/{name}_meta_adj_{ptb_rate}.npz", data_dir)
         adj = sp.csr_matrix(sp.load_npz(meta_path), dtype=np.float32)
-        _check(adj.shape == (len(keep), len(keep)), meta_path,
-               f"shape {adj.shape}, expected the LCC's {(len(keep), len(keep))}")
+        _check(
+            adj.shape == (len(keep), len(keep)),
+            meta_path,
+            f"shape {adj.shape}, expected the LCC's {(len(keep), len(keep))}",
+        )
     return GraphData(adj, features, labels, idx["idx_train"], idx["idx_val"], idx["idx_test"])
 
 
@@ -131,17 +135,20 @@ def _prognn_split(name: str, num_nodes: int, data_dir: PathLike) -> dict[str, np
     return idx
 
 
-def _metattack_adj(name: str, ptb_rate: float, num_nodes: int, data_dir: PathLike
-                   ) -> sp.csr_matrix:
+def _metattack_adj(name: str, ptb_rate: float, num_nodes: int, data_dir: PathLike) -> sp.csr_matrix:
     meta_path = require_file(f"graphs/prognn/meta_adj/{name}_meta_adj_{ptb_rate}.npz", data_dir)
     adj = sp.csr_matrix(sp.load_npz(meta_path), dtype=np.float32)
-    _check(adj.shape == (num_nodes, num_nodes), meta_path,
-           f"shape {adj.shape}, expected the LCC's {(num_nodes, num_nodes)}")
+    _check(
+        adj.shape == (num_nodes, num_nodes),
+        meta_path,
+        f"shape {adj.shape}, expected the LCC's {(num_nodes, num_nodes)}",
+    )
     return adj
 
 
-def prognn_from_planetoid(graph: GraphData, name: str, ptb_rate: float | None = None,
-                          data_dir: PathLike = None) -> GraphData:
+def prognn_from_planetoid(
+    graph: GraphData, name: str, ptb_rate: float | None = None, data_dir: PathLike = None
+) -> GraphData:
     """A connected Planetoid graph in the Pro-GNN setting: Pro-GNN's 10/10/80 split
     (``graphs/prognn/<name>_prognn_splits.json``) and, with ``ptb_rate``, the Metattack
     adjacency (``graphs/prognn/meta_adj/<name>_meta_adj_<rate>.npz``) instead of the clean one.
@@ -159,8 +166,9 @@ def prognn_from_planetoid(graph: GraphData, name: str, ptb_rate: float | None = 
         raise ValueError(f"{name}: the graph is not connected; Pro-GNN keeps its LCC")
     idx = _prognn_split(name, n, data_dir)
     adj = graph.adj if ptb_rate is None else _metattack_adj(name, ptb_rate, n, data_dir)
-    return GraphData(adj, graph.features, graph.labels, idx["idx_train"], idx["idx_val"],
-                     idx["idx_test"])
+    return GraphData(
+        adj, graph.features, graph.labels, idx["idx_train"], idx["idx_val"], idx["idx_test"]
+    )
 
 
 def _load_pickle(path: Path):
@@ -181,9 +189,13 @@ def load_planetoid(name: str, data_dir: PathLike = None) -> GraphData:
     """
     if name not in PLANETOID:
         raise ValueError(f"name must be one of {PLANETOID}, got {name!r}")
-    return parse_planetoid(name, {part: require_file(f"graphs/planetoid/ind.{name}.{part}",
-                                                     data_dir)
-                                  for part in PLANETOID_PARTS})
+    return parse_planetoid(
+        name,
+        {
+            part: require_file(f"graphs/planetoid/ind.{name}.{part}", data_dir)
+            for part in PLANETOID_PARTS
+        },
+    )
 
 
 def parse_planetoid(name: str, paths: Mapping[str, str | os.PathLike]) -> GraphData:
@@ -198,8 +210,9 @@ def parse_planetoid(name: str, paths: Mapping[str, str | os.PathLike]) -> GraphD
     """
     if name not in PLANETOID:
         raise ValueError(f"name must be one of {PLANETOID}, got {name!r}")
-    parts = {part: _load_pickle(Path(paths[part])) for part in PLANETOID_PARTS
-             if part != "test.index"}
+    parts = {
+        part: _load_pickle(Path(paths[part])) for part in PLANETOID_PARTS if part != "test.index"
+    }
     index_path = Path(paths["test.index"])
     test_idx = np.array([int(line) for line in index_path.read_text().split()])
     test_sorted = np.sort(test_idx)
@@ -224,10 +237,13 @@ def parse_planetoid(name: str, paths: Mapping[str, str | os.PathLike]) -> GraphD
     adj = _undirected_simple(adj)
     n_train = parts["y"].shape[0]
     return GraphData(
-        adj, np.asarray(features.todense(), np.float32),
+        adj,
+        np.asarray(features.todense(), np.float32),
         np.argmax(onehot, axis=1).astype(np.int32),
         np.arange(n_train, dtype=np.int32),
-        np.arange(n_train, min(n_train + 500, n), dtype=np.int32), test_sorted.astype(np.int32))
+        np.arange(n_train, min(n_train + 500, n), dtype=np.int32),
+        test_sorted.astype(np.int32),
+    )
 
 
 GEOM_GCN = ("cornell", "texas", "wisconsin", "film")
@@ -263,8 +279,7 @@ def load_geom_gcn(name: str, data_dir: PathLike = None) -> GraphData:
     edges = np.loadtxt(edge_path, dtype=np.int64, skiprows=1, delimiter="\t", ndmin=2)
     _check(edges.shape[1] == 2 and edges.max() < len(ids), edge_path, "bad edge list")
     n = len(ids)
-    adj = sp.csr_matrix((np.ones(len(edges), np.float32), (edges[:, 0], edges[:, 1])),
-                        shape=(n, n))
+    adj = sp.csr_matrix((np.ones(len(edges), np.float32), (edges[:, 0], edges[:, 1])), shape=(n, n))
     adj.data[:] = 1.0  # duplicate lines count once (a DiGraph)
     empty = np.zeros((0,), np.int32)
     return GraphData(adj, features, np.asarray(labels, np.int32)[order], empty, empty, empty)

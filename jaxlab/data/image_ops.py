@@ -129,7 +129,7 @@ class RandomCrop(grain.transforms.RandomMap):
         padded = np.pad(image, ((p, p), (p, p), (0, 0)))
         top, left = rng.integers(0, 2 * p + 1, size=2)
         out = dict(example)
-        out["image"] = padded[top:top + h, left:left + w]
+        out["image"] = padded[top : top + h, left : left + w]
         return out
 
 
@@ -184,8 +184,13 @@ class Resize(grain.transforms.Map):
         return out
 
 
-def train_ops(dataset: str, *, crop_padding: int = 0, flip: bool = False,
-              stats: tuple[Sequence[float], Sequence[float]] | None = None) -> list[Any]:
+def train_ops(
+    dataset: str,
+    *,
+    crop_padding: int = 0,
+    flip: bool = False,
+    stats: tuple[Sequence[float], Sequence[float]] | None = None,
+) -> list[Any]:
     """Decode → (random crop) → (flip) → normalise with ``dataset``'s :data:`STATS` (or
     ``stats``, a ``(mean, std)`` pair)."""
     mean, std = stats if stats is not None else _stats(dataset)
@@ -197,9 +202,14 @@ def train_ops(dataset: str, *, crop_padding: int = 0, flip: bool = False,
     return [*ops, Normalize(mean, std)]
 
 
-def eval_ops(dataset: str, *, size: int | None = None, channels: int | None = None,
-             label_key: str | None = "label",
-             stats: tuple[Sequence[float], Sequence[float]] | None = None) -> list[Any]:
+def eval_ops(
+    dataset: str,
+    *,
+    size: int | None = None,
+    channels: int | None = None,
+    label_key: str | None = "label",
+    stats: tuple[Sequence[float], Sequence[float]] | None = None,
+) -> list[Any]:
     """Deterministic evaluation transforms: decode → (resize to ``size``) → normalise with
     the statistics of ``dataset`` (the training set's, also for an OOD set)."""
     mean, std = stats if stats is not None else _stats(dataset)
@@ -221,8 +231,9 @@ class _Channels(grain.transforms.Map):
         return out
 
 
-def to_arrays(source: Any, operations: Sequence[Any], *, limit: int | None = None,
-              seed: int = 0) -> dict[str, np.ndarray]:
+def to_arrays(
+    source: Any, operations: Sequence[Any], *, limit: int | None = None, seed: int = 0
+) -> dict[str, np.ndarray]:
     """The first ``limit`` records of ``source`` (all by default) through ``operations``,
     stacked: ``{"image": [n, h, w, c], "label": [n]}``.
 

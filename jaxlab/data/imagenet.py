@@ -65,10 +65,13 @@ def _normalize(image: Image.Image) -> np.ndarray:
     return (np.asarray(image, np.float32) / 255.0 - IMAGENET_MEAN) / IMAGENET_STD
 
 
-def random_resized_crop_box(height: int, width: int, rng: np.random.Generator,
-                            scale: tuple[float, float] = (0.08, 1.0),
-                            ratio: tuple[float, float] = (3 / 4, 4 / 3)
-                            ) -> tuple[int, int, int, int]:
+def random_resized_crop_box(
+    height: int,
+    width: int,
+    rng: np.random.Generator,
+    scale: tuple[float, float] = (0.08, 1.0),
+    ratio: tuple[float, float] = (3 / 4, 4 / 3),
+) -> tuple[int, int, int, int]:
     """``(top, left, h, w)`` of an Inception crop: area share ``U(scale)``, aspect ratio
     ``w / h`` log-uniform in ``ratio``; after 10 failed tries, the centre crop with the
     aspect ratio clamped to ``ratio``."""
@@ -100,13 +103,32 @@ class RandAugment:
     fill with the ImageNet mean colour; signed magnitudes get a random sign.
     """
 
-    OPS = ("auto_contrast", "equalize", "invert", "rotate", "posterize", "solarize",
-           "solarize_add", "color", "contrast", "brightness", "sharpness", "shear_x",
-           "shear_y", "translate_x", "translate_y")
+    OPS = (
+        "auto_contrast",
+        "equalize",
+        "invert",
+        "rotate",
+        "posterize",
+        "solarize",
+        "solarize_add",
+        "color",
+        "contrast",
+        "brightness",
+        "sharpness",
+        "shear_x",
+        "shear_y",
+        "translate_x",
+        "translate_y",
+    )
     FILL = tuple(int(round(255 * m)) for m in IMAGENET_MEAN)
 
-    def __init__(self, num_ops: int = 2, magnitude: float = 9.0, magnitude_std: float = 0.5,
-                 prob: float = 0.5):
+    def __init__(
+        self,
+        num_ops: int = 2,
+        magnitude: float = 9.0,
+        magnitude_std: float = 0.5,
+        prob: float = 0.5,
+    ):
         self.num_ops, self.magnitude = num_ops, magnitude
         self.magnitude_std, self.prob = magnitude_std, prob
 
@@ -118,8 +140,9 @@ class RandAugment:
             image = self.apply(str(name), image, min(max(level, 0.0), 10.0) / 10.0, rng)
         return image
 
-    def apply(self, name: str, image: Image.Image, level: float,
-              rng: np.random.Generator) -> Image.Image:
+    def apply(
+        self, name: str, image: Image.Image, level: float, rng: np.random.Generator
+    ) -> Image.Image:
         """One operation at ``level`` (the magnitude over 10, in ``[0, 1]``)."""
         sign = 1.0 if rng.random() < 0.5 else -1.0
         resample = Image.BILINEAR if rng.random() < 0.5 else Image.BICUBIC
@@ -141,26 +164,39 @@ class RandAugment:
             added = np.clip(pixels + int(110 * level), 0, 255)
             return Image.fromarray(np.where(pixels < 128, added, pixels).astype(np.uint8))
         if name in ("color", "contrast", "brightness", "sharpness"):
-            enhancer = {"color": ImageEnhance.Color, "contrast": ImageEnhance.Contrast,
-                        "brightness": ImageEnhance.Brightness,
-                        "sharpness": ImageEnhance.Sharpness}[name]
+            enhancer = {
+                "color": ImageEnhance.Color,
+                "contrast": ImageEnhance.Contrast,
+                "brightness": ImageEnhance.Brightness,
+                "sharpness": ImageEnhance.Sharpness,
+            }[name]
             return enhancer(image).enhance(1.0 + sign * 0.9 * level)
         if name in ("shear_x", "shear_y"):
             s = sign * 0.3 * level
             matrix = (1, s, 0, 0, 1, 0) if name == "shear_x" else (1, 0, 0, s, 1, 0)
-            return image.transform(image.size, Image.AFFINE, matrix, resample=resample,
-                                   fillcolor=self.FILL)
+            return image.transform(
+                image.size, Image.AFFINE, matrix, resample=resample, fillcolor=self.FILL
+            )
         if name in ("translate_x", "translate_y"):
             shift = sign * 0.45 * level
-            matrix = ((1, 0, shift * width, 0, 1, 0) if name == "translate_x"
-                      else (1, 0, 0, 0, 1, shift * height))
-            return image.transform(image.size, Image.AFFINE, matrix, resample=resample,
-                                   fillcolor=self.FILL)
+            matrix = (
+                (1, 0, shift * width, 0, 1, 0)
+                if name == "translate_x"
+                else (1, 0, 0, 0, 1, shift * height)
+            )
+            return image.transform(
+                image.size, Image.AFFINE, matrix, resample=resample, fillcolor=self.FILL
+            )
         raise ValueError(f"unknown RandAugment operation {name!r}")
 
 
-def random_erase(image: np.ndarray, rng: np.random.Generator, prob: float = 0.25,
-                 area: tuple[float, float] = (0.02, 1 / 3), ratio: float = 0.3) -> np.ndarray:
+def random_erase(
+    image: np.ndarray,
+    rng: np.random.Generator,
+    prob: float = 0.25,
+    area: tuple[float, float] = (0.02, 1 / 3),
+    ratio: float = 0.3,
+) -> np.ndarray:
     """With probability ``prob``, one box of ``image`` (normalised, ``[h, w, c]``) replaced by
     N(0, 1) noise: area share ``U(area)``, aspect ratio log-uniform in ``[ratio, 1/ratio]``
     (10 tries to fit)."""
@@ -175,7 +211,7 @@ def random_erase(image: np.ndarray, rng: np.random.Generator, prob: float = 0.25
         if 0 < h < height and 0 < w < width:
             top, left = int(rng.integers(0, height - h + 1)), int(rng.integers(0, width - w + 1))
             image = image.copy()
-            image[top:top + h, left:left + w] = rng.standard_normal((h, w, channels))
+            image[top : top + h, left : left + w] = rng.standard_normal((h, w, channels))
             return image
     return image
 
@@ -190,15 +226,15 @@ class DeitTrain(grain.transforms.RandomMap):
     def random_map(self, element: dict[str, Any], rng: np.random.Generator) -> dict[str, Any]:
         image = _rgb(element["image"])
         top, left, h, w = random_resized_crop_box(image.height, image.width, rng)
-        image = image.resize((self.size, self.size), Image.BICUBIC,
-                             box=(left, top, left + w, top + h))
+        image = image.resize(
+            (self.size, self.size), Image.BICUBIC, box=(left, top, left + w, top + h)
+        )
         if rng.random() < 0.5:
             image = ImageOps.mirror(image)
         if self.rand_augment is not None:
             image = self.rand_augment(image, rng)
         pixels = random_erase(_normalize(image), rng, self.erase_prob)
-        return {"image": pixels.astype(np.float32),
-                "label": np.asarray(element["label"], np.int32)}
+        return {"image": pixels.astype(np.float32), "label": np.asarray(element["label"], np.int32)}
 
 
 class DeitEval(grain.transforms.Map):
@@ -219,8 +255,9 @@ class DeitEval(grain.transforms.Map):
         return {"image": _normalize(image), "label": np.asarray(element["label"], np.int32)}
 
 
-def deit_train_ops(size: int = 224, rand_augment: bool = True,
-                   erase_prob: float = 0.25) -> list[Any]:
+def deit_train_ops(
+    size: int = 224, rand_augment: bool = True, erase_prob: float = 0.25
+) -> list[Any]:
     """The grain operations of DeiT training (module docstring)."""
     return [DeitTrain(size, rand_augment, erase_prob)]
 
@@ -230,10 +267,16 @@ def deit_eval_ops(size: int = 224) -> list[Any]:
     return [DeitEval(size)]
 
 
-def mixup_cutmix(key: jax.Array, images: jax.Array, labels: jax.Array, num_classes: int,
-                 mixup_alpha: float = 0.8, cutmix_alpha: float = 1.0,
-                 switch_prob: float = 0.5, smoothing: float = 0.1
-                 ) -> tuple[jax.Array, jax.Array]:
+def mixup_cutmix(
+    key: jax.Array,
+    images: jax.Array,
+    labels: jax.Array,
+    num_classes: int,
+    mixup_alpha: float = 0.8,
+    cutmix_alpha: float = 1.0,
+    switch_prob: float = 0.5,
+    smoothing: float = 0.1,
+) -> tuple[jax.Array, jax.Array]:
     """Batch-level Mixup or CutMix (timm ``Mixup``, ``mode="batch"``, as DeiT uses it).
 
     With probability ``switch_prob`` CutMix, else Mixup; λ ~ Beta(α, α) of the chosen one.

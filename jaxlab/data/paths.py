@@ -21,8 +21,11 @@ def _candidates(data_dir: str | os.PathLike | None) -> list[Path]:
     if os.environ.get(ENV_VAR):
         return [Path(os.environ[ENV_VAR])]
     repo_root = Path(__file__).resolve().parents[2]
-    return [Path.cwd().parent / "shared" / "data", repo_root.parent / "shared" / "data",
-            fetch.default_data_dir()]
+    return [
+        Path.cwd().parent / "shared" / "data",
+        repo_root.parent / "shared" / "data",
+        fetch.default_data_dir(),
+    ]
 
 
 def resolve_data_dir(data_dir: str | os.PathLike | None = None) -> Path:
@@ -50,8 +53,11 @@ def require_file(relative: str | os.PathLike, data_dir: str | os.PathLike | None
     """
     dataset = fetch.dataset_of(relative)
     download = dataset is not None and fetch.download_allowed()
-    remedy = "" if dataset is None else (
-        f"; run `jaxlab data fetch {dataset}` (or set ${fetch.ALLOW_ENV}=1)")
+    remedy = (
+        ""
+        if dataset is None
+        else (f"; run `jaxlab data fetch {dataset}` (or set ${fetch.ALLOW_ENV}=1)")
+    )
     try:
         root = resolve_data_dir(data_dir)
     except DataNotFoundError as error:

@@ -47,8 +47,7 @@ def batch_dataset(
     count = jax.process_count() if process_count is None else process_count
     if batch_size <= 0 or batch_size % count:
         raise ValueError(
-            f"batch_size must be a positive multiple of the process count {count}, "
-            f"got {batch_size}"
+            f"batch_size must be a positive multiple of the process count {count}, got {batch_size}"
         )
     local = batch_size // count
     rows = slice(index * local, (index + 1) * local)

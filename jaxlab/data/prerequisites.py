@@ -19,8 +19,10 @@ def _fashion_mnist(data_dir: str | None) -> str | None:
     try:
         builders.find_fashion_mnist(data_dir)
     except FileNotFoundError:
-        return ("Fashion-MNIST: `apt-get install dataset-fashion-mnist` (the Makefile does it "
-                "as root), or put the IDX files in <data_dir>/fashion-mnist/")
+        return (
+            "Fashion-MNIST: `apt-get install dataset-fashion-mnist` (the Makefile does it "
+            "as root), or put the IDX files in <data_dir>/fashion-mnist/"
+        )
     return None
 
 

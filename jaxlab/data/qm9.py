@@ -38,6 +38,8 @@ from jaxlab.data.images import cache_dir
 
 NUM_EIGENFUNCTIONS = 32
 MAX_ATOMS = 29  # the largest QM9 molecule (with hydrogens)
+
+
 def qm9pack_csv_files() -> list[Path]:
     """The QM9 CSV files shipped by ``qm9pack`` (located without importing the package)."""
     spec = importlib.util.find_spec("qm9pack")

@@ -34,10 +34,15 @@ def stratified_split(
     if not (0 < train and 0 < val and train + val < 1):
         raise ValueError(f"need 0 < train, 0 < val, train + val < 1; got {train}, {val}")
     idx = np.arange(labels.shape[0])
-    idx_labelled, idx_test = train_test_split(idx, train_size=train + val, stratify=labels,
-                                              random_state=seed)
-    idx_train, idx_val = train_test_split(idx_labelled, train_size=train / (train + val),
-                                          stratify=labels[idx_labelled], random_state=seed)
+    idx_labelled, idx_test = train_test_split(
+        idx, train_size=train + val, stratify=labels, random_state=seed
+    )
+    idx_train, idx_val = train_test_split(
+        idx_labelled,
+        train_size=train / (train + val),
+        stratify=labels[idx_labelled],
+        random_state=seed,
+    )
     return idx_train, idx_val, idx_test
 
 

@@ -133,10 +133,20 @@ def open_source(
 
     kwargs = dict(builder_kwargs or {})
     try:
-        source = tfds.data_source(name, split=split, data_dir=data_dir or None,
-                                  builder_kwargs=kwargs or None, download=False)
-    except (AssertionError, FileNotFoundError, NotImplementedError, ValueError,
-            tfds.core.DatasetNotFoundError) as e:  # NotImplementedError: no array_record files
+        source = tfds.data_source(
+            name,
+            split=split,
+            data_dir=data_dir or None,
+            builder_kwargs=kwargs or None,
+            download=False,
+        )
+    except (
+        AssertionError,
+        FileNotFoundError,
+        NotImplementedError,
+        ValueError,
+        tfds.core.DatasetNotFoundError,
+    ) as e:  # NotImplementedError: no array_record files
         raise DataNotFoundError(
             f"TFDS dataset {name!r} (split {split!r}) is not prepared as array_record in "
             f"{data_dir or 'the TFDS data directory'}: {str(e).splitlines()[0] if str(e) else e}; "
@@ -196,12 +206,16 @@ def make_loader(
     """
     count = jax.process_count()
     if global_batch < 1 or global_batch % count:
-        raise ValueError(f"global_batch must be a positive multiple of the process count "
-                         f"{count}, got {global_batch}")
+        raise ValueError(
+            f"global_batch must be a positive multiple of the process count "
+            f"{count}, got {global_batch}"
+        )
     local = global_batch // count
     if len(source) // count < local:
-        raise ValueError(f"each of the {count} process shards holds {len(source) // count} "
-                         f"records, fewer than one local batch of {local}")
+        raise ValueError(
+            f"each of the {count} process shards holds {len(source) // count} "
+            f"records, fewer than one local batch of {local}"
+        )
     if workers:
         _absl_flags_parsed()
     sampler = grain.samplers.IndexSampler(
@@ -243,8 +257,10 @@ def eval_batches(
     """
     count, index = jax.process_count(), jax.process_index()
     if global_batch < 1 or global_batch % count:
-        raise ValueError(f"global_batch must be a positive multiple of the process count "
-                         f"{count}, got {global_batch}")
+        raise ValueError(
+            f"global_batch must be a positive multiple of the process count "
+            f"{count}, got {global_batch}"
+        )
     local = global_batch // count
     n = len(source)
     if n == 0:

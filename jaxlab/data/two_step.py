@@ -63,15 +63,17 @@ def load_two_step_sources(
         raise ValueError(f"split must be 'train' or 'test', got {split!r}")
     digits, digit_labels = load_images("digits", split, data_dir)
     keep = np.isin(digit_labels, (1, 2))
-    ind = jax.image.resize(jnp.asarray(digits[keep, :, :, 0]), (int(keep.sum()), tile, tile),
-                           "bilinear")
+    ind = jax.image.resize(
+        jnp.asarray(digits[keep, :, :, 0]), (int(keep.sum()), tile, tile), "bilinear"
+    )
     # Targets from Fashion-MNIST's 10k test images only (loading and resizing the 60k
     # training images costs minutes on a busy CPU): the first 8k train, the last 2k test.
     fashion, fashion_labels = load_images("fashion_mnist", "test", data_dir)
     part = slice(0, 8000) if split == "train" else slice(8000, None)
     fashion, fashion_labels = fashion[part], fashion_labels[part]
-    tgt = jax.image.resize(jnp.asarray(fashion[:, :, :, 0]), (len(fashion), tile, tile),
-                           "linear", antialias=True)
+    tgt = jax.image.resize(
+        jnp.asarray(fashion[:, :, :, 0]), (len(fashion), tile, tile), "linear", antialias=True
+    )
     return TwoStepSources(
         jnp.clip(ind, 0.0, 1.0),
         jnp.asarray(digit_labels[keep] - 1, jnp.int32),
@@ -80,8 +82,9 @@ def load_two_step_sources(
     )
 
 
-def _tfds_images(name: str, split: str, data_dir: str | os.PathLike | None
-                 ) -> tuple[np.ndarray, np.ndarray]:
+def _tfds_images(
+    name: str, split: str, data_dir: str | os.PathLike | None
+) -> tuple[np.ndarray, np.ndarray]:
     """Every record of a TFDS image-classification split: images ``[n, h, w]`` in [0, 1]
     (first channel) and int labels ``[n]``."""
     from jaxlab.data.streaming import open_source
@@ -160,8 +163,9 @@ def two_step_batch(
     colors = colors + color_noise * jax.random.normal(k_n, colors.shape)
     indicators = ind[i_idx]
     indicators = indicators + indicator_noise * jax.random.normal(k_in, indicators.shape)
-    grey = jnp.stack([indicators[:, 0], tgt[t_idx[:, 0]], tgt[t_idx[:, 1]], indicators[:, 1]],
-                     axis=1)  # [b, 4, t, t]
+    grey = jnp.stack(
+        [indicators[:, 0], tgt[t_idx[:, 0]], tgt[t_idx[:, 1]], indicators[:, 1]], axis=1
+    )  # [b, 4, t, t]
     tiles = grey[..., None] * colors[:, :, None, None, :]  # [b, 4, t, t, 3]
     top = jnp.concatenate([tiles[:, 0], tiles[:, 1]], axis=2)
     bottom = jnp.concatenate([tiles[:, 2], tiles[:, 3]], axis=2)

@@ -27,8 +27,16 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["BOS", "EOS", "PAD", "SPECIALS", "UNK", "TokenBlocks", "count_lines",
-           "fairseq_vocabulary"]
+__all__ = [
+    "BOS",
+    "EOS",
+    "PAD",
+    "SPECIALS",
+    "UNK",
+    "TokenBlocks",
+    "count_lines",
+    "fairseq_vocabulary",
+]
 
 SPECIALS = ("<s>", "<pad>", "</s>", "<unk>")
 BOS, PAD, EOS, UNK = range(4)
@@ -55,8 +63,9 @@ def _lines(source: Any, chunk: int = 4096) -> Iterator[str]:
         yield from (_text(e) for e in examples)
 
 
-def count_lines(source: Any, count_words: bool = False
-                ) -> tuple[np.ndarray, collections.Counter | None]:
+def count_lines(
+    source: Any, count_words: bool = False
+) -> tuple[np.ndarray, collections.Counter | None]:
     """One pass over ``source``: tokens per line (words + ``</s>``), and the word counts
     when ``count_words``."""
     counts: collections.Counter | None = collections.Counter() if count_words else None
@@ -123,11 +132,11 @@ class TokenBlocks:
             ids.extend(self.encode(_text(self._source[line])))
             line += 1
         base = int(self._offsets[first])
-        tokens = ids[begin - base:stop - base]
+        tokens = ids[begin - base : stop - base]
         if i == 0:
             tokens = [EOS, *tokens]
         out = np.full(self._block + 1, PAD, np.int32)
-        out[:len(tokens)] = tokens
+        out[: len(tokens)] = tokens
         weights = np.zeros(self._block, np.float32)
-        weights[:len(tokens) - 1] = 1.0
+        weights[: len(tokens) - 1] = 1.0
         return {"tokens": out, "weights": weights}

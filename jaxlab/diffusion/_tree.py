@@ -42,8 +42,10 @@ def check_sampling(schedule: Any, key: Any, fn: Any, fn_name: str) -> None:
     from jaxlab.diffusion.schedules import Schedule
 
     if not isinstance(schedule, Schedule):
-        raise ValueError(f"schedule must be a Schedule (e.g. cosine_beta_schedule(T)), got "
-                         f"{type(schedule).__name__}")
+        raise ValueError(
+            f"schedule must be a Schedule (e.g. cosine_beta_schedule(T)), got "
+            f"{type(schedule).__name__}"
+        )
     check_key("key", key)
     if not callable(fn):
         raise ValueError(f"{fn_name} must be callable, got {type(fn).__name__}")

@@ -33,8 +33,9 @@ def _expand(v: jax.Array, x: jax.Array) -> jax.Array:
 
 def _check_denoise_fn(denoise_fn: DenoiseFn) -> None:
     if not callable(denoise_fn):
-        raise ValueError(f"denoise_fn must be callable (x, sigma) -> D, got "
-                         f"{type(denoise_fn).__name__}")
+        raise ValueError(
+            f"denoise_fn must be callable (x, sigma) -> D, got {type(denoise_fn).__name__}"
+        )
 
 
 def edm_precondition(
@@ -107,8 +108,9 @@ def edm_denoise(
     if x.ndim < 1:
         raise ValueError(f"x must have shape [b, ...], got a scalar {x.shape}")
     if x.ndim < 1 or sigma.shape != x.shape[:1]:
-        raise ValueError(f"sigma must have shape [{x.shape[0]}] (one per row of x); got "
-                         f"{sigma.shape}")
+        raise ValueError(
+            f"sigma must have shape [{x.shape[0]}] (one per row of x); got {sigma.shape}"
+        )
     c_skip, c_out, c_in, c_noise = edm_precondition(sigma, sigma_data)
     f = raw_fn(_expand(c_in, x) * x, c_noise)
     return _expand(c_skip, x) * x + _expand(c_out, x) * f

@@ -58,8 +58,10 @@ def q_sample(schedule: Schedule, x0: PyTree, t: jax.typing.ArrayLike, noise: PyT
     if not isinstance(schedule, Schedule):
         raise ValueError(f"schedule must be a Schedule, got {type(schedule).__name__}")
     if not is_traced(t) and t.size and not 0 <= int(t.min()) <= int(t.max()) < schedule.num_steps:
-        raise ValueError(f"t must lie in [0, {schedule.num_steps}), got values in "
-                         f"[{int(t.min())}, {int(t.max())}]")
+        raise ValueError(
+            f"t must lie in [0, {schedule.num_steps}), got values in "
+            f"[{int(t.min())}, {int(t.max())}]"
+        )
     if jax.tree.structure(x0) != jax.tree.structure(noise):
         raise ValueError("noise must have the pytree structure of x0")
     a = schedule.sqrt_alphas_cumprod[t]

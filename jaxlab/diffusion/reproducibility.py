@@ -84,11 +84,9 @@ def optimal_denoiser(
     if x.ndim != 2:
         raise ValueError(f"x must have shape [b, d]; got {x.shape}")
     if train_set.ndim != 2 or train_set.shape[0] < 1 or train_set.shape[1] != x.shape[1]:
-        raise ValueError(f"train_set must have shape [n >= 1, {x.shape[1]}]; got "
-                         f"{train_set.shape}")
+        raise ValueError(f"train_set must have shape [n >= 1, {x.shape[1]}]; got {train_set.shape}")
     if sigma.shape not in ((), x.shape[:1]):
-        raise ValueError(f"sigma must be a scalar or have shape [{x.shape[0]}]; got "
-                         f"{sigma.shape}")
+        raise ValueError(f"sigma must be a scalar or have shape [{x.shape[0]}]; got {sigma.shape}")
     if chunk_size < 1:
         raise ValueError(f"chunk_size must be >= 1; got {chunk_size}")
     if _is_concrete(sigma) and not np.all(np.asarray(sigma) > 0):
@@ -162,8 +160,7 @@ def pair_cosine(features_a: jax.typing.ArrayLike, features_b: jax.typing.ArrayLi
     b = jnp.asarray(features_b)
     _check_features("features_a", a)
     if b.shape != a.shape:
-        raise ValueError(f"features_b must have the shape of features_a {a.shape}; got "
-                         f"{b.shape}")
+        raise ValueError(f"features_b must have the shape of features_a {a.shape}; got {b.shape}")
     return jnp.sum(_normalize(a) * _normalize(b), axis=1)
 
 
@@ -256,7 +253,7 @@ def nearest_neighbor_ratio(
     _check_features("samples", x)
     if y.ndim != 2 or y.shape[0] < 2 or y.shape[1] != x.shape[1]:
         raise ValueError(f"train_set must have shape [n >= 2, {x.shape[1]}]; got {y.shape}")
-    d2 = (jnp.sum(x * x, axis=1)[:, None] - 2.0 * x @ y.T + jnp.sum(y * y, axis=1)[None, :])
+    d2 = jnp.sum(x * x, axis=1)[:, None] - 2.0 * x @ y.T + jnp.sum(y * y, axis=1)[None, :]
     neg_two, _ = jax.lax.top_k(-jnp.maximum(d2, 0.0), 2)
     d1, d2nd = jnp.sqrt(-neg_two[:, 0]), jnp.sqrt(-neg_two[:, 1])
     ratio = jnp.where(d2nd > 0, d1 / jnp.where(d2nd > 0, d2nd, 1.0), 0.0)
@@ -288,8 +285,10 @@ def pca_proxy(train_set: jax.typing.ArrayLike, num_components: int) -> PCAProxy:
     """
     y = jnp.asarray(train_set, dtype=jnp.result_type(float))
     if y.ndim != 2 or not 1 <= num_components <= min(y.shape):
-        raise ValueError(f"need train_set [n, d] and 1 <= num_components <= min(n, d); got "
-                         f"{y.shape}, {num_components}")
+        raise ValueError(
+            f"need train_set [n, d] and 1 <= num_components <= min(n, d); got "
+            f"{y.shape}, {num_components}"
+        )
     mean = jnp.mean(y, axis=0)
     _, _, vt = jnp.linalg.svd(y - mean[None, :], full_matrices=False)
     return PCAProxy(mean=mean, components=vt[:num_components])
@@ -334,8 +333,10 @@ def calibrate_threshold(
     a, b = as_float("features_items", features_items), as_float("features_copies", features_copies)
     _check_features("features_items", a)
     if a.shape[0] < 2 or b.shape != a.shape:
-        raise ValueError(f"need features_items [n >= 2, k] and features_copies of that shape; "
-                         f"got {a.shape}, {b.shape}")
+        raise ValueError(
+            f"need features_items [n >= 2, k] and features_copies of that shape; "
+            f"got {a.shape}, {b.shape}"
+        )
     a, b = _normalize(a), _normalize(b)
     copy_sim = jnp.sum(a * b, axis=1)
     cross = a @ a.T - 3.0 * jnp.eye(a.shape[0], dtype=a.dtype)

@@ -81,12 +81,16 @@ class MaskDecoder(nn.Module):
     def __call__(self, stages: Sequence[jax.Array], image_hw: tuple[int, int]) -> jax.Array:
         """``stages``: shallow → deep ``[b, h_i, w_i, c_i]``; returns the mask ``[b, H, W]``."""
         if len(stages) != len(self.channels) + 1:
-            raise ValueError(f"stages must hold len(channels) + 1 = {len(self.channels) + 1} "
-                             f"feature maps (shallow to deep); got {len(stages)}")
+            raise ValueError(
+                f"stages must hold len(channels) + 1 = {len(self.channels) + 1} "
+                f"feature maps (shallow to deep); got {len(stages)}"
+            )
         for s in stages:
             if s.ndim != 4 or s.shape[0] != stages[0].shape[0]:
-                raise ValueError(f"every stage must be [b, h, w, c] with one b; got "
-                                 f"{[tuple(t.shape) for t in stages]}")
+                raise ValueError(
+                    f"every stage must be [b, h, w, c] with one b; got "
+                    f"{[tuple(t.shape) for t in stages]}"
+                )
         h, w = image_hw
         p = self.patch
         if p < 1 or h % p or w % p:

@@ -16,8 +16,10 @@ __all__ = ["deletion_auc", "insertion_auc", "mass_inside", "pointing_game"]
 
 def _check(saliency: jax.Array, gt_mask: jax.Array) -> None:
     if saliency.ndim != 3 or saliency.shape != gt_mask.shape:
-        raise ValueError(f"saliency and gt_mask must share a shape [b, H, W]; got "
-                         f"{saliency.shape}, {gt_mask.shape}")
+        raise ValueError(
+            f"saliency and gt_mask must share a shape [b, H, W]; got "
+            f"{saliency.shape}, {gt_mask.shape}"
+        )
 
 
 def pointing_game(saliency: jax.typing.ArrayLike, gt_mask: jax.typing.ArrayLike) -> jax.Array:
@@ -104,8 +106,9 @@ def deletion_auc(
     x = jnp.asarray(x)
     saliency = jnp.asarray(saliency)
     if x.ndim != 4 or saliency.shape != x.shape[:3]:
-        raise ValueError(f"need x [b, H, W, C] and saliency [b, H, W]; got {x.shape}, "
-                         f"{saliency.shape}")
+        raise ValueError(
+            f"need x [b, H, W, C] and saliency [b, H, W]; got {x.shape}, {saliency.shape}"
+        )
     base = check_baseline(baseline, x)
     return _curve_auc(encode_fn, x, saliency, base, num_steps, insert=False)
 
@@ -122,7 +125,8 @@ def insertion_auc(
     x = jnp.asarray(x)
     saliency = jnp.asarray(saliency)
     if x.ndim != 4 or saliency.shape != x.shape[:3]:
-        raise ValueError(f"need x [b, H, W, C] and saliency [b, H, W]; got {x.shape}, "
-                         f"{saliency.shape}")
+        raise ValueError(
+            f"need x [b, H, W, C] and saliency [b, H, W]; got {x.shape}, {saliency.shape}"
+        )
     base = check_baseline(baseline, x)
     return _curve_auc(encode_fn, x, saliency, base, num_steps, insert=True)

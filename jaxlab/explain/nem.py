@@ -38,14 +38,16 @@ def check_baseline(baseline: jax.typing.ArrayLike, x: jax.Array) -> jax.Array:
     try:
         return jnp.broadcast_to(jnp.asarray(baseline, x.dtype), x.shape)
     except (TypeError, ValueError) as e:
-        raise ValueError(f"baseline must broadcast to x {x.shape}, got shape "
-                         f"{jnp.shape(baseline)}") from e
+        raise ValueError(
+            f"baseline must broadcast to x {x.shape}, got shape {jnp.shape(baseline)}"
+        ) from e
 
 
 def _check_encode_fn(encode_fn: object) -> None:
     if not callable(encode_fn):
-        raise ValueError(f"encode_fn must be callable [b, H, W, C] -> [b, k], got "
-                         f"{type(encode_fn).__name__}")
+        raise ValueError(
+            f"encode_fn must be callable [b, H, W, C] -> [b, k], got {type(encode_fn).__name__}"
+        )
 
 
 def masked_input(
@@ -130,8 +132,9 @@ def nem_loss(
     if mask.ndim != 3:
         raise ValueError(f"mask must have shape [b, H, W]; got {mask.shape}")
     if jnp.shape(emb_masked) != jnp.shape(emb):
-        raise ValueError(f"emb_masked must have the shape of emb {jnp.shape(emb)}, got "
-                         f"{jnp.shape(emb_masked)}")
+        raise ValueError(
+            f"emb_masked must have the shape of emb {jnp.shape(emb)}, got {jnp.shape(emb_masked)}"
+        )
     check_range("lambda_f", lambda_f, 0.0)
     check_range("lambda_s", lambda_s, 0.0)
     return lambda_f * jnp.mean(cosine_distance(emb, emb_masked)) + lambda_s * jnp.mean(mask)
@@ -184,8 +187,10 @@ def nem_contrastive_loss(
     base = nem_loss(emb, emb_masked, mask, lambda_f, lambda_s)
     check_range("lambda_c", lambda_c, 0.0)
     if jnp.shape(emb_complement) != jnp.shape(emb):
-        raise ValueError(f"emb_complement must have the shape of emb {jnp.shape(emb)}, got "
-                         f"{jnp.shape(emb_complement)}")
+        raise ValueError(
+            f"emb_complement must have the shape of emb {jnp.shape(emb)}, got "
+            f"{jnp.shape(emb_complement)}"
+        )
     if form == "additive":
         d_neg = jnp.mean(cosine_distance(emb, emb_complement))
         return base + lambda_c * (1.0 - d_neg)
@@ -203,15 +208,22 @@ def smooth_random_masks(
     """RISE/RELAX-style smooth random masks: Bernoulli(p) on a coarse grid, bilinearly
     upsampled with a random sub-cell shift. Returns ``[num_masks, H, W]`` in [0, 1]."""
     check_key("key", key)
-    for name, value in (("num_masks", num_masks), ("height", height), ("width", width),
-                        ("cells", cells)):
+    for name, value in (
+        ("num_masks", num_masks),
+        ("height", height),
+        ("width", width),
+        ("cells", cells),
+    ):
         check_integer(name, value, low=1)
     check_range("p_keep", p_keep, 0.0, 1.0, low_open=True)
     k_grid, k_h, k_w = jax.random.split(key, 3)
     grid = jax.random.bernoulli(k_grid, p_keep, (num_masks, cells + 1, cells + 1))
     cell_h, cell_w = -(-height // cells), -(-width // cells)
-    big = jax.image.resize(grid.astype(jnp.float32),
-                           (num_masks, (cells + 1) * cell_h, (cells + 1) * cell_w), "bilinear")
+    big = jax.image.resize(
+        grid.astype(jnp.float32),
+        (num_masks, (cells + 1) * cell_h, (cells + 1) * cell_w),
+        "bilinear",
+    )
     shift_h = jax.random.randint(k_h, (num_masks,), 0, cell_h)
     shift_w = jax.random.randint(k_w, (num_masks,), 0, cell_w)
 
@@ -265,8 +277,9 @@ def relax(
         raise ValueError(f"x must have shape [H, W, C]; got {x.shape}")
     _check_encode_fn(encode_fn)
     if num_masks < 1 or chunk_size < 1 or num_masks % chunk_size:
-        raise ValueError(f"num_masks ({num_masks}) must be a positive multiple of chunk_size "
-                         f"({chunk_size})")
+        raise ValueError(
+            f"num_masks ({num_masks}) must be a positive multiple of chunk_size ({chunk_size})"
+        )
     h, w, _ = x.shape
     ref = encode_fn(x[None])  # [1, k]
     masks = smooth_random_masks(key, num_masks, h, w, cells, p_keep)

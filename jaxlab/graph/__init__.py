@@ -12,7 +12,20 @@ from jaxlab.graph.graphs import from_edges, from_scipy, make_propagate, pad_edge
 from jaxlab.graph.losses import masked_accuracy, masked_cross_entropy
 
 __all__ = [
-    "attacks", "csbm", "losses", "models", "gadc", "gcn_normalize", "heat_diffusion",
-    "masked_accuracy", "masked_cross_entropy", "ppr_diffusion", "from_edges", "from_scipy",
-    "make_propagate", "pad_edges", "propagate", "row_normalize",
+    "attacks",
+    "csbm",
+    "losses",
+    "models",
+    "gadc",
+    "gcn_normalize",
+    "heat_diffusion",
+    "masked_accuracy",
+    "masked_cross_entropy",
+    "ppr_diffusion",
+    "from_edges",
+    "from_scipy",
+    "make_propagate",
+    "pad_edges",
+    "propagate",
+    "row_normalize",
 ]

@@ -41,8 +41,10 @@ def edge_budget(adj: ArrayLike, rate: float) -> int:
     """
     check_range("rate", rate, 0.0, 1.0)
     if is_traced(adj):
-        raise ValueError("adj must be concrete to turn a rate into a budget; pass "
-                         "budget_form='flips' with a number of pairs under jit")
+        raise ValueError(
+            "adj must be concrete to turn a rate into a budget; pass "
+            "budget_form='flips' with a number of pairs under jit"
+        )
     adj = np.asarray(adj)
     check_square("adj", adj)
     return int(rate * int(np.sum(np.triu(adj, 1) != 0)))
@@ -111,8 +113,9 @@ def margin(logits: ArrayLike, labels: ArrayLike) -> jax.Array:
     """
     logits, labels = jnp.asarray(logits), jnp.asarray(labels)
     if logits.ndim != 2 or labels.shape != logits.shape[:1]:
-        raise ValueError(f"logits must be [n, c] and labels [n], got {logits.shape} and "
-                         f"{labels.shape}")
+        raise ValueError(
+            f"logits must be [n, c] and labels [n], got {logits.shape} and {labels.shape}"
+        )
     if not jnp.issubdtype(labels.dtype, jnp.integer):
         raise ValueError(f"labels must be integers, got dtype {labels.dtype}")
     true = jnp.take_along_axis(logits, labels[:, None], axis=1)[:, 0]
@@ -176,8 +179,10 @@ def project_flip_budget(s: ArrayLike, budget: float, *, tol: float = 1e-5) -> ja
 
     def excess_and_slope(mu):
         t = s - mu
-        return (jnp.sum(jnp.clip(t, 0.0, 1.0)) - budget,
-                jnp.sum(((t > 0) & (t < 1)).astype(s.dtype)))
+        return (
+            jnp.sum(jnp.clip(t, 0.0, 1.0)) - budget,
+            jnp.sum(((t > 0) & (t < 1)).astype(s.dtype)),
+        )
 
     def cond(c):
         bot, top, _, _, _, step, _ = c
@@ -278,8 +283,11 @@ def pgd_structure_attack(
         budget = int(budget)
     else:
         raise ValueError(f"budget_form must be 'flips' or 'rate', got {budget_form!r}")
-    for name, value in (("iterations", iterations), ("sampling_tries", sampling_tries),
-                        ("max_draws", max_draws)):
+    for name, value in (
+        ("iterations", iterations),
+        ("sampling_tries", sampling_tries),
+        ("max_draws", max_draws),
+    ):
         check_integer(name, value, low=1)
     check_range("base_lr", base_lr, 0.0, None, low_open=True)
     n = adj.shape[0]
@@ -346,8 +354,7 @@ def pgd_structure_attack(
         best_flips, best_value = carry
         flips, value = one_try(k)
         better = value < best_value  # strict: the first of equal losses is kept, as gb
-        return (jnp.where(better, flips, best_flips),
-                jnp.where(better, value, best_value)), None
+        return (jnp.where(better, flips, best_flips), jnp.where(better, value, best_value)), None
 
     init = (jnp.zeros((n, n), adj.dtype), jnp.array(jnp.inf, adj.dtype))
     (flips, value), _ = jax.lax.scan(best_of, init, jax.random.split(key, sampling_tries))
@@ -362,6 +369,8 @@ def pseudo_labels(logits: ArrayLike, labels: ArrayLike, train_mask: ArrayLike) -
     """
     logits, labels, train_mask = (jnp.asarray(a) for a in (logits, labels, train_mask))
     if logits.ndim != 2 or labels.shape != logits.shape[:1] or train_mask.shape != labels.shape:
-        raise ValueError(f"logits must be [n, c], labels and train_mask [n], got "
-                         f"{logits.shape}, {labels.shape}, {train_mask.shape}")
+        raise ValueError(
+            f"logits must be [n, c], labels and train_mask [n], got "
+            f"{logits.shape}, {labels.shape}, {train_mask.shape}"
+        )
     return jnp.where(train_mask, labels, jnp.argmax(logits, -1))

@@ -54,8 +54,9 @@ def csbm(
     check_range("signal", signal, 0.0, None)
     if num_nodes < num_classes:
         raise ValueError(f"num_classes must be <= num_nodes, got {num_classes} > {num_nodes}")
-    bits = jax.random.key_data(key) if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key) \
-        else key
+    bits = (
+        jax.random.key_data(key) if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key) else key
+    )
     rng = np.random.default_rng(np.asarray(bits).ravel())
     labels = (np.arange(num_nodes) % num_classes).astype(np.int32)
     rng.shuffle(labels)
@@ -71,8 +72,9 @@ def csbm(
     for k in range(num_classes):
         pick = target_class == k
         receivers[pick] = rng.choice(by_class[k], pick.sum())
-    adj = sp.coo_matrix((np.ones(num_edges, np.float32), (senders, receivers)),
-                        shape=(num_nodes, num_nodes)).tocsr()
+    adj = sp.coo_matrix(
+        (np.ones(num_edges, np.float32), (senders, receivers)), shape=(num_nodes, num_nodes)
+    ).tocsr()
     adj = adj + adj.T
     adj.setdiag(0)
     adj.eliminate_zeros()
@@ -88,8 +90,7 @@ def edge_homophily(adj: sp.spmatrix, labels: np.ndarray) -> float:
     coo = sp.coo_matrix(adj)
     labels = np.asarray(labels)
     if coo.shape[0] != coo.shape[1] or labels.shape != (coo.shape[0],):
-        raise ValueError(f"adj must be [n, n] and labels [n], got {coo.shape} and "
-                         f"{labels.shape}")
+        raise ValueError(f"adj must be [n, n] and labels [n], got {coo.shape} and {labels.shape}")
     if coo.nnz == 0:
         return float("nan")
     return float(np.mean(labels[coo.row] == labels[coo.col]))

@@ -99,8 +99,11 @@ def gcn_normalize(
 
 
 def neumann_series(
-    apply_t: Callable[[jax.Array], jax.Array], x: jax.Array, coef: ArrayLike,
-    scale: ArrayLike, num_terms: int,
+    apply_t: Callable[[jax.Array], jax.Array],
+    x: jax.Array,
+    coef: ArrayLike,
+    scale: ArrayLike,
+    num_terms: int,
 ) -> jax.Array:
     """``scale · Σ_{k=0..K} (coef · T)^k x`` for any linear operator ``apply_t: v ↦ T v``.
 
@@ -265,8 +268,9 @@ def adversarial_transition(
         propagate_a = make_propagate(a_hat.senders, a_hat.receivers, a_hat.edges, n)
         phi_op = _gram_operator(phi_features)
         return lambda v: propagate_a(v) - eps * phi_op(v)  # T = Â − εΦ
-    values = edge_cosine(graph, phi_features) if phi == "cosine" else _edge_inner(
-        graph, phi_features)
+    values = (
+        edge_cosine(graph, phi_features) if phi == "cosine" else _edge_inner(graph, phi_features)
+    )
     # Φ lives on the graph's edges, which are Â's first E edges (the self-loops follow):
     # T = Â − εΦ is one sparse matrix with Â's pattern, one CSR product per step.
     loops = jnp.zeros((n,), values.dtype)

@@ -61,8 +61,9 @@ def from_edges(
     for name, ids in (("senders", senders), ("receivers", receivers)):
         if ids.size and not np.issubdtype(ids.dtype, np.integer):
             raise ValueError(f"{name} must be integer node ids, got dtype {ids.dtype}")
-    if senders.size and (min(senders.min(), receivers.min()) < 0
-                         or max(senders.max(), receivers.max()) >= num_nodes):
+    if senders.size and (
+        min(senders.min(), receivers.min()) < 0 or max(senders.max(), receivers.max()) >= num_nodes
+    ):
         raise ValueError(f"edge endpoints must lie in [0, {num_nodes}), got out-of-range ids")
     if weights is None:
         weights = np.ones(senders.shape, np.float32)
@@ -133,13 +134,21 @@ def to_dense(graph: jraph.GraphsTuple, num_nodes: int) -> jax.Array:
 def check_graph(graph: jraph.GraphsTuple) -> None:
     """Raises ``ValueError`` unless ``graph`` has 1-D senders/receivers and ``[E]`` weights."""
     senders, receivers, weights = graph.senders, graph.receivers, graph.edges
-    if senders is None or receivers is None or np.ndim(senders) != 1 \
-            or np.shape(senders) != np.shape(receivers):
-        raise ValueError("graph.senders and graph.receivers must be 1-D of one length [E], "
-                         f"got {np.shape(senders)} and {np.shape(receivers)}")
+    if (
+        senders is None
+        or receivers is None
+        or np.ndim(senders) != 1
+        or np.shape(senders) != np.shape(receivers)
+    ):
+        raise ValueError(
+            "graph.senders and graph.receivers must be 1-D of one length [E], "
+            f"got {np.shape(senders)} and {np.shape(receivers)}"
+        )
     if weights is None or np.shape(weights) != np.shape(senders):
-        raise ValueError(f"graph.edges must hold one weight per edge, shape {np.shape(senders)}"
-                         f", got {None if weights is None else np.shape(weights)}")
+        raise ValueError(
+            f"graph.edges must hold one weight per edge, shape {np.shape(senders)}"
+            f", got {None if weights is None else np.shape(weights)}"
+        )
 
 
 def check_num_nodes(graph: jraph.GraphsTuple, num_nodes: int, name: str = "x") -> None:
@@ -185,21 +194,30 @@ def csr_layout(senders: ArrayLike, receivers: ArrayLike, num_nodes: int) -> CsrL
     sorted once in numpy, so XLA never constant-folds a sort of 10⁵ edges (seconds); a
     traced one (a graph passed as a jit argument) is sorted by XLA.
     """
-    xp = jnp if isinstance(senders, jax.core.Tracer) or isinstance(
-        receivers, jax.core.Tracer) else np
+    xp = (
+        jnp
+        if isinstance(senders, jax.core.Tracer) or isinstance(receivers, jax.core.Tracer)
+        else np
+    )
     senders, receivers = xp.asarray(senders), xp.asarray(receivers)
     offsets = xp.arange(num_nodes + 1)
     perm = xp.argsort(receivers, stable=True)
     rows, cols = receivers[perm], senders[perm]
     t_from_m = xp.argsort(cols, stable=True)  # M's entries re-sorted by column
-    fields = (perm, xp.searchsorted(rows, offsets), cols, rows,
-              xp.searchsorted(cols[t_from_m], offsets), rows[t_from_m], t_from_m)
+    fields = (
+        perm,
+        xp.searchsorted(rows, offsets),
+        cols,
+        rows,
+        xp.searchsorted(cols[t_from_m], offsets),
+        rows[t_from_m],
+        t_from_m,
+    )
     return CsrLayout(*(jnp.asarray(a, jnp.int32) for a in fields))
 
 
 @jax.custom_batching.custom_vmap
-def _csr_product(indptr: jax.Array, indices: jax.Array, data: jax.Array,
-                 v: jax.Array) -> jax.Array:
+def _csr_product(indptr: jax.Array, indices: jax.Array, data: jax.Array, v: jax.Array) -> jax.Array:
     """CSR(indptr, indices, data) ``[n, n]`` @ ``v: [n, c]`` (XLA:CPU: a native CSR kernel)."""
     n = v.shape[0]
     return jsparse.BCSR((data, indices, indptr), shape=(n, n)) @ v
@@ -213,8 +231,10 @@ def _csr_product_vmap(axis_size, in_batched, indptr, indices, data, v):
         wide = jnp.moveaxis(v, 0, 1).reshape(n, b * c)
         out = _csr_product(indptr, indices, data, wide).reshape(n, b, c)
         return jnp.moveaxis(out, 1, 0), True
-    args = [a if batched else jnp.broadcast_to(a, (axis_size, *a.shape))
-            for a, batched in zip((indptr, indices, data, v), in_batched, strict=True)]
+    args = [
+        a if batched else jnp.broadcast_to(a, (axis_size, *a.shape))
+        for a, batched in zip((indptr, indices, data, v), in_batched, strict=True)
+    ]
     return jax.lax.map(lambda a: _csr_product(*a), tuple(args)), True
 
 
@@ -266,8 +286,10 @@ def make_propagate(
     check_integer("num_nodes", num_nodes, low=1)
     weights = jnp.asarray(weights)
     if weights.shape != np.shape(senders) or np.shape(senders) != np.shape(receivers):
-        raise ValueError(f"senders, receivers and weights must have one shape [E], got "
-                         f"{np.shape(senders)}, {np.shape(receivers)}, {weights.shape}")
+        raise ValueError(
+            f"senders, receivers and weights must have one shape [E], got "
+            f"{np.shape(senders)}, {np.shape(receivers)}, {weights.shape}"
+        )
     layout = csr_layout(senders, receivers, num_nodes)
     data = weights[layout.perm]
 

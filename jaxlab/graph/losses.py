@@ -13,8 +13,10 @@ def _check(logits: ArrayLike, labels: ArrayLike, mask: ArrayLike):
     if logits.ndim != 2:
         raise ValueError(f"logits must be [n, c], got shape {logits.shape}")
     if labels.shape != logits.shape[:1] or not jnp.issubdtype(labels.dtype, jnp.integer):
-        raise ValueError(f"labels must be [{logits.shape[0]}] integers, got shape "
-                         f"{labels.shape} and dtype {labels.dtype}")
+        raise ValueError(
+            f"labels must be [{logits.shape[0]}] integers, got shape "
+            f"{labels.shape} and dtype {labels.dtype}"
+        )
     if mask.shape != labels.shape:
         raise ValueError(f"mask must be [{logits.shape[0]}], got shape {mask.shape}")
     return logits, labels, mask

@@ -83,8 +83,9 @@ class Dropout(nn.Module):
 
 def _dense(features: int, init: str, name: str) -> nn.Dense:
     if init == "reference":
-        return nn.Dense(features, kernel_init=reference_init,
-                        bias_init=_reference_bias_init, name=name)
+        return nn.Dense(
+            features, kernel_init=reference_init, bias_init=_reference_bias_init, name=name
+        )
     if init == "default":
         return nn.Dense(features, name=name)
     raise ValueError(f"init must be 'reference' or 'default', got {init!r}")
@@ -148,11 +149,12 @@ class GCN(nn.Module):
         """``x: [n, d]``, ``propagate_fn: [n, k] → [n, k]`` (Â v) → logits ``[n, c]``."""
         if self.activation not in ("relu", "none"):
             raise ValueError(f"activation must be 'relu' or 'none', got {self.activation!r}")
-        inits = {"default": nn.initializers.lecun_normal(),
-                 "glorot": nn.initializers.glorot_uniform()}
+        inits = {
+            "default": nn.initializers.lecun_normal(),
+            "glorot": nn.initializers.glorot_uniform(),
+        }
         if self.init_scheme not in inits:
-            raise ValueError(f"init_scheme must be 'default' or 'glorot', got "
-                             f"{self.init_scheme!r}")
+            raise ValueError(f"init_scheme must be 'default' or 'glorot', got {self.init_scheme!r}")
         init = inits[self.init_scheme]
         w0 = self.param("w0", init, (x.shape[-1], self.hidden))
         b0 = self.param("b0", nn.initializers.zeros, (self.hidden,))
@@ -184,8 +186,7 @@ class APPNP(nn.Module):
     def __call__(self, x: jax.Array, propagate_fn: Propagate, *, train: bool) -> jax.Array:
         """``x: [n, d]`` → diffused logits ``[n, c]``."""
         logits = MLP((self.hidden,), self.num_classes, self.dropout, name="mlp")(x, train=train)
-        return neumann_series(propagate_fn, logits, 1.0 - self.alpha, self.alpha,
-                              self.num_terms)
+        return neumann_series(propagate_fn, logits, 1.0 - self.alpha, self.alpha, self.num_terms)
 
 
 def sgc_features(propagate_fn: Propagate, x: jax.Array, num_terms: int) -> jax.Array:

@@ -132,8 +132,10 @@ def normalized_dot_product_attention(
     value = jnp.asarray(value)
     key_arr = jnp.asarray(key)
     if value.ndim != key_arr.ndim or value.shape[:-1] != key_arr.shape[:-1]:
-        raise ValueError(f"value must be [batch..., kv_len, heads, v_depth] matching key "
-                         f"{key_arr.shape} but the last axis, got {value.shape}")
+        raise ValueError(
+            f"value must be [batch..., kv_len, heads, v_depth] matching key "
+            f"{key_arr.shape} but the last axis, got {value.shape}"
+        )
     weights = attention_weights(query, key, normalizer, multimax_params, mask, bias, scale)
     if module is not None:
         module.sow("intermediates", "attention_weights", weights)
@@ -166,7 +168,8 @@ def make_attention_fn(
     check_normalizer(normalizer)
     if multimax_params is not None and not isinstance(multimax_params, MultiMaxParams):
         raise ValueError(
-            f"multimax_params must be MultiMaxParams, got {type(multimax_params).__name__}")
+            f"multimax_params must be MultiMaxParams, got {type(multimax_params).__name__}"
+        )
     if scale is not None:
         check_range("scale", scale, 0.0, low_open=True)
     return functools.partial(
@@ -224,8 +227,9 @@ class MultiHeadAttention(nn.Module):
             if getattr(self, name) is not None:
                 check_integer(name, getattr(self, name), low=1)
         if self.qkv_features is not None and self.qkv_features % self.num_heads:
-            raise ValueError(f"qkv_features {self.qkv_features} must be divisible by "
-                             f"num_heads {self.num_heads}")
+            raise ValueError(
+                f"qkv_features {self.qkv_features} must be divisible by num_heads {self.num_heads}"
+            )
         check_normalizer(self.normalizer)
         check_integer("multimax_order", self.multimax_order, low=1)
         check_range("dropout_rate", self.dropout_rate, 0.0, 1.0, high_open=True)

@@ -83,7 +83,8 @@ def resolve_normalizer(
     check_normalizer(normalizer)
     if multimax_params is not None and not isinstance(multimax_params, MultiMaxParams):
         raise ValueError(
-            f"multimax_params must be MultiMaxParams, got {type(multimax_params).__name__}")
+            f"multimax_params must be MultiMaxParams, got {type(multimax_params).__name__}"
+        )
     if callable(normalizer):
         return normalizer
     if normalizer == "multimax":
@@ -101,8 +102,9 @@ def resolve_normalizer(
             return norm_softmax(scores / s, 1.0 / s, spread=spread, where=where)
 
         return normed
-    return _masked({"softmax": jax.nn.softmax, "sparsemax": sparsemax,
-                    "entmax15": entmax15}[normalizer])
+    return _masked(
+        {"softmax": jax.nn.softmax, "sparsemax": sparsemax, "entmax15": entmax15}[normalizer]
+    )
 
 
 def _timm_trunc_normal(std: float) -> Callable[..., jax.Array]:
@@ -154,9 +156,7 @@ class MultiMax(nn.Module):
         """σ(x) (Eq. (6)); use before a softmax cross-entropy at an output layer."""
         return multimax_modulate(x, self.params())
 
-    def __call__(
-        self, x: ArrayLike, axis: int = -1, where: ArrayLike | None = None
-    ) -> jax.Array:
+    def __call__(self, x: ArrayLike, axis: int = -1, where: ArrayLike | None = None) -> jax.Array:
         """MultiMax(x) = softmax(σ(x)) along ``axis`` (Eq. (7))."""
         return multimax(x, self.params(), axis=axis, where=where)
 

@@ -48,8 +48,8 @@ def gaussian_blur(x: ArrayLike, sigma: ArrayLike, kernel_size: int = 3) -> jax.A
     c = x.shape[-1]
     kernel = jnp.tile(k2[:, :, None, None], (1, 1, 1, c))  # HWIO, depthwise
     return jax.lax.conv_general_dilated(
-        x, kernel, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"),
-        feature_group_count=c)
+        x, kernel, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"), feature_group_count=c
+    )
 
 
 class LeNet(nn.Module):

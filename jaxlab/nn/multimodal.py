@@ -54,8 +54,10 @@ def splice_audio(
     x, a = jnp.asarray(token_embeddings), jnp.asarray(audio_embeddings)
     is_audio = jnp.asarray(is_audio, bool)
     if x.ndim != 3 or a.ndim != 3 or a.shape[::2] != x.shape[::2]:
-        raise ValueError(f"token_embeddings [b, L, d] {x.shape} and audio_embeddings [b, F, d] "
-                         f"{a.shape} must agree on batch and dim")
+        raise ValueError(
+            f"token_embeddings [b, L, d] {x.shape} and audio_embeddings [b, F, d] "
+            f"{a.shape} must agree on batch and dim"
+        )
     if is_audio.shape != x.shape[:2]:
         raise ValueError(f"is_audio must be {x.shape[:2]}, got {is_audio.shape}")
     index = jnp.cumsum(is_audio, axis=1) - 1
@@ -83,8 +85,10 @@ def answer_loss(logits: ArrayLike, tokens: ArrayLike, loss_mask: ArrayLike) -> j
         raise ValueError(f"tokens must be integer token ids, got dtype {tokens.dtype}")
     mask = jnp.asarray(loss_mask, jnp.float32)
     if logits.ndim != 3 or tokens.shape != logits.shape[:2] or mask.shape != tokens.shape:
-        raise ValueError(f"logits [b, L, V] {logits.shape}, tokens {tokens.shape} and loss_mask "
-                         f"{mask.shape} disagree")
+        raise ValueError(
+            f"logits [b, L, V] {logits.shape}, tokens {tokens.shape} and loss_mask "
+            f"{mask.shape} disagree"
+        )
     logp = jax.nn.log_softmax(logits[:, :-1].astype(jnp.float32), axis=-1)
     nll = -jnp.take_along_axis(logp, tokens[:, 1:, None], axis=-1)[..., 0]
     m = mask[:, 1:]
@@ -92,8 +96,12 @@ def answer_loss(logits: ArrayLike, tokens: ArrayLike, loss_mask: ArrayLike) -> j
 
 
 def cached_attention(
-    module: MultiHeadAttention, inputs: jax.Array, position: ArrayLike, key_cache: jax.Array,
-    value_cache: jax.Array, scale: ArrayLike | None = None,
+    module: MultiHeadAttention,
+    inputs: jax.Array,
+    position: ArrayLike,
+    key_cache: jax.Array,
+    value_cache: jax.Array,
+    scale: ArrayLike | None = None,
 ) -> tuple[jax.Array, tuple[jax.Array, jax.Array]]:
     """Self-attention of one new position over a key/value cache, with ``module``'s weights.
 
@@ -113,8 +121,10 @@ def cached_attention(
       ``([batch, 1, out_features], (key_cache, value_cache))`` with the caches updated.
     """
     if module.normalizer == "multimax":
-        raise ValueError("cached_attention: normalizer 'multimax' keeps its parameters in a "
-                         "submodule; decode without the cache (use_cache=False)")
+        raise ValueError(
+            "cached_attention: normalizer 'multimax' keeps its parameters in a "
+            "submodule; decode without the cache (use_cache=False)"
+        )
     params = module.variables["params"]
     heads, head_dim = key_cache.shape[2:]
 
@@ -123,14 +133,20 @@ def cached_attention(
         return dense.apply({"params": params[name]}, inputs)
 
     key_cache = jax.lax.dynamic_update_slice_in_dim(key_cache, project("key"), position, 1)
-    value_cache = jax.lax.dynamic_update_slice_in_dim(value_cache, project("value"), position,
-                                                      1)
+    value_cache = jax.lax.dynamic_update_slice_in_dim(value_cache, project("value"), position, 1)
     mask = (jnp.arange(key_cache.shape[1]) <= position)[None, None, None, :]
-    x = normalized_dot_product_attention(project("query"), key_cache, value_cache, mask=mask,
-                                         deterministic=True, normalizer=module.normalizer,
-                                         scale=module.scale if scale is None else scale)
-    out = nn.DenseGeneral(module.out_features or inputs.shape[-1], axis=(-2, -1),
-                          use_bias=module.use_bias)
+    x = normalized_dot_product_attention(
+        project("query"),
+        key_cache,
+        value_cache,
+        mask=mask,
+        deterministic=True,
+        normalizer=module.normalizer,
+        scale=module.scale if scale is None else scale,
+    )
+    out = nn.DenseGeneral(
+        module.out_features or inputs.shape[-1], axis=(-2, -1), use_bias=module.use_bias
+    )
     return out.apply({"params": params["out"]}, x), (key_cache, value_cache)
 
 
@@ -156,21 +172,25 @@ class AudioLM(nn.Module):
     normalizer: str | Normalizer = "softmax"
 
     def __post_init__(self) -> None:
-        check_sizes(self, ("vocab_size", "max_len", "dim", "num_heads", "mlp_dim"),
-                    "normalizer")
+        check_sizes(self, ("vocab_size", "max_len", "dim", "num_heads", "mlp_dim"), "normalizer")
         check_integer("audio_token_id", self.audio_token_id, low=0)
         if self.audio_token_id >= self.vocab_size:
-            raise ValueError(f"audio_token_id must lie in [0, vocab_size={self.vocab_size}), "
-                             f"got {self.audio_token_id}")
+            raise ValueError(
+                f"audio_token_id must lie in [0, vocab_size={self.vocab_size}), "
+                f"got {self.audio_token_id}"
+            )
         super().__post_init__()
 
     def setup(self):
         self.projector = nn.Dense(self.dim, name="projector")
         self.embed = nn.Embed(self.vocab_size, self.dim, name="embed")
-        self.pos_embed = self.param("pos_embed", nn.initializers.normal(0.02),
-                                    (1, self.max_len, self.dim))
-        self.blocks = [TransformerBlock(self.num_heads, self.mlp_dim, self.normalizer,
-                                        name=f"block_{i}") for i in range(self.depth)]
+        self.pos_embed = self.param(
+            "pos_embed", nn.initializers.normal(0.02), (1, self.max_len, self.dim)
+        )
+        self.blocks = [
+            TransformerBlock(self.num_heads, self.mlp_dim, self.normalizer, name=f"block_{i}")
+            for i in range(self.depth)
+        ]
         self.ln_final = nn.LayerNorm(name="ln_final")
         self.head = nn.Dense(self.vocab_size, name="head")
 
@@ -181,15 +201,18 @@ class AudioLM(nn.Module):
         """
         tokens = jnp.asarray(tokens)
         if tokens.ndim != 2 or not jnp.issubdtype(tokens.dtype, jnp.integer):
-            raise ValueError(f"tokens must be int [batch, length], got {tokens.dtype} "
-                             f"{tokens.shape}")
+            raise ValueError(
+                f"tokens must be int [batch, length], got {tokens.dtype} {tokens.shape}"
+            )
         x = self.embed(tokens)
         if audio is None:  # text only (initialise with audio to create the projector)
             return x
         audio = jnp.asarray(audio, x.dtype)
         if audio.ndim != 3 or audio.shape[0] != tokens.shape[0]:
-            raise ValueError(f"audio must be [batch, frames, features] with batch "
-                             f"{tokens.shape[0]}, got {audio.shape}")
+            raise ValueError(
+                f"audio must be [batch, frames, features] with batch "
+                f"{tokens.shape[0]}, got {audio.shape}"
+            )
         return splice_audio(x, self.projector(audio), tokens == self.audio_token_id)
 
     def _trunk(self, x: jax.Array, mask: jax.Array | None) -> jax.Array:
@@ -205,15 +228,15 @@ class AudioLM(nn.Module):
         """
         length = jnp.shape(tokens)[-1]
         if length > self.max_len:
-            raise ValueError(f"sequence length {length} exceeds the context max_len "
-                             f"{self.max_len}")
+            raise ValueError(f"sequence length {length} exceeds the context max_len {self.max_len}")
         x = self.embed_inputs(tokens, audio)
         x = x + jnp.broadcast_to(self.pos_embed[:, :length], x.shape)
         mask = nn.make_causal_mask(jnp.ones((1, length), jnp.int32), dtype=jnp.bool_)
         return self._trunk(x, mask)
 
-    def decode_step(self, x: ArrayLike, position: ArrayLike,
-                    cache: KVCache) -> tuple[jax.Array, KVCache]:
+    def decode_step(
+        self, x: ArrayLike, position: ArrayLike, cache: KVCache
+    ) -> tuple[jax.Array, KVCache]:
         """One cached decoding step of the same blocks.
 
         ``x: [b, 1, dim]`` is the input embedding at ``position`` (int); ``cache`` holds each
@@ -228,8 +251,9 @@ class AudioLM(nn.Module):
             if not isinstance(module, MultiHeadAttention) or context.method_name != "__call__":
                 return call(*args, **kwargs)
             block = module.parent.name
-            out, updated[block] = cached_attention(module, args[0], position, *cache[block],
-                                                   scale=kwargs.get("scale"))
+            out, updated[block] = cached_attention(
+                module, args[0], position, *cache[block], scale=kwargs.get("scale")
+            )
             return out
 
         pos = jax.lax.dynamic_slice_in_dim(self.pos_embed, position, 1, axis=1)
@@ -242,8 +266,9 @@ def init_cache(model: AudioLM, batch: int, dtype=jnp.float32) -> KVCache:
     """An empty key/value cache of ``model`` for ``batch`` sequences: per block, keys and
     values ``[batch, max_len, num_heads, dim // num_heads]``."""
     shape = (batch, model.max_len, model.num_heads, model.dim // model.num_heads)
-    return {f"block_{i}": (jnp.zeros(shape, dtype), jnp.zeros(shape, dtype))
-            for i in range(model.depth)}
+    return {
+        f"block_{i}": (jnp.zeros(shape, dtype), jnp.zeros(shape, dtype)) for i in range(model.depth)
+    }
 
 
 def generate(

@@ -103,8 +103,11 @@ class ViT(nn.Module):
     output_normalizer: str = "softmax"
 
     def __post_init__(self) -> None:
-        check_sizes(self, ("num_classes", "patch_size", "dim", "num_heads", "mlp_dim"),
-                    "attention_normalizer")
+        check_sizes(
+            self,
+            ("num_classes", "patch_size", "dim", "num_heads", "mlp_dim"),
+            "attention_normalizer",
+        )
         check_normalizer(self.output_normalizer, OUTPUT_NORMALIZERS, "output_normalizer")
         super().__post_init__()
 
@@ -162,8 +165,9 @@ class TransformerLM(nn.Module):
     tie_embeddings: bool = False
 
     def __post_init__(self) -> None:
-        check_sizes(self, ("vocab_size", "max_len", "dim", "num_heads", "mlp_dim"),
-                    "attention_normalizer")
+        check_sizes(
+            self, ("vocab_size", "max_len", "dim", "num_heads", "mlp_dim"), "attention_normalizer"
+        )
         check_normalizer(self.output_normalizer, OUTPUT_NORMALIZERS, "output_normalizer")
         super().__post_init__()
 
@@ -173,8 +177,9 @@ class TransformerLM(nn.Module):
         check_normalizer(self.output_normalizer, OUTPUT_NORMALIZERS)
         tokens = jnp.asarray(tokens)
         if tokens.ndim != 2 or not jnp.issubdtype(tokens.dtype, jnp.integer):
-            raise ValueError(f"tokens must be int [batch, length]; got {tokens.dtype} "
-                             f"{tokens.shape}")
+            raise ValueError(
+                f"tokens must be int [batch, length]; got {tokens.dtype} {tokens.shape}"
+            )
         length = tokens.shape[1]
         if length > self.max_len:
             raise ValueError(f"sequence length {length} exceeds max_len {self.max_len}")
@@ -188,6 +193,7 @@ class TransformerLM(nn.Module):
                 self.num_heads, self.mlp_dim, self.attention_normalizer, name=f"block_{i}"
             )(x, mask, attention_scale)
         x = nn.LayerNorm(name="ln_final")(x)
-        logits = embed.attend(x) if self.tie_embeddings else \
-            nn.Dense(self.vocab_size, name="head")(x)
+        logits = (
+            embed.attend(x) if self.tie_embeddings else nn.Dense(self.vocab_size, name="head")(x)
+        )
         return _output(logits, self.output_normalizer)

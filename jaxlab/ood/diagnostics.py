@@ -157,8 +157,9 @@ def loss_barrier(
     struct_a, struct_b = jax.tree.structure(params_a), jax.tree.structure(params_b)
     if struct_a != struct_b:
         raise ValueError(f"params_a and params_b differ in structure: {struct_a} vs {struct_b}")
-    for i, (a, b) in enumerate(zip(jax.tree.leaves(params_a), jax.tree.leaves(params_b),
-                                   strict=True)):
+    for i, (a, b) in enumerate(
+        zip(jax.tree.leaves(params_a), jax.tree.leaves(params_b), strict=True)
+    ):
         if jnp.shape(a) != jnp.shape(b):
             raise ValueError(
                 f"params_a and params_b differ in leaf {i}'s shape: {jnp.shape(a)} vs "
@@ -167,8 +168,9 @@ def loss_barrier(
     ts = jnp.linspace(0.0, 1.0, num_points)
 
     def at(t):
-        return jnp.asarray(loss_fn(jax.tree.map(lambda a, b: (1 - t) * a + t * b,
-                                                params_a, params_b)))
+        return jnp.asarray(
+            loss_fn(jax.tree.map(lambda a, b: (1 - t) * a + t * b, params_a, params_b))
+        )
 
     losses = jax.lax.map(at, ts)
     line = (1 - ts) * losses[0] + ts * losses[-1]
@@ -219,8 +221,9 @@ def weight_match_mlp(
     seed = numpy_seed("key", key)
     a = [(np.asarray(w, np.float64), np.asarray(b, np.float64)) for w, b in params_a]
     b = [(np.asarray(w, np.float64), np.asarray(bb, np.float64)) for w, bb in params_b]
-    if len(a) != len(b) or any(x[0].shape != y[0].shape or x[1].shape != y[1].shape
-                               for x, y in zip(a, b, strict=True)):
+    if len(a) != len(b) or any(
+        x[0].shape != y[0].shape or x[1].shape != y[1].shape for x, y in zip(a, b, strict=True)
+    ):
         raise ValueError("params_a and params_b must be MLPs with the same layer shapes")
     widths = [w.shape[1] for w, _ in a[:-1]]
     # Start from a forward pass matching incoming weights only (exact for permuted copies),

@@ -213,12 +213,16 @@ def mahalanobis_score(features: ArrayLike, gaussians: ClassGaussians) -> jax.Arr
       samples and adversarial attacks", NeurIPS 2018.
     """
     if not isinstance(gaussians, ClassGaussians):
-        raise ValueError(f"gaussians must be ClassGaussians (from fit_class_gaussians), got "
-                         f"{type(gaussians).__name__}")
+        raise ValueError(
+            f"gaussians must be ClassGaussians (from fit_class_gaussians), got "
+            f"{type(gaussians).__name__}"
+        )
     features = _check_2d("features", features)
     if features.shape[1] != gaussians.means.shape[1]:
-        raise ValueError(f"features must have d = {gaussians.means.shape[1]} columns (the "
-                         f"gaussians' dimension), got shape {features.shape}")
+        raise ValueError(
+            f"features must have d = {gaussians.means.shape[1]} columns (the "
+            f"gaussians' dimension), got shape {features.shape}"
+        )
     diff = features[:, None, :] - gaussians.means[None, :, :]  # [n, c, d]
     dist = jnp.einsum("ncd,de,nce->nc", diff, gaussians.precision, diff)
     return -jnp.min(dist, axis=-1)

@@ -85,8 +85,9 @@ def _check_mlp(params: MLP, x0: ArrayLike | None = None) -> list[tuple[jax.Array
 
 
 def _check_sizes(sizes: Sequence[int]) -> None:
-    if len(sizes) < 2 or any(isinstance(s, bool) or not isinstance(s, int | np.integer) or s < 1
-                             for s in sizes):
+    if len(sizes) < 2 or any(
+        isinstance(s, bool) or not isinstance(s, int | np.integer) or s < 1 for s in sizes
+    ):
         raise ValueError(f"sizes must hold at least two positive int widths, got {list(sizes)}")
 
 
@@ -103,10 +104,16 @@ def _check_nonnegative(**values: float | None) -> None:
 
 
 def _check_box(lower: ArrayLike, upper: ArrayLike, n: int) -> tuple[jax.Array, jax.Array]:
-    lo = jnp.broadcast_to(jnp.asarray(lower, jnp.float32), (n,)) if jnp.ndim(lower) == 0 else (
-        jnp.asarray(lower, jnp.float32))
-    hi = jnp.broadcast_to(jnp.asarray(upper, jnp.float32), (n,)) if jnp.ndim(upper) == 0 else (
-        jnp.asarray(upper, jnp.float32))
+    lo = (
+        jnp.broadcast_to(jnp.asarray(lower, jnp.float32), (n,))
+        if jnp.ndim(lower) == 0
+        else (jnp.asarray(lower, jnp.float32))
+    )
+    hi = (
+        jnp.broadcast_to(jnp.asarray(upper, jnp.float32), (n,))
+        if jnp.ndim(upper) == 0
+        else (jnp.asarray(upper, jnp.float32))
+    )
     if lo.shape != (n,) or hi.shape != (n,):
         raise ValueError(f"lower/upper must be scalars or shape [{n}], got {lo.shape}, {hi.shape}")
     if not isinstance(lo, jax.core.Tracer) and not isinstance(hi, jax.core.Tracer):
@@ -372,8 +379,14 @@ def adr_gd(
     if perturb_freq is not None:
         check_integer("perturb_freq", perturb_freq, low=1)
     _check_positive(lr=lr, lr_sigma=lr_sigma, kappa=kappa, x_grad_threshold=x_grad_threshold)
-    _check_nonnegative(lr_c=lr_c, c=c, c_min=c_min, c_reduce_rate=c_reduce_rate,
-                       noise_scale=noise_scale, grad_threshold=grad_threshold)
+    _check_nonnegative(
+        lr_c=lr_c,
+        c=c,
+        c_min=c_min,
+        c_reduce_rate=c_reduce_rate,
+        noise_scale=noise_scale,
+        grad_threshold=grad_threshold,
+    )
     check_range("c_grad_tolerance", c_grad_tolerance)
     check_range("c_max", c_max, None if is_traced(c_min) else c_min)
     key = jax.random.key(0) if key is None else check_key("key", key)

@@ -30,8 +30,9 @@ def available_benchmarks() -> list[str]:
     import pkgutil
 
     package = importlib.import_module(BENCHMARKS_PACKAGE)
-    return sorted(i.name for i in pkgutil.iter_modules(package.__path__)
-                  if not i.name.startswith("_"))
+    return sorted(
+        i.name for i in pkgutil.iter_modules(package.__path__) if not i.name.startswith("_")
+    )
 
 
 def run_benchmark(name: str, argv: list[str]) -> Any:
@@ -41,17 +42,27 @@ def run_benchmark(name: str, argv: list[str]) -> Any:
 
 def _kernel_tests(out: Path) -> dict[str, Any]:
     tests = Path("tests")
-    dirs = sorted(str(d) for d in tests.glob("*/")
-                  if d.is_dir() and d.name not in HARNESS_TEST_DIRS and d.name != "__pycache__")
+    dirs = sorted(
+        str(d)
+        for d in tests.glob("*/")
+        if d.is_dir() and d.name not in HARNESS_TEST_DIRS and d.name != "__pycache__"
+    )
     if not dirs:
         return {"status": "skipped (no tests/ folder here: run from the repository root)"}
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           *dirs], capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *dirs],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     (out / "kernel_tests.txt").write_text(proc.stdout + proc.stderr)
     tail = (proc.stdout.strip().splitlines() or ["(no output)"])[-1]
-    return {"status": "passed" if proc.returncode == 0 else "FAILED", "summary": tail,
-            "seconds": time.perf_counter() - start}
+    return {
+        "status": "passed" if proc.returncode == 0 else "FAILED",
+        "summary": tail,
+        "seconds": time.perf_counter() - start,
+    }
 
 
 def _benchmark(name: str, out: Path) -> dict[str, Any]:
@@ -71,8 +82,11 @@ def _benchmark(name: str, out: Path) -> dict[str, Any]:
     return entry
 
 
-def accel_check(out: str | os.PathLike = "reports/accel", tests: bool = True,
-                benchmarks: list[str] | None = None) -> bool:
+def accel_check(
+    out: str | os.PathLike = "reports/accel",
+    tests: bool = True,
+    benchmarks: list[str] | None = None,
+) -> bool:
     """Runs the check, writes ``ACCEL.md`` and ``accel.json`` under ``out``; True if green."""
     import jax
 
@@ -80,8 +94,10 @@ def accel_check(out: str | os.PathLike = "reports/accel", tests: bool = True,
     out.mkdir(parents=True, exist_ok=True)
     device = jax.devices()[0]
     record: dict[str, Any] = {
-        "backend": jax.default_backend(), "device": getattr(device, "device_kind", str(device)),
-        "num_devices": jax.device_count(), "jax": jax.__version__,
+        "backend": jax.default_backend(),
+        "device": getattr(device, "device_kind", str(device)),
+        "num_devices": jax.device_count(),
+        "jax": jax.__version__,
         "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
     }
     record["kernel_tests"] = _kernel_tests(out) if tests else {"status": "not run"}
@@ -91,16 +107,24 @@ def accel_check(out: str | os.PathLike = "reports/accel", tests: bool = True,
         print(f"accel-check: benchmark {name} --quick", flush=True)
         record["benchmarks"][name] = _benchmark(name, out)
     (out / "accel.json").write_text(json.dumps(record, indent=1) + "\n")
-    lines = [f"Backend `{record['backend']}`, device {record['device']} "
-             f"(×{record['num_devices']}), JAX {record['jax']}, {record['machine']}.", "",
-             "| check | status | wall time | ratios |", "|---|---|---|---|"]
+    lines = [
+        f"Backend `{record['backend']}`, device {record['device']} "
+        f"(×{record['num_devices']}), JAX {record['jax']}, {record['machine']}.",
+        "",
+        "| check | status | wall time | ratios |",
+        "|---|---|---|---|",
+    ]
     kt = record["kernel_tests"]
-    lines.append(f"| kernel tests | {kt['status']} {kt.get('summary', '')} "
-                 f"| {kt.get('seconds', 0):.0f} s | |")
+    lines.append(
+        f"| kernel tests | {kt['status']} {kt.get('summary', '')} "
+        f"| {kt.get('seconds', 0):.0f} s | |"
+    )
     for name, entry in record["benchmarks"].items():
         ratios = ", ".join(f"{k} {v:.3g}" for k, v in entry.get("ratios", {}).items())
-        lines.append(f"| `jaxlab bench {name} --quick` | {entry['status']} "
-                     f"| {entry['seconds']:.0f} s | {ratios} |")
+        lines.append(
+            f"| `jaxlab bench {name} --quick` | {entry['status']} "
+            f"| {entry['seconds']:.0f} s | {ratios} |"
+        )
     (out / "ACCEL.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     statuses = [kt["status"]] + [e["status"] for e in record["benchmarks"].values()]

@@ -44,8 +44,11 @@ def _digest(root: Path, files: Iterable[Path]) -> str:
 
 
 def _folder_files(folder: Path) -> list[Path]:
-    return [p for p in folder.rglob("*")
-            if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"]
+    return [
+        p
+        for p in folder.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
+    ]
 
 
 @functools.cache
@@ -103,9 +106,11 @@ def data_listing(datasets: Iterable[str], data_dir: str = "") -> list[str]:
                 found = True
                 for path in sorted(p for p in folder.rglob("*") if p.is_file()):
                     info = path.stat()
-                    lines.append(f"{folder.relative_to(root).as_posix()}/"
-                                 f"{path.relative_to(folder).as_posix()} {info.st_size} "
-                                 f"{info.st_mtime_ns}")
+                    lines.append(
+                        f"{folder.relative_to(root).as_posix()}/"
+                        f"{path.relative_to(folder).as_posix()} {info.st_size} "
+                        f"{info.st_mtime_ns}"
+                    )
         if not found:
             lines.append(name)
     return lines

@@ -61,8 +61,9 @@ DRY_RUN_STEPS = 2
 DRY_RUN_ROWS_PER_DEVICE = 8
 
 
-def dry_run_config(config: ml_collections.ConfigDict, shrink, devices: int
-                   ) -> ml_collections.ConfigDict:
+def dry_run_config(
+    config: ml_collections.ConfigDict, shrink, devices: int
+) -> ml_collections.ConfigDict:
     """The ``paper`` config of a dry run: ``shrink(config, devices)`` (the experiment's
     ``config.dry_run``) on a copy with ``dry_run=True``, one seed, at most 1 data worker and
     XLA's cheapest compile (``fast_compile``: a dry run's 2 steps are compile-bound).

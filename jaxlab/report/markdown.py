@@ -52,8 +52,9 @@ def _stats(samples: np.ndarray) -> tuple[float | None, float | None, list[float 
     return _num(float(np.mean(samples))), _num(std), [_num(v) for v in samples]
 
 
-def _empty_row(experiment, claim, record: dict[str, Any],
-               preset: str | None = None) -> dict[str, Any]:
+def _empty_row(
+    experiment, claim, record: dict[str, Any], preset: str | None = None
+) -> dict[str, Any]:
     return {
         "paper_id": experiment.paper.id if experiment.paper else "",
         "experiment": experiment.name,
@@ -96,8 +97,9 @@ def _empty_row(experiment, claim, record: dict[str, Any],
     }
 
 
-def claim_row(experiment, claim, record: dict[str, Any],
-              preset: str | None = None) -> dict[str, Any]:
+def claim_row(
+    experiment, claim, record: dict[str, Any], preset: str | None = None
+) -> dict[str, Any]:
     """The row of one claim: our (and the baseline's) samples, the test and its verdict.
     ``preset`` (else ``record["preset"]``) decides whether a claim with ``decided_at`` is
     tallied or a diagnostic."""
@@ -108,8 +110,7 @@ def claim_row(experiment, claim, record: dict[str, Any],
     unit = claim.unit_of_replication
     try:
         ours = verdict_lib.pool(record["results"], claim.metric, unit)
-        base = (verdict_lib.pool(record["results"], claim.baseline, unit)
-                if claim.baseline else None)
+        base = verdict_lib.pool(record["results"], claim.baseline, unit) if claim.baseline else None
     except (KeyError, ValueError) as error:
         row["error"] = str(error)
         return row
@@ -123,17 +124,26 @@ def claim_row(experiment, claim, record: dict[str, Any],
         row["error"] = str(error)
         return row
     ci_low, ci_high = result.ci if result.ci is not None else (None, None)
-    row.update(verdict=result.word, test=result.test, p_value=_num(result.p),
-               effect=_num(result.effect), ci_low=_num(ci_low), ci_high=_num(ci_high),
-               ci_level=result.ci_level if result.ci is not None else None,
-               reason=result.reason)
+    row.update(
+        verdict=result.word,
+        test=result.test,
+        p_value=_num(result.p),
+        effect=_num(result.effect),
+        ci_low=_num(ci_low),
+        ci_high=_num(ci_high),
+        ci_level=result.ci_level if result.ci is not None else None,
+        reason=result.reason,
+    )
     return row
 
 
 def claim_rows(records: list[dict[str, Any]], preset: str | None = None) -> list[dict[str, Any]]:
     """One machine-readable row per claim (the ``results.json`` schema)."""
-    return [claim_row(record["experiment"], claim, record, preset)
-            for record in records for claim in record["experiment"].claims]
+    return [
+        claim_row(record["experiment"], claim, record, preset)
+        for record in records
+        for claim in record["experiment"].claims
+    ]
 
 
 def committed_samples(rows: list[dict[str, Any]]) -> dict[str, list[float]]:
@@ -141,8 +151,10 @@ def committed_samples(rows: list[dict[str, Any]]) -> dict[str, list[float]]:
     baselines'; ``None`` — a non-finite value — as NaN)."""
     samples: dict[str, list[float]] = {}
     for row in rows:
-        for key, values in ((row["metric"], row.get("ours_samples")),
-                            (row.get("baseline"), row.get("baseline_samples"))):
+        for key, values in (
+            (row["metric"], row.get("ours_samples")),
+            (row.get("baseline"), row.get("baseline_samples")),
+        ):
             if key and values:
                 samples.setdefault(key, [np.nan if v is None else float(v) for v in values])
     return samples
@@ -154,9 +166,13 @@ def rejudge(experiment, rows: list[dict[str, Any]], preset: str) -> list[dict[st
     Timings and errors are carried over from the committed rows."""
     first = rows[0] if rows else {}
     errors = {row.get("error") for row in rows} - {None}
-    record = {"experiment": experiment, "results": [committed_samples(rows)],
-              "error": errors.pop() if errors and not committed_samples(rows) else None,
-              "seconds": first.get("wall_s"), "budget": first.get("budget_s")}
+    record = {
+        "experiment": experiment,
+        "results": [committed_samples(rows)],
+        "error": errors.pop() if errors and not committed_samples(rows) else None,
+        "seconds": first.get("wall_s"),
+        "budget": first.get("budget_s"),
+    }
     return claim_rows([record], preset)
 
 
@@ -253,11 +269,23 @@ def _plot(rows: list[dict[str, Any]], path: Path) -> None:
     fig = Figure(figsize=(7, 0.45 * len(rows) + 1.2))
     ax = fig.subplots()
     y = np.arange(len(rows))
-    ax.barh(y, [r["ours_mean"] for r in rows], xerr=[r["ours_std"] or 0 for r in rows],
-            height=0.35, label="ours", color="tab:blue")
+    ax.barh(
+        y,
+        [r["ours_mean"] for r in rows],
+        xerr=[r["ours_std"] or 0 for r in rows],
+        height=0.35,
+        label="ours",
+        color="tab:blue",
+    )
     base = [r["baseline_mean"] if r["baseline_mean"] is not None else np.nan for r in rows]
-    ax.barh(y + 0.35, base, xerr=[r["baseline_std"] or 0 for r in rows], height=0.35,
-            label="baseline (same run)", color="tab:gray")
+    ax.barh(
+        y + 0.35,
+        base,
+        xerr=[r["baseline_std"] or 0 for r in rows],
+        height=0.35,
+        label="baseline (same run)",
+        color="tab:gray",
+    )
     paper = [r["paper"] if r["paper"] is not None else np.nan for r in rows]
     ax.scatter(paper, y, marker="x", color="tab:red", zorder=3, label="paper")
     ax.set_yticks(y + 0.17, [r["metric"] for r in rows], fontsize=7)
@@ -313,8 +341,11 @@ def _paper_page(paper, records, rows, out: Path, preset: str) -> list[str]:
             lines += [f"Claim: {paper.summary}.", ""]
         if paper.code:
             lines += [f"Reference code: {paper.code}", ""]
-    lines += [f"Preset `{preset}`; regenerate with `jaxlab reproduce --preset {preset} "
-              f"--paper {paper.id if paper else ''}`.", ""]
+    lines += [
+        f"Preset `{preset}`; regenerate with `jaxlab reproduce --preset {preset} "
+        f"--paper {paper.id if paper else ''}`.",
+        "",
+    ]
     names = [r["experiment"].name for r in records]
     lines += claim_tables([r for r in rows if r["experiment"] in names]) + ["", LEGEND, ""]
     for record in records:
@@ -325,8 +356,12 @@ def _paper_page(paper, records, rows, out: Path, preset: str) -> list[str]:
             lines.append(f"![{name}](plots/{name}.png)")
         figures = sorted((out / "workdirs" / name).glob("seed*/*.png"))
         lines += [f"![{f.stem}]({f.relative_to(out).as_posix()})" for f in figures[:4]]
-        lines += ["", f"`{name}`: {_seconds(record.get('seconds'))} "
-                  f"(declared CPU budget {_seconds(record.get('budget'))}).", ""]
+        lines += [
+            "",
+            f"`{name}`: {_seconds(record.get('seconds'))} "
+            f"(declared CPU budget {_seconds(record.get('budget'))}).",
+            "",
+        ]
     return lines
 
 
@@ -371,8 +406,11 @@ def write_report(
         paper = record["experiment"].paper
         by_paper.setdefault(paper.id if paper else "", []).append(record)
     if by_paper:
-        lines += ["| paper | experiments | supports | contradicts | inconclusive | failed "
-                  "| wall time | declared budget |", "|---|---|---|---|---|---|---|---|"]
+        lines += [
+            "| paper | experiments | supports | contradicts | inconclusive | failed "
+            "| wall time | declared budget |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
     for paper_id, paper_records in by_paper.items():
         paper = paper_records[0]["experiment"].paper
         names = {r["experiment"].name for r in paper_records}
@@ -391,10 +429,13 @@ def write_report(
             f"| {_seconds(wall)} | {_seconds(budget)} |"
         )
     counts = summary_counts(rows)
-    lines += ["", f"{len(tallied(rows))} claims: {counts['supports']} supports, "
-              f"{counts['contradicts']} contradicts, {counts['inconclusive']} inconclusive, "
-              f"{counts['failed']} failed; {len(diagnostics(rows))} diagnostics (not tallied).",
-              ""]
+    lines += [
+        "",
+        f"{len(tallied(rows))} claims: {counts['supports']} supports, "
+        f"{counts['contradicts']} contradicts, {counts['inconclusive']} inconclusive, "
+        f"{counts['failed']} failed; {len(diagnostics(rows))} diagnostics (not tallied).",
+        "",
+    ]
     for record in records:
         if record["error"]:
             lines.append(f"- `{record['experiment'].name}` failed: {record['error']}")

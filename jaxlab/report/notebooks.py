@@ -100,8 +100,12 @@ def execute(path: Path, preset: str | None = None, timeout: int = 3600) -> list[
     if preset is not None:
         for cell in params:
             cell.source = f'PRESET = "{preset}"'
-    NotebookClient(notebook, timeout=timeout, kernel_name="python3",
-                   resources={"metadata": {"path": str(REPO)}}).execute()
+    NotebookClient(
+        notebook,
+        timeout=timeout,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(REPO)}},
+    ).execute()
     for cell, source in zip(params, original, strict=True):
         cell.source = source
     dropped = strip_outputs(notebook)
@@ -113,11 +117,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     """The command line; returns the exit status (1 when any notebook failed)."""
     parser = argparse.ArgumentParser(
         prog="python -m jaxlab.report.notebooks",
-        description="Execute notebooks in place at their PRESET and keep their outputs.")
-    parser.add_argument("paths", nargs="*", type=Path,
-                        help="notebooks to run (default: every notebooks/*.ipynb)")
-    parser.add_argument("--preset", default=None,
-                        help="run at this preset instead of the notebook's (not for commits)")
+        description="Execute notebooks in place at their PRESET and keep their outputs.",
+    )
+    parser.add_argument(
+        "paths", nargs="*", type=Path, help="notebooks to run (default: every notebooks/*.ipynb)"
+    )
+    parser.add_argument(
+        "--preset",
+        default=None,
+        help="run at this preset instead of the notebook's (not for commits)",
+    )
     args = parser.parse_args(argv)
     paths = args.paths or sorted((REPO / "notebooks").glob("*.ipynb"))
     failed = []
@@ -127,8 +136,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             for line in execute(path, args.preset):
                 print(f"notebooks: {path.name}: dropped {line}", flush=True)
         except Exception as error:  # noqa: BLE001 - report every failing notebook, then fail
-            print(f"notebooks: {path.name} FAILED: {type(error).__name__}: {error}",
-                  file=sys.stderr, flush=True)
+            print(
+                f"notebooks: {path.name} FAILED: {type(error).__name__}: {error}",
+                file=sys.stderr,
+                flush=True,
+            )
             failed.append(path.name)
     if failed:
         print(f"notebooks: {len(failed)} failed: {', '.join(failed)}", file=sys.stderr)

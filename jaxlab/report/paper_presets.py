@@ -85,7 +85,8 @@ def rows() -> list[dict[str, str]]:
             f"**data** {', '.join(setting.datasets)} ({setting.splits}); **model** "
             f"{setting.model}; **steps** {setting.steps}; **batch** {setting.batch}; "
             f"**seeds** {setting.seeds if setting.seeds is not None else 'not stated'}; "
-            f"**eval** {setting.evaluation}; **hardware** {setting.hardware}")
+            f"**eval** {setting.evaluation}; **hardware** {setting.hardware}"
+        )
         row["source"] = setting.source
         for preset in ("paper", "quick", "smoke"):
             row[f"our `{preset}`"] = _preset(experiment.get_config(preset), setting.steps_key)
@@ -105,7 +106,7 @@ def render() -> str:
         "`PAPER_SETTING` (in its `config.py`) and its three presets; "
         "`tests/report/test_paper_presets.py` keeps it current.",
         "Our columns: the datasets read (TFDS names, or the source of generated data), the step",
-        "count under the config key that holds it, and the seeds. \"same\": the `paper` preset",
+        'count under the config key that holds it, and the seeds. "same": the `paper` preset',
         "runs the paper's setting (`jaxlab run NAME --preset paper --dry-run` checks its",
         "program on mock data); otherwise the difference and why.",
         "",

@@ -82,8 +82,10 @@ def _trips(p: Plan) -> str:
     if not p.loop_trips:
         return "none"
     assumed = p.spec.loop_trips
-    shown = [str(t) if t is not None else (f"{assumed} (assumed)" if assumed else "? (once)")
-             for t in p.loop_trips]
+    shown = [
+        str(t) if t is not None else (f"{assumed} (assumed)" if assumed else "? (once)")
+        for t in p.loop_trips
+    ]
     counts = {text: shown.count(text) for text in shown}  # in first-seen order
     return ", ".join(text if n == 1 else f"{text} ×{n}" for text, n in counts.items())
 
@@ -100,9 +102,13 @@ def report(p: Plan, utilisation: float = UTILISATION) -> str:
         "",
     ]
     if spec.host_program is not None:
-        return "\n".join([
-            *head, f"host program: no accelerator compile; {spec.host_program}",
-            f"steps per run: {spec.steps_per_run}; runs: {spec.num_runs}; calls: {p.calls}"])
+        return "\n".join(
+            [
+                *head,
+                f"host program: no accelerator compile; {spec.host_program}",
+                f"steps per run: {spec.steps_per_run}; runs: {spec.num_runs}; calls: {p.calls}",
+            ]
+        )
     lines = [
         *head,
         f"runs: {spec.num_runs}; runs per call: {spec.runs_per_call} ({p.lanes} computed, "
@@ -116,17 +122,19 @@ def report(p: Plan, utilisation: float = UTILISATION) -> str:
     plans = p.all_plans()
     for q in plans:
         if q.spec.host_program is not None:
-            lines.append(f"| {q.spec.name} | {q.calls} | host program: {q.spec.host_program} "
-                         "| — | — | — | — |")
+            lines.append(
+                f"| {q.spec.name} | {q.calls} | host program: {q.spec.host_program} "
+                "| — | — | — | — |"
+            )
             continue
         lines.append(
             f"| {q.spec.name} | {q.calls} | {q.memory_bytes / mb:.1f} ({q.argument_bytes / mb:.1f}"
             f" + {q.output_bytes / mb:.1f} + {q.temp_bytes / mb:.1f}) | {q.flops_per_call:.3e} | "
-            f"{q.bytes_per_call:.3e} | {_trips(q)} | {q.precision} |")
+            f"{q.bytes_per_call:.3e} | {_trips(q)} | {q.precision} |"
+        )
     lines += [
         "",
-        f"total FLOPs (all devices, all programs): "
-        f"{sum(q.total_flops for q in plans):.3e}",
+        f"total FLOPs (all devices, all programs): {sum(q.total_flops for q in plans):.3e}",
         "",
         "Estimates, not measurements: compute-bound = calls × FLOPs / (peak of the program's "
         f"precision × {utilisation:.0%}); memory-bound = calls × bytes / bandwidth (XLA:CPU's "
@@ -136,20 +144,23 @@ def report(p: Plan, utilisation: float = UTILISATION) -> str:
         "|---|---|---:|---:|",
     ]
     for acc in ACCELERATORS:
-        fits = ("yes" if p.peak_memory_bytes <= acc.memory
-                else f"no (> {acc.memory / gb:.0f} GB)")
+        fits = "yes" if p.peak_memory_bytes <= acc.memory else f"no (> {acc.memory / gb:.0f} GB)"
         lines.append(
             f"| {acc.name} | {fits} | "
             f"{p.compute_hours(acc, utilisation, all_programs=True):.3g} | "
-            f"{p.memory_hours(acc, all_programs=True):.3g} |")
+            f"{p.memory_hours(acc, all_programs=True):.3g} |"
+        )
     lines += ["", "Sources: " + "; ".join(acc.source for acc in ACCELERATORS) + "."]
     return "\n".join(lines)
 
 
 def _subprocess_env(devices: int) -> dict[str, str]:
     env = dict(os.environ, JAX_PLATFORMS="cpu", JAX_NUM_CPU_DEVICES=str(devices))
-    flags = [f for f in env.get("XLA_FLAGS", "").split()
-             if not f.startswith("--xla_force_host_platform_device_count")]
+    flags = [
+        f
+        for f in env.get("XLA_FLAGS", "").split()
+        if not f.startswith("--xla_force_host_platform_device_count")
+    ]
     env["XLA_FLAGS"] = " ".join([*flags, f"--xla_force_host_platform_device_count={devices}"])
     return env
 
@@ -169,8 +180,16 @@ def main(name: str, preset: str = "paper", devices: int = 8) -> int:
     if devices < 1:
         raise ValueError(f"devices must be >= 1, got {devices}")
     if not _has_devices(devices):
-        command = [sys.executable, "-m", "jaxlab.report.plans", name, "--preset", preset,
-                   "--devices", str(devices)]
+        command = [
+            sys.executable,
+            "-m",
+            "jaxlab.report.plans",
+            name,
+            "--preset",
+            preset,
+            "--devices",
+            str(devices),
+        ]
         return subprocess.run(command, env=_subprocess_env(devices), check=False).returncode
     try:
         print(report(plan(name, preset)), flush=True)
@@ -185,8 +204,7 @@ def _row(name: str, preset: str) -> dict[str, Any]:
     try:
         p = plan(name, preset)
     except Exception as error:  # one experiment's failure is that row's content
-        return {"experiment": name, "error": f"{type(error).__name__}: {error}",
-                "runnable": status}
+        return {"experiment": name, "error": f"{type(error).__name__}: {error}", "runnable": status}
     if p.spec.host_program is not None:
         return {"experiment": name, "host": p.spec.host_program, "runnable": status}
     plans = p.all_plans()
@@ -195,8 +213,9 @@ def _row(name: str, preset: str) -> dict[str, Any]:
         "mesh": " × ".join(f"{k} {v}" for k, v in p.mesh_shape.items() if v > 1) or "1 device",
         "program": p.spec.note,
         "programs": [q.spec.name for q in plans],
-        "precision": ", ".join(dict.fromkeys(q.precision for q in plans
-                                             if q.spec.host_program is None)),
+        "precision": ", ".join(
+            dict.fromkeys(q.precision for q in plans if q.spec.host_program is None)
+        ),
         "loops": "; ".join(f"{q.spec.name} {_trips(q)}" for q in plans if q.loop_trips),
         "padding": p.padding_share,
         "memory_bytes": p.peak_memory_bytes,
@@ -214,10 +233,18 @@ def plan_rows(preset: str = "paper", devices: int = 8) -> list[dict[str, Any]]:
     ``devices`` fake CPU devices unless this process has exactly that many."""
     if _has_devices(devices):
         return [_row(name, preset) for name in registry.discover()]
-    command = [sys.executable, "-m", "jaxlab.report.plans", "--rows", preset,
-               "--devices", str(devices)]
-    done = subprocess.run(command, env=_subprocess_env(devices), check=True,
-                          capture_output=True, text=True)
+    command = [
+        sys.executable,
+        "-m",
+        "jaxlab.report.plans",
+        "--rows",
+        preset,
+        "--devices",
+        str(devices),
+    ]
+    done = subprocess.run(
+        command, env=_subprocess_env(devices), check=True, capture_output=True, text=True
+    )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -233,22 +260,31 @@ def markdown(rows: list[dict[str, Any]], devices: int) -> str:
     """The table: one row per experiment."""
     names = [a.name for a in ACCELERATORS]
     hours = " / ".join(names)
-    lines = [f"| experiment | mesh ({devices} devices) | programs planned | matmul precision "
-             f"| memory / device | total FLOPs | compute-bound h {hours} "
-             f"| memory-bound h {hours} | padding | runnable today |",
-             "|---|---|---|---|---:|---:|---|---|---:|---|"]
+    lines = [
+        f"| experiment | mesh ({devices} devices) | programs planned | matmul precision "
+        f"| memory / device | total FLOPs | compute-bound h {hours} "
+        f"| memory-bound h {hours} | padding | runnable today |",
+        "|---|---|---|---|---:|---:|---|---|---:|---|",
+    ]
     for row in rows:
         status = _cell(row.get("runnable") or "—")
         if "error" in row:
-            lines.append(f"| {row['experiment']} | — | not planned: {_cell(row['error'])} "
-                         f"| — | — | — | — | — | — | {status} |")
+            lines.append(
+                f"| {row['experiment']} | — | not planned: {_cell(row['error'])} "
+                f"| — | — | — | — | — | — | {status} |"
+            )
             continue
         if "host" in row:
-            lines.append(f"| {row['experiment']} | — | host program, no accelerator compile: "
-                         f"{_cell(row['host'])} | — | — | — | — | — | — | {status} |")
+            lines.append(
+                f"| {row['experiment']} | — | host program, no accelerator compile: "
+                f"{_cell(row['host'])} | — | — | — | — | — | — | {status} |"
+            )
             continue
-        fits = "" if all(row["fits"].values()) else " (does not fit: " + ", ".join(
-            n for n, ok in row["fits"].items() if not ok) + ")"
+        fits = (
+            ""
+            if all(row["fits"].values())
+            else " (does not fit: " + ", ".join(n for n, ok in row["fits"].items() if not ok) + ")"
+        )
         programs = row.get("programs") or ["train"]
         extra = f" (+ {', '.join(programs[1:])})" if len(programs) > 1 else ""
         loops = f"; loops: {row['loops']}" if row.get("loops") else ""
@@ -258,7 +294,8 @@ def markdown(rows: list[dict[str, Any]], devices: int) -> str:
             f"{row['total_flops']:.2g} | "
             f"{' / '.join(_hours(row['compute_hours'][n]) for n in names)} | "
             f"{' / '.join(_hours(row['memory_hours'][n]) for n in names)} | "
-            f"{row.get('padding', 0.0):.0%} | {status} |")
+            f"{row.get('padding', 0.0):.0%} | {status} |"
+        )
     return "\n".join(lines)
 
 

@@ -24,8 +24,15 @@ import math
 from scipy import integrate, stats
 
 
-def t_test_power(n: int, effect: float, sd: float, *, alpha: float = 0.05,
-                 two_sample: bool = False, one_sided: bool = False) -> float:
+def t_test_power(
+    n: int,
+    effect: float,
+    sd: float,
+    *,
+    alpha: float = 0.05,
+    two_sample: bool = False,
+    one_sided: bool = False,
+) -> float:
     """Power of a t-test with ``n`` samples (per arm when ``two_sample``).
 
     One-sample / paired: noncentrality ``δ = effect / sd · √n`` with ``n − 1`` degrees of
@@ -48,9 +55,17 @@ def t_test_power(n: int, effect: float, sd: float, *, alpha: float = 0.05,
     return float(upper if one_sided else upper + stats.nct.sf(crit, df, -delta))
 
 
-def seeds_for_power(effect: float, sd: float, *, alpha: float = 0.05, power: float = 0.8,
-                    two_sample: bool = False, one_sided: bool = False,
-                    minimum: int = 3, maximum: int = 1000) -> int:
+def seeds_for_power(
+    effect: float,
+    sd: float,
+    *,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    two_sample: bool = False,
+    one_sided: bool = False,
+    minimum: int = 3,
+    maximum: int = 1000,
+) -> int:
     """The smallest seed count (≥ ``minimum``) whose t-test reaches ``power``.
 
     Returns ``maximum`` when even that many seeds fall short (the effect is too small for
@@ -63,14 +78,17 @@ def seeds_for_power(effect: float, sd: float, *, alpha: float = 0.05, power: flo
     if effect == 0:
         return maximum
     for n in range(max(minimum, 2), maximum + 1):
-        if t_test_power(n, effect, sd, alpha=alpha, two_sample=two_sample,
-                        one_sided=one_sided) >= power:
+        if (
+            t_test_power(n, effect, sd, alpha=alpha, two_sample=two_sample, one_sided=one_sided)
+            >= power
+        ):
             return n
     return maximum
 
 
-def tost_power(n: int, difference: float, tolerance: float, sd: float, *,
-               alpha: float = 0.05) -> float:
+def tost_power(
+    n: int, difference: float, tolerance: float, sd: float, *, alpha: float = 0.05
+) -> float:
     """Power of the one-sample TOST (two one-sided t-tests at ``alpha`` against
     ±``tolerance``) with ``n`` samples when the true mean is ``difference`` from the centre.
 
@@ -90,8 +108,9 @@ def tost_power(n: int, difference: float, tolerance: float, sd: float, *,
         half = tolerance - crit * sd * math.sqrt(v / df) / math.sqrt(n)
         if half <= 0:
             return 0.0
-        inside = (stats.norm.cdf((half - difference) / se)
-                  - stats.norm.cdf((-half - difference) / se))
+        inside = stats.norm.cdf((half - difference) / se) - stats.norm.cdf(
+            (-half - difference) / se
+        )
         return float(inside * stats.chi2.pdf(v, df))
 
     # Equivalence needs s < tolerance·√n / c: no mass beyond that.
@@ -100,8 +119,14 @@ def tost_power(n: int, difference: float, tolerance: float, sd: float, *,
     return float(min(1.0, max(0.0, value)))
 
 
-def sign_test_power(n: int, p_for: float, *, alpha: float = 0.05, p_against: float | None = None,
-                    two_sided: bool = True) -> float:
+def sign_test_power(
+    n: int,
+    p_for: float,
+    *,
+    alpha: float = 0.05,
+    p_against: float | None = None,
+    two_sided: bool = True,
+) -> float:
     """Power of the exact sign test (McNemar's for paired 0/1 outcomes) over ``n`` pairs.
 
     Each pair favours the claim with probability ``p_for``, goes against it with
@@ -123,8 +148,14 @@ def sign_test_power(n: int, p_for: float, *, alpha: float = 0.05, p_against: flo
     return float(power)
 
 
-def binomial_power(trials: int, null_rate: float, true_rate: float, *, alpha: float = 0.05,
-                   alternative: str = "greater") -> float:
+def binomial_power(
+    trials: int,
+    null_rate: float,
+    true_rate: float,
+    *,
+    alpha: float = 0.05,
+    alternative: str = "greater",
+) -> float:
     """Power of the one-sided exact binomial test of ``null_rate`` over ``trials`` trials
     when the true rate is ``true_rate`` (``"greater"``: the claim is rate ≥ ``null_rate``)."""
     if alternative == "greater":

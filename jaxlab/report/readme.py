@@ -60,13 +60,19 @@ def rejudge_results(results_dir: str | os.PathLike, preset: str) -> list[str]:
 
 
 def _rows(name: str, rows: list[dict[str, Any]]) -> list[str]:
-    return [f"| {name} | {row['claim']} | {markdown.paper_cell(row)} | {markdown.ours_cell(row)} "
-            f"| {markdown.baseline_cell(row, name=False)} | {markdown.test_cell(row)} "
-            f"| {markdown.verdict_cell(row)} |" for row in rows]
+    return [
+        f"| {name} | {row['claim']} | {markdown.paper_cell(row)} | {markdown.ours_cell(row)} "
+        f"| {markdown.baseline_cell(row, name=False)} | {markdown.test_cell(row)} "
+        f"| {markdown.verdict_cell(row)} |"
+        for row in rows
+    ]
 
 
-HEADER = ["| experiment | claim | paper | ours | baseline (same run) "
-          "| test: p, effect [95 % CI] | verdict |", "|---|---|---|---|---|---|---|"]
+HEADER = [
+    "| experiment | claim | paper | ours | baseline (same run) "
+    "| test: p, effect [95 % CI] | verdict |",
+    "|---|---|---|---|---|---|---|",
+]
 
 
 def results_block(results: dict[str, list[dict[str, Any]]], preset: str = "quick") -> str:

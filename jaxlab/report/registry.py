@@ -28,8 +28,16 @@ from typing import Any
 import ml_collections
 
 EXPERIMENTS_PACKAGE = "jaxlab_experiments"
-REQUIRED_CONFIG_KEYS = ("preset", "seed", "num_seeds", "batch_seeds", "cpu_budget_s",
-                        "datasets", "data_workers", "dry_run")
+REQUIRED_CONFIG_KEYS = (
+    "preset",
+    "seed",
+    "num_seeds",
+    "batch_seeds",
+    "cpu_budget_s",
+    "datasets",
+    "data_workers",
+    "dry_run",
+)
 TESTS = ("better", "matches", "at_least", "at_most", "draw")
 SAMPLES = ("continuous", "binary", "proportion")
 LOW_POWER = 0.8
@@ -163,31 +171,41 @@ class Claim:
         if self.test not in (None, *TESTS):
             raise ValueError(f"claim {self.name!r}: test must be one of {TESTS}, got {self.test!r}")
         if self.samples not in SAMPLES:
-            raise ValueError(f"claim {self.name!r}: samples must be one of {SAMPLES}, "
-                             f"got {self.samples!r}")
+            raise ValueError(
+                f"claim {self.name!r}: samples must be one of {SAMPLES}, got {self.samples!r}"
+            )
         if self.trials is not None and (self.samples != "proportion" or self.trials < 1):
             raise ValueError(f"claim {self.name!r}: trials (≥ 1) is for samples='proportion'")
         low, high = self.feasible
         if not low < high:
             raise ValueError(f"claim {self.name!r}: bounds must be (low, high) with low < high")
         if "by construction" in self.setting.lower() and not self.by_construction:
-            raise ValueError(f"claim {self.name!r}: its setting says 'by construction'; set "
-                             "by_construction=True (it is then a diagnostic)")
+            raise ValueError(
+                f"claim {self.name!r}: its setting says 'by construction'; set "
+                "by_construction=True (it is then a diagnostic)"
+            )
         number = self.paper is not None or self.threshold is not None
         if self.baseline is None and not number and not self.diagnostic:
-            raise ValueError(f"claim {self.name!r} has neither a baseline nor a paper number, "
-                             "so it cannot be tallied; name one, or mark it diagnostic=True")
+            raise ValueError(
+                f"claim {self.name!r} has neither a baseline nor a paper number, "
+                "so it cannot be tallied; name one, or mark it diagnostic=True"
+            )
         if self.kind == "better" and self.baseline is None:
             raise ValueError(f"claim {self.name!r}: test 'better' needs a baseline")
         if self.kind != "better" and not number and not self.diagnostic:
-            raise ValueError(f"claim {self.name!r}: test {self.kind!r} needs a paper number "
-                             "or a threshold")
+            raise ValueError(
+                f"claim {self.name!r}: test {self.kind!r} needs a paper number or a threshold"
+            )
         if self.kind == "draw" and self.deterministic:
-            raise ValueError(f"claim {self.name!r}: test 'draw' compares with a spread; a "
-                             "deterministic claim has none")
+            raise ValueError(
+                f"claim {self.name!r}: test 'draw' compares with a spread; a "
+                "deterministic claim has none"
+            )
         if self.kind == "draw" and self.tolerance is not None:
-            raise ValueError(f"claim {self.name!r}: test 'draw' takes its tolerance from the "
-                             "measured spread; give none")
+            raise ValueError(
+                f"claim {self.name!r}: test 'draw' takes its tolerance from the "
+                "measured spread; give none"
+            )
         if self.kind == "matches" and number and self.tolerance is None:
             raise ValueError(f"claim {self.name!r}: test 'matches' needs a tolerance")
         if self.tolerance is not None and self.tolerance < 0:
@@ -220,23 +238,27 @@ class Claim:
         if self.paper is None:
             return None
         paper, tol = float(self.paper), float(self.tolerance or 0.0)
-        return {"matches": paper, "draw": paper, "at_least": paper - tol,
-                "at_most": paper + tol}[self.kind]
+        return {"matches": paper, "draw": paper, "at_least": paper - tol, "at_most": paper + tol}[
+            self.kind
+        ]
 
     @property
     def setting_with_power(self) -> str:
         """``setting``, with a note when the power at quick is below ``LOW_POWER``."""
         if self.power is None or self.power >= LOW_POWER:
             return self.setting
-        note = (f"power at quick {self.power:.2f} (< {LOW_POWER:g}) for the effect worth "
-                "reporting: an inconclusive verdict there is expected")
+        note = (
+            f"power at quick {self.power:.2f} (< {LOW_POWER:g}) for the effect worth "
+            "reporting: an inconclusive verdict there is expected"
+        )
         return f"{self.setting}; {note}" if self.setting else note
 
     def is_diagnostic(self, preset: str | None = None) -> bool:
         """Reported apart, never tallied: ``diagnostic``, ``by_construction``, or measured
         at a preset outside ``decided_at``."""
-        undecided = (self.decided_at is not None and preset is not None
-                     and preset not in self.decided_at)
+        undecided = (
+            self.decided_at is not None and preset is not None and preset not in self.decided_at
+        )
         return self.diagnostic or self.by_construction or undecided
 
 
@@ -279,8 +301,10 @@ class Experiment:
         """
         setting = getattr(importlib.import_module(f"{self.module}.config"), "PAPER_SETTING", None)
         if setting is None:
-            raise ValueError(f"experiment {self.name!r}: its config.py declares no PAPER_SETTING "
-                             "(jaxlab.report.PaperSetting)")
+            raise ValueError(
+                f"experiment {self.name!r}: its config.py declares no PAPER_SETTING "
+                "(jaxlab.report.PaperSetting)"
+            )
         return setting
 
     def dry_run_config(self, devices: int) -> ml_collections.ConfigDict:
@@ -296,8 +320,10 @@ class Experiment:
         module = importlib.import_module(f"{self.module}.config")
         shrink = getattr(module, "dry_run", None)
         if shrink is None:
-            raise ValueError(f"experiment {self.name!r} has no dry run: its config.py defines no "
-                             "dry_run(config, devices)")
+            raise ValueError(
+                f"experiment {self.name!r} has no dry run: its config.py defines no "
+                "dry_run(config, devices)"
+            )
         return dry_run_config(self.get_config("paper"), shrink, devices)
 
     @property

@@ -115,8 +115,9 @@ def _check_owner(workdir: Path, name: str) -> None:
             )
 
 
-def _run_call(experiment: Experiment, config: ml_collections.ConfigDict, run_dir: Path,
-              stamp: dict[str, Any]) -> Any:
+def _run_call(
+    experiment: Experiment, config: ml_collections.ConfigDict, run_dir: Path, stamp: dict[str, Any]
+) -> Any:
     new = not run_dir.exists()
     run_dir.mkdir(exist_ok=True)
     try:
@@ -160,8 +161,7 @@ def run_experiment(
     if dry_run:
         import jax
 
-        config = configs.apply_overrides(experiment.dry_run_config(jax.device_count()),
-                                         overrides)
+        config = configs.apply_overrides(experiment.dry_run_config(jax.device_count()), overrides)
         fresh = True
     else:
         config = configs.apply_overrides(experiment.get_config(preset), overrides)
@@ -172,8 +172,11 @@ def run_experiment(
         _check_owner(Path(workdir), experiment.name)
         for folder, call_config in planned:
             run_dir = Path(workdir) / folder
-            stamp = {"experiment": experiment.name,
-                     "config": json.loads(call_config.to_json_best_effort()), "code": code}
+            stamp = {
+                "experiment": experiment.name,
+                "config": json.loads(call_config.to_json_best_effort()),
+                "code": code,
+            }
             result = _prepare(run_dir, experiment.name, stamp, fresh)
             if result is None and dry_run:
                 result = _dry_run_call(experiment, call_config, run_dir, stamp)
@@ -183,8 +186,9 @@ def run_experiment(
     return results, time.perf_counter() - start
 
 
-def _dry_run_call(experiment: Experiment, config: ml_collections.ConfigDict, run_dir: Path,
-                  stamp: dict[str, Any]) -> dict[str, Any]:
+def _dry_run_call(
+    experiment: Experiment, config: ml_collections.ConfigDict, run_dir: Path, stamp: dict[str, Any]
+) -> dict[str, Any]:
     """One call of a dry run: on mock data, recording the datasets it read."""
     import jax
 
@@ -203,9 +207,13 @@ def default_out(preset: str) -> Path:
     return Path(os.environ.get(REPORTS_ENV) or "reports") / preset
 
 
-def load_or_run(name: str, preset: str = "quick", out: str | os.PathLike | None = None,
-                wait_s: float = 3600.0, package: str = registry.EXPERIMENTS_PACKAGE,
-                ) -> list[dict[str, Any]]:
+def load_or_run(
+    name: str,
+    preset: str = "quick",
+    out: str | os.PathLike | None = None,
+    wait_s: float = 3600.0,
+    package: str = registry.EXPERIMENTS_PACKAGE,
+) -> list[dict[str, Any]]:
     """Experiment ``name``'s per-call results at ``preset``: saved, or computed now.
 
     Uses the workdir ``jaxlab reproduce --out OUT`` writes (``OUT/workdirs/<name>``, with
@@ -240,8 +248,9 @@ def check_prerequisites(experiments: Sequence[Experiment]) -> list[str]:
     return problems
 
 
-def _run_record(experiment: Experiment, out: str | os.PathLike, preset: str,
-                fresh: bool = False) -> dict[str, Any]:
+def _run_record(
+    experiment: Experiment, out: str | os.PathLike, preset: str, fresh: bool = False
+) -> dict[str, Any]:
     record: dict[str, Any] = {"experiment": experiment, "results": [], "error": None}
     try:
         record["budget"] = float(experiment.get_config(preset).cpu_budget_s)
@@ -255,8 +264,9 @@ def _run_record(experiment: Experiment, out: str | os.PathLike, preset: str,
     return record
 
 
-def _run_by_name(name: str, out: str, preset: str, package: str, fresh: bool,
-                 record_path: str) -> None:
+def _run_by_name(
+    name: str, out: str, preset: str, package: str, fresh: bool, record_path: str
+) -> None:
     """A worker process's job: the record of one experiment, found again by name (an
     ``Experiment`` holds functions of its package, which a fresh process imports itself),
     pickled to ``record_path`` (a file, not a pipe: a killed worker leaves nothing torn)."""
@@ -288,7 +298,8 @@ class _Worker:
 
     def _start(self) -> None:
         self.process = self._context.Process(
-            target=_run_by_name, args=(*self._args, str(self.record_path)), daemon=True)
+            target=_run_by_name, args=(*self._args, str(self.record_path)), daemon=True
+        )
         self.process.start()
         self.cpu, self.active_at = 0.0, time.monotonic()
 
@@ -350,8 +361,7 @@ def run_all(
     queue = sorted(experiments, key=lambda e: -float(e.get_config(preset).cpu_budget_s))
     done: dict[str, dict[str, Any]] = {}
     context = multiprocessing.get_context("spawn")
-    bar = tqdm.tqdm(total=len(queue), desc=f"reproduce [{preset}] x{jobs}",
-                    disable=not progress)
+    bar = tqdm.tqdm(total=len(queue), desc=f"reproduce [{preset}] x{jobs}", disable=not progress)
     flags = os.environ.get("XLA_FLAGS", "")
     if jobs >= (os.cpu_count() or 1) and "multi_thread_eigen" not in flags:
         os.environ["XLA_FLAGS"] = f"{flags} --xla_cpu_multi_thread_eigen=false".strip()
@@ -361,9 +371,14 @@ def run_all(
             while queue or running:
                 while queue and len(running) < jobs:
                     name = queue.pop(0).name
-                    running.append(_Worker(context, name,
-                                           (name, str(out), preset, package, fresh),
-                                           Path(records_dir) / f"{name}.pkl"))
+                    running.append(
+                        _Worker(
+                            context,
+                            name,
+                            (name, str(out), preset, package, fresh),
+                            Path(records_dir) / f"{name}.pkl",
+                        )
+                    )
                 time.sleep(poll_s)
                 for worker in list(running):
                     record = _finished_record(worker, stall_s)
@@ -391,22 +406,23 @@ def _finished_record(worker: _Worker, stall_s: float) -> dict[str, Any] | None:
         if not worker.stalled(stall_s):
             return None
         if worker.attempt == 1:
-            print(f"jaxlab: {worker.name}: no CPU use for {stall_s:.0f} s; killed and "
-                  "started again (it resumes from what it saved)", file=sys.stderr)
+            print(
+                f"jaxlab: {worker.name}: no CPU use for {stall_s:.0f} s; killed and "
+                "started again (it resumes from what it saved)",
+                file=sys.stderr,
+            )
             worker.restart()
             return None
         worker.process.kill()
         worker.process.join()
         error = f"HangError: no CPU use for {stall_s:.0f} s, twice; killed"
-        return {"results": [], "error": error, "traceback": error + "\n",
-                "seconds": float("nan")}
+        return {"results": [], "error": error, "traceback": error + "\n", "seconds": float("nan")}
     worker.process.join()
     try:
         record = pickle.loads(worker.record_path.read_bytes())
     except FileNotFoundError:  # the worker itself died (e.g. out of memory)
         error = f"WorkerError: the process exited with code {worker.process.exitcode}"
-        return {"results": [], "error": error, "traceback": error + "\n",
-                "seconds": float("nan")}
+        return {"results": [], "error": error, "traceback": error + "\n", "seconds": float("nan")}
     if worker.attempt > 1:
         record["retried"] = "restarted once after a stall"
     return record

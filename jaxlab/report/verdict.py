@@ -85,9 +85,15 @@ BINOMIAL, BINOMIAL_TOST = "exact binomial test", "exact binomial TOST"
 SIGN_TOST = "exact sign TOST"
 PREDICTION = "prediction-interval test"
 EXACT, NO_TEST = "exact", "none"
-CI_LEVELS = {PAIRED: TWO_SIDED_LEVEL, WELCH: TWO_SIDED_LEVEL, TOST: ONE_SIDED_LEVEL,
-             ONE_SIDED: ONE_SIDED_LEVEL, BINOMIAL: ONE_SIDED_LEVEL,
-             BINOMIAL_TOST: ONE_SIDED_LEVEL, PREDICTION: TWO_SIDED_LEVEL}
+CI_LEVELS = {
+    PAIRED: TWO_SIDED_LEVEL,
+    WELCH: TWO_SIDED_LEVEL,
+    TOST: ONE_SIDED_LEVEL,
+    ONE_SIDED: ONE_SIDED_LEVEL,
+    BINOMIAL: ONE_SIDED_LEVEL,
+    BINOMIAL_TOST: ONE_SIDED_LEVEL,
+    PREDICTION: TWO_SIDED_LEVEL,
+}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -137,7 +143,8 @@ def pool(results: Sequence[dict], metric: str, unit: str = "seeds") -> np.ndarra
     if unit == "seeds" and len(results) > 1 and len(samples) != len(results):
         raise ValueError(
             f"metric {metric!r}: {len(samples)} samples from {len(results)} seeds; one sample "
-            "per seed, or the claim names its unit_of_replication")
+            "per seed, or the claim names its unit_of_replication"
+        )
     return np.asarray(samples)
 
 
@@ -214,7 +221,8 @@ def _better(claim: Claim, ours: np.ndarray, base: np.ndarray) -> Verdict:
     if claim.paired and ours.shape != base.shape:
         raise ValueError(
             f"paired claim {claim.name!r}: {len(ours)} samples vs {len(base)} baseline "
-            "samples; a paired test needs one baseline per sample (per seed, same order)")
+            "samples; a paired test needs one baseline per sample (per seed, same order)"
+        )
     counts = claim.samples != "continuous"
     if claim.paired:
         effect = sign * float(np.mean(ours - base))
@@ -234,13 +242,27 @@ def _better(claim: Claim, ours: np.ndarray, base: np.ndarray) -> Verdict:
             return Verdict(_signed_word(effect, p), FISHER, n, effect, None, p)
         if _constant(ours) and _constant(base):
             p = float(stats.mannwhitneyu(ours, base, alternative="two-sided").pvalue)
-            return Verdict(_signed_word(effect, p), MANN_WHITNEY, n, effect, None, p,
-                           "both arms are constant: no t statistic")
+            return Verdict(
+                _signed_word(effect, p),
+                MANN_WHITNEY,
+                n,
+                effect,
+                None,
+                p,
+                "both arms are constant: no t statistic",
+            )
         result = stats.ttest_ind(ours, base, equal_var=False)
         test = WELCH
     p = float(result.pvalue)
-    return Verdict(_signed_word(effect, p), test, n, effect,
-                   _ci(result, TWO_SIDED_LEVEL, sign=sign), p, ci_level=TWO_SIDED_LEVEL)
+    return Verdict(
+        _signed_word(effect, p),
+        test,
+        n,
+        effect,
+        _ci(result, TWO_SIDED_LEVEL, sign=sign),
+        p,
+        ci_level=TWO_SIDED_LEVEL,
+    )
 
 
 def _signed_word(effect: float, p: float) -> str:
@@ -279,6 +301,7 @@ def _matches(claim: Claim, ours: np.ndarray) -> Verdict:
         p_out = min(_sign_p(ours - high, "greater"), _sign_p(ours - low, "less"))
         interval, test = None, SIGN_TOST
     else:
+
         def one(value: float, alternative: str) -> float:
             return float(stats.ttest_1samp(ours, value, alternative=alternative).pvalue)
 
@@ -290,8 +313,9 @@ def _matches(claim: Claim, ours: np.ndarray) -> Verdict:
     why = "" if test != SIGN_TOST else "every sample is equal: no t statistic"
     if word == SUPPORTS and interval is not None and not _inside(interval, tol):
         word, why = INCONCLUSIVE, f"the {ONE_SIDED_LEVEL:.0%} CI leaves the band ±{tol:g}"
-    return Verdict(word, test, n, effect, interval, _pick(word, p_tost, p_out), why,
-                   CI_LEVELS.get(test))
+    return Verdict(
+        word, test, n, effect, interval, _pick(word, p_tost, p_out), why, CI_LEVELS.get(test)
+    )
 
 
 def _inside(interval: tuple[float, float], tol: float) -> bool:
@@ -319,8 +343,9 @@ def _one_sided(claim: Claim, ours: np.ndarray) -> Verdict:
         interval = _ci(stats.ttest_1samp(ours, bound), ONE_SIDED_LEVEL, shift=bound, sign=sign)
         test, why = ONE_SIDED, ""
     word = _word(p_for, p_against)
-    return Verdict(word, test, n, effect, interval, _pick(word, p_for, p_against), why,
-                   CI_LEVELS.get(test))
+    return Verdict(
+        word, test, n, effect, interval, _pick(word, p_for, p_against), why, CI_LEVELS.get(test)
+    )
 
 
 def _draw(claim: Claim, ours: np.ndarray) -> Verdict:
@@ -331,14 +356,21 @@ def _draw(claim: Claim, ours: np.ndarray) -> Verdict:
     mean, sd = float(np.mean(ours)), float(np.std(ours, ddof=1))
     effect = value - mean
     if _near(sd, 0.0):
-        return Verdict(INCONCLUSIVE, NO_TEST, n, effect,
-                       reason="every sample is equal: no spread to judge a draw by")
+        return Verdict(
+            INCONCLUSIVE,
+            NO_TEST,
+            n,
+            effect,
+            reason="every sample is equal: no spread to judge a draw by",
+        )
     scale = sd * np.sqrt(1.0 + 1.0 / n)
     p = float(2.0 * stats.t.sf(abs(effect) / scale, n - 1))
     half = float(stats.t.ppf(1 - ALPHA / 2, n - 1)) * scale
     word = SUPPORTS if p >= ALPHA else CONTRADICTS
-    why = (f"the value is {'inside' if word == SUPPORTS else 'outside'} our "
-           f"{TWO_SIDED_LEVEL:.0%} prediction interval [{mean - half:.4g}, {mean + half:.4g}]")
+    why = (
+        f"the value is {'inside' if word == SUPPORTS else 'outside'} our "
+        f"{TWO_SIDED_LEVEL:.0%} prediction interval [{mean - half:.4g}, {mean + half:.4g}]"
+    )
     return Verdict(word, PREDICTION, n, effect, (-half, half), p, why, TWO_SIDED_LEVEL)
 
 
@@ -355,8 +387,10 @@ def _exact(effect: float, n: int, why: str, closed: bool) -> Verdict:
 def _disagree(name: str, x: np.ndarray) -> str:
     if _constant(x):
         return ""
-    return (f"deterministic, yet the {len(x)} samples of {name} disagree "
-            f"(from {np.min(x):.6g} to {np.max(x):.6g})")
+    return (
+        f"deterministic, yet the {len(x)} samples of {name} disagree "
+        f"(from {np.min(x):.6g} to {np.max(x):.6g})"
+    )
 
 
 def _deterministic(claim: Claim, ours: np.ndarray, base: np.ndarray | None) -> Verdict:
@@ -390,8 +424,10 @@ def _outside(claim: Claim, name: str, x: np.ndarray) -> str:
     bad = x[((x < low) & ~_near(x, low)) | ((x > high) & ~_near(x, high))]
     if not len(bad):
         return ""
-    return (f"{len(bad)} sample(s) of {name} outside the metric's range [{low:g}, {high:g}] "
-            f"({', '.join(f'{v:.6g}' for v in bad[:3])})")
+    return (
+        f"{len(bad)} sample(s) of {name} outside the metric's range [{low:g}, {high:g}] "
+        f"({', '.join(f'{v:.6g}' for v in bad[:3])})"
+    )
 
 
 def verdict(claim: Claim, ours: np.ndarray, baseline: np.ndarray | None = None) -> Verdict:
@@ -430,8 +466,9 @@ def verdict(claim: Claim, ours: np.ndarray, baseline: np.ndarray | None = None) 
         return _deterministic(claim, ours, base)
     fewest = min(n, len(base)) if kind == "better" else n
     if fewest < MIN_SAMPLES:
-        return Verdict(INCONCLUSIVE, NO_TEST, n,
-                       reason=f"{fewest} sample(s) < {MIN_SAMPLES}: never decisive")
+        return Verdict(
+            INCONCLUSIVE, NO_TEST, n, reason=f"{fewest} sample(s) < {MIN_SAMPLES}: never decisive"
+        )
     if kind == "better":
         return _better(claim, ours, base)
     if kind == "matches":

@@ -109,8 +109,10 @@ class WorkdirLock:
                 file.write(mine)
             self._content = mine
             return
-        raise WorkdirLocked(f"{self.path.parent} is in use by another run ({self.path}); "
-                            "wait for it to finish, or choose another directory")
+        raise WorkdirLocked(
+            f"{self.path.parent} is in use by another run ({self.path}); "
+            "wait for it to finish, or choose another directory"
+        )
 
     def _take_over_if_stale(self) -> None:
         text = _read(self.path)
@@ -136,8 +138,11 @@ class WorkdirLock:
                 f"finish, or choose another directory (if process {pid} is no jaxlab run, "
                 f"delete {self.path})"
             )
-        print(f"jaxlab: warning: taking over the stale lock {self.path} of process {pid}, "
-              "which no longer runs", file=sys.stderr)
+        print(
+            f"jaxlab: warning: taking over the stale lock {self.path} of process {pid}, "
+            "which no longer runs",
+            file=sys.stderr,
+        )
         if _read(self.path) == text:
             with contextlib.suppress(FileNotFoundError):
                 self.path.unlink()

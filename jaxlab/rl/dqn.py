@@ -280,7 +280,12 @@ def dqn_update(
         raise ValueError(f"target_period must be >= 1, got {target_period}")
     grad_fn = jax.value_and_grad(
         lambda p: dqn_loss(
-            p, state.target_params, state.apply_fn, batch, discount=discount, double=double,
+            p,
+            state.target_params,
+            state.apply_fn,
+            batch,
+            discount=discount,
+            double=double,
             huber_delta=huber_delta,
         ),
         has_aux=True,

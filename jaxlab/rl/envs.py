@@ -413,8 +413,10 @@ def shortest_path_direction(
     check_type("env", env, CellLayout)
     pos, goal, dist = jnp.asarray(pos), jnp.asarray(goal), jnp.asarray(dist)
     if dist.shape != env.walls.shape * 2:
-        raise ValueError(f"dist must be cell_distances(env.walls) of shape "
-                         f"{env.walls.shape * 2}, got {dist.shape}")
+        raise ValueError(
+            f"dist must be cell_distances(env.walls) of shape "
+            f"{env.walls.shape * 2}, got {dist.shape}"
+        )
     for name, x in (("pos", pos), ("goal", goal)):
         if x.shape != (2,):
             raise ValueError(f"{name} must be [2] (x, y), got {x.shape}")

@@ -151,10 +151,12 @@ class GridRooms(CellLayout):
             gxy = state.goal[::-1].astype(jnp.float32) + 0.5
             return jnp.concatenate([xy / size, gxy / size]) * 2.0 - 1.0
         n, cols = self.walls.size, self.walls.shape[1]
-        return jnp.concatenate([
-            jax.nn.one_hot(state.pos[0] * cols + state.pos[1], n),
-            jax.nn.one_hot(state.goal[0] * cols + state.goal[1], n),
-        ])
+        return jnp.concatenate(
+            [
+                jax.nn.one_hot(state.pos[0] * cols + state.pos[1], n),
+                jax.nn.one_hot(state.goal[0] * cols + state.goal[1], n),
+            ]
+        )
 
     def reset(self, key: ArrayLike) -> tuple[MazeState, jax.Array]:
         """Draw a goal cell, then a start cell different from it (both uniform).
@@ -269,6 +271,9 @@ def make_grid_rooms(
             f"goal cell {goals[g].tolist()} is unreachable from start cell {starts[s].tolist()}"
         )
     return GridRooms(
-        walls=walls, start_cells=starts, goal_cells=goals, max_steps=max_steps,
+        walls=walls,
+        start_cells=starts,
+        goal_cells=goals,
+        max_steps=max_steps,
         obs_type=obs_type,
     )

@@ -103,8 +103,9 @@ def imagine(
         h_next = jax.lax.stop_gradient(h_next)
         return h_next, (h_next, a, logp, ent)
 
-    _, (hs, acts, logps, ents) = jax.lax.scan(step, jax.lax.stop_gradient(h0),
-                                              jax.random.split(key, horizon))
+    _, (hs, acts, logps, ents) = jax.lax.scan(
+        step, jax.lax.stop_gradient(h0), jax.random.split(key, horizon)
+    )
     hs = jnp.concatenate([jax.lax.stop_gradient(h0)[None], hs], 0)
     return hs, acts, logps, ents
 
@@ -155,6 +156,8 @@ def actor_critic_loss(
     actor = -jnp.mean(lp * adv) - ent_coef * jnp.mean(ent)
     critic = 0.5 * jnp.mean(jnp.square(v[:-1] - jax.lax.stop_gradient(targets)))
     return actor + critic, {
-        "actor_loss": actor, "critic_loss": critic, "return": jnp.mean(targets[0]),
+        "actor_loss": actor,
+        "critic_loss": critic,
+        "return": jnp.mean(targets[0]),
         "entropy": jnp.mean(ent),
     }

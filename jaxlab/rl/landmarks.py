@@ -49,8 +49,9 @@ def init_vq(key: ArrayLike, num_codes: int, dim: int, scale: float = 1.0) -> VQS
 
 def _check(z_e: jax.Array, codebook: jax.Array) -> None:
     if z_e.ndim != 2 or codebook.ndim != 2 or z_e.shape[1] != codebook.shape[1]:
-        raise ValueError(f"z_e must be [n, D] and codebook [K, D], got {z_e.shape}, "
-                         f"{codebook.shape}")
+        raise ValueError(
+            f"z_e must be [n, D] and codebook [K, D], got {z_e.shape}, {codebook.shape}"
+        )
 
 
 def quantize(
@@ -76,8 +77,7 @@ def quantize(
     z_e, codebook = jnp.asarray(z_e), jax.lax.stop_gradient(jnp.asarray(codebook))
     _check(z_e, codebook)
     check_range("beta", beta, 0.0)
-    d = (jnp.sum(z_e**2, 1, keepdims=True) - 2 * z_e @ codebook.T
-         + jnp.sum(codebook**2, 1)[None])
+    d = jnp.sum(z_e**2, 1, keepdims=True) - 2 * z_e @ codebook.T + jnp.sum(codebook**2, 1)[None]
     codes = jnp.argmin(d, axis=1)
     q = codebook[codes]
     z_q = z_e + jax.lax.stop_gradient(q - z_e)  # straight-through

@@ -115,8 +115,9 @@ def goal_value_loss(
     """
     s, s_next, g = map(jnp.asarray, (s, s_next, g))
     if not (s.shape == s_next.shape == g.shape) or s.ndim != 2:
-        raise ValueError(f"s, s_next, g must be [n, d] of one shape, got {s.shape}, "
-                         f"{s_next.shape}, {g.shape}")
+        raise ValueError(
+            f"s, s_next, g must be [n, d] of one shape, got {s.shape}, {s_next.shape}, {g.shape}"
+        )
     check_callable("apply_fn", apply_fn)
     check_range("gamma", gamma, 0.0, 1.0, high_open=True)
     check_range("reach_radius", reach_radius, 0.0)
@@ -129,7 +130,11 @@ def goal_value_loss(
 
 
 def proposal_loss(
-    params: Any, apply_fn: Callable, s: ArrayLike, s_next: ArrayLike, g_sub: ArrayLike,
+    params: Any,
+    apply_fn: Callable,
+    s: ArrayLike,
+    s_next: ArrayLike,
+    g_sub: ArrayLike,
     scale: float = 10.0,
 ) -> jax.Array:
     """Fast planner: ``E‖f(s, g_sub) − scale·(s' − s)‖²`` on consecutive passive states.
@@ -153,7 +158,11 @@ def propose(
 
 
 def select_subgoal(
-    v_sc: ArrayLike, v_cg: ArrayLike, v_sg: ArrayLike, candidates: ArrayLike, goal: ArrayLike,
+    v_sc: ArrayLike,
+    v_cg: ArrayLike,
+    v_sg: ArrayLike,
+    candidates: ArrayLike,
+    goal: ArrayLike,
     min_value: float,
 ) -> jax.Array:
     """Slow planner: the candidate nearest the goal among those reachable soon.
@@ -182,8 +191,10 @@ def select_subgoal(
     """
     v_sc, v_cg, candidates, goal = map(jnp.asarray, (v_sc, v_cg, candidates, goal))
     if v_sc.shape != v_cg.shape or candidates.shape[:1] != v_sc.shape:
-        raise ValueError(f"v_sc {v_sc.shape}, v_cg {v_cg.shape} and candidates "
-                         f"{candidates.shape} must agree on M")
+        raise ValueError(
+            f"v_sc {v_sc.shape}, v_cg {v_cg.shape} and candidates "
+            f"{candidates.shape} must agree on M"
+        )
     if candidates.ndim != 2 or goal.shape != candidates.shape[1:]:
         raise ValueError(f"goal must be [d] = {candidates.shape[1:]}, got {goal.shape}")
     if jnp.ndim(v_sg) != 0:
@@ -197,7 +208,11 @@ def select_subgoal(
 
 
 def idm_loss(
-    params: Any, apply_fn: Callable, s: ArrayLike, s_next: ArrayLike, actions: ArrayLike,
+    params: Any,
+    apply_fn: Callable,
+    s: ArrayLike,
+    s_next: ArrayLike,
+    actions: ArrayLike,
     scale: float = 10.0,
 ) -> jax.Array:
     """Inverse dynamics: cross-entropy of ``I(a | s, s')`` on the agent's transitions.
@@ -208,8 +223,7 @@ def idm_loss(
     s, s_next, actions = jnp.asarray(s), jnp.asarray(s_next), jnp.asarray(actions)
     _check_pairs(apply_fn, scale, s, s_next=s_next)
     if actions.shape != s.shape[:1] or not jnp.issubdtype(actions.dtype, jnp.integer):
-        raise ValueError(f"actions must be int [{s.shape[0]}], got {actions.dtype} "
-                         f"{actions.shape}")
+        raise ValueError(f"actions must be int [{s.shape[0]}], got {actions.dtype} {actions.shape}")
     logits = apply_fn(params, jnp.concatenate([s, scale * (s_next - s)], -1))
     logp = jax.nn.log_softmax(logits, -1)
     return -jnp.mean(jnp.take_along_axis(logp, jnp.asarray(actions)[:, None], -1))

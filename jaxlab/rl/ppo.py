@@ -114,8 +114,9 @@ def policy_distribution(pi_params: Any) -> distrax.Distribution:
     """The distrax policy for :class:`ActorCritic` outputs (Categorical or diagonal Normal)."""
     if isinstance(pi_params, tuple):
         if len(pi_params) != 2:
-            raise ValueError(f"pi_params must be logits or (mean, log_std), got a tuple of "
-                             f"{len(pi_params)}")
+            raise ValueError(
+                f"pi_params must be logits or (mean, log_std), got a tuple of {len(pi_params)}"
+            )
         mean, log_std = pi_params
         return distrax.MultivariateNormalDiag(mean, jnp.exp(log_std))
     return distrax.Categorical(logits=pi_params)

@@ -143,8 +143,15 @@ class RSSM(nn.Module):
     min_std: float = 0.1
 
     def __post_init__(self) -> None:
-        for name in ("obs_dim", "num_actions", "deter", "stoch", "hidden", "embed_dim",
-                     "ensemble_size"):
+        for name in (
+            "obs_dim",
+            "num_actions",
+            "deter",
+            "stoch",
+            "hidden",
+            "embed_dim",
+            "ensemble_size",
+        ):
             check_integer(name, getattr(self, name), low=1)
         check_range("min_std", self.min_std, 0.0, low_open=True)
         super().__post_init__()
@@ -164,8 +171,12 @@ class RSSM(nn.Module):
         self.rew = MLP(1, h2)
         self.goal = MLP(self.deter + self.stoch, h2)
         self.heads = nn.vmap(
-            MLP, variable_axes={"params": 0}, split_rngs={"params": True},
-            in_axes=None, out_axes=0, axis_size=self.ensemble_size,
+            MLP,
+            variable_axes={"params": 0},
+            split_rngs={"params": True},
+            in_axes=None,
+            out_axes=0,
+            axis_size=self.ensemble_size,
         )(self.embed_dim, (self.hidden,))
 
     def _stats(self, raw: jax.Array) -> tuple[jax.Array, jax.Array]:
@@ -213,8 +224,11 @@ class RSSM(nn.Module):
             return s, (s, pr, po)
 
         scan = nn.scan(step, variable_broadcast="params", split_rngs={"params": False})
-        xs = (jnp.swapaxes(obs[:, 1:], 0, 1), jnp.swapaxes(actions, 0, 1),
-              jax.random.split(k1, actions.shape[1]))
+        xs = (
+            jnp.swapaxes(obs[:, 1:], 0, 1),
+            jnp.swapaxes(actions, 0, 1),
+            jax.random.split(k1, actions.shape[1]),
+        )
         _, (ss, prs, pos) = scan(self, s0, xs)
 
         def cat(first, rest):  # [B, ...] and [L − 1, B, ...] -> [B, L, ...]
@@ -230,7 +244,8 @@ class RSSM(nn.Module):
 
     def ensemble(self, s: jax.Array, a: jax.Array) -> jax.Array:
         return self.heads(
-            jnp.concatenate([s, jax.nn.one_hot(a, self.num_actions, dtype=s.dtype)], -1))
+            jnp.concatenate([s, jax.nn.one_hot(a, self.num_actions, dtype=s.dtype)], -1)
+        )
 
     def encode(self, obs: jax.Array) -> jax.Array:
         g = self.goal(obs)

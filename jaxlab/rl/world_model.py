@@ -77,8 +77,12 @@ class LatentWorldModel(nn.Module):
         self.dyn = MLP(self.latent, h2)
         self.dec = MLP(self.obs_dim, h2)
         self.heads = nn.vmap(
-            MLP, variable_axes={"params": 0}, split_rngs={"params": True},
-            in_axes=None, out_axes=0, axis_size=self.ensemble_size,
+            MLP,
+            variable_axes={"params": 0},
+            split_rngs={"params": True},
+            in_axes=None,
+            out_axes=0,
+            axis_size=self.ensemble_size,
         )(self.latent, (self.hidden,))
 
     def encode(self, obs: jax.Array) -> jax.Array:
@@ -99,9 +103,10 @@ class LatentWorldModel(nn.Module):
     def __call__(self, obs: jax.Array, actions: jax.Array) -> jax.Array:
         """Initialisation path: touches every sub-module."""
         h = self.encode(obs)
-        return self.decode(self.transition(h, actions)) + self.ensemble(h, actions).sum(0)[
-            ..., : self.obs_dim
-        ]
+        return (
+            self.decode(self.transition(h, actions))
+            + self.ensemble(h, actions).sum(0)[..., : self.obs_dim]
+        )
 
 
 def check_sequences(
@@ -124,6 +129,7 @@ def check_sequences(
     if not jnp.issubdtype(actions.dtype, jnp.integer):
         raise ValueError(f"actions must be integers, got {actions.dtype}")
     return obs, actions
+
 
 def world_model_loss(
     params, model: LatentWorldModel, obs: ArrayLike, actions: ArrayLike

@@ -146,7 +146,7 @@ def gram_matrix(x: jax.Array) -> jax.Array:
     m, d = x.shape
     block = max((2 << 20) // (4 * m), -(-d // 64))
     dot = lambda a: jnp.matmul(a, a.T, precision=jax.lax.Precision.HIGHEST)
-    return sum((dot(x[:, i:i + block]) for i in range(block, d, block)), start=dot(x[:, :block]))
+    return sum((dot(x[:, i : i + block]) for i in range(block, d, block)), start=dot(x[:, :block]))
 
 
 def pairwise_squared_distances(x: jax.Array, good: jax.Array) -> jax.Array:

@@ -23,8 +23,9 @@ Aggregator = Callable[[jax.Array], jax.Array]
 
 def _check_base(base: Aggregator) -> None:
     if not callable(base):
-        raise ValueError(f"base must be an aggregator callable [m, d] -> [d], got "
-                         f"{type(base).__name__}")
+        raise ValueError(
+            f"base must be an aggregator callable [m, d] -> [d], got {type(base).__name__}"
+        )
 
 
 def nnm(x: PyTree, num_byzantine: int, base: Aggregator) -> PyTree:

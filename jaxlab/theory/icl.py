@@ -205,8 +205,9 @@ def init_icl_params(
 
 def _check_params(params: ICLParams) -> None:
     if not isinstance(params, ICLParams):
-        raise ValueError(f"params must be ICLParams (from init_icl_params), got "
-                         f"{type(params).__name__}")
+        raise ValueError(
+            f"params must be ICLParams (from init_icl_params), got {type(params).__name__}"
+        )
 
 
 def _check_prompt(params: ICLParams, demos: jax.Array, query: jax.Array) -> None:
@@ -286,8 +287,10 @@ def weighted_vote(demos: ArrayLike, query: ArrayLike) -> jax.Array:
     """
     demos, query = jnp.asarray(demos), jnp.asarray(query)
     if demos.ndim != 2 or query.shape != demos.shape[1:]:
-        raise ValueError(f"query must be [{demos.shape[-1]}] like the rows of demos [l, d + 1], "
-                         f"got {demos.shape} and {query.shape}")
+        raise ValueError(
+            f"query must be [{demos.shape[-1]}] like the rows of demos [l, d + 1], "
+            f"got {demos.shape} and {query.shape}"
+        )
     demos, query = jnp.asarray(demos), jnp.asarray(query)
     return jnp.dot(demos[:, -1], demos[:, :-1] @ query[:-1])
 
@@ -329,8 +332,11 @@ def magnitude_prune(
     w_o = params.w_o
     m = w_o.shape[0]
     norms = jnp.linalg.norm(w_o, axis=1)
-    score = {"smallest": lambda: norms, "largest": lambda: -norms,
-             "random": lambda: jax.random.uniform(key, (m,))}[order]()
+    score = {
+        "smallest": lambda: norms,
+        "largest": lambda: -norms,
+        "random": lambda: jax.random.uniform(key, (m,)),
+    }[order]()
     rank = jnp.argsort(jnp.argsort(score))  # 0 = first to prune
     removed = rank < jnp.floor(jnp.asarray(rate) * m + 1e-6)
     return params._replace(w_o=jnp.where(removed[:, None], 0.0, w_o))

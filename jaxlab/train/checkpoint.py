@@ -62,8 +62,9 @@ class Checkpointer:
         except Exception as error:  # orbax raises many types; all mean "cannot resume"
             raise self._error("cannot read the checkpoints", error) from error
 
-    def save(self, step: int, state: Any, key: jax.Array | None = None, *,
-             data: Any = None) -> None:
+    def save(
+        self, step: int, state: Any, key: jax.Array | None = None, *, data: Any = None
+    ) -> None:
         """Saves ``state``, the run's base PRNG ``key`` (typed or raw; ``None``: the run keeps
         its rng in ``state``) and the position of the input ``data`` (or ``None``) at
         ``step``."""
@@ -75,8 +76,9 @@ class Checkpointer:
             items["data"] = grain.checkpoint.CheckpointSave(data)
         self._manager.save(step, args=ocp.args.Composite(**items))
 
-    def restore(self, state: Any, key: jax.Array | None = None, *,
-                data: Any = None) -> tuple[Any, Any, int] | None:
+    def restore(
+        self, state: Any, key: jax.Array | None = None, *, data: Any = None
+    ) -> tuple[Any, Any, int] | None:
         """Restores the latest ``(state, key, step)`` shaped like ``(state, key)``; ``None`` if
         there is no checkpoint. A typed ``key`` gets a typed key back; ``key=None`` gives
         ``None``. ``data`` (the input, as passed to :meth:`save`) is moved to its saved
@@ -105,8 +107,9 @@ class Checkpointer:
         except Exception as error:  # orbax raises many types; all mean "cannot resume"
             raise self._error(f"cannot restore the checkpoint at step {step}", error) from error
         restored_key = item.get("key")
-        if key is not None and jax.dtypes.issubdtype(getattr(key, "dtype", None),
-                                                     jax.dtypes.prng_key):
+        if key is not None and jax.dtypes.issubdtype(
+            getattr(key, "dtype", None), jax.dtypes.prng_key
+        ):
             restored_key = jax.random.wrap_key_data(restored_key, impl=jax.random.key_impl(key))
         return item["state"], restored_key, int(item["step"])
 
@@ -141,5 +144,5 @@ def _savable(tree: Any) -> Any:
     if jax.process_count() == 1:
         return tree
     return jax.tree.map(
-        lambda x: np.asarray(x) if isinstance(x, jax.Array) and x.is_fully_addressable else x,
-        tree)
+        lambda x: np.asarray(x) if isinstance(x, jax.Array) and x.is_fully_addressable else x, tree
+    )

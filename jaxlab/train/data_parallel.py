@@ -39,8 +39,10 @@ def data_parallel_mesh(batch_size: int, devices: Sequence[jax.Device] | None = N
     """
     devices = list(jax.local_devices() if devices is None else devices)
     if batch_size < 1 or batch_size % len(devices):
-        raise ValueError(f"batch_size must be a positive multiple of the {len(devices)} "
-                         f"devices, got {batch_size}")
+        raise ValueError(
+            f"batch_size must be a positive multiple of the {len(devices)} "
+            f"devices, got {batch_size}"
+        )
     return make_mesh({DATA_AXIS: len(devices)}, devices)
 
 

@@ -25,20 +25,80 @@ from collections.abc import Mapping
 
 __all__ = ["LoopCorrection", "loop_correction", "matmul_flops_by_dtype", "parse_hlo"]
 
-_BYTES = {"pred": 1, "s4": 1, "u4": 1, "s8": 1, "u8": 1, "s16": 2, "u16": 2, "f16": 2,
-          "bf16": 2, "s32": 4, "u32": 4, "f32": 4, "s64": 8, "u64": 8, "f64": 8, "c64": 8,
-          "c128": 16, "token": 0}
-_NO_TRAFFIC = {"parameter", "constant", "tuple", "get-tuple-element", "bitcast", "while",
-               "conditional", "call", "after-all", "partition-id", "replica-id", "iota"}
-_ELEMENTWISE = {"add", "subtract", "multiply", "divide", "maximum", "minimum", "negate", "abs",
-                "exponential", "exponential-minus-one", "log", "log-plus-one", "tanh",
-                "logistic", "sqrt", "rsqrt", "cbrt", "power", "remainder", "sine", "cosine",
-                "tan", "atan2", "erf", "compare", "select", "clamp", "floor", "ceil",
-                "round-nearest-even", "round-nearest-afz", "sign"}
+_BYTES = {
+    "pred": 1,
+    "s4": 1,
+    "u4": 1,
+    "s8": 1,
+    "u8": 1,
+    "s16": 2,
+    "u16": 2,
+    "f16": 2,
+    "bf16": 2,
+    "s32": 4,
+    "u32": 4,
+    "f32": 4,
+    "s64": 8,
+    "u64": 8,
+    "f64": 8,
+    "c64": 8,
+    "c128": 16,
+    "token": 0,
+}
+_NO_TRAFFIC = {
+    "parameter",
+    "constant",
+    "tuple",
+    "get-tuple-element",
+    "bitcast",
+    "while",
+    "conditional",
+    "call",
+    "after-all",
+    "partition-id",
+    "replica-id",
+    "iota",
+}
+_ELEMENTWISE = {
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "maximum",
+    "minimum",
+    "negate",
+    "abs",
+    "exponential",
+    "exponential-minus-one",
+    "log",
+    "log-plus-one",
+    "tanh",
+    "logistic",
+    "sqrt",
+    "rsqrt",
+    "cbrt",
+    "power",
+    "remainder",
+    "sine",
+    "cosine",
+    "tan",
+    "atan2",
+    "erf",
+    "compare",
+    "select",
+    "clamp",
+    "floor",
+    "ceil",
+    "round-nearest-even",
+    "round-nearest-afz",
+    "sign",
+}
 _SHAPE = re.compile(r"([a-z]+[0-9]*(?:e[0-9]m[0-9][a-z]*)?)\[([0-9,]*)\]")
 _HEADER = re.compile(r"^(?:ENTRY\s+)?%?([\w.\-]+)\s*(?:\(.*\)\s*->\s*.*)?\{\s*$")
-_CALLEE = re.compile(r"\b(calls|to_apply|body|condition|true_computation|false_computation)"
-                     r"=%?([\w.\-]+)")
+_CALLEE = re.compile(
+    r"\b(calls|to_apply|body|condition|true_computation|false_computation)"
+    r"=%?([\w.\-]+)"
+)
 _BRANCHES = re.compile(r"branch_computations=\{([^}]*)\}")
 _TRIPS = re.compile(r'"known_trip_count":\{"n":"([0-9]+)"\}')
 
@@ -56,8 +116,9 @@ class Instruction:
 
 
 def _shapes(text: str) -> tuple[tuple[str, tuple[int, ...]], ...]:
-    return tuple((dtype, tuple(int(d) for d in dims.split(",") if d))
-                 for dtype, dims in _SHAPE.findall(text))
+    return tuple(
+        (dtype, tuple(int(d) for d in dims.split(",") if d)) for dtype, dims in _SHAPE.findall(text)
+    )
 
 
 def _closing(text: str, start: int) -> int:
@@ -97,17 +158,17 @@ def _instruction(line: str) -> Instruction | None:
     rest = rest.strip()
     if rest.startswith("("):
         end = _closing(rest, 0)
-        type_text, rest = rest[: end + 1], rest[end + 1:].strip()
+        type_text, rest = rest[: end + 1], rest[end + 1 :].strip()
     else:
         type_text, _, rest = rest.partition(" ")
     opcode, paren, rest = rest.partition("(")
     if not paren:
         return None
     end = _closing("(" + rest, 0) - 1
-    operands = tuple(op.split()[-1].lstrip("%") for op in _split_top(rest[:end])
-                     if op.split())
-    return Instruction(name.strip().lstrip("%"), _shapes(type_text), opcode.strip(), operands,
-                       rest[end + 1:])
+    operands = tuple(op.split()[-1].lstrip("%") for op in _split_top(rest[:end]) if op.split())
+    return Instruction(
+        name.strip().lstrip("%"), _shapes(type_text), opcode.strip(), operands, rest[end + 1 :]
+    )
 
 
 def parse_hlo(text: str) -> tuple[dict[str, list[Instruction]], str | None]:
@@ -217,9 +278,15 @@ def loop_correction(compiled_text: str, assumed_trips: int | None = None) -> Loo
                 continue
             if ins.opcode == "conditional":
                 listed = _BRANCHES.search(ins.attributes)
-                names = ([b.strip().lstrip("%") for b in listed.group(1).split(",")] if listed
-                         else [callees[k] for k in ("true_computation", "false_computation")
-                               if k in callees])
+                names = (
+                    [b.strip().lstrip("%") for b in listed.group(1).split(",")]
+                    if listed
+                    else [
+                        callees[k]
+                        for k in ("true_computation", "false_computation")
+                        if k in callees
+                    ]
+                )
                 branches = [cost(b, fused, repeat) for b in names] or [(0.0, 0.0)]
                 flops += max(b[0] for b in branches)
                 traffic += max(b[1] for b in branches)
@@ -238,14 +305,18 @@ def loop_correction(compiled_text: str, assumed_trips: int | None = None) -> Loo
 
     counted = cost(entry, False, True)
     once = cost(entry, False, False)
-    return LoopCorrection(max(counted[0] - once[0], 0.0), max(counted[1] - once[1], 0.0),
-                          tuple(trips))
+    return LoopCorrection(
+        max(counted[0] - once[0], 0.0), max(counted[1] - once[1], 0.0), tuple(trips)
+    )
 
 
 def _precision(ins: Instruction, table: Mapping[str, Instruction]) -> str:
     operand = table.get(ins.operands[0]) if ins.operands else None
-    dtype = operand.shapes[0][0] if operand is not None and operand.shapes else (
-        ins.shapes[0][0] if ins.shapes else "f32")
+    dtype = (
+        operand.shapes[0][0]
+        if operand is not None and operand.shapes
+        else (ins.shapes[0][0] if ins.shapes else "f32")
+    )
     if dtype.startswith("f8"):
         return "fp8"
     if dtype in ("bf16", "f16"):
@@ -271,4 +342,3 @@ def matmul_flops_by_dtype(hlo_text: str) -> dict[str, float]:
                     kind = _precision(ins, table)
                     out[kind] = out.get(kind, 0.0) + flops
     return out
-

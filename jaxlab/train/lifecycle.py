@@ -69,6 +69,7 @@ def to_host(tree: Any) -> Any:
     ``multihost_utils.process_allgather`` (every process calls this); typed PRNG keys
     come back as their key data. On one process this is ``jax.device_get``.
     """
+
     def leaf(x: Any) -> Any:
         if isinstance(x, jax.Array) and jnp.issubdtype(x.dtype, jax.dtypes.prng_key):
             x = jax.random.key_data(x)
@@ -99,8 +100,11 @@ def atomic_write_json(path: str | os.PathLike, value: Any) -> None:
 
 
 def _digest(config: Any) -> str:
-    text = (config.to_json_best_effort(sort_keys=True) if hasattr(config, "to_json_best_effort")
-            else json.dumps(config, sort_keys=True, default=str))
+    text = (
+        config.to_json_best_effort(sort_keys=True)
+        if hasattr(config, "to_json_best_effort")
+        else json.dumps(config, sort_keys=True, default=str)
+    )
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 

@@ -135,8 +135,9 @@ def fit(
             done = step + 1
             if done % max(log_every, 1) == 0 or done == num_steps:
                 row = log(done, metrics)
-                bar.set_postfix({k: f"{v:.4g}" for k, v in row.items() if k != "step"},
-                                refresh=False)
+                bar.set_postfix(
+                    {k: f"{v:.4g}" for k, v in row.items() if k != "step"}, refresh=False
+                )
             if eval_fn is not None and (
                 (eval_every and done % eval_every == 0) or done == num_steps
             ):

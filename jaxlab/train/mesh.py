@@ -52,7 +52,9 @@ def make_mesh(
     if int(np.prod(sizes)) != len(devices):
         raise ValueError(f"mesh axes {axes} do not fit {len(devices)} devices")
     return jax.make_mesh(
-        sizes, tuple(axes), devices=devices,
+        sizes,
+        tuple(axes),
+        devices=devices,
         axis_types=(jax.sharding.AxisType.Auto,) * len(sizes),
     )
 

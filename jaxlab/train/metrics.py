@@ -104,8 +104,12 @@ class MetricsWriter:
         self._tb.close()
 
 
-def log_result(workdir: str | os.PathLike, result: Mapping[str, Any],
-               hparams: Mapping[str, Any] | None = None, max_values: int = 64) -> int:
+def log_result(
+    workdir: str | os.PathLike,
+    result: Mapping[str, Any],
+    hparams: Mapping[str, Any] | None = None,
+    max_values: int = 64,
+) -> int:
     """Logs an experiment's returned metrics as one ``result/...`` row after the last step
     logged in ``workdir`` (so every run's ``metrics.jsonl`` and TensorBoard end with what
     it reported); returns the step of that row.

@@ -30,8 +30,9 @@ _EXTRA_KEYS = ("name", "clip_global_norm")
 
 
 def _resolve(name: str, kind: str) -> Callable[..., Any]:
-    module, attr = (optax.contrib, name[len("contrib."):]) if name.startswith("contrib.") \
-        else (optax, name)
+    module, attr = (
+        (optax.contrib, name[len("contrib.") :]) if name.startswith("contrib.") else (optax, name)
+    )
     fn = getattr(module, attr, None)
     if not callable(fn):
         raise ValueError(f"unknown optax {kind} {name!r}")

@@ -86,25 +86,52 @@ class Accelerator:
 #   as one bf16 pass (197), ``precision="highest"`` as six (197 / 6); FP8 runs at the bf16
 #   rate; float64 is emulated (counted at the fp32 rate, an upper bound).
 ACCELERATORS = (
-    Accelerator("H100 SXM",
-                {"fp8": 1978.9e12, "int8": 1978.9e12, "bf16": 989.4e12, "tf32": 494.7e12,
-                 "fp32": 66.9e12, "fp64": 66.9e12},
-                3.35e12, 80e9,
-                "NVIDIA H100 Tensor Core GPU datasheet (SXM5, dense): FP8 1,978.9, BF16 989.4, "
-                "TF32 494.7, FP32 66.9 TFLOP/s; HBM3 3.35 TB/s; 80 GB"),
-    Accelerator("A100 80GB SXM",
-                {"fp8": 312e12, "int8": 624e12, "bf16": 312e12, "tf32": 156e12,
-                 "fp32": 19.5e12, "fp64": 19.5e12},
-                2.039e12, 80e9,
-                "NVIDIA A100 Tensor Core GPU datasheet (80 GB SXM, dense): BF16 312, TF32 156, "
-                "FP32 19.5 TFLOP/s (no FP8: at the BF16 rate); HBM2e 2,039 GB/s; 80 GB"),
-    Accelerator("TPU v5e",
-                {"fp8": 197e12, "int8": 394e12, "bf16": 197e12, "tf32": 197e12,
-                 "fp32": 197e12 / 6, "fp64": 197e12 / 6},
-                819e9, 16e9,
-                "Google Cloud TPU v5e documentation: 197 TFLOP/s bf16 (float32 at JAX's "
-                "default precision: one bf16 pass; highest: six), 394 TOPS int8; HBM2 819 "
-                "GB/s; 16 GB"),
+    Accelerator(
+        "H100 SXM",
+        {
+            "fp8": 1978.9e12,
+            "int8": 1978.9e12,
+            "bf16": 989.4e12,
+            "tf32": 494.7e12,
+            "fp32": 66.9e12,
+            "fp64": 66.9e12,
+        },
+        3.35e12,
+        80e9,
+        "NVIDIA H100 Tensor Core GPU datasheet (SXM5, dense): FP8 1,978.9, BF16 989.4, "
+        "TF32 494.7, FP32 66.9 TFLOP/s; HBM3 3.35 TB/s; 80 GB",
+    ),
+    Accelerator(
+        "A100 80GB SXM",
+        {
+            "fp8": 312e12,
+            "int8": 624e12,
+            "bf16": 312e12,
+            "tf32": 156e12,
+            "fp32": 19.5e12,
+            "fp64": 19.5e12,
+        },
+        2.039e12,
+        80e9,
+        "NVIDIA A100 Tensor Core GPU datasheet (80 GB SXM, dense): BF16 312, TF32 156, "
+        "FP32 19.5 TFLOP/s (no FP8: at the BF16 rate); HBM2e 2,039 GB/s; 80 GB",
+    ),
+    Accelerator(
+        "TPU v5e",
+        {
+            "fp8": 197e12,
+            "int8": 394e12,
+            "bf16": 197e12,
+            "tf32": 197e12,
+            "fp32": 197e12 / 6,
+            "fp64": 197e12 / 6,
+        },
+        819e9,
+        16e9,
+        "Google Cloud TPU v5e documentation: 197 TFLOP/s bf16 (float32 at JAX's "
+        "default precision: one bf16 pass; highest: six), 394 TOPS int8; HBM2 819 "
+        "GB/s; 16 GB",
+    ),
 )
 
 
@@ -148,8 +175,14 @@ class PlanSpec:
     @classmethod
     def host(cls, dominated_by: str, steps_per_run: int, num_runs: int, note: str) -> PlanSpec:
         """The plan of a host program: ``dominated_by`` says what takes its time."""
-        return cls(fn=None, abstract_args=(), steps_per_run=steps_per_run, num_runs=num_runs,
-                   note=note, host_program=dominated_by)
+        return cls(
+            fn=None,
+            abstract_args=(),
+            steps_per_run=steps_per_run,
+            num_runs=num_runs,
+            note=note,
+            host_program=dominated_by,
+        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -213,33 +246,60 @@ class Plan:
         total = sum(self.precision_flops.values())
         if not total:
             return 1.0 / (accelerator.peak("tf32") * utilisation)
-        return sum(share / total / (accelerator.peak(kind) * utilisation)
-                   for kind, share in self.precision_flops.items())
+        return sum(
+            share / total / (accelerator.peak(kind) * utilisation)
+            for kind, share in self.precision_flops.items()
+        )
 
-    def compute_hours(self, accelerator: Accelerator, utilisation: float = UTILISATION,
-                      *, all_programs: bool = False) -> float:
+    def compute_hours(
+        self,
+        accelerator: Accelerator,
+        utilisation: float = UTILISATION,
+        *,
+        all_programs: bool = False,
+    ) -> float:
         """``calls × FLOPs / (peak of the program's precision × utilisation)``."""
-        own = (self.calls * self.flops_per_call
-               * self._seconds_per_flop(accelerator, utilisation) / 3600.0)
-        extra = sum(p.compute_hours(accelerator, utilisation, all_programs=True)
-                    for p in self.programs) if all_programs else 0.0
+        own = (
+            self.calls
+            * self.flops_per_call
+            * self._seconds_per_flop(accelerator, utilisation)
+            / 3600.0
+        )
+        extra = (
+            sum(p.compute_hours(accelerator, utilisation, all_programs=True) for p in self.programs)
+            if all_programs
+            else 0.0
+        )
         return own + extra
 
     def memory_hours(self, accelerator: Accelerator, *, all_programs: bool = False) -> float:
         """``calls × bytes accessed / bandwidth`` (XLA:CPU's bytes)."""
         own = self.calls * self.bytes_per_call / accelerator.bandwidth / 3600.0
-        extra = sum(p.memory_hours(accelerator, all_programs=True)
-                    for p in self.programs) if all_programs else 0.0
+        extra = (
+            sum(p.memory_hours(accelerator, all_programs=True) for p in self.programs)
+            if all_programs
+            else 0.0
+        )
         return own + extra
 
-    def hours(self, accelerator: Accelerator, utilisation: float = UTILISATION,
-              *, all_programs: bool = False) -> float:
+    def hours(
+        self,
+        accelerator: Accelerator,
+        utilisation: float = UTILISATION,
+        *,
+        all_programs: bool = False,
+    ) -> float:
         """The roofline estimate: per call, the larger of the compute- and memory-bound
         times, ``calls × max(flops / (peak·util), bytes / bandwidth)``."""
-        per_call = max(self.flops_per_call * self._seconds_per_flop(accelerator, utilisation),
-                       self.bytes_per_call / accelerator.bandwidth)
-        extra = sum(p.hours(accelerator, utilisation, all_programs=True)
-                    for p in self.programs) if all_programs else 0.0
+        per_call = max(
+            self.flops_per_call * self._seconds_per_flop(accelerator, utilisation),
+            self.bytes_per_call / accelerator.bandwidth,
+        )
+        extra = (
+            sum(p.hours(accelerator, utilisation, all_programs=True) for p in self.programs)
+            if all_programs
+            else 0.0
+        )
         return self.calls * per_call / 3600.0 + extra
 
     def all_plans(self) -> list[Plan]:
@@ -255,8 +315,7 @@ class Plan:
 def abstract(tree: Any, sharding: jax.sharding.Sharding) -> Any:
     """Every leaf of ``tree`` (arrays or ``ShapeDtypeStruct``s, e.g. from ``jax.eval_shape``)
     as a ``jax.ShapeDtypeStruct`` with ``sharding``: abstract inputs, nothing allocated."""
-    return jax.tree.map(
-        lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=sharding), tree)
+    return jax.tree.map(lambda x: jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=sharding), tree)
 
 
 def plan_module(module: Any, config: Any, name: str = "") -> Plan:
@@ -270,7 +329,8 @@ def plan_module(module: Any, config: Any, name: str = "") -> Plan:
     if plan_program is None:
         raise ValueError(
             f"experiment {name!r} cannot be planned: its train.py defines no "
-            "plan_program(config, mesh) -> jaxlab.train.plan.PlanSpec")
+            "plan_program(config, mesh) -> jaxlab.train.plan.PlanSpec"
+        )
     mesh = mesh_from_config(config)
     return plan_spec(plan_program(config, mesh), mesh, config.preset, name)
 
@@ -289,17 +349,29 @@ def _lanes(spec: PlanSpec) -> int:
     return spec.runs_per_call
 
 
-def plan_spec(spec: PlanSpec, mesh: jax.sharding.Mesh, preset: str = "",
-              name: str = "") -> Plan:
+def plan_spec(spec: PlanSpec, mesh: jax.sharding.Mesh, preset: str = "", name: str = "") -> Plan:
     """The :class:`Plan` of ``spec`` (and of its ``programs``) on ``mesh``."""
     calls = spec.steps_per_run * math.ceil(spec.num_runs / spec.runs_per_call)
     programs = tuple(plan_spec(p, mesh, preset, name) for p in spec.programs)
-    common: dict[str, Any] = dict(name=name, preset=preset, devices=mesh.size,
-                                  mesh_shape=dict(mesh.shape), calls=calls, spec=spec,
-                                  lanes=_lanes(spec), programs=programs)
+    common: dict[str, Any] = dict(
+        name=name,
+        preset=preset,
+        devices=mesh.size,
+        mesh_shape=dict(mesh.shape),
+        calls=calls,
+        spec=spec,
+        lanes=_lanes(spec),
+        programs=programs,
+    )
     if spec.host_program is not None:
-        return Plan(argument_bytes=0, output_bytes=0, temp_bytes=0, flops_per_call=0.0,
-                    bytes_per_call=0.0, **common)
+        return Plan(
+            argument_bytes=0,
+            output_bytes=0,
+            temp_bytes=0,
+            flops_per_call=0.0,
+            bytes_per_call=0.0,
+            **common,
+        )
     if spec.fn is None:
         raise ValueError(f"{name}: PlanSpec {spec.name!r} has neither fn nor host_program")
     lowered = jax.jit(spec.fn).lower(*spec.abstract_args)
@@ -314,10 +386,15 @@ def plan_spec(spec: PlanSpec, mesh: jax.sharding.Mesh, preset: str = "",
         precision = hlo_cost.matmul_flops_by_dtype(hlo.as_hlo_text())
     except Exception:  # a backend without HLO text: TF32 (the float32 default) is assumed
         precision = {}
-    return Plan(argument_bytes=int(memory.argument_size_in_bytes),
-                output_bytes=int(memory.output_size_in_bytes),
-                temp_bytes=int(memory.temp_size_in_bytes),
-                flops_per_call=flops + loops.extra_flops,
-                bytes_per_call=traffic + loops.extra_bytes,
-                xla_flops_per_call=flops, xla_bytes_per_call=traffic,
-                precision_flops=precision, loop_trips=loops.trips, **common)
+    return Plan(
+        argument_bytes=int(memory.argument_size_in_bytes),
+        output_bytes=int(memory.output_size_in_bytes),
+        temp_bytes=int(memory.temp_size_in_bytes),
+        flops_per_call=flops + loops.extra_flops,
+        bytes_per_call=traffic + loops.extra_bytes,
+        xla_flops_per_call=flops,
+        xla_bytes_per_call=traffic,
+        precision_flops=precision,
+        loop_trips=loops.trips,
+        **common,
+    )

@@ -31,8 +31,9 @@ class DeviceStream:
       prefetch: batches placed ahead of the one taken.
     """
 
-    def __init__(self, loader: Any, mesh: Mesh | None = None, *, axis: str = DATA_AXIS,
-                 prefetch: int = 2):
+    def __init__(
+        self, loader: Any, mesh: Mesh | None = None, *, axis: str = DATA_AXIS, prefetch: int = 2
+    ):
         if prefetch < 1:
             raise ValueError(f"prefetch must be >= 1, got {prefetch}")
         self._loader, self._mesh, self._axis, self._prefetch = loader, mesh, axis, prefetch
@@ -121,8 +122,9 @@ class DeviceStream:
             close()
 
 
-def device_batches(batches: Iterable[Any], mesh: Mesh | None, *, axis: str = DATA_AXIS,
-                   prefetch: int = 2) -> Iterator[Any]:
+def device_batches(
+    batches: Iterable[Any], mesh: Mesh | None, *, axis: str = DATA_AXIS, prefetch: int = 2
+) -> Iterator[Any]:
     """``batches`` (this process's rows of each global batch) as global arrays over
     ``axis``, placed ``prefetch`` batches ahead on a thread; for evaluation loops
     (:func:`jaxlab.data.streaming.eval_batches`), which need no position."""

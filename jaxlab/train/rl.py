@@ -142,8 +142,7 @@ def make_ppo_train(env: Any, config: PPOConfig, guide: Guide | None = None) -> C
     guide = guide or _no_guide(env.num_actions)
     net = ActorCritic(num_actions=env.num_actions, hidden=c.hidden)
     # Clip the gradient's global norm, then an Adam step.
-    tx = optax.chain(optax.clip_by_global_norm(c.max_grad_norm),
-                     optax.adam(c.lr, eps=c.adam_eps))
+    tx = optax.chain(optax.clip_by_global_norm(c.max_grad_norm), optax.adam(c.lr, eps=c.adam_eps))
     reset_v = jax.vmap(env.reset)
     step_v = jax.vmap(env.step)
 
@@ -176,13 +175,25 @@ def make_ppo_train(env: Any, config: PPOConfig, guide: Guide | None = None) -> C
         )
         flat = lambda x: x.reshape((-1,) + x.shape[2:])  # noqa: E731
         batch = PPOBatch(
-            flat(tr.obs), flat(tr.actions), flat(log_probs), flat(adv), flat(ret),
-            flat(gprobs), flat(gweight),
+            flat(tr.obs),
+            flat(tr.actions),
+            flat(log_probs),
+            flat(adv),
+            flat(ret),
+            flat(gprobs),
+            flat(gweight),
         )
         bc = None if guide.extra_bc is None else guide.extra_bc(gstate, k_bc)
         ts, metrics = ppo_update(
-            ts, batch, k_upd, num_epochs=c.num_epochs, num_minibatches=c.num_minibatches,
-            bc=bc, clip_eps=c.clip_eps, vf_coef=c.vf_coef, ent_coef=c.ent_coef,
+            ts,
+            batch,
+            k_upd,
+            num_epochs=c.num_epochs,
+            num_minibatches=c.num_minibatches,
+            bc=bc,
+            clip_eps=c.clip_eps,
+            vf_coef=c.vf_coef,
+            ent_coef=c.ent_coef,
             guide_coef=c.guide_coef,
         )
         gstate, gmetrics = guide.update(gstate, tr, k_guide)
@@ -284,8 +295,13 @@ def make_dqn_train(env: Any, config: DQNConfig) -> Callable:
             seg = replay_sample(buffer, k, c.batch_size, 1)
             batch = jax.tree.map(lambda x: x[:, 0], seg)
             ts, m = dqn_update(
-                ts, batch, discount=c.gamma, double=c.double, huber_delta=c.huber_delta,
-                tau=c.tau, target_period=c.target_period,
+                ts,
+                batch,
+                discount=c.gamma,
+                double=c.double,
+                huber_delta=c.huber_delta,
+                tau=c.tau,
+                target_period=c.target_period,
             )
             return ts, m["loss"]
 
@@ -310,7 +326,8 @@ def make_dqn_train(env: Any, config: DQNConfig) -> Callable:
             ts,
         )
         out = {
-            "success": jnp.sum(info["success"].astype(jnp.float32)) if "success" in info
+            "success": jnp.sum(info["success"].astype(jnp.float32))
+            if "success" in info
             else jnp.sum(reward),
             "episodes": jnp.sum(done.astype(jnp.float32)),
             "loss": losses.mean(),
@@ -337,8 +354,11 @@ def make_dqn_train(env: Any, config: DQNConfig) -> Callable:
         ts = DQNState.create(apply_fn=net.apply, params=params, tx=tx, target_params=params)
         env_state, obs = reset_v(jax.random.split(k_env, c.num_envs))
         example = DQNBatch(
-            jnp.zeros((1, env.obs_dim)), jnp.zeros(1, jnp.int32), jnp.zeros(1),
-            jnp.zeros(1), jnp.zeros((1, env.obs_dim)),
+            jnp.zeros((1, env.obs_dim)),
+            jnp.zeros(1, jnp.int32),
+            jnp.zeros(1),
+            jnp.zeros(1),
+            jnp.zeros((1, env.obs_dim)),
         )
         buffer = replay_init(example, c.buffer_size)
         runner = DQNRunner(ts, buffer, env_state, obs, jnp.zeros((), jnp.int32), key)

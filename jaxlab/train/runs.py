@@ -43,8 +43,10 @@ from jaxlab.train.mesh import RUNS_AXIS
 Carry = TypeVar("Carry")
 METHODS = ("vmap", "map", "loop", "auto")
 # XLA debug options (every backend): no backend optimization, no expensive LLVM passes.
-FAST_COMPILE_OPTIONS = {"xla_backend_optimization_level": 0,
-                        "xla_llvm_disable_expensive_passes": True}
+FAST_COMPILE_OPTIONS = {
+    "xla_backend_optimization_level": 0,
+    "xla_llvm_disable_expensive_passes": True,
+}
 
 
 def jit_run(fun: Callable[..., Any], *, fast_compile: bool = False, **jit_kwargs: Any):
@@ -156,8 +158,11 @@ def segmented_scan_run(
     if segments < 1:
         raise ValueError(f"segments must be >= 1, got {segments}")
     piece = max(1, -(-length // segments))
-    metrics_shape = jax.eval_shape(lambda c, x: step(c, x)[1], carry,
-                                   jax.tree.map(lambda a: a[0], xs)) if length else None
+    metrics_shape = (
+        jax.eval_shape(lambda c, x: step(c, x)[1], carry, jax.tree.map(lambda a: a[0], xs))
+        if length
+        else None
+    )
     history = jax.tree.map(lambda s: np.zeros((length, *s.shape), s.dtype), metrics_shape)
     leaves, treedef = jax.tree.flatten(carry)
     impls = [_key_impl(leaf) for leaf in leaves]
@@ -166,17 +171,21 @@ def segmented_scan_run(
         restored = checkpointer.restore({"carry": _unkey(carry), "history": history})
         if restored is not None:
             state, _, start = restored
-            carry = jax.tree.unflatten(treedef, [
-                _rekey(leaf, impl)
-                for leaf, impl in zip(jax.tree.leaves(state["carry"]), impls, strict=True)])
+            carry = jax.tree.unflatten(
+                treedef,
+                [
+                    _rekey(leaf, impl)
+                    for leaf, impl in zip(jax.tree.leaves(state["carry"]), impls, strict=True)
+                ],
+            )
             history = jax.tree.map(np.asarray, state["history"])
-    scan = jit_run(lambda c, x: jax.lax.scan(step, c, x, unroll=unroll),
-                   fast_compile=fast_compile)
+    scan = jit_run(lambda c, x: jax.lax.scan(step, c, x, unroll=unroll), fast_compile=fast_compile)
     for begin in range(start, length, piece):
         stop = min(begin + piece, length)
         carry, out = scan(carry, jax.tree.map(lambda a, b=begin, e=stop: a[b:e], xs))
-        jax.tree.map(lambda h, o, b=begin, e=stop: h.__setitem__(slice(b, e), o),
-                     history, to_host(out))
+        jax.tree.map(
+            lambda h, o, b=begin, e=stop: h.__setitem__(slice(b, e), o), history, to_host(out)
+        )
         if checkpointer is not None:
             checkpointer.save(stop, {"carry": _unkey(carry), "history": history})
     if checkpointer is not None:
@@ -192,8 +201,7 @@ def _key_impl(leaf):
 
 def _unkey(tree):
     """PRNG keys as their raw data (orbax saves plain arrays)."""
-    return jax.tree.map(
-        lambda x: jax.random.key_data(x) if _key_impl(x) is not None else x, tree)
+    return jax.tree.map(lambda x: jax.random.key_data(x) if _key_impl(x) is not None else x, tree)
 
 
 def _rekey(leaf, impl):
@@ -297,14 +305,16 @@ def batch_runs(
         return axes, batched, shared
 
     if method == "loop":
-        one = jit_run(lambda axes, batched, shared: run(*_merge(axes, batched, shared)),
-                      fast_compile=fast_compile, static_argnums=0)
+        one = jit_run(
+            lambda axes, batched, shared: run(*_merge(axes, batched, shared)),
+            fast_compile=fast_compile,
+            static_argnums=0,
+        )
 
         def looped(*args):
             axes, batched, shared = split(args)
             n = jax.tree.leaves(batched)[0].shape[0]
-            outs = [one(axes, jax.tree.map(lambda x, i=i: x[i], batched), shared)
-                    for i in range(n)]
+            outs = [one(axes, jax.tree.map(lambda x, i=i: x[i], batched), shared) for i in range(n)]
             return jax.tree.map(lambda *xs: jnp.stack(xs), *outs)
 
         return looped
@@ -330,8 +340,9 @@ def batch_runs(
     runs_sharding = NamedSharding(mesh, PartitionSpec(axis))
     replicated = NamedSharding(mesh, PartitionSpec())
 
-    @functools.partial(jit_run, fast_compile=fast_compile, static_argnums=0,
-                       out_shardings=runs_sharding)
+    @functools.partial(
+        jit_run, fast_compile=fast_compile, static_argnums=0, out_shardings=runs_sharding
+    )
     def sharded_program(axes, batched, shared):
         one = lambda b: run(*_merge(axes, b, shared))
         if method == "vmap":
@@ -348,7 +359,8 @@ def batch_runs(
         pad = -n % devices
         if pad:
             batched = jax.tree.map(
-                lambda x: jnp.concatenate([x, jnp.repeat(x[:1], pad, axis=0)]), batched)
+                lambda x: jnp.concatenate([x, jnp.repeat(x[:1], pad, axis=0)]), batched
+            )
         if _traced((batched, shared)):
             # Called inside another program (a scan, a jit): the sharded program is inlined
             # there with its shardings; placement and gathering belong to the outer call.

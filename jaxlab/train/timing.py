@@ -77,8 +77,14 @@ def ratios(times: Mapping[str, float], baseline: str) -> dict[str, float]:
     return {name: t / times[baseline] for name, t in times.items()}
 
 
-def print_speedups(title: str, rows: Mapping[str, Mapping[str, float]], *, ours: str = "jaxlab",
-                   peer: str = "numpy", width: int = 44) -> dict[str, float]:
+def print_speedups(
+    title: str,
+    rows: Mapping[str, Mapping[str, float]],
+    *,
+    ours: str = "jaxlab",
+    peer: str = "numpy",
+    width: int = 44,
+) -> dict[str, float]:
     """Prints one line per row (``ours`` and ``peer`` ms, peer/ours speed-up) under ``title``.
 
     Args:
@@ -93,6 +99,8 @@ def print_speedups(title: str, rows: Mapping[str, Mapping[str, float]], *, ours:
     out = {}
     for what, times in rows.items():
         out[what] = ratios(times, peer)[ours]
-        print(f"{what:{width}s} {1e3 * times[ours]:10.2f} {1e3 * times[peer]:10.2f} "
-              f"{1.0 / out[what]:8.1f}×")
+        print(
+            f"{what:{width}s} {1e3 * times[ours]:10.2f} {1e3 * times[peer]:10.2f} "
+            f"{1.0 / out[what]:8.1f}×"
+        )
     return out

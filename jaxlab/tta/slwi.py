@@ -57,8 +57,9 @@ def entropy_loss(logits: ArrayLike) -> jax.Array:
 
 def _check_optimizer(optimizer: Any) -> None:
     if not (hasattr(optimizer, "init") and hasattr(optimizer, "update")):
-        raise ValueError(f"optimizer must be an optax.GradientTransformation, got "
-                         f"{type(optimizer).__name__}")
+        raise ValueError(
+            f"optimizer must be an optax.GradientTransformation, got {type(optimizer).__name__}"
+        )
 
 
 def tent(optimizer: optax.GradientTransformation, mask: Any) -> optax.GradientTransformation:
@@ -81,8 +82,11 @@ def tent(optimizer: optax.GradientTransformation, mask: Any) -> optax.GradientTr
       ([0.0, 0.0], [-0.1, -0.1])
     """
     _check_optimizer(optimizer)
-    inverse = (lambda p: jax.tree.map(lambda m: not m, mask(p))) if callable(mask) else (
-        jax.tree.map(lambda m: not m, mask))
+    inverse = (
+        (lambda p: jax.tree.map(lambda m: not m, mask(p)))
+        if callable(mask)
+        else (jax.tree.map(lambda m: not m, mask))
+    )
     return optax.chain(optax.masked(optimizer, mask), optax.masked(optax.set_to_zero(), inverse))
 
 
@@ -120,8 +124,10 @@ def tent_step(
         raise ValueError(f"batch must be [n, ...], got shape {jnp.shape(batch)}")
     _check_optimizer(optimizer)
     if not callable(apply_fn):
-        raise ValueError(f"apply_fn must be callable (params, batch) -> logits, got "
-                         f"{type(apply_fn).__name__}")
+        raise ValueError(
+            f"apply_fn must be callable (params, batch) -> logits, got {type(apply_fn).__name__}"
+        )
+
     def loss(p):
         logits = apply_fn(p, batch)
         return entropy_loss(logits), logits
@@ -152,11 +158,15 @@ def mean_reversion(params: Params, source: Params, a: float, mask: Any = None) -
     """
     check_range("a", a, 0.0, 1.0)
     if jax.tree.structure(params) != jax.tree.structure(source):
-        raise ValueError(f"source must have the structure of params {jax.tree.structure(params)}"
-                         f", got {jax.tree.structure(source)}")
+        raise ValueError(
+            f"source must have the structure of params {jax.tree.structure(params)}"
+            f", got {jax.tree.structure(source)}"
+        )
     if mask is not None and jax.tree.structure(mask) != jax.tree.structure(params):
-        raise ValueError(f"mask must have the structure of params {jax.tree.structure(params)}, "
-                         f"got {jax.tree.structure(mask)}")
+        raise ValueError(
+            f"mask must have the structure of params {jax.tree.structure(params)}, "
+            f"got {jax.tree.structure(mask)}"
+        )
     mask = jax.tree.map(lambda _: True, params) if mask is None else mask
     return jax.tree.map(lambda p, s, m: a * p + (1 - a) * s if m else p, params, source, mask)
 
@@ -302,16 +312,23 @@ def slwi_update(
     struct = jax.tree.structure(state.mean)
     for name, tree in (("observed", observed), ("update", update)):
         if jax.tree.structure(tree) != struct:
-            raise ValueError(f"{name} must have the structure of the filtered parameters "
-                             f"{struct}, got {jax.tree.structure(tree)}")
+            raise ValueError(
+                f"{name} must have the structure of the filtered parameters "
+                f"{struct}, got {jax.tree.structure(tree)}"
+            )
     r = 1.0 - q
     mean_pred = jax.tree.map(lambda m, s: a * m + (1 - a) * s, state.mean, state.source)
     var_pred = jax.tree.map(lambda p: a * a * p + q, state.var)
 
     # Log posterior-predictive density of the observation, averaged over the weights.
-    log_pred = _tree_mean(jax.tree.map(
-        lambda x, m, p: -0.5 * (jnp.log(2 * jnp.pi * (p + r)) + (x - m) ** 2 / (p + r)),
-        observed, mean_pred, var_pred))
+    log_pred = _tree_mean(
+        jax.tree.map(
+            lambda x, m, p: -0.5 * (jnp.log(2 * jnp.pi * (p + r)) + (x - m) ** 2 / (p + r)),
+            observed,
+            mean_pred,
+            var_pred,
+        )
+    )
     diff = log_pred - state.prev_log_pred
     std = jnp.sqrt(state.score_m2 / jnp.maximum(state.count - 2, 1))  # count − 1 past d
     ready = state.count > warmup
@@ -331,8 +348,17 @@ def slwi_update(
     var = jax.tree.map(lambda k, p: (1 - k) * p, gain, var_pred)
     phi_hat = jax.tree.map(lambda m, x: m + b * (x - m), mean_pred, backtracked)
     # Traced hyper-parameters are not checked at trace time; out of range, φ̂ is NaN.
-    valid = ((0 <= a) & (a <= 1) & (0 < q) & (q < 1) & (0 <= b) & (b <= 1) & (zeta >= 0)
-             & (alpha > 1) & (warmup >= 0))
+    valid = (
+        (0 <= a)
+        & (a <= 1)
+        & (0 < q)
+        & (q < 1)
+        & (0 <= b)
+        & (b <= 1)
+        & (zeta >= 0)
+        & (alpha > 1)
+        & (warmup >= 0)
+    )
     phi_hat = jax.tree.map(lambda x: jnp.where(valid, x, jnp.nan), phi_hat)
     new_state = SLWIState(mean, var, state.source, log_pred, new_mean, new_m2, state.count + 1)
     return phi_hat, new_state, SLWIInfo(score, flagged, c)

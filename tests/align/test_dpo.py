@@ -46,16 +46,16 @@ def test_extreme_margins_are_finite_and_exact():
 
 def test_gradients_finite_differences():
     args = tuple(jnp.asarray(a, jnp.float32) for a in LOGPS)
-    check_grads(lambda *a: dpo_loss(*a, 0.7), args, order=2, modes=("rev",), eps=1e-2,
-                rtol=2e-2)
+    check_grads(lambda *a: dpo_loss(*a, 0.7), args, order=2, modes=("rev",), eps=1e-2, rtol=2e-2)
 
 
 def test_jit_and_vmap():
     args = [jnp.asarray(np.stack([a, a[::-1]]), jnp.float32) for a in LOGPS]
     per_row = jax.vmap(lambda *a: dpo_loss(*a, 0.3))(*args)
     for i in range(2):
-        np.testing.assert_allclose(per_row[i], np_dpo(*[a[i] for a in args], 0.3)[0].mean(),
-                                   rtol=1e-5)
+        np.testing.assert_allclose(
+            per_row[i], np_dpo(*[a[i] for a in args], 0.3)[0].mean(), rtol=1e-5
+        )
     jitted = jax.jit(dpo_loss, static_argnames="reduction")
     np.testing.assert_allclose(jitted(*args, 0.3), dpo_loss(*args, 0.3), rtol=1e-6)
 
@@ -75,8 +75,9 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="tokens"):
         one_token_logps(jnp.zeros((2, 3)), jnp.zeros((4, 3)), jnp.zeros(4))
     with pytest.raises(ValueError, match="noise_scale"):
-        sample_behaviour_preferences(jax.random.key(0), 4, jnp.eye(2, 3), jnp.ones(2),
-                                     jnp.zeros(3), jnp.ones(2), -1.0)
+        sample_behaviour_preferences(
+            jax.random.key(0), 4, jnp.eye(2, 3), jnp.ones(2), jnp.zeros(3), jnp.ones(2), -1.0
+        )
 
 
 def test_unembedding_model_against_numpy_and_closed_form_gradient():
@@ -92,8 +93,7 @@ def test_unembedding_model_against_numpy_and_closed_form_gradient():
         z = z - np.log(np.exp(z).sum(-1, keepdims=True))
         return z[np.arange(b), y]
 
-    want, m = np_dpo(np_logp(w, yw), np_logp(w, yl), np_logp(w_ref, yw), np_logp(w_ref, yl),
-                     beta)
+    want, m = np_dpo(np_logp(w, yw), np_logp(w, yl), np_logp(w_ref, yw), np_logp(w_ref, yl), beta)
     args = [jnp.asarray(a, jnp.float32) for a in (w, w_ref, g)]
     yw_j, yl_j = jnp.asarray(yw), jnp.asarray(yl)
     got = unembedding_dpo_loss(*args, yw_j, yl_j, beta)
@@ -113,8 +113,15 @@ def test_unembedding_model_against_numpy_and_closed_form_gradient():
 
 def test_behaviour_sampler_statistics():
     u = jnp.eye(3, 6)
-    batch = sample_behaviour_preferences(jax.random.key(1), 20000, u, jnp.array([0.5, 1.0, 2.0]),
-                                         jnp.full(6, 0.3), jnp.array([0.2, 0.3, 0.5]), 0.5)
+    batch = sample_behaviour_preferences(
+        jax.random.key(1),
+        20000,
+        u,
+        jnp.array([0.5, 1.0, 2.0]),
+        jnp.full(6, 0.3),
+        jnp.array([0.2, 0.3, 0.5]),
+        0.5,
+    )
     beh, sign = np.asarray(batch.behaviour), 1 - 2 * np.asarray(batch.chosen)
     g = np.asarray(batch.embeddings)
     np.testing.assert_allclose(np.bincount(beh) / len(beh), [0.2, 0.3, 0.5], atol=0.015)

@@ -23,18 +23,26 @@ def test_matches_scipy_dctn(shape):
     np.testing.assert_allclose(log_dct(x), _reference(x.astype(np.float64)), atol=2e-3)
     # The orthonormal DCT-II preserves the Frobenius norm of each image.
     coeffs = np.exp(np.asarray(log_dct(x, eps=1e-30), np.float64))
-    np.testing.assert_allclose(np.sum(coeffs**2, axis=(-2, -1)), np.sum(x**2, axis=(-2, -1)),
-                               rtol=1e-4)
+    np.testing.assert_allclose(
+        np.sum(coeffs**2, axis=(-2, -1)), np.sum(x**2, axis=(-2, -1)), rtol=1e-4
+    )
 
 
 def test_jit_vmap_grad():
     x = np.random.default_rng(1).uniform(-1, 1, size=(4, 8, 8)).astype(np.float32)
     # Compared as |DCT| + ε: float32 rounds the coefficients (sums of terms ~1) to ~1e-7
     # absolute, which the log magnifies where a coefficient is near 0.
-    np.testing.assert_allclose(np.exp(jax.jit(jax.vmap(log_dct))(x)), np.exp(log_dct(x)),
-                               rtol=1e-6, atol=1e-6)
-    check_grads(lambda v: jnp.sum(log_dct(v, eps=0.1)), (jnp.asarray(x[0]),), order=1,
-                modes=("fwd", "rev"), atol=5e-2, rtol=5e-2)
+    np.testing.assert_allclose(
+        np.exp(jax.jit(jax.vmap(log_dct))(x)), np.exp(log_dct(x)), rtol=1e-6, atol=1e-6
+    )
+    check_grads(
+        lambda v: jnp.sum(log_dct(v, eps=0.1)),
+        (jnp.asarray(x[0]),),
+        order=1,
+        modes=("fwd", "rev"),
+        atol=5e-2,
+        rtol=5e-2,
+    )
 
 
 def test_bad_input():
@@ -42,8 +50,9 @@ def test_bad_input():
         log_dct(jnp.zeros(8))
     with pytest.raises(ValueError, match="eps"):
         log_dct(jnp.zeros((4, 4)), eps=0.0)
-    np.testing.assert_allclose(log_dct(jnp.ones((2, 2), jnp.int32))[0, 0], np.log(2 + 1e-5),
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        log_dct(jnp.ones((2, 2), jnp.int32))[0, 0], np.log(2 + 1e-5), rtol=1e-6
+    )
 
 
 def test_doctests():

@@ -20,13 +20,19 @@ def test_loss_and_score_match_numpy():
     c = rng.normal(size=4).astype(np.float32)
     labels = rng.integers(-1, 2, size=12)
     d = ((reps - c) ** 2).sum(1)
-    terms = [di if y == 0 else 2.0 * (di + 1e-6) ** float(y) for di, y in zip(d, labels,
-                                                                                 strict=True)]
-    np.testing.assert_allclose(deep_sad_loss(reps, c, labels, eta=2.0), np.mean(terms),
-                               rtol=1e-5)
+    terms = [
+        di if y == 0 else 2.0 * (di + 1e-6) ** float(y) for di, y in zip(d, labels, strict=True)
+    ]
+    np.testing.assert_allclose(deep_sad_loss(reps, c, labels, eta=2.0), np.mean(terms), rtol=1e-5)
     np.testing.assert_allclose(deep_sad_score(reps, c), np.sqrt(d), rtol=1e-5)
-    check_grads(lambda r: deep_sad_loss(r, c, labels), (jnp.asarray(reps),), order=1,
-                modes=["rev"], atol=1e-2, rtol=1e-2)
+    check_grads(
+        lambda r: deep_sad_loss(r, c, labels),
+        (jnp.asarray(reps),),
+        order=1,
+        modes=["rev"],
+        atol=1e-2,
+        rtol=1e-2,
+    )
 
 
 def test_center_and_bias_free_net():
@@ -34,8 +40,9 @@ def test_center_and_bias_free_net():
     np.testing.assert_allclose(c, [0.1, 2.0, -0.1])
     net = DeepSADNet((8, 4))
     params = net.init(jax.random.key(0), jnp.ones((2, 5)))
-    assert all("bias" not in str(path) for path, _ in
-               jax.tree_util.tree_flatten_with_path(params)[0])
+    assert all(
+        "bias" not in str(path) for path, _ in jax.tree_util.tree_flatten_with_path(params)[0]
+    )
     # Bias-free and leaky-ReLU: φ(0) = 0 and φ is positively homogeneous.
     x = jax.random.normal(jax.random.key(1), (3, 5))
     np.testing.assert_allclose(net.apply(params, 0 * x), 0.0)

@@ -30,13 +30,18 @@ def _problem(m=30, p=20, seed=0):
 def test_matches_sklearn_lasso_and_kkt():
     w, t, anchor = _problem()
     alpha = 2.0
-    z = np.asarray(lasso_fista(lambda z: w @ z, lambda r: w.T @ r, t, anchor, alpha,
-                               num_iters=3000))
+    z = np.asarray(
+        lasso_fista(lambda z: w @ z, lambda r: w.T @ r, t, anchor, alpha, num_iters=3000)
+    )
     # sklearn minimises (1/2m)‖y − Xβ‖² + a‖β‖₁: the same problem in δ with a = α/m.
     # In float64: sklearn's float32 coordinate descent cannot reach this duality gap.
     w64, t64, a64 = (x.astype(np.float64) for x in (w, t, anchor))
-    ref = Lasso(alpha=alpha / len(t), fit_intercept=False, tol=1e-10, max_iter=100_000).fit(
-        w64, t64 - w64 @ a64).coef_ + a64
+    ref = (
+        Lasso(alpha=alpha / len(t), fit_intercept=False, tol=1e-10, max_iter=100_000)
+        .fit(w64, t64 - w64 @ a64)
+        .coef_
+        + a64
+    )
     np.testing.assert_allclose(z, ref, atol=2e-3)
     # KKT: Wᵀ(t − Wz) = α·sign(δ) where δ ≠ 0, |·| ≤ α where δ = 0.
     g = w.T @ (t - w @ z)
@@ -49,8 +54,11 @@ def test_matches_sklearn_lasso_and_kkt():
 
 def test_lipschitz_and_vmap_jit():
     w, t, anchor = _problem(seed=1)
-    np.testing.assert_allclose(lipschitz_constant(lambda z: w @ z, lambda r: w.T @ r, (20,)),
-                               np.linalg.norm(w, 2) ** 2, rtol=1e-3)
+    np.testing.assert_allclose(
+        lipschitz_constant(lambda z: w @ z, lambda r: w.T @ r, (20,)),
+        np.linalg.norm(w, 2) ** 2,
+        rtol=1e-3,
+    )
     ts = np.stack([t, -t, 2 * t])
 
     def solve(tt):
@@ -65,8 +73,9 @@ def test_final_layer_inversion_conv_transpose_recovers_activation():
     kernel = 0.3 * jax.random.normal(jax.random.key(0), (4, 4, 3, 1))
 
     def layer(z):
-        out = jax.lax.conv_transpose(z[None], kernel, (2, 2), "SAME",
-                                     dimension_numbers=("NHWC", "HWIO", "NHWC"))[0]
+        out = jax.lax.conv_transpose(
+            z[None], kernel, (2, 2), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")
+        )[0]
         return out + 0.05
 
     z_true = 0.5 * jax.random.normal(jax.random.key(1), (4, 4, 3))
@@ -79,8 +88,9 @@ def test_final_layer_inversion_conv_transpose_recovers_activation():
 
 def test_final_layer_inversion_handles_saturated_and_bad_inputs():
     w = jnp.array([[1.0, 0.0], [0.0, 1.0]])
-    z = final_layer_inversion(lambda z: w @ z, jnp.array([1.0, -1.0]), jnp.zeros(2), alpha=0.0,
-                              num_iters=200, eps=1e-3)
+    z = final_layer_inversion(
+        lambda z: w @ z, jnp.array([1.0, -1.0]), jnp.zeros(2), alpha=0.0, num_iters=200, eps=1e-3
+    )
     np.testing.assert_allclose(z, [np.arctanh(1 - 1e-3), -np.arctanh(1 - 1e-3)], rtol=1e-4)
     with pytest.raises(ValueError, match="finite"):
         final_layer_inversion(lambda z: w @ z, jnp.array([np.nan, 0.0]), jnp.zeros(2))
@@ -136,12 +146,17 @@ def test_lasso_with_conv_transpose_operator_matches_sklearn_and_kkt():
     t = rng.normal(size=(6, 6, 1)).astype(np.float32)
     anchor = 0.3 * rng.normal(size=z0.shape).astype(np.float32)
     alpha = 0.05
-    z = np.asarray(jax.jit(lambda t, a: lasso_fista(apply_w, apply_wt, t, a, alpha,
-                                                    num_iters=5000))(t, anchor))
+    z = np.asarray(
+        jax.jit(lambda t, a: lasso_fista(apply_w, apply_wt, t, a, alpha, num_iters=5000))(t, anchor)
+    )
     # sklearn on the explicit matrix: (1/2m)‖t' − W δ‖² + (α/m)‖δ‖₁, t' = t − W z̄.
     tp = t.ravel() - mat @ anchor.ravel()
-    ref = Lasso(alpha=alpha / tp.size, fit_intercept=False, tol=1e-12,
-                max_iter=200_000).fit(mat, tp).coef_ + anchor.ravel()
+    ref = (
+        Lasso(alpha=alpha / tp.size, fit_intercept=False, tol=1e-12, max_iter=200_000)
+        .fit(mat, tp)
+        .coef_
+        + anchor.ravel()
+    )
     np.testing.assert_allclose(z.ravel(), ref, atol=2e-3)
     # KKT in δ = z − z̄: Wᵀ(t − W z) = α·sign(δ) on the support, |·| ≤ α off it.
     g = mat.T @ (t.ravel() - mat @ z.ravel())
@@ -170,11 +185,13 @@ def test_default_step_survives_an_underestimated_lipschitz_constant():
     t = rng.normal(size=m).astype(np.float32)
     anchor = np.zeros(p, np.float32)
     alpha = 0.05
-    z = np.asarray(lasso_fista(lambda z: w @ z, lambda r: w.T @ r, t, anchor, alpha,
-                               num_iters=2000))
+    z = np.asarray(
+        lasso_fista(lambda z: w @ z, lambda r: w.T @ r, t, anchor, alpha, num_iters=2000)
+    )
     w64, t64 = w.astype(np.float64), t.astype(np.float64)
-    ref = Lasso(alpha=alpha / m, fit_intercept=False, tol=1e-12, max_iter=200_000).fit(
-        w64, t64).coef_
+    ref = (
+        Lasso(alpha=alpha / m, fit_intercept=False, tol=1e-12, max_iter=200_000).fit(w64, t64).coef_
+    )
     np.testing.assert_allclose(z, ref, atol=1e-4)
 
 
@@ -184,12 +201,16 @@ def test_backtracking_recovers_from_a_far_too_small_start(monkeypatch):
     w, t, anchor = _problem(seed=2)
     true_l = np.linalg.norm(w.astype(np.float64), 2) ** 2
     monkeypatch.setattr(lasso_mod, "lipschitz_constant", lambda *a, **k: true_l / 1000)
-    z = np.asarray(lasso_fista(lambda z: w @ z, lambda r: w.T @ r, t, anchor, 2.0,
-                               num_iters=3000))
-    fixed = lasso_fista(lambda z: w @ z, lambda r: w.T @ r, t, anchor, 2.0,
-                        step=1000 / true_l, num_iters=300)
+    z = np.asarray(lasso_fista(lambda z: w @ z, lambda r: w.T @ r, t, anchor, 2.0, num_iters=3000))
+    fixed = lasso_fista(
+        lambda z: w @ z, lambda r: w.T @ r, t, anchor, 2.0, step=1000 / true_l, num_iters=300
+    )
     assert not np.all(np.isfinite(np.asarray(fixed)))
     w64, t64, a64 = (x.astype(np.float64) for x in (w, t, anchor))
-    ref = Lasso(alpha=2.0 / len(t), fit_intercept=False, tol=1e-10, max_iter=100_000).fit(
-        w64, t64 - w64 @ a64).coef_ + a64
+    ref = (
+        Lasso(alpha=2.0 / len(t), fit_intercept=False, tol=1e-10, max_iter=100_000)
+        .fit(w64, t64 - w64 @ a64)
+        .coef_
+        + a64
+    )
     np.testing.assert_allclose(z, ref, atol=2e-3)

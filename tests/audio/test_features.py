@@ -26,13 +26,25 @@ def clip():
 
 
 def _librosa_features(y, c=CONFIG):
-    power = np.abs(librosa.stft(y, n_fft=c.n_fft, hop_length=c.hop_length, center=True,
-                                window="hann", pad_mode="constant")) ** 2
+    power = (
+        np.abs(
+            librosa.stft(
+                y,
+                n_fft=c.n_fft,
+                hop_length=c.hop_length,
+                center=True,
+                window="hann",
+                pad_mode="constant",
+            )
+        )
+        ** 2
+    )
     mel = librosa.feature.melspectrogram(S=power, sr=c.sample_rate, n_mels=c.n_mels, fmin=c.fmin)
     log_mel = librosa.power_to_db(mel, top_db=c.top_db)
     chroma = librosa.feature.chroma_stft(S=power, sr=c.sample_rate, tuning=0.0, n_fft=c.n_fft)
-    onset = librosa.onset.onset_strength(S=log_mel, sr=c.sample_rate, n_fft=c.n_fft,
-                                         hop_length=c.hop_length)
+    onset = librosa.onset.onset_strength(
+        S=log_mel, sr=c.sample_rate, n_fft=c.n_fft, hop_length=c.hop_length
+    )
     return log_mel.T, chroma.T, onset
 
 
@@ -41,8 +53,9 @@ def test_short_time_features_match_librosa(clip):
     ref = _librosa_features(clip)
     for name, a, b in zip(("log_mel", "chroma", "onset"), ours, ref, strict=True):
         assert a.shape[1:] == b.shape, name
-        np.testing.assert_allclose(np.asarray(a[0]), b, atol=2e-2 if name != "chroma" else 2e-3,
-                                   err_msg=name)
+        np.testing.assert_allclose(
+            np.asarray(a[0]), b, atol=2e-2 if name != "chroma" else 2e-3, err_msg=name
+        )
 
 
 def test_pooled_features_are_means_of_ten_frames(clip):
@@ -61,8 +74,9 @@ def test_jit_vmap_batch_and_grad(clip):
     batched = jax.jit(audio_features)(batch)
     single = jax.vmap(audio_features)(batch)
     np.testing.assert_allclose(np.asarray(batched), np.asarray(single), atol=1e-4)
-    np.testing.assert_allclose(np.asarray(batched[1]), np.asarray(audio_features(batch[1])),
-                               atol=1e-4)
+    np.testing.assert_allclose(
+        np.asarray(batched[1]), np.asarray(audio_features(batch[1])), atol=1e-4
+    )
     grad = jax.grad(lambda y: audio_features(y)[:, -1].sum())(jnp.asarray(batch[0]))
     assert bool(jnp.all(jnp.isfinite(grad)))
 

@@ -57,8 +57,10 @@ def test_tempo_accuracy_equals_mir_eval_convention():
     est = ref * factor * (1 + rng.uniform(-0.08, 0.08, 300))
     acc1, acc2 = jax.jit(tempo_accuracy)(ref, est)
     exp1 = [_mir_eval_hit(r, e, 0.04) for r, e in zip(ref, est, strict=True)]
-    exp2 = [any(_mir_eval_hit(f * r, e, 0.04) for f in (1, 2, 0.5, 3, 1 / 3))
-            for r, e in zip(ref, est, strict=True)]
+    exp2 = [
+        any(_mir_eval_hit(f * r, e, 0.04) for f in (1, 2, 0.5, 3, 1 / 3))
+        for r, e in zip(ref, est, strict=True)
+    ]
     np.testing.assert_array_equal(np.asarray(acc1), np.array(exp1, float))
     np.testing.assert_array_equal(np.asarray(acc2), np.array(exp2, float))
     assert 0 < np.mean(exp1) < np.mean(exp2) < 1

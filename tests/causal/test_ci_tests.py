@@ -80,8 +80,9 @@ def test_fisher_z_pvalues_match_scipy_and_causal_learn(gaussian_data):
             p = ours.p_value(u, v, cond)
             # float32 numerics: compare p-values on an absolute scale and log scale
             np.testing.assert_allclose(p, theirs(u, v, list(cond)), atol=2e-3, rtol=2e-2)
-            np.testing.assert_allclose(p, _scipy_partial_corr_pvalue(x, u, v, cond),
-                                       atol=2e-3, rtol=2e-2)
+            np.testing.assert_allclose(
+                p, _scipy_partial_corr_pvalue(x, u, v, cond), atol=2e-3, rtol=2e-2
+            )
 
 
 def test_fisher_z_decisions_and_memo(gaussian_data):
@@ -105,13 +106,20 @@ def test_partial_correlation_closed_form_and_grads():
     c = jnp.array([[1.0, 0.5, 0.3], [0.5, 1.0, 0.4], [0.3, 0.4, 1.0]])
     expected = (0.5 - 0.3 * 0.4) / np.sqrt((1 - 0.3**2) * (1 - 0.4**2))
     np.testing.assert_allclose(partial_correlation(c, jnp.array([0, 1, 2])), expected, rtol=1e-5)
-    check_grads(lambda m: partial_correlation(m, jnp.array([0, 1, 2])), (c,), order=1,
-                modes=("rev",), atol=1e-2, rtol=1e-2)
+    check_grads(
+        lambda m: partial_correlation(m, jnp.array([0, 1, 2])),
+        (c,),
+        order=1,
+        modes=("rev",),
+        atol=1e-2,
+        rtol=1e-2,
+    )
 
 
 def test_correlation_matrix_matches_numpy(gaussian_data):
-    np.testing.assert_allclose(correlation_matrix(gaussian_data),
-                               np.corrcoef(gaussian_data.T), atol=1e-5)
+    np.testing.assert_allclose(
+        correlation_matrix(gaussian_data), np.corrcoef(gaussian_data.T), atol=1e-5
+    )
 
 
 def test_counting_wrapper_counts_distinct_and_total():

@@ -51,8 +51,10 @@ def test_intervals_match_brute_force_grid(metric):
         std = np.asarray(P.regret_interval(v1, p0, lo, hi, metric, "standard"))
         np.testing.assert_allclose(delta, [r.min(), r.max()], atol=1e-5)
         np.testing.assert_allclose(
-            std, [grid[:, 0].min() - grid[:, 1].max(), grid[:, 0].max() - grid[:, 1].min()],
-            atol=1e-5)
+            std,
+            [grid[:, 0].min() - grid[:, 1].max(), grid[:, 0].max() - grid[:, 1].min()],
+            atol=1e-5,
+        )
 
 
 def test_delta_never_wider_than_standard_on_random_tables():
@@ -60,10 +62,12 @@ def test_delta_never_wider_than_standard_on_random_tables():
     problems = [_random_problem(rng) for _ in range(200)]
     batch = [jnp.asarray(np.stack(x)) for x in zip(*problems, strict=True)]
     for metric in P.METRICS:
+
         def widths(v1, p0, lo, hi, metric=metric):
             d = P.regret_interval(v1, p0, lo, hi, metric, "delta")
             s = P.regret_interval(v1, p0, lo, hi, metric, "standard")
             return d[1] - d[0], s[1] - s[0]
+
         wd, ws = jax.jit(jax.vmap(widths))(*batch)
         assert bool(jnp.all(wd <= ws + 1e-6)), metric
 
@@ -96,8 +100,9 @@ def test_regret_and_cells_against_numpy():
     assert float(P.regret(v, "utility")) == pytest.approx(acc, abs=1e-6)
 
 
-@pytest.mark.parametrize("setting,lam,beta", [("msm", 1.4, 0.0), ("msm", 2.0, 0.0),
-                                              ("iv", 1.0, 2.0)])
+@pytest.mark.parametrize(
+    "setting,lam,beta", [("msm", 1.4, 0.0), ("msm", 2.0, 0.0), ("iv", 1.0, 2.0)]
+)
 def test_oracle_intervals_contain_true_regret(setting, lam, beta):
     dat = P.simulate_policy_data(jax.random.key(0), 3000, setting, lam, beta)
     v1, p0 = P.identified_cells(dat["t"], dat["e"], dat["mu1"])
@@ -120,8 +125,11 @@ def test_no_confounding_collapses_to_the_truth():
     v1, p0 = P.identified_cells(dat["t"], dat["e"], dat["mu1"])
     cl, ch = P.unobserved_cell_bounds(dat["t"], dat["e"], *P.mu0_bounds_msm(dat["mu1"], 1.0))
     for metric in P.METRICS:
-        np.testing.assert_allclose(P.regret_interval(v1, p0, cl, ch, metric),
-                                   float(P.regret(dat["v_true"], metric)), atol=1e-5)
+        np.testing.assert_allclose(
+            P.regret_interval(v1, p0, cl, ch, metric),
+            float(P.regret(dat["v_true"], metric)),
+            atol=1e-5,
+        )
 
 
 def test_dr_cell_bounds_are_doubly_robust():
@@ -151,6 +159,7 @@ def test_widths_shrink_with_lambda_and_instrument_strength():
             lo, hi = P.mu0_bounds_iv(dat["mu1_z"], dat["e_z"], dat["mu1"], dat["e"])
         cl, ch = P.unobserved_cell_bounds(dat["t"], dat["e"], lo, hi)
         return float(jnp.sum(ch - cl))
+
     assert width("msm", 1.4, 0.0) < width("msm", 2.0, 0.0)
     assert width("iv", 1.0, 3.0) < width("iv", 1.0, 0.5)
 

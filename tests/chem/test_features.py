@@ -28,9 +28,15 @@ def test_benzene():
     assert np.all(x[carbons, RING_COUNT + 1] == 1)  # in exactly one ring
     assert np.all(x[~carbons, RING_COUNT + 0] == 1)
     # Every block is a one-hot (except the multi-hot ring sizes and the aromatic flag).
-    for start, width in ((0, 5), (DEGREE, 8), (HYBRID, 6), (VALENCE, 8), (CHARGE, 4),
-                         (RING_COUNT, 5)):
-        np.testing.assert_array_equal(x[:, start:start + width].sum(1), 1)
+    for start, width in (
+        (0, 5),
+        (DEGREE, 8),
+        (HYBRID, 6),
+        (VALENCE, 8),
+        (CHARGE, 4),
+        (RING_COUNT, 5),
+    ):
+        np.testing.assert_array_equal(x[:, start : start + width].sum(1), 1)
     a = f.adjacency
     np.testing.assert_array_equal(a, a.T)
     assert a.sum() == 2 * 12  # 12 bonds

@@ -48,12 +48,12 @@ def test_loss_grad_and_sampling(setup):
     model, params, coords, x, mask = setup
     sched = cosine_beta_schedule(100)
     batch = {"atom_coords": coords, "positions": center_positions(x, mask), "mask": mask}
-    loss, grads = jax.jit(jax.value_and_grad(
-        lambda p: mcf_loss(model.apply, p, sched, batch, jax.random.key(1))))(params)
+    loss, grads = jax.jit(
+        jax.value_and_grad(lambda p: mcf_loss(model.apply, p, sched, batch, jax.random.key(1)))
+    )(params)
     assert np.isfinite(float(loss))
     assert all(np.all(np.isfinite(g)) for g in jax.tree.leaves(grads))
-    sample = jax.jit(lambda k: mcf_sample(model.apply, params, sched, coords, mask, k,
-                                          num_steps=5))
+    sample = jax.jit(lambda k: mcf_sample(model.apply, params, sched, coords, mask, k, num_steps=5))
     a = sample(jax.random.key(2))
     np.testing.assert_array_equal(a, sample(jax.random.key(2)))
     np.testing.assert_array_equal(a[0, 5:], 0)

@@ -27,8 +27,9 @@ def test_threshold_is_inclusive():
     assert coverage_matching(np.array([[0.5]]), 0.5)["cov_r"] == 1.0
 
 
-@pytest.mark.parametrize("bad", [np.zeros((0, 3)), np.zeros(3), np.array([[np.nan]]),
-                                 np.array([[-1.0]])])
+@pytest.mark.parametrize(
+    "bad", [np.zeros((0, 3)), np.zeros(3), np.array([[np.nan]]), np.array([[-1.0]])]
+)
 def test_bad_inputs(bad):
     with pytest.raises(ValueError):
         coverage_matching(bad, 0.5)

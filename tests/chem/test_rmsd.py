@@ -41,12 +41,20 @@ def test_mask_ignores_padding_and_jit_vmap_grad():
     pad_a = np.concatenate([a, rng.normal(size=(2, 3)) * 50])
     pad_b = np.concatenate([b, rng.normal(size=(2, 3)) * 50])
     mask = np.array([1] * 6 + [0, 0])
-    assert float(kabsch_rmsd(pad_a, pad_b, mask)) == pytest.approx(float(kabsch_rmsd(a, b)),
-                                                                   abs=1e-5)
+    assert float(kabsch_rmsd(pad_a, pad_b, mask)) == pytest.approx(
+        float(kabsch_rmsd(a, b)), abs=1e-5
+    )
     batched = jax.vmap(jax.jit(kabsch_rmsd))(jnp.stack([a, b]), jnp.stack([b, a]))
     np.testing.assert_allclose(batched, [kabsch_rmsd(a, b)] * 2, rtol=1e-5)
-    check_grads(lambda x: kabsch_rmsd(x, b), (jnp.asarray(a, jnp.float32),),
-                              order=1, modes=["rev"], eps=1e-3, atol=2e-2, rtol=2e-2)
+    check_grads(
+        lambda x: kabsch_rmsd(x, b),
+        (jnp.asarray(a, jnp.float32),),
+        order=1,
+        modes=["rev"],
+        eps=1e-3,
+        atol=2e-2,
+        rtol=2e-2,
+    )
 
 
 def test_agrees_with_rdkit_alignmol():

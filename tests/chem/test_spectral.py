@@ -34,11 +34,13 @@ def test_truncation_and_jit_vmap():
     a = featurize("CCCCCCCCCC").adjacency  # 32 atoms → 31 non-trivial
     v = laplacian_eigenfunctions(a, k=8)
     assert v.shape == (32, 8)
-    np.testing.assert_allclose(jax.jit(laplacian_eigenfunctions, static_argnums=1)(a, 8), v,
-                               atol=1e-5)
+    np.testing.assert_allclose(
+        jax.jit(laplacian_eigenfunctions, static_argnums=1)(a, 8), v, atol=1e-5
+    )
     stacked = np.stack([a, a])
-    np.testing.assert_allclose(jax.vmap(lambda m: laplacian_eigenfunctions(m, 8))(stacked)[1],
-                               v, atol=1e-5)
+    np.testing.assert_allclose(
+        jax.vmap(lambda m: laplacian_eigenfunctions(m, 8))(stacked)[1], v, atol=1e-5
+    )
 
 
 def test_padding_mask_matches_unpadded():

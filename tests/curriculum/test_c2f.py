@@ -17,21 +17,24 @@ from jaxlab.curriculum import (
 )
 from jaxlab.curriculum.c2f import c2f_stage
 
-LOGITS = np.array([[1.0, 2.0, -1.0, 0.5], [0.3, -0.2, 2.5, 1.0], [-1.0, 0.0, 0.0, 3.0]],
-                  np.float32)
+LOGITS = np.array([[1.0, 2.0, -1.0, 0.5], [0.3, -0.2, 2.5, 1.0], [-1.0, 0.0, 0.0, 3.0]], np.float32)
 
 
 def test_coarse_loss_matches_summed_probabilities():
     clusters, labels = np.array([0, 1, 0, 1]), np.array([2, 1, 0])
     p = np.exp(LOGITS) / np.exp(LOGITS).sum(1, keepdims=True)
-    expected = [-np.log(sum(p[i, c] for c in range(4) if clusters[c] == clusters[y]))
-                for i, y in enumerate(labels)]
+    expected = [
+        -np.log(sum(p[i, c] for c in range(4) if clusters[c] == clusters[y]))
+        for i, y in enumerate(labels)
+    ]
     got = jax.jit(coarse_cross_entropy)(LOGITS, labels, clusters)
     np.testing.assert_allclose(got, expected, rtol=1e-5)
     # The identity map is the ordinary cross-entropy; gradients stay finite.
-    np.testing.assert_allclose(coarse_cross_entropy(LOGITS, labels, np.arange(4)),
-                               optax.softmax_cross_entropy_with_integer_labels(LOGITS, labels),
-                               rtol=1e-5)
+    np.testing.assert_allclose(
+        coarse_cross_entropy(LOGITS, labels, np.arange(4)),
+        optax.softmax_cross_entropy_with_integer_labels(LOGITS, labels),
+        rtol=1e-5,
+    )
     g = jax.grad(lambda z: coarse_cross_entropy(z, labels, clusters).sum())(jnp.asarray(LOGITS))
     assert np.all(np.isfinite(g))
     with pytest.raises(ValueError, match="clusters"):
@@ -104,8 +107,12 @@ def test_stages_walk_from_coarse_to_fine():
         teacher[labels == a, b] = 6.0
     c = c2f(max_clusters=2)
     state = c.model_prepare(c.data_prepare(40, 4, jax.random.key(0)), None, 6)
-    maps = [c.data_curriculum(state, e, EpochInputs(labels, teacher_logits=teacher))
-            .extra["clusters"].tolist() for e in range(6)]
+    maps = [
+        c.data_curriculum(state, e, EpochInputs(labels, teacher_logits=teacher))
+        .extra["clusters"]
+        .tolist()
+        for e in range(6)
+    ]
     assert maps[0] == [0, 0, 1, 1] and maps[-1] == [0, 1, 2, 3]
     with pytest.raises(ValueError, match="teacher"):
         c.data_curriculum(state, 0, EpochInputs(labels))
@@ -123,5 +130,9 @@ def test_vmap_and_gradient_of_the_coarse_loss():
         np.testing.assert_allclose(row, coarse_cross_entropy(LOGITS, labels, m), atol=1e-6)
     np.testing.assert_allclose(got[2], 0.0, atol=1e-6)  # one cluster: nothing to learn
     with jax.enable_x64(True):
-        check_grads(lambda z: coarse_cross_entropy(z, labels, maps[1]),
-                    (np.asarray(LOGITS, np.float64),), order=1, modes=("rev",))
+        check_grads(
+            lambda z: coarse_cross_entropy(z, labels, maps[1]),
+            (np.asarray(LOGITS, np.float64),),
+            order=1,
+            modes=("rev",),
+        )

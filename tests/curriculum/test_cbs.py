@@ -10,7 +10,7 @@ from jaxlab.nn.lenet import LeNet, gaussian_blur
 
 
 def test_schedule():
-    assert [round(cbs_sigma(e, 1.0, 0.9, 2), 4) for e in range(6)] == [1, 1, .9, .9, .81, .81]
+    assert [round(cbs_sigma(e, 1.0, 0.9, 2), 4) for e in range(6)] == [1, 1, 0.9, 0.9, 0.81, 0.81]
     assert cbs(grow_interval=1).model_curriculum(None, 3) == {"sigma": pytest.approx(0.729)}
     assert cbs().vision_only
     with pytest.raises(ValueError, match="grow_factor"):
@@ -24,8 +24,12 @@ def test_gaussian_blur_matches_scipy_convolution():
     r = np.arange(3) - 1.0
     k = np.exp(-(r[:, None] ** 2 + r[None, :] ** 2) / (2 * sigma**2))
     k /= k.sum()
-    expected = np.stack([np.stack([signal.convolve2d(x[b, :, :, c], k, mode="same")
-                                   for c in range(3)], -1) for b in range(2)])
+    expected = np.stack(
+        [
+            np.stack([signal.convolve2d(x[b, :, :, c], k, mode="same") for c in range(3)], -1)
+            for b in range(2)
+        ]
+    )
     np.testing.assert_allclose(gaussian_blur(x, sigma), expected, rtol=1e-5, atol=1e-6)
     with pytest.raises(ValueError, match="kernel_size"):
         gaussian_blur(x, 1.0, kernel_size=2)

@@ -25,7 +25,11 @@ def reference_crop(image, band):
     g = np.fft.fft2(small)
     big = np.zeros((n, n), complex)
     big[:b, :b], big[-b:, :b], big[:b, -b:], big[-b:, -b:] = (
-        g[:b, :b], g[-b:, :b], g[:b, -b:], g[-b:, -b:])
+        g[:b, :b],
+        g[-b:, :b],
+        g[:b, -b:],
+        g[-b:, -b:],
+    )
     return np.real(np.fft.ifft2(big * (n / (2 * b)) ** 2))
 
 
@@ -42,13 +46,24 @@ def test_crop_matches_reference_path(band):
     # At the band's edge |k| = B/2 the reference keeps the -B/2 terms and takes the real
     # part of the B×B image (an aliased Nyquist term) - the two paths differ only there,
     # so the inputs carry no energy at the edge; everything else must agree exactly.
-    x = np.stack([np.stack([_without_edge(IMAGES[i, :, :, ch].astype(np.float64), band // 2)
-                            for ch in range(3)], -1) for i in range(2)])
+    x = np.stack(
+        [
+            np.stack(
+                [
+                    _without_edge(IMAGES[i, :, :, ch].astype(np.float64), band // 2)
+                    for ch in range(3)
+                ],
+                -1,
+            )
+            for i in range(2)
+        ]
+    )
     got = np.asarray(low_frequency_crop(x.astype(np.float32), band))
     for i in range(2):
         for ch in range(3):
-            np.testing.assert_allclose(got[i, :, :, ch], reference_crop(x[i, :, :, ch], band),
-                                       atol=1e-5)
+            np.testing.assert_allclose(
+                got[i, :, :, ch], reference_crop(x[i, :, :, ch], band), atol=1e-5
+            )
     # Invariants: the full band is the identity; a low cosine passes, a high one vanishes.
     np.testing.assert_allclose(low_frequency_crop(IMAGES, 12), IMAGES, atol=1e-5)
     r = np.arange(12)
@@ -75,11 +90,17 @@ def test_rand_augment_ops():
     assert y.shape == x.shape and np.all(np.isfinite(y))
     for i in range(2):  # each image: translated (zero fill), scaled, or contrast-changed
         a, b = IMAGES[i], y[i]
-        shifted = [np.allclose(b[:, 5:], a[:, :-5]), np.allclose(b[:, :-5], a[:, 5:]),
-                   np.allclose(b[5:], a[:-5]), np.allclose(b[:-5], a[5:])]
+        shifted = [
+            np.allclose(b[:, 5:], a[:, :-5]),
+            np.allclose(b[:, :-5], a[:, 5:]),
+            np.allclose(b[5:], a[:-5]),
+            np.allclose(b[:-5], a[5:]),
+        ]
         m = a.mean()
-        photometric = [np.allclose(b, a * f, atol=1e-5) or
-                       np.allclose(b, m + (a - m) * f, atol=1e-5) for f in (0.1, 1.9)]
+        photometric = [
+            np.allclose(b, a * f, atol=1e-5) or np.allclose(b, m + (a - m) * f, atol=1e-5)
+            for f in (0.1, 1.9)
+        ]
         assert any(shifted) or any(photometric) or np.allclose(b, a)
 
 
@@ -99,8 +120,9 @@ def test_stages_and_hooks():
     no_aug = efficient_train(augment=False)
     s = no_aug.model_prepare(no_aug.data_prepare(4, 2, jax.random.key(0)), None, 10)
     s = no_aug.data_curriculum(s, 0, None)
-    np.testing.assert_allclose(no_aug.transform_inputs(x, s, jax.random.key(0)),
-                               low_frequency_crop(x, 20), atol=1e-6)
+    np.testing.assert_allclose(
+        no_aug.transform_inputs(x, s, jax.random.key(0)), low_frequency_crop(x, 20), atol=1e-6
+    )
     with pytest.raises(ValueError, match="grow_epochs"):
         efficient_train(grow_epochs=0)
 

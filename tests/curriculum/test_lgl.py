@@ -7,8 +7,7 @@ import pytest
 
 from jaxlab.curriculum import EpochInputs, lgl, lgl_loss
 
-LOGITS = np.array([[1.0, 2.0, -1.0, 0.5], [0.3, -0.2, 2.5, 1.0], [-1.0, 0.0, 0.0, 3.0]],
-                  np.float32)
+LOGITS = np.array([[1.0, 2.0, -1.0, 0.5], [0.3, -0.2, 2.5, 1.0], [-1.0, 0.0, 0.0, 3.0]], np.float32)
 
 
 def reference_loss(logits, labels, classes):
@@ -79,5 +78,6 @@ def test_vmap_over_class_sets():
     labels = np.array([2, 2, 2])
     got = jax.vmap(lgl_loss, in_axes=(None, None, 0))(LOGITS, labels, masks)
     for m, row in zip(masks, np.asarray(got), strict=True):
-        np.testing.assert_allclose(row, reference_loss(LOGITS, labels, np.flatnonzero(m)),
-                                   rtol=1e-5)
+        np.testing.assert_allclose(
+            row, reference_loss(LOGITS, labels, np.flatnonzero(m)), rtol=1e-5
+        )

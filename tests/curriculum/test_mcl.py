@@ -9,8 +9,9 @@ import pytest
 from jaxlab.curriculum import EpochInputs, mcl, mcl_centrality, mcl_sample
 from jaxlab.curriculum.mcl import mcl_schedule
 
-FEATURES = np.array([[0.7, 0.2, 0.1], [0.1, 0.8, 0.1], [0.3, 0.3, 0.4], [0.9, 0.05, 0.05],
-                     [0.0, 0.5, 0.5]])
+FEATURES = np.array(
+    [[0.7, 0.2, 0.1], [0.1, 0.8, 0.1], [0.3, 0.3, 0.4], [0.9, 0.05, 0.05], [0.0, 0.5, 0.5]]
+)
 
 
 def reference_centrality(f, alpha, beta, gamma):
@@ -28,11 +29,13 @@ def reference_centrality(f, alpha, beta, gamma):
     return np.array(c) / sum(c)
 
 
-@pytest.mark.parametrize("alpha,beta,gamma", [(2.0, 0.75, 0.9), (1.0, 0.5, 1.0),
-                                              (3.0, 0.25, 0.5)])
+@pytest.mark.parametrize("alpha,beta,gamma", [(2.0, 0.75, 0.9), (1.0, 0.5, 1.0), (3.0, 0.25, 0.5)])
 def test_centrality_matches_gram_loop(alpha, beta, gamma):
-    np.testing.assert_allclose(mcl_centrality(FEATURES, alpha, beta, gamma),
-                               reference_centrality(FEATURES, alpha, beta, gamma), rtol=1e-10)
+    np.testing.assert_allclose(
+        mcl_centrality(FEATURES, alpha, beta, gamma),
+        reference_centrality(FEATURES, alpha, beta, gamma),
+        rtol=1e-10,
+    )
 
 
 def test_schedule_matches_episode_loop():

@@ -18,8 +18,10 @@ def model_loss(params, x, y):
 @pytest.fixture
 def problem():
     rng = np.random.default_rng(0)
-    params = {"w1": jnp.asarray(rng.normal(size=(3, 4))),
-              "w2": jnp.asarray(rng.normal(size=(4, 2)))}
+    params = {
+        "w1": jnp.asarray(rng.normal(size=(3, 4))),
+        "w2": jnp.asarray(rng.normal(size=(4, 2))),
+    }
     x, y = jnp.asarray(rng.normal(size=(5, 3))), jnp.asarray(rng.integers(0, 2, 5))
     xm, ym = jnp.asarray(rng.normal(size=(4, 3))), jnp.asarray(rng.integers(0, 2, 4))
     return params, x, y, xm, ym
@@ -30,8 +32,7 @@ def test_lre_meta_gradient_matches_finite_differences(problem):
     with jax.enable_x64(True):
         params = jax.tree.map(lambda a: jnp.asarray(a, jnp.float64), params)
         x, xm = jnp.asarray(x, jnp.float64), jnp.asarray(xm, jnp.float64)
-        f = jax.jit(lambda eps: lookahead_meta_loss(eps, params, model_loss, x, y, xm, ym,
-                                                    0.5))
+        f = jax.jit(lambda eps: lookahead_meta_loss(eps, params, model_loss, x, y, xm, ym, 0.5))
         eps = jnp.zeros(5, jnp.float64)
         g = np.asarray(jax.jit(jax.grad(f))(eps))
         h = 1e-6
@@ -60,11 +61,13 @@ def test_mw_net_meta_gradient_matches_finite_differences(problem):
     with jax.enable_x64(True):
         params = jax.tree.map(lambda a: jnp.asarray(a, jnp.float64), params)
         x, xm = jnp.asarray(x, jnp.float64), jnp.asarray(xm, jnp.float64)
-        v = jax.tree.map(lambda a: jnp.asarray(a, jnp.float64),
-                         init_weight_net(jax.random.key(1), 6))
+        v = jax.tree.map(
+            lambda a: jnp.asarray(a, jnp.float64), init_weight_net(jax.random.key(1), 6)
+        )
         f = lambda v: mw_net_meta_loss(v, params, model_loss, x, y, xm, ym, 0.5, jnp.ones(5))
         check_grads(f, (v,), order=1, modes=["rev"])
         # The look-ahead really depends on V: a zero step size removes the dependence.
-        g0 = jax.grad(lambda v: mw_net_meta_loss(v, params, model_loss, x, y, xm, ym, 0.0,
-                                                 jnp.ones(5)))(v)
+        g0 = jax.grad(
+            lambda v: mw_net_meta_loss(v, params, model_loss, x, y, xm, ym, 0.0, jnp.ones(5))
+        )(v)
         assert all(float(jnp.abs(a).max()) == 0.0 for a in jax.tree.leaves(g0))

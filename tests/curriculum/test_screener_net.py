@@ -13,8 +13,14 @@ def test_screener_loss_reference_and_grads():
     loss = np.array([0.2, 1.5, 0.7], np.float32)
     expected = (1 - w) ** 2 * loss + w**2 * np.maximum(1.0 - loss, 0)
     np.testing.assert_allclose(screener_loss(w, loss, 1.0), expected, rtol=1e-6)
-    check_grads(lambda v: screener_loss(v, loss, 1.0).sum(), (jnp.asarray(w),), order=1,
-                modes=["rev"], atol=1e-2, rtol=1e-2)
+    check_grads(
+        lambda v: screener_loss(v, loss, 1.0).sum(),
+        (jnp.asarray(w),),
+        order=1,
+        modes=["rev"],
+        atol=1e-2,
+        rtol=1e-2,
+    )
 
 
 def test_hook_moves_weights_towards_hard_samples():
@@ -24,8 +30,9 @@ def test_hook_moves_weights_towards_hard_samples():
     state = c.model_prepare(c.data_prepare(2, 2, jax.random.key(0)), params, 1)
     x = jnp.array([[1.0, 0.0], [0.0, 1.0]])
     losses = jnp.array([3.0, 0.0])  # sample 0 hard, sample 1 easy
-    ctx = StepContext(params, None, apply_fn, x, jnp.ones(2, bool), x, None, 1e-3,
-                      jnp.int32(0), jax.random.key(0))
+    ctx = StepContext(
+        params, None, apply_fn, x, jnp.ones(2, bool), x, None, 1e-3, jnp.int32(0), jax.random.key(0)
+    )
     from jaxlab.curriculum.scorer import scorer_weights
 
     w0 = scorer_weights(state.params, apply_fn, x)

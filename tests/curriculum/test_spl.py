@@ -30,13 +30,13 @@ def numpy_reference(losses, rate, weighting, t=2.0):
     return np.array(out)
 
 
-@pytest.mark.parametrize("weighting", ["hard", "linear", "logarithmic", "logistic",
-                                       "polynomial"])
+@pytest.mark.parametrize("weighting", ["hard", "linear", "logarithmic", "logistic", "polynomial"])
 @pytest.mark.parametrize("rate", [0.1, 0.35, 0.7])
 def test_weights_match_reference(weighting, rate):
     got = np.asarray(spl_weights(LOSSES, rate, weighting, t=3.0))
-    np.testing.assert_allclose(got, numpy_reference(LOSSES, rate, weighting, 3.0),
-                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        got, numpy_reference(LOSSES, rate, weighting, 3.0), rtol=1e-5, atol=1e-6
+    )
 
 
 def test_hard_selects_exactly_ceil_rate_n_with_ties():

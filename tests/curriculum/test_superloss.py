@@ -10,8 +10,9 @@ from jaxlab.curriculum import CurriculumState, StepContext, lambertw, superloss,
 
 
 def test_lambertw_matches_scipy():
-    x = np.concatenate([[-1 / np.e + 1e-9, -0.367, -0.3, -0.1], np.linspace(0, 5, 11),
-                        [50.0, 1e3, 1e5]])
+    x = np.concatenate(
+        [[-1 / np.e + 1e-9, -0.367, -0.3, -0.1], np.linspace(0, 5, 11), [50.0, 1e3, 1e5]]
+    )
     np.testing.assert_allclose(lambertw(x), scipy_lambertw(x).real, rtol=2e-5, atol=2e-4)
     # The branch point and below (SuperLoss clips there): exactly −1, in float32 too.
     np.testing.assert_array_equal(lambertw(np.float32(-1 / np.e)), -1.0)
@@ -36,8 +37,9 @@ def test_loss_hook_tau_ema_and_weighting_jit():
     c = superloss(tau=0.0, lam=1.0, fac=0.9)
     state = c.data_prepare(4, 2, jax.random.key(0))
     losses = jnp.array([0.1, 0.5, 1.0, 3.0])
-    ctx = StepContext(None, None, None, None, jnp.ones(4, bool), None, None, 1e-3, jnp.int32(0),
-                      jax.random.key(0))
+    ctx = StepContext(
+        None, None, None, None, jnp.ones(4, bool), None, None, 1e-3, jnp.int32(0), jax.random.key(0)
+    )
 
     @jax.jit
     def run(losses, state):

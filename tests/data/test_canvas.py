@@ -10,17 +10,19 @@ from jaxlab.data.canvas import textured_canvases
 def test_items_are_pasted_at_their_offsets_with_exact_masks():
     rng = np.random.default_rng(0)
     items = rng.random((5, 7, 6)).astype(np.float32) * (rng.random((5, 7, 6)) > 0.3)
-    images, masks, offsets = textured_canvases(items, seed=3, size=16, threshold=0.1,
-                                               texture_amplitude=0.4)
+    images, masks, offsets = textured_canvases(
+        items, seed=3, size=16, threshold=0.1, texture_amplitude=0.4
+    )
     assert images.shape == (5, 16, 16, 1) and images.dtype == np.float32
     assert masks.shape == (5, 16, 16) and masks.dtype == bool
     for i, (r, c) in enumerate(offsets):
         assert 0 <= r <= 16 - 7 and 0 <= c <= 16 - 6
         keep = np.zeros((16, 16), bool)
-        keep[r:r + 7, c:c + 6] = items[i] > 0.1
+        keep[r : r + 7, c : c + 6] = items[i] > 0.1
         np.testing.assert_array_equal(masks[i], keep)
-        np.testing.assert_array_equal(images[i, r:r + 7, c:c + 6, 0][items[i] > 0.1],
-                                      items[i][items[i] > 0.1])
+        np.testing.assert_array_equal(
+            images[i, r : r + 7, c : c + 6, 0][items[i] > 0.1], items[i][items[i] > 0.1]
+        )
         background = images[i, ..., 0][~keep]
         assert background.min() >= 0 and background.max() <= 0.4 + 1e-6
         assert background.std() > 0.02  # textured, not flat

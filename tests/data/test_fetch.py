@@ -24,7 +24,8 @@ def serve(tmp_path):
             log.append(self.path)
 
     server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(Handler, directory=str(root)))
+        ("127.0.0.1", 0), functools.partial(Handler, directory=str(root))
+    )
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield root, f"http://127.0.0.1:{server.server_address[1]}", log
@@ -51,7 +52,10 @@ def test_good_hash_places_every_file(serve, tmp_path):
     out = fetch.download_files(files, tmp_path / "data")
     assert [p.read_bytes() for p in out] == list(CONTENTS.values())
     assert sorted(p.name for p in (tmp_path / "data/graphs/toy").rglob("*")) == [
-        "a.bin", "b.txt", "sub"]
+        "a.bin",
+        "b.txt",
+        "sub",
+    ]
     # A second run keeps verified files: no request, even when the server's copy changed.
     (root / "graphs/toy/a.bin").write_bytes(b"changed")
     requests = len(log)
@@ -96,12 +100,21 @@ def test_the_table_covers_every_file_the_graph_loaders_read():
     loader_files = (
         [f"graphs/prognn/{n}.npz" for n in ("cora", "citeseer")]
         + [f"graphs/prognn/{n}_prognn_splits.json" for n in ("cora", "citeseer", "pubmed")]
-        + [f"graphs/prognn/meta_adj/{n}_meta_adj_{r}.npz"
-           for n in ("cora", "citeseer", "pubmed") for r in graphs.PTB_RATES]
-        + [f"graphs/planetoid/ind.{n}.{p}" for n in graphs.PLANETOID
-           for p in ("x", "y", "tx", "ty", "allx", "ally", "graph", "test.index")]
-        + [f"graphs/geom-gcn/{n}/out1_{p}.txt" for n in graphs.GEOM_GCN
-           for p in ("graph_edges", "node_feature_label")]
+        + [
+            f"graphs/prognn/meta_adj/{n}_meta_adj_{r}.npz"
+            for n in ("cora", "citeseer", "pubmed")
+            for r in graphs.PTB_RATES
+        ]
+        + [
+            f"graphs/planetoid/ind.{n}.{p}"
+            for n in graphs.PLANETOID
+            for p in ("x", "y", "tx", "ty", "allx", "ally", "graph", "test.index")
+        ]
+        + [
+            f"graphs/geom-gcn/{n}/out1_{p}.txt"
+            for n in graphs.GEOM_GCN
+            for p in ("graph_edges", "node_feature_label")
+        ]
     )
     table = [f.path for files in fetch.DATASETS.values() for f in files]
     assert sorted(table) == sorted(loader_files)
@@ -153,4 +166,5 @@ def test_fetch_serves_the_real_files_into_the_loaders_layout(serve, tmp_path):
     assert graphs.load_planetoid("cora", data_dir=data).features.shape == (2708, 1433)
     texas = graphs.load_geom_gcn("texas", data_dir=data)
     np.testing.assert_array_equal(
-        texas.features, graphs.load_geom_gcn("texas", data_dir=graphs_dir.parent).features)
+        texas.features, graphs.load_geom_gcn("texas", data_dir=graphs_dir.parent).features
+    )

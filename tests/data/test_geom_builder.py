@@ -55,12 +55,17 @@ def _fixture(root):
 def test_builds_geom_qm9_from_a_local_rdkit_folder(tmp_path):
     manual = tmp_path / "manual"
     split_sha, test_sha = _fixture(manual)
-    config = geom.GeomConfig(name="qm9_fixture", folder="qm9", mcf_features=True,
-                             split_sha256=split_sha, test_sha256=test_sha)
-    builder = geom.Geom(config=config, data_dir=str(tmp_path / "tfds"),
-                        file_format="array_record")
+    config = geom.GeomConfig(
+        name="qm9_fixture",
+        folder="qm9",
+        mcf_features=True,
+        split_sha256=split_sha,
+        test_sha256=test_sha,
+    )
+    builder = geom.Geom(config=config, data_dir=str(tmp_path / "tfds"), file_format="array_record")
     builder.download_and_prepare(
-        download_config=tfds.download.DownloadConfig(manual_dir=str(manual)))
+        download_config=tfds.download.DownloadConfig(manual_dir=str(manual))
+    )
     source = builder.as_data_source()
     assert {k: len(v) for k, v in source.items()} == {"train": 2, "validation": 1, "test": 2}
     rejected = builder.info.metadata["rejected"]
@@ -76,22 +81,28 @@ def test_builds_geom_qm9_from_a_local_rdkit_folder(tmp_path):
             assert mol.GetNumAtoms() == n
             assert list(ex["atomic_numbers"]) == [a.GetAtomicNum() for a in mol.GetAtoms()]
             # the mol block carries the first stored conformer
-            np.testing.assert_allclose(mol.GetConformer().GetPositions(), ex["conformers"][:n],
-                                       atol=1e-3)
-    test_smiles = sorted(str(np.asarray(source["test"][i]["smiles"]).astype(str))
-                         for i in range(2))
+            np.testing.assert_allclose(
+                mol.GetConformer().GetPositions(), ex["conformers"][:n], atol=1e-3
+            )
+    test_smiles = sorted(str(np.asarray(source["test"][i]["smiles"]).astype(str)) for i in range(2))
     assert test_smiles == ["CCN", "OCC#N"]
 
 
 def test_a_wrong_split_checksum_is_an_error(tmp_path):
     manual = tmp_path / "manual"
     _, test_sha = _fixture(manual)
-    config = geom.GeomConfig(name="qm9_fixture", folder="qm9", mcf_features=True,
-                             split_sha256="0" * 64, test_sha256=test_sha)
+    config = geom.GeomConfig(
+        name="qm9_fixture",
+        folder="qm9",
+        mcf_features=True,
+        split_sha256="0" * 64,
+        test_sha256=test_sha,
+    )
     builder = geom.Geom(config=config, data_dir=str(tmp_path / "tfds"))
     with pytest.raises(ValueError, match="SHA-256"):
         builder.download_and_prepare(
-            download_config=tfds.download.DownloadConfig(manual_dir=str(manual)))
+            download_config=tfds.download.DownloadConfig(manual_dir=str(manual))
+        )
 
 
 def test_registered_and_mockable():

@@ -7,8 +7,9 @@ from jaxlab.data import graphs
 from jaxlab.data.paths import DataNotFoundError
 
 
-@pytest.mark.parametrize(("name", "nodes", "edges", "d"),
-                         [("cora", 2485, 5069, 1433), ("citeseer", 2110, 3668, 3703)])
+@pytest.mark.parametrize(
+    ("name", "nodes", "edges", "d"), [("cora", 2485, 5069, 1433), ("citeseer", 2110, 3668, 3703)]
+)
 def test_prognn_lcc_sizes_and_metattack_ratios(name, nodes, edges, d):
     clean = graphs.load_prognn(name)
     assert clean.num_nodes == nodes and clean.features.shape == (nodes, d)

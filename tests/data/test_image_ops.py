@@ -33,7 +33,7 @@ def test_normalize_per_channel():
 def test_random_crop_is_a_window_of_the_zero_padded_image():
     x = np.arange(6 * 5 * 1, dtype=np.float32).reshape(6, 5, 1) + 1
     padded = np.pad(x, ((2, 2), (2, 2), (0, 0)))
-    windows = {(t, left): padded[t:t + 6, left:left + 5] for t in range(5) for left in range(5)}
+    windows = {(t, left): padded[t : t + 6, left : left + 5] for t in range(5) for left in range(5)}
     seen = set()
     for seed in range(60):
         out = image_ops.RandomCrop(2).random_map({"image": x}, np.random.default_rng(seed))
@@ -58,8 +58,10 @@ def test_random_flip_mirrors_about_half_the_time():
     assert 70 < flips < 130
 
 
-@pytest.mark.parametrize("shape,size", [((8, 8, 3), (32, 32)), ((28, 28, 1), (32, 32)),
-                                        ((5, 7, 3), (5, 7)), ((6, 9, 2), (4, 13))])
+@pytest.mark.parametrize(
+    "shape,size",
+    [((8, 8, 3), (32, 32)), ((28, 28, 1), (32, 32)), ((5, 7, 3), (5, 7)), ((6, 9, 2), (4, 13))],
+)
 def test_resize_matches_jax_linear_without_antialias(shape, size):
     x = np.random.default_rng(3).random(shape).astype(np.float32)
     want = jax.image.resize(jnp.asarray(x), (*size, shape[-1]), "linear", antialias=False)
@@ -77,8 +79,12 @@ def test_train_and_eval_ops_through_a_grain_source():
     records = [_record(32, 32, 3, seed=s) for s in range(5)]
     ev = image_ops.to_arrays(records, image_ops.eval_ops("cifar10"))
     mean, std = image_ops.STATS["cifar10"]
-    want = np.stack([(r["image"] / np.float32(255) - np.array(mean, np.float32))
-                     / np.array(std, np.float32) for r in records])
+    want = np.stack(
+        [
+            (r["image"] / np.float32(255) - np.array(mean, np.float32)) / np.array(std, np.float32)
+            for r in records
+        ]
+    )
     np.testing.assert_allclose(ev["image"], want, rtol=1e-5, atol=1e-6)
     np.testing.assert_array_equal(ev["label"], [7] * 5)
     ops = image_ops.train_ops("cifar10", crop_padding=4, flip=True)
@@ -94,13 +100,16 @@ def test_train_and_eval_ops_through_a_grain_source():
 
 def test_random_crop_flip_in_jax_is_a_flipped_or_plain_window():
     x = np.random.default_rng(5).random((3, 4, 6, 5, 2)).astype(np.float32)
-    out = np.asarray(jax.jit(image_ops.random_crop_flip, static_argnums=(2, 3))(
-        jax.random.key(0), jnp.asarray(x), 2, True))
+    out = np.asarray(
+        jax.jit(image_ops.random_crop_flip, static_argnums=(2, 3))(
+            jax.random.key(0), jnp.asarray(x), 2, True
+        )
+    )
     assert out.shape == x.shape
     flipped = 0
     for i in np.ndindex(3, 4):
         padded = np.pad(x[i], ((2, 2), (2, 2), (0, 0)))
-        windows = [padded[t:t + 6, left:left + 5] for t in range(5) for left in range(5)]
+        windows = [padded[t : t + 6, left : left + 5] for t in range(5) for left in range(5)]
         plain = any(np.array_equal(out[i], v) for v in windows)
         mirror = any(np.array_equal(out[i], v[:, ::-1]) for v in windows)
         assert plain or mirror

@@ -35,14 +35,18 @@ def test_eval_op_resizes_the_shorter_side_and_centre_crops():
     flat = {"image": np.full((100, 300, 3), 255, np.uint8), "label": 1}
     out = op.map(flat)
     assert out["image"].shape == (224, 224, 3)
-    np.testing.assert_allclose(out["image"][0, 0], (1 - imagenet.IMAGENET_MEAN)
-                               / imagenet.IMAGENET_STD, rtol=1e-5)
+    np.testing.assert_allclose(
+        out["image"][0, 0], (1 - imagenet.IMAGENET_MEAN) / imagenet.IMAGENET_STD, rtol=1e-5
+    )
 
 
 def test_grey_images_get_three_channels():
     (op,) = imagenet.deit_eval_ops(size=8)
-    assert op.map({"image": np.zeros((10, 12, 1), np.uint8), "label": 0})["image"].shape \
-        == (8, 8, 3)
+    assert op.map({"image": np.zeros((10, 12, 1), np.uint8), "label": 0})["image"].shape == (
+        8,
+        8,
+        3,
+    )
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -72,7 +76,8 @@ def test_cutmix_target_weight_is_the_pasted_area():
     images = jnp.stack([jnp.zeros((16, 16, 1)), jnp.ones((16, 16, 1))])
     labels = jnp.array([0, 1])
     for seed in range(10):
-        mixed, targets = imagenet.mixup_cutmix(jax.random.key(seed), images, labels, 2,
-                                               switch_prob=1.0, smoothing=0.0)
+        mixed, targets = imagenet.mixup_cutmix(
+            jax.random.key(seed), images, labels, 2, switch_prob=1.0, smoothing=0.0
+        )
         # image 0 holds zeros outside the box and ones (from image 1) inside it
         np.testing.assert_allclose(float(targets[0, 1]), float(mixed[0].mean()), atol=1e-6)

@@ -15,11 +15,16 @@ def test_digits_split_is_fixed_and_matches_sklearn():
     assert train_x.dtype == np.float32 and train_y.dtype == np.int32
     assert 0.0 <= train_x.min() and train_x.max() == 1.0
     digits = load_digits()
-    reference = {(img.tobytes(), int(y)) for img, y in
-                 zip((digits.images / 16.0).astype(np.float32), digits.target, strict=True)}
-    ours = [(x[..., 0].tobytes(), int(y)) for x, y in
-            zip(np.concatenate([train_x, test_x]), np.concatenate([train_y, test_y]),
-                strict=True)]
+    reference = {
+        (img.tobytes(), int(y))
+        for img, y in zip((digits.images / 16.0).astype(np.float32), digits.target, strict=True)
+    }
+    ours = [
+        (x[..., 0].tobytes(), int(y))
+        for x, y in zip(
+            np.concatenate([train_x, test_x]), np.concatenate([train_y, test_y]), strict=True
+        )
+    ]
     assert set(ours) == reference and len(ours) == 1797
     assert np.bincount(test_y).min() >= 35  # stratified
 
@@ -48,8 +53,11 @@ def test_fashion_mnist_is_the_idx_files_bytes_over_255(split, prefix, n):
 
 def _write_idx(path, code: int, data: np.ndarray) -> None:
     with gzip.open(path, "wb") as f:
-        f.write(bytes([0, 0, code, data.ndim]) + struct.pack(f">{data.ndim}I", *data.shape)
-                + data.tobytes())
+        f.write(
+            bytes([0, 0, code, data.ndim])
+            + struct.pack(f">{data.ndim}I", *data.shape)
+            + data.tobytes()
+        )
 
 
 def test_builder_reads_handwritten_idx_files(tmp_path, monkeypatch):

@@ -24,8 +24,12 @@ def _write_fixture(folder: Path, name: str = "pubmed") -> dict[str, Path]:
     feats = sp.csr_matrix(rng.random((10, d)) * (rng.random((10, d)) < 0.4))
     test_index = [9, 7, 6, 8]
     parts = {
-        "x": feats[:2], "y": onehot[:2], "allx": feats[:6], "ally": onehot[:6],
-        "tx": feats[[9, 7, 6, 8]], "ty": onehot[[9, 7, 6, 8]],
+        "x": feats[:2],
+        "y": onehot[:2],
+        "allx": feats[:6],
+        "ally": onehot[:6],
+        "tx": feats[[9, 7, 6, 8]],
+        "ty": onehot[[9, 7, 6, 8]],
         "graph": {i: [(i + 1) % 10, (i + 3) % 10] for i in range(10)} | {4: [4, 5]},
     }
     paths = {}
@@ -64,29 +68,44 @@ def test_builder_prepares_the_fixture_from_manual_dir(tmp_path, monkeypatch):
     manual.mkdir()
     paths = _write_fixture(manual)
     # The recorded SHA-256s are those of the real files: use the fixture's instead.
-    monkeypatch.setattr(planetoid, "_files", lambda name: {
-        part: fetch.RemoteFile(f"graphs/planetoid/ind.{name}.{part}", "https://invalid/",
-                               fetch.sha256_of(path)) for part, path in paths.items()})
+    monkeypatch.setattr(
+        planetoid,
+        "_files",
+        lambda name: {
+            part: fetch.RemoteFile(
+                f"graphs/planetoid/ind.{name}.{part}", "https://invalid/", fetch.sha256_of(path)
+            )
+            for part, path in paths.items()
+        },
+    )
     builder = tfds.builder("planetoid/pubmed", data_dir=tmp_path / "tfds")
     builder.download_and_prepare(
-        download_config=tfds.download.DownloadConfig(manual_dir=str(manual)))
+        download_config=tfds.download.DownloadConfig(manual_dir=str(manual))
+    )
     source = open_source("planetoid/pubmed", "train", data_dir=tmp_path / "tfds")
     assert len(source) == 1
-    _assert_same(planetoid.graph_from_example(source[0]),
-                 graphs.parse_planetoid("pubmed", paths))
+    _assert_same(planetoid.graph_from_example(source[0]), graphs.parse_planetoid("pubmed", paths))
 
 
 def test_a_file_with_another_hash_is_refused(tmp_path, monkeypatch):
     manual = tmp_path / "manual"
     manual.mkdir()
     paths = _write_fixture(manual)
-    monkeypatch.setattr(planetoid, "_files", lambda name: {
-        part: fetch.RemoteFile(f"graphs/planetoid/ind.{name}.{part}", "https://invalid/",
-                               "0" * 64) for part in paths})
+    monkeypatch.setattr(
+        planetoid,
+        "_files",
+        lambda name: {
+            part: fetch.RemoteFile(
+                f"graphs/planetoid/ind.{name}.{part}", "https://invalid/", "0" * 64
+            )
+            for part in paths
+        },
+    )
     builder = tfds.builder("planetoid/pubmed", data_dir=tmp_path / "tfds")
     with pytest.raises(fetch.ChecksumError, match="SHA-256"):
         builder.download_and_prepare(
-            download_config=tfds.download.DownloadConfig(manual_dir=str(manual)))
+            download_config=tfds.download.DownloadConfig(manual_dir=str(manual))
+        )
 
 
 def test_every_config_has_its_pinned_files():
@@ -94,8 +113,9 @@ def test_every_config_has_its_pinned_files():
         files = planetoid._files(name)
         assert sorted(files) == sorted(graphs.PLANETOID_PARTS)
         assert all(f.url.endswith(f"data/ind.{name}.{part}") for part, f in files.items())
-        assert tfds.builder(f"planetoid/{name}").info.features["label"].feature.num_classes \
-            == classes
+        assert (
+            tfds.builder(f"planetoid/{name}").info.features["label"].feature.num_classes == classes
+        )
 
 
 def test_mock_data_gives_a_consistent_graph():
@@ -114,7 +134,8 @@ def test_prognn_from_planetoid_takes_the_split_and_the_attacked_graph(tmp_path):
     prognn = tmp_path / "data" / "graphs" / "prognn"
     (prognn / "meta_adj").mkdir(parents=True)
     (prognn / "pubmed_prognn_splits.json").write_text(
-        '{"idx_train": [0, 1], "idx_val": [2, 3], "idx_test": [4, 5, 6, 7, 8, 9]}')
+        '{"idx_train": [0, 1], "idx_val": [2, 3], "idx_test": [4, 5, 6, 7, 8, 9]}'
+    )
     attacked = sp.csr_matrix(np.ones((10, 10)) - np.eye(10))
     sp.save_npz(prognn / "meta_adj" / "pubmed_meta_adj_0.25.npz", attacked)
     clean = graphs.prognn_from_planetoid(graph, "pubmed", None, tmp_path / "data")

@@ -80,13 +80,18 @@ def _reference_eval(n: int, global_batch: int, count: int, max_batches=None):
         if pad > 0:
             ids = np.concatenate([ids, np.full(pad, ids[0] if len(ids) else 0)])
             real = np.concatenate([real, np.zeros(pad, np.float32)])
-        out.append((ids[: steps * local].reshape(steps, local),
-                    real[: steps * local].reshape(steps, local)))
+        out.append(
+            (
+                ids[: steps * local].reshape(steps, local),
+                real[: steps * local].reshape(steps, local),
+            )
+        )
     return out
 
 
-@pytest.mark.parametrize("n, global_batch, count", [
-    (21, 8, 1), (16, 8, 1), (21, 8, 2), (3, 8, 4), (40, 4, 2)])
+@pytest.mark.parametrize(
+    "n, global_batch, count", [(21, 8, 1), (16, 8, 1), (21, 8, 2), (3, 8, 4), (40, 4, 2)]
+)
 def test_eval_batches_cover_every_record_once_with_its_mask(processes, n, global_batch, count):
     reference = _reference_eval(n, global_batch, count)
     seen = []
@@ -155,7 +160,8 @@ def test_mock_datasets_records_every_dataset_read_once_in_order():
     assert example["image"].shape == (28, 28, 1) and example["image"].dtype == np.uint8
     assert streaming.datasets_read() == [
         {"name": "mnist", "split": "train", "mock": True},
-        {"name": "mnist", "split": "test", "mock": True}]
+        {"name": "mnist", "split": "test", "mock": True},
+    ]
     assert streaming.datasets_read(clear=True) and streaming.datasets_read() == []
     batch = next(iter(streaming.make_loader(train, [], global_batch=2, seed=0)))
     assert batch["image"].shape == (2, 28, 28, 1)

@@ -25,10 +25,10 @@ def _write_folder(root):
 
 
 def _prepare(tmp_path, manual):
-    builder = wikitext103.Wikitext103(data_dir=str(tmp_path / "tfds"),
-                                      file_format="array_record")
-    builder.download_and_prepare(download_config=tfds.download.DownloadConfig(
-        manual_dir=str(manual)))
+    builder = wikitext103.Wikitext103(data_dir=str(tmp_path / "tfds"), file_format="array_record")
+    builder.download_and_prepare(
+        download_config=tfds.download.DownloadConfig(manual_dir=str(manual))
+    )
     return builder
 
 
@@ -65,7 +65,8 @@ def test_sha256_of(tmp_path):
     path = tmp_path / "x"
     path.write_bytes(b"abc")
     assert wikitext103.sha256_of(path) == (
-        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    )
 
 
 def _blocks(lines, block, vocabulary=None):
@@ -91,14 +92,15 @@ def test_blocks_cover_the_token_stream_once_with_eos_per_line():
     lines = ["a b", "", "c a b d", "b"]
     blocks, vocabulary = _blocks(lines, block=3)
     index = {w: i for i, w in enumerate(vocabulary)}
-    stream = [index[w] if w != "</s>" else wikitext.EOS
-              for line in lines for w in [*line.split(), "</s>"]]
+    stream = [
+        index[w] if w != "</s>" else wikitext.EOS for line in lines for w in [*line.split(), "</s>"]
+    ]
     assert blocks.num_tokens == len(stream) == 11 and len(blocks) == 4
     targets, inputs = [], []
     for i in range(len(blocks)):
         item = blocks[i]
         real = int(item["weights"].sum())
-        targets += item["tokens"][1:real + 1].tolist()
+        targets += item["tokens"][1 : real + 1].tolist()
         inputs.append(int(item["tokens"][0]))
     assert targets == stream
     assert inputs == [wikitext.EOS, stream[2], stream[5], stream[8]]

@@ -47,13 +47,17 @@ def test_sigma_steps_formula():
 def test_heun_matches_gaussian_probability_flow():
     # Data N(μ, s² I): D(x; σ) = μ + s²/(s² + σ²)(x − μ); the ODE keeps x − μ ∝ √(s² + σ²).
     mu, s = 0.7, 0.5
+
     def denoise(x, sigma):
         return mu + (s**2 / (s**2 + sigma**2))[:, None] * (x - mu)
+
     noise = jax.random.normal(jax.random.key(0), (16, 3))
     x_min = mu + (noise * 80.0 - mu) * np.sqrt((s**2 + 0.002**2) / (s**2 + 80.0**2))
     expected = np.asarray(denoise(x_min, jnp.full((16,), 0.002)))
-    errors = [np.abs(edm_heun_sample(denoise, noise, edm_sigma_steps(n, 0.002, 80.0))
-                     - expected).max() for n in (40, 80)]
+    errors = [
+        np.abs(edm_heun_sample(denoise, noise, edm_sigma_steps(n, 0.002, 80.0)) - expected).max()
+        for n in (40, 80)
+    ]
     assert errors[1] < 5e-3
     # Second order: doubling the steps divides the error by about 4.
     assert errors[1] < 0.35 * errors[0]

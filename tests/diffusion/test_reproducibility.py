@@ -38,8 +38,9 @@ def test_matches_dense_numpy(chunk):
     sigma = np.array([0.3, 0.7, 1.0, 3.0, 30.0], np.float32)
     got = optimal_denoiser(x, sigma, y, chunk_size=chunk)
     np.testing.assert_allclose(got, np_optimal_denoiser(x, sigma, y), atol=1e-4)
-    np.testing.assert_allclose(optimal_denoiser(x, 1.5, y, chunk_size=chunk),
-                               np_optimal_denoiser(x, 1.5, y), atol=1e-4)
+    np.testing.assert_allclose(
+        optimal_denoiser(x, 1.5, y, chunk_size=chunk), np_optimal_denoiser(x, 1.5, y), atol=1e-4
+    )
 
 
 def test_small_sigma_limit_is_nearest_item_and_large_sigma_is_mean():
@@ -54,8 +55,9 @@ def test_small_sigma_limit_is_nearest_item_and_large_sigma_is_mean():
     # Traced σ = 0 (no concrete check under jit) still gives the nearest item.
     got0 = jax.jit(lambda s: optimal_denoiser(x, s, y, chunk_size=16))(jnp.float32(0.0))
     np.testing.assert_allclose(got0, nearest, atol=1e-6)
-    np.testing.assert_allclose(optimal_denoiser(x, 1e4, y), np.broadcast_to(y.mean(0), x.shape),
-                               atol=1e-4)
+    np.testing.assert_allclose(
+        optimal_denoiser(x, 1e4, y), np.broadcast_to(y.mean(0), x.shape), atol=1e-4
+    )
 
 
 def test_one_item_vmap_grad():
@@ -64,13 +66,16 @@ def test_one_item_vmap_grad():
     ys = jax.random.normal(jax.random.key(0), (10, 3))
     xs = jax.random.normal(jax.random.key(1), (4, 2, 3))
     batched = jax.vmap(lambda x: optimal_denoiser(x, 0.5, ys, chunk_size=4))(xs)
-    np.testing.assert_allclose(batched, np.stack([np_optimal_denoiser(x, 0.5, ys) for x in xs]),
-                               atol=1e-4)
+    np.testing.assert_allclose(
+        batched, np.stack([np_optimal_denoiser(x, 0.5, ys) for x in xs]), atol=1e-4
+    )
     # ∂D*/∂x = Cov_w(y) / σ² (softmax Jacobian); check one entry by finite differences.
     g = jax.grad(lambda x: optimal_denoiser(x, 0.8, ys)[0, 0])(xs[0])
     eps = 1e-3
-    fd = (np_optimal_denoiser(np.asarray(xs[0]) + eps * np.eye(3)[None, 1], 0.8, ys)[0, 0]
-          - np_optimal_denoiser(np.asarray(xs[0]) - eps * np.eye(3)[None, 1], 0.8, ys)[0, 0])
+    fd = (
+        np_optimal_denoiser(np.asarray(xs[0]) + eps * np.eye(3)[None, 1], 0.8, ys)[0, 0]
+        - np_optimal_denoiser(np.asarray(xs[0]) - eps * np.eye(3)[None, 1], 0.8, ys)[0, 0]
+    )
     np.testing.assert_allclose(g[0, 1], fd / (2 * eps), rtol=2e-2, atol=1e-3)
 
 
@@ -101,13 +106,14 @@ def test_scores_against_numpy():
     np.testing.assert_allclose(pair_cosine(a, b), cos, rtol=1e-5, atol=1e-6)
     train = rng.normal(size=(30, 8))
     sims = (a / np.linalg.norm(a, axis=1, keepdims=True)) @ (
-        train / np.linalg.norm(train, axis=1, keepdims=True)).T
-    np.testing.assert_allclose(memorization_score(a, train, 0.5), np.mean(sims.max(1) > 0.5),
-                               atol=1e-6)
+        train / np.linalg.norm(train, axis=1, keepdims=True)
+    ).T
+    np.testing.assert_allclose(
+        memorization_score(a, train, 0.5), np.mean(sims.max(1) > 0.5), atol=1e-6
+    )
     dist = np.linalg.norm(a[:, None] - train[None], axis=-1)
     dist.sort(axis=1)
-    np.testing.assert_allclose(nearest_neighbor_ratio(a, train), dist[:, 0] / dist[:, 1],
-                               rtol=1e-3)
+    np.testing.assert_allclose(nearest_neighbor_ratio(a, train), dist[:, 0] / dist[:, 1], rtol=1e-3)
 
 
 def test_pca_proxy_and_calibration_separate_copies():
@@ -115,9 +121,9 @@ def test_pca_proxy_and_calibration_separate_copies():
     y = rng.normal(size=(100, 16)) @ rng.normal(size=(16, 16))
     proxy = pca_proxy(y, 8)
     from sklearn.decomposition import PCA
+
     ref = PCA(8).fit(y)
-    np.testing.assert_allclose(np.abs(proxy.components @ ref.components_.T), np.eye(8),
-                               atol=1e-3)
+    np.testing.assert_allclose(np.abs(proxy.components @ ref.components_.T), np.eye(8), atol=1e-3)
     items = pca_embed(proxy, y)
     copies = pca_embed(proxy, y + 0.05 * y.std() * rng.normal(size=y.shape))
     tau = calibrate_threshold(items, copies)

@@ -107,9 +107,7 @@ def test_grad_through_sampler():
             ** 2
         )
 
-    check_grads(
-        f, (jnp.float32(0.2),), order=1, modes=["rev"], eps=1e-3, atol=5e-2, rtol=5e-2
-    )
+    check_grads(f, (jnp.float32(0.2),), order=1, modes=["rev"], eps=1e-3, atol=5e-2, rtol=5e-2)
 
 
 def test_bad_inputs():

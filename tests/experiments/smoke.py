@@ -39,7 +39,8 @@ def smoke_results(name: str, devices: int = 1) -> list[dict]:
         # worker's 8-device run, one thread came more than XLA's default 40 s late and XLA
         # aborted the process (CI, llark_music, synchronous dispatch). 10 minutes.
         env["XLA_FLAGS"] = f"{env.get('XLA_FLAGS', '')} {COLLECTIVE_TIMEOUT_FLAG}".strip()
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                          text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False
+    )
     assert done.returncode == 0, f"{name}: smoke run failed:\n{done.stderr[-3000:]}"
     return runner.load_or_run(name, "smoke", out)  # the subprocess saved it

@@ -90,9 +90,13 @@ def test_main_program_is_split_over_every_device(name):
         assert split_over_all_devices(spec.abstract_args, mesh), f"{name}: nothing is split"
 
 
-@pytest.mark.parametrize(("name", "rtol", "timings"), [
-    pytest.param(name, *case[:2], marks=[pytest.mark.slow] if case[2] else [], id=name)
-    for name, case in CASES.items()])
+@pytest.mark.parametrize(
+    ("name", "rtol", "timings"),
+    [
+        pytest.param(name, *case[:2], marks=[pytest.mark.slow] if case[2] else [], id=name)
+        for name, case in CASES.items()
+    ],
+)
 def test_eight_devices_equal_one(name, rtol, timings):
     eight = smoke_results(name, devices=8)
     one = smoke_results(name)
@@ -102,6 +106,10 @@ def test_eight_devices_equal_one(name, rtol, timings):
         for key in got:
             if any(part in key for part in timings):
                 continue
-            np.testing.assert_allclose(np.asarray(got[key], np.float64),
-                                       np.asarray(want[key], np.float64),
-                                       rtol=rtol, atol=rtol, err_msg=f"{name}: {key}")
+            np.testing.assert_allclose(
+                np.asarray(got[key], np.float64),
+                np.asarray(want[key], np.float64),
+                rtol=rtol,
+                atol=rtol,
+                err_msg=f"{name}: {key}",
+            )

@@ -24,13 +24,30 @@ NAMES = sorted(registry.discover())
 
 def dry_run(name: str, workdir: Path, devices: int = 8) -> dict:
     """Runs the dry run in a subprocess on ``devices`` CPU devices; returns its run.json."""
-    env = {**os.environ, "JAX_NUM_CPU_DEVICES": str(devices),
-           "JAX_CPU_ENABLE_ASYNC_DISPATCH": "false"}
+    env = {
+        **os.environ,
+        "JAX_NUM_CPU_DEVICES": str(devices),
+        "JAX_CPU_ENABLE_ASYNC_DISPATCH": "false",
+    }
     env["XLA_FLAGS"] = f"{env.get('XLA_FLAGS', '')} {COLLECTIVE_TIMEOUT_FLAG}".strip()
     done = subprocess.run(
-        [sys.executable, "-m", "jaxlab.cli", "run", name, "--preset", "paper", "--dry-run",
-         "--workdir", str(workdir)],
-        env=env, capture_output=True, text=True, check=False)
+        [
+            sys.executable,
+            "-m",
+            "jaxlab.cli",
+            "run",
+            name,
+            "--preset",
+            "paper",
+            "--dry-run",
+            "--workdir",
+            str(workdir),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 0, f"{name}: dry run failed:\n{done.stderr[-4000:]}"
     return json.loads((workdir / "run.json").read_text())
 
@@ -44,8 +61,9 @@ def check_outputs(name: str, workdir: Path, summary: dict) -> None:
     tfds_names = {n for n in config.datasets if n in read}
     assert tfds_names == read, f"{name}: read {read}, config.datasets {config.datasets}"
     assert list(workdir.rglob("metrics.jsonl")), f"{name}: no metrics.jsonl"
-    assert [p for p in workdir.rglob("checkpoints") if any(p.iterdir())], \
+    assert [p for p in workdir.rglob("checkpoints") if any(p.iterdir())], (
         f"{name}: no checkpoint written"
+    )
 
 
 @pytest.mark.slow

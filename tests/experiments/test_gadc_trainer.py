@@ -14,14 +14,6 @@ import ml_collections
 import numpy as np
 import optax
 import pytest
-from jaxlab_experiments.gadc.trainer import (
-    decoupled_runs,
-    fit_with_patience,
-    flax_fns,
-    graph_model_runs,
-    make_l2_optimizer,
-    train_node_classifier,
-)
 
 from jaxlab.data.splits import index_masks, random_split_masks
 from jaxlab.graph.csbm import csbm
@@ -30,6 +22,14 @@ from jaxlab.graph.graphs import from_scipy
 from jaxlab.graph.losses import masked_accuracy, masked_cross_entropy
 from jaxlab.graph.models import GCN, MLP
 from jaxlab.train import resumable
+from jaxlab_experiments.gadc.trainer import (
+    decoupled_runs,
+    fit_with_patience,
+    flax_fns,
+    graph_model_runs,
+    make_l2_optimizer,
+    train_node_classifier,
+)
 
 
 def _adam(learning_rate, l2_weight_decay):
@@ -70,8 +70,9 @@ def test_training_matches_a_python_loop(select):
     _, x, y, masks = _problem(0)
     init_fn, apply_fn = flax_fns(MLP((), 3, 0.0), x)
     kw = dict(optimizer=_adam(0.05, 1e-3), epochs=12, select=select)
-    metrics, best = jax.jit(lambda k: train_node_classifier(k, init_fn, apply_fn, x, y, *masks,
-                                                            **kw))(jax.random.key(4))
+    metrics, best = jax.jit(
+        lambda k: train_node_classifier(k, init_fn, apply_fn, x, y, *masks, **kw)
+    )(jax.random.key(4))
     params = init_fn(jax.random.split(jax.random.key(4))[0])
     tx = optax.chain(optax.add_decayed_weights(1e-3), optax.adam(0.05))
     state = tx.init(params)
@@ -93,8 +94,9 @@ def test_training_matches_a_python_loop(select):
         updates, state = tx.update(grad(params), state, params)
         params = optax.apply_updates(params, updates)
         z = logits(params)
-        history.append((_softmax_ce(z[va], yn[va]).mean(),
-                        np.mean(z[va].argmax(-1) == yn[va]), params))
+        history.append(
+            (_softmax_ce(z[va], yn[va]).mean(), np.mean(z[va].argmax(-1) == yn[va]), params)
+        )
     if select == "val_loss":
         epoch = int(np.argmin([h[0] for h in history]))
     else:
@@ -103,18 +105,18 @@ def test_training_matches_a_python_loop(select):
     np.testing.assert_allclose(metrics["val_loss"], history[epoch][0], rtol=1e-5)
     np.testing.assert_allclose(metrics["val_acc"], history[epoch][1], rtol=1e-6)
     z = logits(history[epoch][2])
-    np.testing.assert_allclose(metrics["test_acc"], np.mean(z[te].argmax(-1) == yn[te]),
-                               rtol=1e-6)
-    jax.tree.map(lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6),
-                 best, history[epoch][2])
+    np.testing.assert_allclose(metrics["test_acc"], np.mean(z[te].argmax(-1) == yn[te]), rtol=1e-6)
+    jax.tree.map(
+        lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6), best, history[epoch][2]
+    )
 
 
 def test_vmapped_training_equals_loop_and_learns():
     _, x, y, masks = _problem(1, n=200, classes=2)
     init_fn, apply_fn = flax_fns(MLP((8,), 2, 0.5), x)
     run = lambda k: train_node_classifier(  # noqa: E731
-        k, init_fn, apply_fn, x, y, *masks, optimizer=_adam(0.05, 0.0), epochs=30,
-        select="val_loss")[0]
+        k, init_fn, apply_fn, x, y, *masks, optimizer=_adam(0.05, 0.0), epochs=30, select="val_loss"
+    )[0]
     keys = jax.random.split(jax.random.key(0), 3)
     batched = jax.jit(jax.vmap(run))(keys)
     for i in range(3):
@@ -131,15 +133,16 @@ def test_row_wise_training_matches_full_evaluation():
     masks = index_masks(150, idx[:20], idx[20:45], idx[45:])
     init_fn, apply_fn = flax_fns(MLP((8,), 3, 0.0), x)
     kw = dict(optimizer=_adam(0.05, 1e-4), epochs=25, select="val_loss")
-    full, p_full = train_node_classifier(jax.random.key(3), init_fn, apply_fn, x, y, *masks,
-                                         **kw)
-    rows, p_rows = train_node_classifier(jax.random.key(3), init_fn, apply_fn, x, y, *masks,
-                                         row_wise_sizes=(20, 30, 105), **kw)
+    full, p_full = train_node_classifier(jax.random.key(3), init_fn, apply_fn, x, y, *masks, **kw)
+    rows, p_rows = train_node_classifier(
+        jax.random.key(3), init_fn, apply_fn, x, y, *masks, row_wise_sizes=(20, 30, 105), **kw
+    )
     assert int(full["best_epoch"]) == int(rows["best_epoch"])
     for name in ("val_loss", "val_acc", "test_acc"):
         np.testing.assert_allclose(rows[name], full[name], rtol=1e-5, atol=1e-6)
-    jax.tree.map(lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6),
-                 p_rows, p_full)
+    jax.tree.map(
+        lambda a, b: np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6), p_rows, p_full
+    )
 
 
 @pytest.mark.parametrize("batching", ["vmap", "map"])
@@ -150,15 +153,27 @@ def test_decoupled_runs_equal_single_runs(batching):
     runs = 3
     xs = x[None] + 0.1 * jax.random.normal(jax.random.key(9), (runs, *x.shape))
     masks = jax.vmap(lambda k: random_split_masks(k, x.shape[0]))(
-        jax.random.split(jax.random.key(5), runs))
+        jax.random.split(jax.random.key(5), runs)
+    )
     kw = dict(optimizer=_adam(0.05, 1e-4), epochs=6, select="val_acc")
-    out = decoupled_runs(jax.random.key(7), xs, y, masks, num_runs=runs, hidden=(8,),
-                         dropout=0.0, init="default", per_run=("x", "masks"), batching=batching,
-                         **kw)
+    out = decoupled_runs(
+        jax.random.key(7),
+        xs,
+        y,
+        masks,
+        num_runs=runs,
+        hidden=(8,),
+        dropout=0.0,
+        init="default",
+        per_run=("x", "masks"),
+        batching=batching,
+        **kw,
+    )
     keys = jax.random.split(jax.random.key(7), runs)
     init_fn, apply_fn = flax_fns(MLP((8,), 3, 0.0), x)
-    single = jax.jit(lambda k, xi, m: train_node_classifier(k, init_fn, apply_fn, xi, y, *m,
-                                                            **kw)[0])
+    single = jax.jit(
+        lambda k, xi, m: train_node_classifier(k, init_fn, apply_fn, xi, y, *m, **kw)[0]
+    )
     for i in range(runs):
         ref = single(keys[i], xs[i], tuple(m[i] for m in masks))
         for name in ("val_acc", "test_acc", "best_epoch"):
@@ -173,12 +188,12 @@ def test_graph_model_runs_equal_dense_propagation():
     a_hat = jnp.asarray(d[:, None] * a * d[None, :], jnp.float32)
     module = GCN(8, 3, 0.0)
     kw = dict(optimizer=_adam(0.05, 5e-4), epochs=5, select="val_loss")
-    out = graph_model_runs(jax.random.key(2), module, from_scipy(adj), x, y, masks,
-                           num_runs=2, **kw)
+    out = graph_model_runs(
+        jax.random.key(2), module, from_scipy(adj), x, y, masks, num_runs=2, **kw
+    )
     keys = jax.random.split(jax.random.key(2), 2)
     init_fn, apply_fn = flax_fns(module, x, propagate_fn=lambda v: a_hat @ v)
-    single = jax.jit(lambda k: train_node_classifier(k, init_fn, apply_fn, x, y, *masks,
-                                                     **kw)[0])
+    single = jax.jit(lambda k: train_node_classifier(k, init_fn, apply_fn, x, y, *masks, **kw)[0])
     for i in range(2):
         ref = single(keys[i])
         for name in ("val_loss", "test_acc"):
@@ -189,15 +204,44 @@ def test_bad_inputs():
     _, x, y, masks = _problem(0, n=30)
     init_fn, apply_fn = flax_fns(MLP((), 3, 0.0), x)
     with pytest.raises(ValueError, match="select"):
-        train_node_classifier(jax.random.key(0), init_fn, apply_fn, x, y, *masks,
-                              optimizer=_adam(0.1, 0.0), epochs=2, select="test_acc")
+        train_node_classifier(
+            jax.random.key(0),
+            init_fn,
+            apply_fn,
+            x,
+            y,
+            *masks,
+            optimizer=_adam(0.1, 0.0),
+            epochs=2,
+            select="test_acc",
+        )
     with pytest.raises(ValueError, match="epochs"):
-        train_node_classifier(jax.random.key(0), init_fn, apply_fn, x, y, *masks,
-                              optimizer=_adam(0.1, 0.0), epochs=0, select="val_loss")
+        train_node_classifier(
+            jax.random.key(0),
+            init_fn,
+            apply_fn,
+            x,
+            y,
+            *masks,
+            optimizer=_adam(0.1, 0.0),
+            epochs=0,
+            select="val_loss",
+        )
     with pytest.raises(ValueError, match="batching"):
-        decoupled_runs(jax.random.key(0), x, y, masks, num_runs=2, hidden=(), dropout=0.0,
-                       optimizer=_adam(0.1, 0.0), epochs=2, select="val_acc", init="default",
-                       batching="loop")
+        decoupled_runs(
+            jax.random.key(0),
+            x,
+            y,
+            masks,
+            num_runs=2,
+            hidden=(),
+            dropout=0.0,
+            optimizer=_adam(0.1, 0.0),
+            epochs=2,
+            select="val_acc",
+            init="default",
+            batching="loop",
+        )
 
 
 def _two_cliques(k=6):
@@ -220,9 +264,20 @@ def _linear_gcn(adj, x, hidden):
 def test_fit_with_patience_learns_and_selects_a_low_validation_loss():
     adj, x, labels, train, val = _two_cliques()
     module, init_fn, apply_fn = _linear_gcn(adj, x, 8)
-    params, epochs = jax.jit(lambda k: fit_with_patience(
-        k, init_fn, apply_fn, x, labels, train, val, optimizer=_adam(1e-2, 5e-4),
-        max_epochs=200, patience=20))(jax.random.key(0))
+    params, epochs = jax.jit(
+        lambda k: fit_with_patience(
+            k,
+            init_fn,
+            apply_fn,
+            x,
+            labels,
+            train,
+            val,
+            optimizer=_adam(1e-2, 5e-4),
+            max_epochs=200,
+            patience=20,
+        )
+    )(jax.random.key(0))
     logits = apply_fn(params, x, train=False, key=None)
     assert float(masked_accuracy(logits, labels, val)) == 1.0
     assert float(masked_cross_entropy(logits, labels, val)) < np.log(2.0)
@@ -233,8 +288,18 @@ def test_fit_with_patience_learns_and_selects_a_low_validation_loss():
 def test_fit_with_patience_rule(patience, expect_all):
     adj, x, labels, train, val = _two_cliques()
     _, init_fn, apply_fn = _linear_gcn(adj, x, 4)
-    _, epochs = fit_with_patience(jax.random.key(1), init_fn, apply_fn, x, labels, train, val,
-                                  optimizer=_adam(0.5, 5e-4), max_epochs=60, patience=patience)
+    _, epochs = fit_with_patience(
+        jax.random.key(1),
+        init_fn,
+        apply_fn,
+        x,
+        labels,
+        train,
+        val,
+        optimizer=_adam(0.5, 5e-4),
+        max_epochs=60,
+        patience=patience,
+    )
     assert (int(epochs) == 60) == expect_all
 
 
@@ -242,8 +307,18 @@ def test_fit_with_patience_bad_inputs():
     adj, x, labels, train, val = _two_cliques()
     _, init_fn, apply_fn = _linear_gcn(adj, x, 4)
     with pytest.raises(ValueError, match="patience"):
-        fit_with_patience(jax.random.key(0), init_fn, apply_fn, x, labels, train, val,
-                          optimizer=_adam(0.1, 0.0), max_epochs=10, patience=0)
+        fit_with_patience(
+            jax.random.key(0),
+            init_fn,
+            apply_fn,
+            x,
+            labels,
+            train,
+            val,
+            optimizer=_adam(0.1, 0.0),
+            max_epochs=10,
+            patience=0,
+        )
 
 
 def test_resumable_computes_once_per_config_and_reloads_exactly(tmp_path):
@@ -251,8 +326,7 @@ def test_resumable_computes_once_per_config_and_reloads_exactly(tmp_path):
 
     def compute(scale, *, shift):
         calls.append(scale)
-        return {"acc": jnp.arange(3, dtype=jnp.float32) / 7 * scale + shift,
-                "radius": 1 / 3}
+        return {"acc": jnp.arange(3, dtype=jnp.float32) / 7 * scale + shift, "radius": 1 / 3}
 
     config = ml_collections.ConfigDict({"lr": 0.1})
     first = resumable(str(tmp_path), "cell", config, compute, 2.0, shift=1.0)
@@ -280,16 +354,14 @@ def test_resumable_file_is_named_by_piece_and_config_digest(tmp_path):
 
 
 def test_checkpoint_progress_writes_the_results_so_far(tmp_path):
-    from jaxlab_experiments.gadc.trainer import checkpoint_progress
-
     from jaxlab.train import Checkpointer
+    from jaxlab_experiments.gadc.trainer import checkpoint_progress
 
     checkpoint_progress(str(tmp_path), 1, {"cora_0.25_gadc": [70.0, 71.0]})
     checkpoint_progress(str(tmp_path), 2, {"cora_0.25_gadc": [70.0, 71.0], "radius": 0.5})
     checkpointer = Checkpointer(str(tmp_path))
     assert checkpointer.latest_step() == 2
-    state, _, step = checkpointer.restore(
-        {"cora_0_25_gadc": np.zeros(2), "radius": np.zeros(1)})
+    state, _, step = checkpointer.restore({"cora_0_25_gadc": np.zeros(2), "radius": np.zeros(1)})
     checkpointer.close()
     np.testing.assert_array_equal(state["cora_0_25_gadc"], [70.0, 71.0])
     assert step == 2 and float(state["radius"][0]) == 0.5

@@ -4,14 +4,14 @@ mock data (``tfds.testing.mock_data``): shapes, splits, and the CIFAR-10-C strea
 import jax
 import ml_collections
 import numpy as np
+
+from jaxlab.data.streaming import datasets_read, mock_datasets
 from jaxlab_experiments.curbench.curbench_text import config as text_config
 from jaxlab_experiments.curbench.curbench_text import train as text_train
 from jaxlab_experiments.mc_ensemble.mc_ensemble_ood import config as mc_config
 from jaxlab_experiments.mc_ensemble.mc_ensemble_ood import train as mc_train
 from jaxlab_experiments.slwi.slwi_stream import config as slwi_config
 from jaxlab_experiments.slwi.slwi_stream import train as slwi_train
-
-from jaxlab.data.streaming import datasets_read, mock_datasets
 
 
 def test_cifar10_c_stream_visits_each_corruption_once_per_pass_without_repeats():
@@ -26,7 +26,7 @@ def test_cifar10_c_stream_visits_each_corruption_once_per_pass_without_repeats()
     for p in range(2):
         kinds = []
         for seg in range(k):
-            rows = ys[(p * k + seg) * per:(p * k + seg + 1) * per].ravel()
+            rows = ys[(p * k + seg) * per : (p * k + seg + 1) * per].ravel()
             kind = set(rows // n)
             assert len(kind) == 1 and len(set(rows)) == per * b  # one corruption, no repeats
             kinds += list(kind)

@@ -48,23 +48,53 @@ def _free_port() -> int:
 def run_two_processes(name: str, workdir) -> list[dict]:
     """The results of ``jaxlab run NAME --preset smoke --multihost`` on 2 × 4 CPU devices."""
     address = f"127.0.0.1:{_free_port()}"
-    env = {**os.environ, "JAX_PLATFORMS": "cpu", "JAX_NUM_CPU_DEVICES": "4",
-           "JAX_CPU_COLLECTIVES_IMPLEMENTATION": "gloo"}
-    procs = [subprocess.Popen(
-        [sys.executable, "-m", "jaxlab.cli", "run", name, "--preset", "smoke", "--json",
-         "--workdir", str(workdir), "--multihost", "--coordinator", address,
-         "--num_processes", "2", "--process_id", str(i)],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        for i in range(2)]
+    env = {
+        **os.environ,
+        "JAX_PLATFORMS": "cpu",
+        "JAX_NUM_CPU_DEVICES": "4",
+        "JAX_CPU_COLLECTIVES_IMPLEMENTATION": "gloo",
+    }
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "jaxlab.cli",
+                "run",
+                name,
+                "--preset",
+                "smoke",
+                "--json",
+                "--workdir",
+                str(workdir),
+                "--multihost",
+                "--coordinator",
+                address,
+                "--num_processes",
+                "2",
+                "--process_id",
+                str(i),
+            ],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(2)
+    ]
     errors = [proc.communicate(timeout=1200)[1] for proc in procs]
     for i, proc in enumerate(procs):
         assert proc.returncode == 0, f"{name}: process {i} failed:\n{errors[i][-3000:]}"
     return json.loads((workdir / "run.json").read_text())["results"]
 
 
-@pytest.mark.parametrize(("name", "rtol", "timed"), [
-    pytest.param(name, rtol, timed, marks=_marks(name, slow), id=name)
-    for name, (rtol, timed, slow) in CASES.items()])
+@pytest.mark.parametrize(
+    ("name", "rtol", "timed"),
+    [
+        pytest.param(name, rtol, timed, marks=_marks(name, slow), id=name)
+        for name, (rtol, timed, slow) in CASES.items()
+    ],
+)
 def test_two_processes_of_four_devices_equal_one_of_eight(name, rtol, timed, tmp_path):
     two = run_two_processes(name, tmp_path / "two")
     one = smoke_results(name, devices=8)
@@ -74,6 +104,10 @@ def test_two_processes_of_four_devices_equal_one_of_eight(name, rtol, timed, tmp
         for key in got:
             if any(part in key for part in timed):
                 continue
-            np.testing.assert_allclose(np.asarray(got[key], np.float64),
-                                       np.asarray(want[key], np.float64),
-                                       rtol=rtol, atol=rtol, err_msg=f"{name}: {key}")
+            np.testing.assert_allclose(
+                np.asarray(got[key], np.float64),
+                np.asarray(want[key], np.float64),
+                rtol=rtol,
+                atol=rtol,
+                err_msg=f"{name}: {key}",
+            )

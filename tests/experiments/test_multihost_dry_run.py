@@ -23,22 +23,47 @@ NAMES = ("multimax_vit",)
 def run_two_processes(name: str, workdir) -> dict:
     """``run.json`` of the paper dry run of ``name`` on 2 processes × 4 CPU devices."""
     address = f"127.0.0.1:{_free_port()}"
-    env = {**os.environ, "JAX_PLATFORMS": "cpu", "JAX_NUM_CPU_DEVICES": "4",
-           "JAX_CPU_COLLECTIVES_IMPLEMENTATION": "gloo",
-           "JAX_CPU_ENABLE_ASYNC_DISPATCH": "false"}
+    env = {
+        **os.environ,
+        "JAX_PLATFORMS": "cpu",
+        "JAX_NUM_CPU_DEVICES": "4",
+        "JAX_CPU_COLLECTIVES_IMPLEMENTATION": "gloo",
+        "JAX_CPU_ENABLE_ASYNC_DISPATCH": "false",
+    }
     # stderr goes to files, not pipes: a loader's worker process that outlives its parent
     # would hold a pipe open and keep the test waiting after both processes ended.
     logs = [workdir.parent / f"{workdir.name}.process{i}.log" for i in range(2)]
-    procs = [subprocess.Popen(
-        [sys.executable, "-m", "jaxlab.cli", "run", name, "--preset", "paper", "--dry-run",
-         "--workdir", str(workdir), "--multihost", "--coordinator", address,
-         "--num_processes", "2", "--process_id", str(i)],
-        env=env, stdout=subprocess.DEVNULL, stderr=log.open("w"), text=True)
-        for i, log in enumerate(logs)]
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "jaxlab.cli",
+                "run",
+                name,
+                "--preset",
+                "paper",
+                "--dry-run",
+                "--workdir",
+                str(workdir),
+                "--multihost",
+                "--coordinator",
+                address,
+                "--num_processes",
+                "2",
+                "--process_id",
+                str(i),
+            ],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=log.open("w"),
+            text=True,
+        )
+        for i, log in enumerate(logs)
+    ]
     for i, proc in enumerate(procs):
         proc.wait(timeout=3600)
-        assert proc.returncode == 0, (
-            f"{name}: process {i} failed:\n{logs[i].read_text()[-4000:]}")
+        assert proc.returncode == 0, f"{name}: process {i} failed:\n{logs[i].read_text()[-4000:]}"
     return json.loads((workdir / "run.json").read_text())
 
 

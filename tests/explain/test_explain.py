@@ -45,12 +45,16 @@ def test_masked_input_and_losses_match_numpy():
     np.testing.assert_allclose(xm, m[..., None] * x + (1 - m[..., None]) * b, rtol=1e-6)
     e, em = np.asarray(encode(x)), np.asarray(encode(xm))
     d = (1 - np_cos(e, em)) / 2
-    np.testing.assert_allclose(nem_loss(e, em, m, 4.0, 0.5), 4 * d.mean() + 0.5 * m.mean(),
-                               rtol=1e-5)
+    np.testing.assert_allclose(
+        nem_loss(e, em, m, 4.0, 0.5), 4 * d.mean() + 0.5 * m.mean(), rtol=1e-5
+    )
     ec = np.asarray(encode(masked_input(x, 1 - m, b)))
     dn = (1 - np_cos(e, ec)) / 2
-    np.testing.assert_allclose(nem_contrastive_loss(e, em, ec, m, lambda_c=2.0),
-                               4 * d.mean() + 0.5 * m.mean() + 2 * (1 - dn.mean()), rtol=1e-5)
+    np.testing.assert_allclose(
+        nem_contrastive_loss(e, em, ec, m, lambda_c=2.0),
+        4 * d.mean() + 0.5 * m.mean() + 2 * (1 - dn.mean()),
+        rtol=1e-5,
+    )
     # The loss is differentiable in the mask through the encoder (what trains the decoder).
     g = jax.grad(lambda mm: nem_loss(e, encode(masked_input(x, mm, 0.0)), mm))(jnp.asarray(m))
     assert g.shape == m.shape and np.all(np.isfinite(g))
@@ -62,13 +66,18 @@ def test_relax_matches_numpy_and_is_chunk_invariant():
     masks = np.asarray(smooth_random_masks(key, 60, 4, 4, cells=2))
     assert masks.min() >= 0 and masks.max() <= 1
     ref = np.asarray(encode(x[None]))[0]
-    sims = np.array([np_cos(np.asarray(encode(jnp.asarray(mk[None, ..., None] * x[None])))[0],
-                            ref) for mk in masks])
+    sims = np.array(
+        [
+            np_cos(np.asarray(encode(jnp.asarray(mk[None, ..., None] * x[None])))[0], ref)
+            for mk in masks
+        ]
+    )
     expected = (sims[:, None, None] * masks).sum(0) / masks.sum(0)
     got = relax(encode, x, key, num_masks=60, chunk_size=20, cells=2)
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
-    np.testing.assert_allclose(jax.jit(lambda x: relax(encode, x, key, 60, 60, cells=2))(x),
-                               expected, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(
+        jax.jit(lambda x: relax(encode, x, key, 60, 60, cells=2))(x), expected, rtol=1e-4, atol=1e-5
+    )
 
 
 def test_gradient_saliency_closed_form():
@@ -90,8 +99,9 @@ def test_locality_metrics_match_numpy():
     hits = gt.reshape(5, -1)[np.arange(5), flat.argmax(1)]
     np.testing.assert_allclose(pointing_game(sal, gt), hits.astype(np.float32))
     pos = np.maximum(sal, 0)
-    np.testing.assert_allclose(mass_inside(sal, gt), (pos * gt).sum((1, 2)) / pos.sum((1, 2)),
-                               rtol=1e-5)
+    np.testing.assert_allclose(
+        mass_inside(sal, gt), (pos * gt).sum((1, 2)) / pos.sum((1, 2)), rtol=1e-5
+    )
 
 
 def np_deletion(x, sal, steps, insert):
@@ -114,10 +124,18 @@ def np_deletion(x, sal, steps, insert):
 def test_deletion_insertion_match_numpy():
     x = RNG.normal(size=(3, 4, 4, 2)).astype(np.float32)
     sal = RNG.permutation(48).reshape(3, 4, 4).astype(np.float32)  # no ties
-    np.testing.assert_allclose(deletion_auc(encode, x, sal, num_steps=8),
-                               np_deletion(x, sal, 8, False), rtol=1e-4, atol=1e-5)
-    np.testing.assert_allclose(insertion_auc(encode, x, sal, num_steps=8),
-                               np_deletion(x, sal, 8, True), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(
+        deletion_auc(encode, x, sal, num_steps=8),
+        np_deletion(x, sal, 8, False),
+        rtol=1e-4,
+        atol=1e-5,
+    )
+    np.testing.assert_allclose(
+        insertion_auc(encode, x, sal, num_steps=8),
+        np_deletion(x, sal, 8, True),
+        rtol=1e-4,
+        atol=1e-5,
+    )
 
 
 def test_bad_inputs():

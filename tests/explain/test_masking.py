@@ -37,7 +37,7 @@ def make_batch(rng, b):
     obj = np.zeros((b, H, W, 1))
     for i in range(b):
         r, c = rng.integers(0, H - 3, size=2)
-        obj[i, r:r + 3, c:c + 3] = 1.0
+        obj[i, r : r + 3, c : c + 3] = 1.0
     return jnp.asarray(np.concatenate([tex, obj], -1), jnp.float32)
 
 
@@ -61,8 +61,9 @@ def test_objective_matches_numpy_and_encoder_gets_zero_gradient():
     assert m.shape == (4, H, W) and m.min() > 0 and m.max() < 1
     xm = np.asarray(x) * m[..., None]
     e = np.asarray(emb)
-    em = np.concatenate([(xm[..., 0] * xm[..., 1]).reshape(4, -1) @ np.asarray(a),
-                         np.ones((4, 1))], 1)
+    em = np.concatenate(
+        [(xm[..., 0] * xm[..., 1]).reshape(4, -1) @ np.asarray(a), np.ones((4, 1))], 1
+    )
     d = (1 - np_cos(e, em)) / 2
     np.testing.assert_allclose(loss, 4 * d.mean() + 0.5 * m.mean(), rtol=1e-5)
     np.testing.assert_allclose(aux["distance"], d.mean(), rtol=1e-5)
@@ -149,8 +150,7 @@ def test_staged_encoder_stages_fit_the_decoder():
     params = enc.init(jax.random.key(0), x)
     emb, stages = enc.apply(params, x)
     assert emb.shape == (2, 5)
-    assert [s.shape for s in stages] == [(2, 16, 16, 1), (2, 16, 16, 4), (2, 8, 8, 8),
-                                         (2, 4, 4, 8)]
+    assert [s.shape for s in stages] == [(2, 16, 16, 1), (2, 16, 16, 4), (2, 8, 8, 8), (2, 4, 4, 8)]
     dec = MaskDecoder(channels=(8, 4, 4))
     mask = dec.apply(dec.init(jax.random.key(1), stages, (16, 16)), stages, (16, 16))
     assert mask.shape == (2, 16, 16)

@@ -65,8 +65,9 @@ def test_margin_and_loss_against_loops():
     ref = [z[i, y[i]] - max(z[i, c] for c in range(4) if c != y[i]) for i in range(6)]
     np.testing.assert_allclose(attacks.margin(z, y), ref, rtol=1e-6)
     mask = np.array([1, 0, 1, 1, 0, 1], bool)
-    np.testing.assert_allclose(attacks.tanh_margin_loss(z, y, mask),
-                               np.tanh(ref)[mask].mean(), rtol=1e-6)
+    np.testing.assert_allclose(
+        attacks.tanh_margin_loss(z, y, mask), np.tanh(ref)[mask].mean(), rtol=1e-6
+    )
 
 
 def _brute_force(w, adj, budget, sign):
@@ -89,9 +90,20 @@ def test_attack_finds_the_brute_force_optimum_of_a_linear_loss(objective, sign):
     w = ((w + w.T) / 2).astype(np.float32)
     adj = _adj(n=n, p=0.4, seed=3)
     loss_fn = lambda a: jnp.sum(jnp.asarray(w) * a)  # noqa: E731
-    out, loss = jax.jit(lambda k: attacks.pgd_structure_attack(
-        k, adj, loss_fn, budget, objective=objective, budget_form="flips", iterations=50,
-        base_lr=0.1, sampling_tries=10, max_draws=100))(jax.random.key(0))
+    out, loss = jax.jit(
+        lambda k: attacks.pgd_structure_attack(
+            k,
+            adj,
+            loss_fn,
+            budget,
+            objective=objective,
+            budget_form="flips",
+            iterations=50,
+            base_lr=0.1,
+            sampling_tries=10,
+            max_draws=100,
+        )
+    )(jax.random.key(0))
     np.testing.assert_allclose(float(loss), _brute_force(w, adj, budget, sign), rtol=1e-5)
     np.testing.assert_allclose(float(loss), float(loss_fn(out)), rtol=1e-6)
     assert _flipped_pairs(adj, out) <= budget
@@ -102,8 +114,17 @@ def test_rate_budget_and_maximized_loss_increases():
     target = np.random.default_rng(1).random((16, 16)).astype(np.float32)
     loss_fn = lambda adj: -jnp.sum((adj - target) ** 2)  # noqa: E731
     out, _ = attacks.pgd_structure_attack(
-        jax.random.key(0), a, loss_fn, 0.2, objective="maximize", budget_form="rate",
-        iterations=30, base_lr=0.1, sampling_tries=5, max_draws=20)
+        jax.random.key(0),
+        a,
+        loss_fn,
+        0.2,
+        objective="maximize",
+        budget_form="rate",
+        iterations=30,
+        base_lr=0.1,
+        sampling_tries=5,
+        max_draws=20,
+    )
     budget = int(0.2 * np.triu(a, 1).sum())
     assert budget == attacks.edge_budget(a, 0.2)
     assert 0 < _flipped_pairs(a, out) <= budget
@@ -130,14 +151,27 @@ def test_aux_attack_on_a_gcn_beats_every_single_flip_and_respects_the_budget():
     def logits(a):
         return module.apply(params, x, dense_gcn_propagate(a), train=False)
 
-    np.testing.assert_allclose(logits(adj), _np_gcn(params, adj, np.asarray(x)), rtol=1e-4,
-                               atol=1e-5)
+    np.testing.assert_allclose(
+        logits(adj), _np_gcn(params, adj, np.asarray(x)), rtol=1e-4, atol=1e-5
+    )
     labels = jnp.argmax(logits(adj), -1)  # all correct before the attack
     mask = jnp.ones((n,), bool)
     loss_fn = lambda a: attacks.tanh_margin_loss(logits(a), labels, mask)  # noqa: E731
-    out, loss = jax.jit(lambda k: attacks.pgd_structure_attack(
-        k, adj, loss_fn, 3, objective="minimize", budget_form="flips", iterations=100,
-        base_lr=0.1, sampling_tries=50, max_draws=100, max_candidates=10))(jax.random.key(3))
+    out, loss = jax.jit(
+        lambda k: attacks.pgd_structure_attack(
+            k,
+            adj,
+            loss_fn,
+            3,
+            objective="minimize",
+            budget_form="flips",
+            iterations=100,
+            base_lr=0.1,
+            sampling_tries=50,
+            max_draws=100,
+            max_candidates=10,
+        )
+    )(jax.random.key(3))
     f = np.asarray(out)
     np.testing.assert_array_equal(f, f.T)
     assert set(np.unique(f)) <= {0.0, 1.0} and np.all(np.diag(f) == 0)
@@ -158,23 +192,39 @@ def test_gcn_gradient_in_relaxed_adjacency_matches_finite_differences():
     module = GCN(4, 2, 0.0, activation="none", input_dropout=False, init_scheme="glorot")
     with jax.enable_x64(True):
         xj = jnp.asarray(x)
-        params = jax.tree.map(lambda v: jnp.asarray(v, jnp.float64), module.init(
-            jax.random.key(1), xj, dense_gcn_propagate(jnp.asarray(adj)), train=False))
+        params = jax.tree.map(
+            lambda v: jnp.asarray(v, jnp.float64),
+            module.init(jax.random.key(1), xj, dense_gcn_propagate(jnp.asarray(adj)), train=False),
+        )
         flips0 = jnp.asarray(np.random.default_rng(3).random((5, 5)) * 0.5)
 
         def f(fl):
             a = attacks.flip_edges(jnp.asarray(adj, jnp.float64), fl)
             return attacks.tanh_margin_loss(
-                module.apply(params, xj, dense_gcn_propagate(a), train=False), labels, mask)
+                module.apply(params, xj, dense_gcn_propagate(a), train=False), labels, mask
+            )
 
         check_grads(f, (flips0,), order=1, modes=("rev",), eps=1e-6)
 
 
 def test_attack_vmaps_over_keys():
     w = jnp.asarray(np.random.default_rng(9).normal(size=(5, 5)), jnp.float32)
-    run = jax.jit(jax.vmap(lambda k: attacks.pgd_structure_attack(
-        k, jnp.zeros((5, 5)), lambda a: jnp.sum(w * a), 2, objective="minimize",
-        budget_form="flips", iterations=5, base_lr=0.1, sampling_tries=3, max_draws=5)[1]))
+    run = jax.jit(
+        jax.vmap(
+            lambda k: attacks.pgd_structure_attack(
+                k,
+                jnp.zeros((5, 5)),
+                lambda a: jnp.sum(w * a),
+                2,
+                objective="minimize",
+                budget_form="flips",
+                iterations=5,
+                base_lr=0.1,
+                sampling_tries=3,
+                max_draws=5,
+            )[1]
+        )
+    )
     assert run(jax.random.split(jax.random.key(0), 3)).shape == (3,)
 
 

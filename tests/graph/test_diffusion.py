@@ -27,7 +27,7 @@ def _features(rng, n=9, d=4):
 def _dense_a_hat(a, degree_axis=1):
     m = a + np.eye(a.shape[0])
     deg = m.sum(axis=degree_axis)
-    d = np.where(deg > 0, deg ** -0.5, 0.0)
+    d = np.where(deg > 0, deg**-0.5, 0.0)
     return d[:, None] * m * d[None, :]
 
 
@@ -84,10 +84,12 @@ def test_eps_zero_is_ppr():
         got = diffusion.gadc(g, x, lam=lam, eps=0.0, num_terms=8, phi=phi)
         np.testing.assert_allclose(got, ppr, rtol=1e-5, atol=1e-6)
     alpha = 0.2
-    expected = alpha * sum(np.linalg.matrix_power((1 - alpha) * _dense_a_hat(a), i)
-                           for i in range(9)) @ x
-    np.testing.assert_allclose(diffusion.ppr_diffusion(g, x, alpha=alpha, num_terms=8),
-                               expected, rtol=1e-5, atol=1e-6)
+    expected = (
+        alpha * sum(np.linalg.matrix_power((1 - alpha) * _dense_a_hat(a), i) for i in range(9)) @ x
+    )
+    np.testing.assert_allclose(
+        diffusion.ppr_diffusion(g, x, alpha=alpha, num_terms=8), expected, rtol=1e-5, atol=1e-6
+    )
 
 
 def test_heat_diffusion_dense():
@@ -96,10 +98,16 @@ def test_heat_diffusion_dense():
     x = _features(rng)
     t, k = 1.5, 10
     a_hat = _dense_a_hat(a)
-    expected = sum(np.exp(-t) * t ** i / np.prod(np.arange(1, i + 1))
-                   * np.linalg.matrix_power(a_hat, i) for i in range(k + 1)) @ x
-    np.testing.assert_allclose(diffusion.heat_diffusion(g, x, t=t, num_terms=k), expected,
-                               rtol=1e-5, atol=1e-6)
+    expected = (
+        sum(
+            np.exp(-t) * t**i / np.prod(np.arange(1, i + 1)) * np.linalg.matrix_power(a_hat, i)
+            for i in range(k + 1)
+        )
+        @ x
+    )
+    np.testing.assert_allclose(
+        diffusion.heat_diffusion(g, x, t=t, num_terms=k), expected, rtol=1e-5, atol=1e-6
+    )
 
 
 def test_directed_out_degree_matches_reference_form():
@@ -135,7 +143,10 @@ def test_jit_vmap_and_padding():
     padded = graphs.pad_edges(g, g.senders.shape[0] + 5)
     np.testing.assert_allclose(
         diffusion.gadc(padded, xs[0], lam=1.0, eps=0.5, num_terms=4, phi="cosine"),
-        f(xs[0]), rtol=1e-5, atol=1e-6)
+        f(xs[0]),
+        rtol=1e-5,
+        atol=1e-6,
+    )
 
 
 def test_no_recompile_for_same_padded_size():
@@ -159,4 +170,3 @@ def test_grads():
     x = jnp.asarray(_features(rng) + 0.1)
     f = lambda x, lam: diffusion.gadc(g, x, lam=lam, eps=0.3, num_terms=3, phi="gram")
     check_grads(f, (x, 2.0), order=1, modes=["rev"], atol=1e-2, rtol=1e-2)
-

@@ -21,11 +21,11 @@ def test_forward_and_traced_graph_match_dense():
     (s, r, w), dense, rng = _random_graph(0)
     x = rng.normal(size=(23, 4)).astype(np.float32)
     np.testing.assert_allclose(propagate(s, r, w, jnp.asarray(x)), dense @ x, atol=1e-5)
-    np.testing.assert_allclose(jax.jit(propagate)(s, r, w, jnp.asarray(x)), dense @ x,
-                               atol=1e-5)
+    np.testing.assert_allclose(jax.jit(propagate)(s, r, w, jnp.asarray(x)), dense @ x, atol=1e-5)
     v = rng.normal(size=(23, 2, 3)).astype(np.float32)  # trailing dims are columns
-    np.testing.assert_allclose(propagate(s, r, w, jnp.asarray(v)),
-                               np.einsum("ij,jab->iab", dense, v), atol=1e-5)
+    np.testing.assert_allclose(
+        propagate(s, r, w, jnp.asarray(v)), np.einsum("ij,jab->iab", dense, v), atol=1e-5
+    )
 
 
 def test_gradients_match_closed_form():
@@ -35,16 +35,18 @@ def test_gradients_match_closed_form():
     grad_w, grad_x = jax.jit(jax.grad(loss, argnums=(0, 1)))(w, jnp.asarray(x))
     upstream = np.cos(dense @ x)
     np.testing.assert_allclose(grad_x, dense.T @ upstream, atol=1e-4)
-    np.testing.assert_allclose(grad_w, np.sum(upstream[np.asarray(r)] * x[np.asarray(s)], -1),
-                               atol=1e-4)
+    np.testing.assert_allclose(
+        grad_w, np.sum(upstream[np.asarray(r)] * x[np.asarray(s)], -1), atol=1e-4
+    )
 
 
 def test_vmap_over_features_and_over_weights():
     (s, r, w), dense, rng = _random_graph(2)
     xb = rng.normal(size=(3, 23, 4)).astype(np.float32)
     apply = make_propagate(s, r, w, 23)
-    np.testing.assert_allclose(jax.vmap(apply)(jnp.asarray(xb)),
-                               np.einsum("ij,bjk->bik", dense, xb), atol=1e-5)
+    np.testing.assert_allclose(
+        jax.vmap(apply)(jnp.asarray(xb)), np.einsum("ij,bjk->bik", dense, xb), atol=1e-5
+    )
     wb = rng.normal(size=(2, 90)).astype(np.float32)
     x = rng.normal(size=(23, 4)).astype(np.float32)
     out = jax.vmap(lambda ww: propagate(s, r, ww, jnp.asarray(x)))(jnp.asarray(wb))
@@ -53,8 +55,9 @@ def test_vmap_over_features_and_over_weights():
         np.add.at(m, (np.asarray(r), np.asarray(s)), wb[i])
         np.testing.assert_allclose(out[i], m @ x, atol=1e-5)
     g = jax.grad(lambda v: jnp.sum(jax.vmap(apply)(v) ** 2))(jnp.asarray(xb))
-    np.testing.assert_allclose(g, 2 * np.einsum("ji,bjk->bik", dense,
-                                                np.einsum("ij,bjk->bik", dense, xb)), atol=1e-4)
+    np.testing.assert_allclose(
+        g, 2 * np.einsum("ji,bjk->bik", dense, np.einsum("ij,bjk->bik", dense, xb)), atol=1e-4
+    )
 
 
 def test_empty_edge_list_and_bad_rows():
@@ -65,5 +68,4 @@ def test_empty_edge_list_and_bad_rows():
     with pytest.raises(ValueError, match="rows"):
         apply(jnp.ones((5, 2)))
     with pytest.raises(ValueError, match="one shape"):
-        make_propagate(jnp.zeros((3,), jnp.int32), jnp.zeros((3,), jnp.int32),
-                       jnp.ones((2,)), 4)
+        make_propagate(jnp.zeros((3,), jnp.int32), jnp.zeros((3,), jnp.int32), jnp.ones((2,)), 4)

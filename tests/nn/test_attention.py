@@ -50,8 +50,12 @@ def test_multimax_attention_against_hand_written(mask):
     layer = MultiHeadAttention(num_heads=2, normalizer="multimax")
     variables = layer.init(jax.random.key(0), X)
     # Give the modulator visible strength so the check is not softmax in disguise.
-    strong = {"multimax_b": [-0.5, 0.3], "multimax_d": [0.4, 0.6],
-              "multimax_t_b": [0.7, 0.4], "multimax_t_d": [-0.3, 0.5]}
+    strong = {
+        "multimax_b": [-0.5, 0.3],
+        "multimax_d": [0.4, 0.6],
+        "multimax_t_b": [0.7, 0.4],
+        "multimax_t_d": [-0.3, 0.5],
+    }
     params = dict(variables["params"])
     params["multimax"] = {k: jnp.asarray(v) for k, v in strong.items()}
     got = layer.apply({"params": params}, X, mask=mask)
@@ -66,23 +70,30 @@ def test_softmax_is_drop_in_for_flax(mask):
     variables = ours.init(jax.random.key(1), X)
     flax_layer = nn.MultiHeadDotProductAttention(num_heads=2)
     np.testing.assert_allclose(
-        ours.apply(variables, X, mask=mask), flax_layer.apply(variables, X, mask=mask),
-        rtol=1e-5, atol=1e-6,
+        ours.apply(variables, X, mask=mask),
+        flax_layer.apply(variables, X, mask=mask),
+        rtol=1e-5,
+        atol=1e-6,
     )
     np.testing.assert_allclose(
-        ours.apply(variables, X, mask=mask), hand_attention(variables["params"], X, np_softmax,
-                                                            mask), rtol=1e-4, atol=1e-5)
+        ours.apply(variables, X, mask=mask),
+        hand_attention(variables["params"], X, np_softmax, mask),
+        rtol=1e-4,
+        atol=1e-5,
+    )
 
 
 @pytest.mark.parametrize("normalizer", ["sparsemax", "entmax15"])
 def test_sparse_attention_fn_in_flax_module(normalizer):
     flax_layer = nn.MultiHeadDotProductAttention(
-        num_heads=2, attention_fn=make_attention_fn(normalizer))
+        num_heads=2, attention_fn=make_attention_fn(normalizer)
+    )
     ours = MultiHeadAttention(num_heads=2, normalizer=normalizer)
     variables = ours.init(jax.random.key(2), X)
     got = ours.apply(variables, X, mask=CAUSAL, sow_weights=True, mutable=["intermediates"])
-    np.testing.assert_allclose(got[0], flax_layer.apply(variables, X, mask=CAUSAL), rtol=1e-5,
-                               atol=1e-6)
+    np.testing.assert_allclose(
+        got[0], flax_layer.apply(variables, X, mask=CAUSAL), rtol=1e-5, atol=1e-6
+    )
     (weights,) = got[1]["intermediates"]["attention_weights"]
     np.testing.assert_allclose(weights.sum(-1), 1.0, rtol=1e-5)
     assert np.all(np.asarray(weights)[..., ~CAUSAL[0, 0]] == 0.0)
@@ -91,16 +102,29 @@ def test_sparse_attention_fn_in_flax_module(normalizer):
 def test_multimax_module_and_decay_mask():
     layer = MultiMax(order=2)
     variables = layer.init(jax.random.key(0), jnp.zeros(3))
-    assert sorted(variables["params"]) == ["multimax_b", "multimax_d", "multimax_t_b",
-                                           "multimax_t_d"]
+    assert sorted(variables["params"]) == [
+        "multimax_b",
+        "multimax_d",
+        "multimax_t_b",
+        "multimax_t_d",
+    ]
     x = jnp.array([0.5, -1.0, 2.0])
     p = variables["params"]
-    want = multimax(x, MultiMaxParams(p["multimax_b"], p["multimax_d"], p["multimax_t_b"],
-                                      p["multimax_t_d"]))
+    want = multimax(
+        x, MultiMaxParams(p["multimax_b"], p["multimax_d"], p["multimax_t_b"], p["multimax_t_d"])
+    )
     np.testing.assert_allclose(layer.apply(variables, x), want, rtol=1e-6)
 
-    model = ViT(num_classes=3, patch_size=4, dim=16, depth=1, num_heads=2, mlp_dim=32,
-                attention_normalizer="multimax", output_normalizer="multimax")
+    model = ViT(
+        num_classes=3,
+        patch_size=4,
+        dim=16,
+        depth=1,
+        num_heads=2,
+        mlp_dim=32,
+        attention_normalizer="multimax",
+        output_normalizer="multimax",
+    )
     params = jax.jit(model.init)(jax.random.key(0), jnp.zeros((1, 8, 8, 1)))["params"]
     mask = multimax_decay_mask(params)
     flat = jax.tree_util.tree_flatten_with_path(mask)[0]
@@ -117,8 +141,16 @@ def test_multimax_module_and_decay_mask():
 
 def test_lm_is_causal_and_differentiable():
     attn = "multimax"
-    model = TransformerLM(vocab_size=11, max_len=8, dim=16, depth=1, num_heads=2, mlp_dim=32,
-                          attention_normalizer=attn, output_normalizer="multimax")
+    model = TransformerLM(
+        vocab_size=11,
+        max_len=8,
+        dim=16,
+        depth=1,
+        num_heads=2,
+        mlp_dim=32,
+        attention_normalizer=attn,
+        output_normalizer="multimax",
+    )
     tokens = jnp.asarray(np.random.default_rng(0).integers(0, 11, size=(2, 8)), jnp.int32)
     variables = jax.jit(model.init)(jax.random.key(0), tokens)
     apply = jax.jit(model.apply)
@@ -142,7 +174,8 @@ def test_bad_model_settings():
         MultiHeadAttention(num_heads=3).init(jax.random.key(0), X)
     with pytest.raises(ValueError, match="normalizer"):
         ViT(num_classes=2, output_normalizer="sparsemax").init(
-            jax.random.key(0), jnp.zeros((1, 8, 8, 1)))
+            jax.random.key(0), jnp.zeros((1, 8, 8, 1))
+        )
     with pytest.raises(ValueError, match="patch_size"):
         ViT(num_classes=2, patch_size=3).init(jax.random.key(0), jnp.zeros((1, 8, 8, 1)))
     with pytest.raises(ValueError, match="max_len"):
@@ -155,8 +188,9 @@ def test_transformer_lm_tied_embeddings_reuse_the_input_table():
 
     from jaxlab.nn import TransformerLM
 
-    model = TransformerLM(vocab_size=11, max_len=4, dim=8, depth=1, num_heads=2, mlp_dim=16,
-                          tie_embeddings=True)
+    model = TransformerLM(
+        vocab_size=11, max_len=4, dim=8, depth=1, num_heads=2, mlp_dim=16, tie_embeddings=True
+    )
     tokens = jnp.array([[1, 2, 3]])
     params = model.init(jax.random.key(0), tokens)["params"]
     assert "head" not in params

@@ -18,7 +18,7 @@ def np_conv_same(x, kernel, bias):
     out = np.zeros((b, h, w, kernel.shape[-1]))
     for i in range(h):
         for j in range(w):
-            out[:, i, j] = np.einsum("bklc,klco->bo", xp[:, i:i + k, j:j + k], kernel)
+            out[:, i, j] = np.einsum("bklc,klco->bo", xp[:, i : i + k, j : j + k], kernel)
     return out + bias
 
 
@@ -63,7 +63,7 @@ def test_layout_and_batching():
     apply = jax.jit(lambda x: model.apply({"params": params}, x))
     batch = apply(images)
     for i in range(3):  # each image's logits do not depend on the rest of the batch
-        np.testing.assert_allclose(batch[i], apply(images[i:i + 1])[0], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(batch[i], apply(images[i : i + 1])[0], rtol=1e-5, atol=1e-6)
 
 
 def test_bad_image_rank():

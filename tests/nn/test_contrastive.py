@@ -63,14 +63,22 @@ def test_jit_vmap_grad():
     z2 = jax.random.normal(jax.random.key(1), (3, 4, 5))
     batched = jax.vmap(simclr_loss, in_axes=(0, 0, None))(z1, z2, 0.5)
     loop = jnp.stack([simclr_loss(a, b, 0.5) for a, b in zip(z1, z2, strict=True)])
-    np.testing.assert_allclose(jax.jit(jax.vmap(simclr_loss, (0, 0, None)))(z1, z2, 0.5), loop,
-                               rtol=1e-5)
+    np.testing.assert_allclose(
+        jax.jit(jax.vmap(simclr_loss, (0, 0, None)))(z1, z2, 0.5), loop, rtol=1e-5
+    )
     np.testing.assert_allclose(batched, loop, rtol=1e-5)
     labels = jnp.array([0, 0, 1, 1])
-    check_grads(lambda z: supcon_loss(z, labels, 0.5), (z1[0],), order=1, modes=["rev"],
-                atol=1e-2, rtol=1e-2)
-    check_grads(lambda a: simclr_loss(a, z2[0], 0.5), (z1[0],), order=1, modes=["rev"],
-                atol=1e-2, rtol=1e-2)
+    check_grads(
+        lambda z: supcon_loss(z, labels, 0.5),
+        (z1[0],),
+        order=1,
+        modes=["rev"],
+        atol=1e-2,
+        rtol=1e-2,
+    )
+    check_grads(
+        lambda a: simclr_loss(a, z2[0], 0.5), (z1[0],), order=1, modes=["rev"], atol=1e-2, rtol=1e-2
+    )
 
 
 def test_bad_inputs():

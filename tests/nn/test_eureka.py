@@ -31,8 +31,11 @@ def np_norm_softmax(a, gamma, spread="variance", mask=None):
         if not keep.any():
             continue
         r = row[keep]
-        s = np.mean((r - r.mean()) ** 2) if spread == "variance" else (
-            np.std(r, ddof=1) if r.size > 1 else 0.0)
+        s = (
+            np.mean((r - r.mean()) ** 2)
+            if spread == "variance"
+            else (np.std(r, ddof=1) if r.size > 1 else 0.0)
+        )
         d = min(gamma, s)
         if d == 0:
             w = np.full(r.shape, 1.0 / r.size)
@@ -88,8 +91,13 @@ def test_mask_matches_reference_on_kept_entries(spread):
 def test_gradients_finite_differences(spread):
     a = RNG.normal(size=(2, 5)) * np.array([[0.5], [3.0]])  # one row below γ, one above
     with jax.enable_x64():
-        check_grads(lambda x: norm_softmax(x, 1.5, spread=spread), (jnp.asarray(a),), order=1,
-                    modes=("rev",), eps=1e-5)
+        check_grads(
+            lambda x: norm_softmax(x, 1.5, spread=spread),
+            (jnp.asarray(a),),
+            order=1,
+            modes=("rev",),
+            eps=1e-5,
+        )
 
 
 def test_jit_vmap_and_traced_gamma():
@@ -141,8 +149,7 @@ def test_callable_normalizer_equals_name():
     np.testing.assert_allclose(by_callable, by_name, rtol=1e-6, atol=1e-6)
 
 
-@pytest.mark.parametrize("name,spread", [("norm_softmax", "variance"),
-                                         ("norm_softmax_std", "std")])
+@pytest.mark.parametrize("name,spread", [("norm_softmax", "variance"), ("norm_softmax_std", "std")])
 def test_norm_softmax_attention_against_hand_written(name, spread):
     layer = MultiHeadAttention(num_heads=2, normalizer=name)
     variables = layer.init(jax.random.key(1), X)
@@ -179,8 +186,15 @@ def test_normalize_registry_with_axis():
 
 
 def test_vit_heat_treatment_scale_is_traced_without_recompiling():
-    model = ViT(num_classes=3, patch_size=4, dim=8, depth=1, num_heads=2, mlp_dim=8,
-                attention_normalizer="norm_softmax")
+    model = ViT(
+        num_classes=3,
+        patch_size=4,
+        dim=8,
+        depth=1,
+        num_heads=2,
+        mlp_dim=8,
+        attention_normalizer="norm_softmax",
+    )
     images = jnp.asarray(RNG.normal(size=(2, 8, 8, 1)), jnp.float32)
     variables = model.init(jax.random.key(0), images)
     sched = heat_treatment_schedule(3.0, 0.125, 10)
@@ -193,7 +207,8 @@ def test_vit_heat_treatment_scale_is_traced_without_recompiling():
     outs = [forward(jnp.asarray(t)) for t in (0, 10)]
     assert not np.allclose(outs[0], outs[1])
     np.testing.assert_allclose(
-        outs[1], model.apply(variables, images, attention_scale=0.125), rtol=1e-5, atol=1e-6)
+        outs[1], model.apply(variables, images, attention_scale=0.125), rtol=1e-5, atol=1e-6
+    )
 
 
 @pytest.mark.parametrize("spread", ["variance", "std"])
@@ -204,8 +219,14 @@ def test_gradients_with_mask_and_gamma(spread):
     mask[0, :2] = False
     mask[2, 4:] = False
     with jax.enable_x64():
-        check_grads(lambda x, g: norm_softmax(x, g, spread=spread, where=mask),
-                    (jnp.asarray(a), jnp.asarray(1.5)), order=1, modes=("rev",), eps=1e-5)
+        check_grads(
+            lambda x, g: norm_softmax(x, g, spread=spread, where=mask),
+            (jnp.asarray(a), jnp.asarray(1.5)),
+            order=1,
+            modes=("rev",),
+            eps=1e-5,
+        )
         g = jax.grad(lambda x: norm_softmax(x, 1.5, spread=spread, where=mask)[:, 0].sum())(
-            jnp.asarray(a))
+            jnp.asarray(a)
+        )
         assert (np.asarray(g)[~mask] == 0).all()

@@ -77,8 +77,7 @@ def test_check_grads_x_and_params():
     w = jnp.asarray(np.random.default_rng(3).normal(size=(3, 5)))
     f = lambda x, p: jnp.sum(multimax(x, p) * w)
     check_grads(f, (x, STRONG), order=1, modes=["rev"], atol=1e-2, rtol=1e-2)
-    check_grads(lambda x: multimax(x, STRONG), (x,), order=2, modes=["rev"],
-                atol=1e-2, rtol=1e-2)
+    check_grads(lambda x: multimax(x, STRONG), (x,), order=2, modes=["rev"], atol=1e-2, rtol=1e-2)
 
 
 def test_grads_match_autodiff_of_plain_formula():

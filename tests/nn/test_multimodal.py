@@ -15,13 +15,23 @@ AUDIO_ID = TOK.id("<audio>")
 
 
 def _model(**kw):
-    return AudioLM(vocab_size=len(TOK), audio_token_id=AUDIO_ID, max_len=32, dim=16, depth=2,
-                   num_heads=2, mlp_dim=32, **kw)
+    return AudioLM(
+        vocab_size=len(TOK),
+        audio_token_id=AUDIO_ID,
+        max_len=32,
+        dim=16,
+        depth=2,
+        num_heads=2,
+        mlp_dim=32,
+        **kw,
+    )
 
 
 def _batch():
-    rows = [encode_example(TOK, "What key is this in?", "It is in C# minor.", 4, 32),
-            encode_example(TOK, "What key?", "It is in C# minor at 96 BPM.", 4, 32)]
+    rows = [
+        encode_example(TOK, "What key is this in?", "It is in C# minor.", 4, 32),
+        encode_example(TOK, "What key?", "It is in C# minor at 96 BPM.", 4, 32),
+    ]
     tokens = np.stack([r[0] for r in rows])
     mask = np.stack([r[1] for r in rows])
     audio = np.random.default_rng(0).standard_normal((2, 4, 5)).astype(np.float32)
@@ -38,7 +48,7 @@ def test_markers_and_loss_mask():
     assert prompt_len[0] == sep + 1
     eos = int(np.where(row == TOK.id("<eos>"))[0][0])
     np.testing.assert_array_equal(np.where(mask[0])[0], np.arange(sep + 1, eos + 1))
-    assert TOK.decode(row[sep + 1:]) == "It is in C# minor."
+    assert TOK.decode(row[sep + 1 :]) == "It is in C# minor."
     with pytest.raises(ValueError, match="exceeds the context"):
         encode_example(TOK, "What key is this in?", "It is in C# minor.", 30, 32)
 
@@ -103,14 +113,16 @@ def test_cached_generation_equals_full_recompute_and_greedy_argmax():
     full = generate(params, model, tokens, prompt_len, audio, key, use_cache=False)
     np.testing.assert_array_equal(np.asarray(cached), np.asarray(full))
     for b in range(2):
-        np.testing.assert_array_equal(np.asarray(cached[b, :prompt_len[b]]),
-                                      tokens[b, :prompt_len[b]])
+        np.testing.assert_array_equal(
+            np.asarray(cached[b, : prompt_len[b]]), tokens[b, : prompt_len[b]]
+        )
     # greedy: each generated token is the argmax of a full forward pass on the result
     logits = model.apply(params, cached, audio)
     for b in range(2):
         p = prompt_len[b]
-        np.testing.assert_array_equal(np.asarray(cached[b, p:]),
-                                      np.asarray(jnp.argmax(logits[b, p - 1:-1], -1)))
+        np.testing.assert_array_equal(
+            np.asarray(cached[b, p:]), np.asarray(jnp.argmax(logits[b, p - 1 : -1], -1))
+        )
     sampled = generate(params, model, tokens, prompt_len, audio, key, temperature=1.0)
     assert sampled.shape == tokens.shape
 
@@ -139,9 +151,15 @@ def test_decode_steps_equal_the_full_forward(normalizer):
     cache = init_cache(model, tokens.shape[0])
     step = jax.jit(lambda x, t, c: model.apply(params, x, t, c, method=AudioLM.decode_step))
     for t in range(tokens.shape[1]):
-        logits, cache = step(embedded[:, t:t + 1], t, cache)
+        logits, cache = step(embedded[:, t : t + 1], t, cache)
         np.testing.assert_allclose(np.asarray(logits[:, 0]), full[:, t], atol=2e-5)
     with pytest.raises(ValueError, match="multimax"):
         mm = _model(normalizer="multimax")
-        generate(mm.init(jax.random.key(0), tokens, audio), mm, tokens, np.array([20, 20]),
-                 audio, jax.random.key(0))
+        generate(
+            mm.init(jax.random.key(0), tokens, audio),
+            mm,
+            tokens,
+            np.array([20, 20]),
+            audio,
+            jax.random.key(0),
+        )

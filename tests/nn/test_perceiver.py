@@ -32,9 +32,12 @@ def np_attention(p, q_in, kv_in, mask):
 
 
 def np_perceiver_layer(p, x, context, mask=None, query_residual=True):
-    attended = np_attention(p["MultiHeadDotProductAttention_0"],
-                            np_layer_norm(x, p["LayerNorm_0"]),
-                            np_layer_norm(context, p["LayerNorm_1"]), mask)
+    attended = np_attention(
+        p["MultiHeadDotProductAttention_0"],
+        np_layer_norm(x, p["LayerNorm_0"]),
+        np_layer_norm(context, p["LayerNorm_1"]),
+        mask,
+    )
     x = x + attended if query_residual else attended
     h = np_layer_norm(x, p["LayerNorm_2"]) @ p["Dense_0"]["kernel"] + p["Dense_0"]["bias"]
     return x + np_gelu(h) @ p["Dense_1"]["kernel"] + p["Dense_1"]["bias"]
@@ -61,13 +64,20 @@ def test_layer_matches_numpy(query_residual):
     params = jax.jit(layer.init)(jax.random.key(0), z, x, mask)
     out = jax.jit(layer.apply)(params, z, x, mask)
     chex.assert_shape(out, (2, 3, 8))
-    ref = np_perceiver_layer(as_np(params["params"]), z.astype(np.float64), x.astype(np.float64),
-                             mask, query_residual)
+    ref = np_perceiver_layer(
+        as_np(params["params"]), z.astype(np.float64), x.astype(np.float64), mask, query_residual
+    )
     np.testing.assert_allclose(out, ref, rtol=2e-4, atol=2e-5)
 
 
-MODEL = PerceiverIO(num_latents=4, d_latents=8, num_blocks=2, num_self_attends_per_block=1,
-                    num_self_attention_heads=2, num_cross_attention_heads=1)
+MODEL = PerceiverIO(
+    num_latents=4,
+    d_latents=8,
+    num_blocks=2,
+    num_self_attends_per_block=1,
+    num_self_attention_heads=2,
+    num_cross_attention_heads=1,
+)
 
 
 @pytest.fixture(scope="module")
@@ -84,8 +94,11 @@ def test_model_matches_numpy(params):
     chex.assert_shape(out, q.shape)
     p = as_np(params["params"])
     z = np.broadcast_to(p["latents"], (2, 4, 8))
-    names = iter(sorted((k for k in p if k.startswith("PerceiverLayer_")),
-                        key=lambda k: int(k.split("_")[1])))
+    names = iter(
+        sorted(
+            (k for k in p if k.startswith("PerceiverLayer_")), key=lambda k: int(k.split("_")[1])
+        )
+    )
     for _ in range(2):
         z = np_perceiver_layer(p[next(names)], z, x.astype(np.float64), mask)
         z = np_perceiver_layer(p[next(names)], z, z)
@@ -101,11 +114,13 @@ def test_padding_and_input_order_do_not_matter(params):
     changed[1, -2:] = 1e3  # padding content is never attended to
     np.testing.assert_allclose(apply(params, changed, q, mask), out, rtol=1e-5, atol=1e-6)
     perm = np.random.default_rng(0).permutation(6)  # no positions: a set of inputs
-    np.testing.assert_allclose(apply(params, x[:, perm], q, mask[:, perm]), out, rtol=1e-4,
-                               atol=1e-5)
+    np.testing.assert_allclose(
+        apply(params, x[:, perm], q, mask[:, perm]), out, rtol=1e-4, atol=1e-5
+    )
     qperm = np.array([2, 0, 1])  # outputs follow their queries
-    np.testing.assert_allclose(apply(params, x, q[:, qperm], mask), out[:, qperm], rtol=1e-4,
-                               atol=1e-5)
+    np.testing.assert_allclose(
+        apply(params, x, q[:, qperm], mask), out[:, qperm], rtol=1e-4, atol=1e-5
+    )
 
 
 def test_bad_shapes(params):

@@ -33,8 +33,12 @@ def test_affine_coupling_proxy():
 
 def test_loss_barrier_closed_form():
     # L(w) = (w² − 1)²: minima at ±1, L(0) = 1 in the middle of the line.
-    res = loss_barrier(lambda p: (p["w"] ** 2 - 1) ** 2, {"w": jnp.array(-1.0)},
-                       {"w": jnp.array(1.0)}, num_points=11)
+    res = loss_barrier(
+        lambda p: (p["w"] ** 2 - 1) ** 2,
+        {"w": jnp.array(-1.0)},
+        {"w": jnp.array(1.0)},
+        num_points=11,
+    )
     np.testing.assert_allclose(res.barrier, 1.0, rtol=1e-6)
     ts = np.linspace(0, 1, 11)
     np.testing.assert_allclose(res.losses, ((2 * ts - 1) ** 2 - 1) ** 2, atol=1e-6)
@@ -55,11 +59,12 @@ def test_loss_barrier_bad_inputs():
 def test_weight_matching_recovers_a_permuted_copy():
     rng = np.random.default_rng(2)
     sizes = [4, 8, 6, 1]
-    a = [(rng.normal(size=(i, o)), rng.normal(size=o))
-         for i, o in zip(sizes[:-1], sizes[1:], strict=True)]
+    a = [
+        (rng.normal(size=(i, o)), rng.normal(size=o))
+        for i, o in zip(sizes[:-1], sizes[1:], strict=True)
+    ]
     p1, p2 = rng.permutation(8), rng.permutation(6)
-    b = [(a[0][0][:, p1], a[0][1][p1]), (a[1][0][p1][:, p2], a[1][1][p2]),
-         (a[2][0][p2], a[2][1])]
+    b = [(a[0][0][:, p1], a[0][1][p1]), (a[1][0][p1][:, p2], a[1][1][p2]), (a[2][0][p2], a[2][1])]
     aligned = weight_match_mlp(a, b, key=jax.random.key(0))
     for (wa, ba), (wb, bb) in zip(a, aligned, strict=True):
         np.testing.assert_allclose(wa, wb)

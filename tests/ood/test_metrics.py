@@ -26,11 +26,13 @@ def _cases():
 def test_against_sklearn(case):
     s_id, s_ood = list(_cases())[case]
     labels = np.r_[np.ones(len(s_id)), np.zeros(len(s_ood))]
-    np.testing.assert_allclose(auroc(s_id, s_ood), roc_auc_score(labels, np.r_[s_id, s_ood]),
-                               rtol=1e-5)
+    np.testing.assert_allclose(
+        auroc(s_id, s_ood), roc_auc_score(labels, np.r_[s_id, s_ood]), rtol=1e-5
+    )
     for tpr in (0.95, 0.8, 0.5):
-        np.testing.assert_allclose(fpr_at_tpr(s_id, s_ood, tpr), _sk_fpr(s_id, s_ood, tpr),
-                                   atol=1e-6)
+        np.testing.assert_allclose(
+            fpr_at_tpr(s_id, s_ood, tpr), _sk_fpr(s_id, s_ood, tpr), atol=1e-6
+        )
 
 
 @pytest.mark.parametrize("case", list(range(3)))
@@ -85,5 +87,6 @@ def test_large_inputs_do_not_overflow():
     rng = np.random.default_rng(5)
     s_id, s_ood = rng.normal(0.5, 1, 100_000), rng.normal(0, 1, 100_000)
     labels = np.r_[np.ones(len(s_id)), np.zeros(len(s_ood))]
-    np.testing.assert_allclose(auroc(s_id, s_ood), roc_auc_score(labels, np.r_[s_id, s_ood]),
-                               atol=1e-5)
+    np.testing.assert_allclose(
+        auroc(s_id, s_ood), roc_auc_score(labels, np.r_[s_id, s_ood]), atol=1e-5
+    )

@@ -21,8 +21,9 @@ from jaxlab.ood import (
 def test_logit_scores_match_scipy():
     logits = np.random.default_rng(0).normal(size=(20, 5)) * 3
     np.testing.assert_allclose(msp_score(logits), softmax(logits, -1).max(-1), rtol=1e-5)
-    np.testing.assert_allclose(energy_score(logits, 2.0), 2.0 * logsumexp(logits / 2.0, -1),
-                               rtol=1e-5)
+    np.testing.assert_allclose(
+        energy_score(logits, 2.0), 2.0 * logsumexp(logits / 2.0, -1), rtol=1e-5
+    )
 
 
 @pytest.mark.parametrize("k", [1, 5])
@@ -31,8 +32,7 @@ def test_knn_matches_sklearn(k):
     bank, queries = rng.normal(size=(300, 16)), rng.normal(size=(77, 16))
     norm = lambda x: x / np.linalg.norm(x, axis=1, keepdims=True)  # noqa: E731
     dist, _ = NearestNeighbors(n_neighbors=k).fit(norm(bank)).kneighbors(norm(queries))
-    np.testing.assert_allclose(knn_score(queries, bank, k, block_size=32), -dist[:, -1],
-                               atol=1e-4)
+    np.testing.assert_allclose(knn_score(queries, bank, k, block_size=32), -dist[:, -1], atol=1e-4)
 
 
 def test_mahalanobis_matches_numpy():
@@ -61,8 +61,9 @@ def test_ensemble_score_standardizes_each_member():
 def test_jit_and_grad():
     bank = jax.random.normal(jax.random.key(0), (30, 4))
     q = jax.random.normal(jax.random.key(1), (5, 4))
-    np.testing.assert_allclose(jax.jit(knn_score, static_argnums=2)(q, bank, 2),
-                               knn_score(q, bank, 2), rtol=1e-5)
+    np.testing.assert_allclose(
+        jax.jit(knn_score, static_argnums=2)(q, bank, 2), knn_score(q, bank, 2), rtol=1e-5
+    )
     g = jax.grad(lambda z: energy_score(z).sum())(jnp.ones((2, 3)))
     np.testing.assert_allclose(g, np.full((2, 3), 1 / 3), rtol=1e-5)
 

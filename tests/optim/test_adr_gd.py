@@ -110,12 +110,18 @@ def test_best_x_stays_in_the_box_and_vmap_matches_loop():
     nets = _nets(4, [6, 16, 16, 1], 3)
     lower = jnp.array([-0.5, 0.0, -1.0, 0.2, -0.1, -2.0])
     upper = jnp.array([0.5, 0.1, 1.0, 0.9, 0.1, 2.0])
-    run = jax.jit(jax.vmap(lambda p: adr_gd(p, jnp.zeros(6), lower=lower, upper=upper,
-                                            num_steps=200, reset_sigma_every=16)))
+    run = jax.jit(
+        jax.vmap(
+            lambda p: adr_gd(
+                p, jnp.zeros(6), lower=lower, upper=upper, num_steps=200, reset_sigma_every=16
+            )
+        )
+    )
     res = run(nets)
     assert bool(jnp.all((res.best_x >= lower[None]) & (res.best_x <= upper[None])))
-    single = adr_gd(_take(nets, 1), jnp.zeros(6), lower=lower, upper=upper, num_steps=200,
-                    reset_sigma_every=16)
+    single = adr_gd(
+        _take(nets, 1), jnp.zeros(6), lower=lower, upper=upper, num_steps=200, reset_sigma_every=16
+    )
     np.testing.assert_allclose(res.values[1], single.values, rtol=1e-4, atol=1e-4)
     assert np.all(np.isfinite(res.values))
 
@@ -130,14 +136,26 @@ def test_adr_gd_beats_gradient_ascent_on_reference_network():
 @pytest.mark.parametrize(
     "params, x0, kwargs, match",
     [
-        ([(np.ones((2, 3)), np.zeros(3)), (np.ones((4, 1)), np.zeros(1))], np.zeros(2), {},
-         "don't chain"),
-        ([(np.ones((2, 3)), np.zeros(3)), (np.ones((3, 2)), np.zeros(2))], np.zeros(2), {},
-         "one output"),
+        (
+            [(np.ones((2, 3)), np.zeros(3)), (np.ones((4, 1)), np.zeros(1))],
+            np.zeros(2),
+            {},
+            "don't chain",
+        ),
+        (
+            [(np.ones((2, 3)), np.zeros(3)), (np.ones((3, 2)), np.zeros(2))],
+            np.zeros(2),
+            {},
+            "one output",
+        ),
         ([(np.ones((2, 1)), np.zeros(2))], np.zeros(2), {}, "b must have shape"),
         ([(np.ones((2, 1)), np.zeros(1))], np.zeros(3), {}, "x0 must have shape"),
-        ([(np.ones((2, 1)), np.zeros(1))], np.zeros(2), {"lower": 1.0, "upper": 0.0},
-         "lower > upper"),
+        (
+            [(np.ones((2, 1)), np.zeros(1))],
+            np.zeros(2),
+            {"lower": 1.0, "upper": 0.0},
+            "lower > upper",
+        ),
         ([], np.zeros(2), {}, "at least one"),
     ],
 )

@@ -30,14 +30,17 @@ RESULTS = Path(__file__).resolve().parents[2] / "docs" / "results" / "quick"
 PRESET = "quick"
 
 EXPERIMENTS = registry.discover()
-CLAIMS = [(name, claim) for name, experiment in EXPERIMENTS.items()
-          for claim in experiment.claims if not claim.is_diagnostic(PRESET)]
+CLAIMS = [
+    (name, claim)
+    for name, experiment in EXPERIMENTS.items()
+    for claim in experiment.claims
+    if not claim.is_diagnostic(PRESET)
+]
 
 
 def _committed(name: str) -> dict[str, np.ndarray]:
     rows = json.loads((RESULTS / f"{name}.json").read_text())
-    return {k: np.asarray(v, dtype=np.float64)
-            for k, v in markdown.committed_samples(rows).items()}
+    return {k: np.asarray(v, dtype=np.float64) for k, v in markdown.committed_samples(rows).items()}
 
 
 def _step(deviations: np.ndarray, scale: float, two_sided: bool) -> float:
@@ -74,9 +77,13 @@ def _cases(claim: Claim, ours: np.ndarray, base: np.ndarray | None) -> dict:
         scale = float(np.mean(base))
         step = 2 * max(_step(ours, scale, True), _step(base, scale, True))
         middle = (ours.mean() + base.mean()) / 2
-        return {word: (middle + s * up * step / 2 + ours - ours.mean(),
-                       middle - s * up * step / 2 + base - base.mean())
-                for word, s in (("supports", 1.0), ("contradicts", -1.0))}
+        return {
+            word: (
+                middle + s * up * step / 2 + ours - ours.mean(),
+                middle - s * up * step / 2 + base - base.mean(),
+            )
+            for word, s in (("supports", 1.0), ("contradicts", -1.0))
+        }
     bound = float(claim.bound)
     dev = ours - ours.mean()
     if claim.kind == "matches":
@@ -87,11 +94,15 @@ def _cases(claim: Claim, ours: np.ndarray, base: np.ndarray | None) -> dict:
         return {"supports": (bound + dev, None), "contradicts": (outside, None)}
     if claim.kind == "draw":
         spread = float(np.std(ours, ddof=1)) if len(ours) > 1 else 0.0
-        return {"supports": (bound + dev, None),
-                "contradicts": (bound + 4 * max(spread, 1e-3) + dev, None)}
+        return {
+            "supports": (bound + dev, None),
+            "contradicts": (bound + 4 * max(spread, 1e-3) + dev, None),
+        }
     sign, step = (1.0 if claim.kind == "at_least" else -1.0), _step(ours, bound, False)
-    return {"supports": (bound + sign * step + dev, None),
-            "contradicts": (bound - sign * step + dev, None)}
+    return {
+        "supports": (bound + sign * step + dev, None),
+        "contradicts": (bound - sign * step + dev, None),
+    }
 
 
 def _deterministic_cases(claim: Claim, ours: np.ndarray, base: np.ndarray | None) -> dict:
@@ -101,16 +112,20 @@ def _deterministic_cases(claim: Claim, ours: np.ndarray, base: np.ndarray | None
     if claim.kind == "better":
         value = float(base[0])
         step = 1e-3 * max(1.0, abs(value))
-        return {"supports": ((value + up * step) * one, base),
-                "contradicts": ((value - up * step) * one, base)}
+        return {
+            "supports": ((value + up * step) * one, base),
+            "contradicts": ((value - up * step) * one, base),
+        }
     bound, step = float(claim.bound), 1e-3 * max(1.0, abs(float(claim.bound)))
     if claim.kind == "matches":
         above = bound + float(claim.tolerance) + step
         outside = above if above <= claim.feasible[1] else bound - float(claim.tolerance) - step
         return {"supports": (bound * one, None), "contradicts": (outside * one, None)}
     sign = 1.0 if claim.kind == "at_least" else -1.0
-    return {"supports": ((bound + sign * step) * one, None),
-            "contradicts": ((bound - sign * step) * one, None)}
+    return {
+        "supports": ((bound + sign * step) * one, None),
+        "contradicts": ((bound - sign * step) * one, None),
+    }
 
 
 @pytest.mark.parametrize("name,claim", CLAIMS, ids=[f"{n}:{c.metric}" for n, c in CLAIMS])
@@ -131,7 +146,8 @@ def test_claim_can_support_and_contradict(name, claim):
         assert result.word == word, (
             f"{name}: {claim.name!r} ({claim.kind}, {result.test}) gives {result.word} on its "
             f"committed samples shifted to {word[:-1]} it, n = {len(ours)} "
-            f"({result.reason or f'p = {result.p}'})")
+            f"({result.reason or f'p = {result.p}'})"
+        )
 
 
 def test_every_tallied_claim_declares_its_range():
@@ -157,7 +173,10 @@ def test_committed_samples_judged_now_keep_the_rules():
             assert "by construction" not in row["setting"].lower(), where
             if row["test"] == verdict.EXACT:
                 assert row["deterministic"], where
-            if row["kind"] == "matches" and row["verdict"] == "supports" \
-                    and row["ci_low"] is not None:
+            if (
+                row["kind"] == "matches"
+                and row["verdict"] == "supports"
+                and row["ci_low"] is not None
+            ):
                 tol = row["tolerance"]
                 assert -tol <= row["ci_low"] and row["ci_high"] <= tol, where

@@ -22,8 +22,7 @@ def test_package_versions_are_jaxlabs_requirements():
 
 def test_a_package_version_changes_the_hash(monkeypatch):
     base = codehash.code_hash(MODULE)
-    bumped = tuple((n, v + ".post1" if n == "numpy" else v)
-                   for n, v in codehash.package_versions())
+    bumped = tuple((n, v + ".post1" if n == "numpy" else v) for n, v in codehash.package_versions())
     monkeypatch.setattr(codehash, "package_versions", lambda: bumped)
     assert codehash.code_hash(MODULE) != base
 

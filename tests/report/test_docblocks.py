@@ -9,8 +9,18 @@ DOCS = REPO / "docs"
 
 
 def test_render_rewrites_only_marked_blocks():
-    rows = [{"claim": "c", "paper": 1.0, "ours_mean": 2.0, "ours_std": 0.5, "num_seeds": 3,
-             "baseline": None, "unit": "%", "verdict": "supports"}]
+    rows = [
+        {
+            "claim": "c",
+            "paper": 1.0,
+            "ours_mean": 2.0,
+            "ours_std": 0.5,
+            "num_seeds": 3,
+            "baseline": None,
+            "unit": "%",
+            "verdict": "supports",
+        }
+    ]
     text = "intro 7.5\n<!-- results:e -->\nold 9.9\n<!-- /results:e -->\nafter 3.3\n"
     out = docblocks.render(text, {"e": rows})
     assert out.startswith("intro 7.5\n<!-- results:e -->\n") and out.endswith("after 3.3\n")
@@ -24,7 +34,8 @@ def test_docs_blocks_match_committed_results():
     for path in sorted(DOCS.glob("*.md")):
         text = path.read_text()
         assert docblocks.render(text, results) == text, (
-            f"{path.name}: a results block differs from docs/results/quick; run `jaxlab report`")
+            f"{path.name}: a results block differs from docs/results/quick; run `jaxlab report`"
+        )
 
 
 def test_every_experiment_has_one_block():

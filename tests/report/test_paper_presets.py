@@ -14,7 +14,8 @@ EXPERIMENTS = registry.discover()
 def test_the_committed_table_is_current():
     committed = (ROOT / paper_presets.DOC).read_text()
     assert committed == paper_presets.render(), (
-        "docs/paper_presets.md is stale: run `python -m jaxlab.report.paper_presets`")
+        "docs/paper_presets.md is stale: run `python -m jaxlab.report.paper_presets`"
+    )
 
 
 def test_the_table_has_a_row_per_experiment():
@@ -37,7 +38,8 @@ def test_paper_setting_matches_the_paper_preset(name):
             assert config.num_seeds == setting.seeds, name
         assert str(config[setting.steps_key]) in setting.steps.replace(",", ""), (
             f"{name}: {setting.steps_key}={config[setting.steps_key]} is not in the paper's "
-            f"steps {setting.steps!r}")
+            f"steps {setting.steps!r}"
+        )
 
 
 @pytest.mark.parametrize("name", sorted(EXPERIMENTS))

@@ -8,19 +8,42 @@ import pytest
 from jaxlab.report import PaperSetting, plans, registry
 from jaxlab.train.plan import ACCELERATORS
 
-ROW = {"experiment": "toy", "mesh": "runs 8", "program": "one step", "programs": ["train"],
-       "precision": "bf16", "loops": "", "padding": 0.375, "memory_bytes": 2.5e9,
-       "total_flops": 3.0e15, "compute_hours": {a.name: 0.5 for a in ACCELERATORS},
-       "memory_hours": {a.name: 0.005 for a in ACCELERATORS},
-       "fits": {a.name: a.memory >= 2.5e9 for a in ACCELERATORS}, "runnable": "yes"}
+ROW = {
+    "experiment": "toy",
+    "mesh": "runs 8",
+    "program": "one step",
+    "programs": ["train"],
+    "precision": "bf16",
+    "loops": "",
+    "padding": 0.375,
+    "memory_bytes": 2.5e9,
+    "total_flops": 3.0e15,
+    "compute_hours": {a.name: 0.5 for a in ACCELERATORS},
+    "memory_hours": {a.name: 0.005 for a in ACCELERATORS},
+    "fits": {a.name: a.memory >= 2.5e9 for a in ACCELERATORS},
+    "runnable": "yes",
+}
 
 
 def test_markdown_has_one_row_per_experiment_and_names_what_does_not_fit():
-    big = {**ROW, "experiment": "big", "memory_bytes": 90e9, "programs": ["train", "sample"],
-           "loops": "train 1000", "fits": {a.name: False for a in ACCELERATORS},
-           "runnable": "no: ImageNet-C | not in TFDS"}
-    table = plans.markdown([ROW, big, {"experiment": "bad", "error": "ValueError: no"},
-                            {"experiment": "pc", "host": "CI tests", "runnable": "yes"}], 8)
+    big = {
+        **ROW,
+        "experiment": "big",
+        "memory_bytes": 90e9,
+        "programs": ["train", "sample"],
+        "loops": "train 1000",
+        "fits": {a.name: False for a in ACCELERATORS},
+        "runnable": "no: ImageNet-C | not in TFDS",
+    }
+    table = plans.markdown(
+        [
+            ROW,
+            big,
+            {"experiment": "bad", "error": "ValueError: no"},
+            {"experiment": "pc", "host": "CI tests", "runnable": "yes"},
+        ],
+        8,
+    )
     lines = table.splitlines()
     assert len(lines) == 6 and "mesh (8 devices)" in lines[0]
     header = [c.strip() for c in lines[0].split("|")[1:-1]]
@@ -48,17 +71,27 @@ def test_write_readme_replaces_only_the_block(tmp_path):
 
 
 def _setting(difference: str = "same") -> PaperSetting:
-    return PaperSetting(datasets=("cifar10",), splits="train/test", model="ResNet-18",
-                        steps="200 epochs", batch="128", seeds=3, evaluation="test accuracy",
-                        hardware="1 GPU", source="Table 1", difference=difference)
+    return PaperSetting(
+        datasets=("cifar10",),
+        splits="train/test",
+        model="ResNet-18",
+        steps="200 epochs",
+        batch="128",
+        seeds=3,
+        evaluation="test accuracy",
+        hardware="1 GPU",
+        source="Table 1",
+        difference=difference,
+    )
 
 
 @pytest.fixture
 def config_module(monkeypatch):
     """``set(**attributes)``: the config module every experiment's ``runnable`` reads."""
     module = types.ModuleType("fake_config")
-    monkeypatch.setattr(registry, "get_experiment",
-                        lambda name: types.SimpleNamespace(module="fake"))
+    monkeypatch.setattr(
+        registry, "get_experiment", lambda name: types.SimpleNamespace(module="fake")
+    )
     monkeypatch.setattr(plans.importlib, "import_module", lambda name: module)
 
     def set_attributes(**attributes):
@@ -96,8 +129,7 @@ def test_a_row_of_a_registered_experiment_renders_every_column():
     row = plans._row("multimax_tradeoff", "smoke")
     seeds = registry.get_experiment("multimax_tradeoff").get_config("smoke").num_seeds
     assert row["programs"] == ["train"] and row["padding"] == pytest.approx(1 - seeds / 8)
-    assert set(row["compute_hours"]) == set(row["memory_hours"]) == {
-        a.name for a in ACCELERATORS}
+    assert set(row["compute_hours"]) == set(row["memory_hours"]) == {a.name for a in ACCELERATORS}
     line = plans.markdown([row], 8).splitlines()[2]
     assert line.startswith("| multimax_tradeoff | runs 8 |")
     assert line.endswith(f"| {1 - seeds / 8:.0%} | — |")
@@ -105,8 +137,9 @@ def test_a_row_of_a_registered_experiment_renders_every_column():
 
 def test_loop_trip_counts_are_listed_with_equal_ones_merged():
     def fake(trips, assumed=None):
-        return types.SimpleNamespace(loop_trips=trips,
-                                     spec=types.SimpleNamespace(loop_trips=assumed))
+        return types.SimpleNamespace(
+            loop_trips=trips, spec=types.SimpleNamespace(loop_trips=assumed)
+        )
 
     assert plans._trips(fake(())) == "none"
     assert plans._trips(fake((5, 5, 20, None, 5))) == "5 ×3, 20, ? (once)"

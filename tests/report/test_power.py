@@ -57,8 +57,11 @@ def _closed_form_power(n, effect, sd, one_sided=False, alpha=0.05):
 
 
 def test_power_matches_the_noncentral_t_from_its_definition():
-    for n, effect, sd, one_sided in [(3, 1.0, 0.8, False), (5, 0.6, 1.0, True),
-                                     (10, 0.3, 1.0, False)]:
+    for n, effect, sd, one_sided in [
+        (3, 1.0, 0.8, False),
+        (5, 0.6, 1.0, True),
+        (10, 0.3, 1.0, False),
+    ]:
         exact = t_test_power(n, effect, sd, one_sided=one_sided)
         assert abs(exact - _closed_form_power(n, effect, sd, one_sided)) < 2e-3
 
@@ -82,14 +85,23 @@ def test_exact_count_powers_by_enumeration():
     assert sign_test_power(5, 1.0) == 0.0 and sign_test_power(6, 1.0) == 1.0
     # Enumerated: every count of "for" pairs, with the test's own p-value.
     n, q = 9, 0.8
-    brute = sum(stats.binom.pmf(k, n, q) for k in range(n + 1)
-                if stats.binomtest(k, n, 0.5).pvalue < 0.05 and k > n / 2)
+    brute = sum(
+        stats.binom.pmf(k, n, q)
+        for k in range(n + 1)
+        if stats.binomtest(k, n, 0.5).pvalue < 0.05 and k > n / 2
+    )
     np.testing.assert_allclose(sign_test_power(n, q), brute)
     # Coverage against 0.95: 20 trials can never reject; 59 can.
     assert binomial_power(20, 0.95, 1.0) == 0.0 and binomial_power(59, 0.95, 1.0) == 1.0
-    brute = sum(stats.binom.pmf(k, 80, 0.99) for k in range(81)
-                if stats.binomtest(k, 80, 0.95, alternative="greater").pvalue < 0.05)
+    brute = sum(
+        stats.binom.pmf(k, 80, 0.99)
+        for k in range(81)
+        if stats.binomtest(k, 80, 0.95, alternative="greater").pvalue < 0.05
+    )
     np.testing.assert_allclose(binomial_power(80, 0.95, 0.99), brute)
-    brute = sum(stats.binom.pmf(k, 40, 0.2) for k in range(41)
-                if stats.binomtest(k, 40, 0.4, alternative="less").pvalue < 0.05)
+    brute = sum(
+        stats.binom.pmf(k, 40, 0.2)
+        for k in range(41)
+        if stats.binomtest(k, 40, 0.4, alternative="less").pvalue < 0.05
+    )
     np.testing.assert_allclose(binomial_power(40, 0.4, 0.2, alternative="less"), brute)

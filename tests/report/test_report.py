@@ -41,8 +41,9 @@ def test_batched_seeds_run_once_and_pool(tmp_path):
 
 
 def test_overrides_types_and_unknown_keys():
-    config = ml_collections.ConfigDict({"lr": 0.1, "steps": 3, "model": {"width": 4},
-                                        "name": "a", "sizes": (1, 2)})
+    config = ml_collections.ConfigDict(
+        {"lr": 0.1, "steps": 3, "model": {"width": 4}, "name": "a", "sizes": (1, 2)}
+    )
     new = configs.apply_overrides(config, ["lr=1", "model.width=8", "name=b", "sizes=[3,4]"])
     assert new.lr == 1.0 and isinstance(new.lr, float)
     assert new.model.width == 8 and new.name == "b" and new.sizes == (3, 4)
@@ -70,8 +71,9 @@ def test_runner_seeds_resume_and_overrides(tmp_path):
 def test_reproduce_in_worker_processes_gives_the_same_records(tmp_path):
     experiments = list(registry.discover(FAKE).values())
     serial = runner.run_all(experiments, tmp_path / "serial", progress=False)
-    parallel = runner.run_all(experiments, tmp_path / "parallel", progress=False, jobs=2,
-                              package=FAKE)
+    parallel = runner.run_all(
+        experiments, tmp_path / "parallel", progress=False, jobs=2, package=FAKE
+    )
     assert [r["experiment"].name for r in parallel] == [e.name for e in experiments]
     for a, b in zip(serial, parallel, strict=True):
         assert a["results"] == b["results"]
@@ -87,12 +89,22 @@ def test_reproduce_report_and_results_json(tmp_path):
     rows = markdown.write_report(records, tmp_path, "quick", 12.0)
     saved = json.loads((tmp_path / "results.json").read_text())
     assert saved == rows
-    keys = {"experiment", "claim", "metric", "paper", "ours_mean", "ours_std", "num_seeds",
-            "setting", "verdict"}
+    keys = {
+        "experiment",
+        "claim",
+        "metric",
+        "paper",
+        "ours_mean",
+        "ours_std",
+        "num_seeds",
+        "setting",
+        "verdict",
+    }
     assert all(keys <= set(r) for r in saved)
     assert {r["paper_id"] for r in saved} == {"toy_paper"}
     assert json.loads((tmp_path / "results" / "toy_exp.json").read_text()) == [
-        r for r in saved if r["experiment"] == "toy_exp"]
+        r for r in saved if r["experiment"] == "toy_exp"
+    ]
     broken = [r for r in saved if r["experiment"] == "broken_exp"]
     assert broken[0]["verdict"] == "failed" and "boom" in broken[0]["error"]
     beats, matches, pooled = [r for r in saved if r["experiment"] == "toy_exp"]
@@ -115,8 +127,9 @@ def test_reproduce_report_and_results_json(tmp_path):
 def test_a_stalled_worker_is_restarted_once(tmp_path, capsys):
     package = "tests.report.stall_experiments"
     experiments = list(registry.discover(package).values())
-    records = runner.run_all(experiments, tmp_path, progress=False, jobs=2, package=package,
-                             stall_s=3.0, poll_s=0.5)
+    records = runner.run_all(
+        experiments, tmp_path, progress=False, jobs=2, package=package, stall_s=3.0, poll_s=0.5
+    )
     by_name = {r["experiment"].name: r for r in records}
     assert by_name["stall_exp"]["error"] is None and by_name["stall_exp"]["results"]
     assert by_name["stall_exp"]["retried"] and "retried" not in by_name["steady_exp"]

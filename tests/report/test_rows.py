@@ -14,14 +14,25 @@ CLAIMS = (
     Claim("beats", metric="m", baseline="b", paired=True, paper=3.0),
     Claim("ablation", metric="m", baseline="b", diagnostic=True),
     Claim("broken", metric="nan_metric", paper=1.0, tolerance=0.1),
-    Claim("exact", metric="count", baseline="count_b", deterministic=True,
-          higher_is_better=False),
+    Claim("exact", metric="count", baseline="count_b", deterministic=True, higher_is_better=False),
 )
 EXPERIMENT = Experiment(name="e", claims=CLAIMS, paper=PAPER, module="unused")
-RESULTS = [{"m": [2.0, 2.2, 1.9], "b": [1.0, 1.1, 1.05], "nan_metric": [np.nan, 1.0, 1.0],
-            "count": [5.0, 5.0, 5.0], "count_b": [9.0, 9.0, 9.0]}]  # three batched seeds
-RECORD = {"experiment": EXPERIMENT, "results": RESULTS, "error": None, "seconds": 3.0,
-          "budget": 10.0}
+RESULTS = [
+    {
+        "m": [2.0, 2.2, 1.9],
+        "b": [1.0, 1.1, 1.05],
+        "nan_metric": [np.nan, 1.0, 1.0],
+        "count": [5.0, 5.0, 5.0],
+        "count_b": [9.0, 9.0, 9.0],
+    }
+]  # three batched seeds
+RECORD = {
+    "experiment": EXPERIMENT,
+    "results": RESULTS,
+    "error": None,
+    "seconds": 3.0,
+    "budget": 10.0,
+}
 
 
 def _rows():
@@ -36,8 +47,7 @@ def test_rows_record_samples_test_and_numbers():
     ref = stats.ttest_rel([2.0, 2.2, 1.9], [1.0, 1.1, 1.05])
     assert beats["test"] == "paired t-test" and beats["verdict"] == "supports"
     np.testing.assert_allclose(beats["p_value"], ref.pvalue)
-    np.testing.assert_allclose([beats["ci_low"], beats["ci_high"]],
-                               ref.confidence_interval(0.95))
+    np.testing.assert_allclose([beats["ci_low"], beats["ci_high"]], ref.confidence_interval(0.95))
     assert beats["ci_level"] == 0.95 and beats["unit_of_replication"] == "seeds"
     assert beats["paper"] == 3.0 and beats["kind"] == "better" and "threshold" in beats
     assert beats["deterministic"] is False and beats["diagnostic"] is False
@@ -64,8 +74,16 @@ def test_diagnostics_are_listed_apart_and_not_tallied():
 
 
 def test_threshold_and_paper_are_printed_apart():
-    claim = Claim("overhead", metric="m", paper=2.4, paper_source="Table 3", threshold=5.0,
-                  test="at_most", unit="%", unit_of_replication="timing rounds")
+    claim = Claim(
+        "overhead",
+        metric="m",
+        paper=2.4,
+        paper_source="Table 3",
+        threshold=5.0,
+        test="at_most",
+        unit="%",
+        unit_of_replication="timing rounds",
+    )
     experiment = Experiment(name="e", claims=(claim,), paper=PAPER, module="unused")
     record = {"experiment": experiment, "results": [{"m": [1.0, 2.0, 3.0]}], "error": None}
     row = markdown.claim_rows([record])[0]
@@ -75,8 +93,11 @@ def test_threshold_and_paper_are_printed_apart():
     assert "90% CI" in markdown.test_cell(row)
     undecided = Claim("paper only", metric="m", baseline="m2", decided_at=("paper",))
     experiment = Experiment(name="e", claims=(undecided,), paper=PAPER, module="unused")
-    record = {"experiment": experiment, "results": [{"m": [1.0] * 3, "m2": [0.0] * 3}],
-              "error": None}
+    record = {
+        "experiment": experiment,
+        "results": [{"m": [1.0] * 3, "m2": [0.0] * 3}],
+        "error": None,
+    }
     assert markdown.claim_rows([record], "quick")[0]["diagnostic"]
     assert not markdown.claim_rows([record], "paper")[0]["diagnostic"]
 
@@ -99,15 +120,27 @@ def test_rejudge_replays_committed_samples():
 
 
 def test_readme_block_renders_old_and_new_rows(monkeypatch):
-    monkeypatch.setattr(registry, "discover_papers", lambda: {"p": (PAPER, {"e": EXPERIMENT,
-                                                                            "old": None})})
-    old = {"experiment": "old", "claim": "an old claim", "metric": "m", "paper": 1.0,
-           "ours_mean": 1.1, "ours_std": 0.1, "num_seeds": 1, "setting": "", "verdict":
-           "supports", "baseline": None, "baseline_mean": None, "baseline_std": None,
-           "unit": "%", "error": None}
+    monkeypatch.setattr(
+        registry, "discover_papers", lambda: {"p": (PAPER, {"e": EXPERIMENT, "old": None})}
+    )
+    old = {
+        "experiment": "old",
+        "claim": "an old claim",
+        "metric": "m",
+        "paper": 1.0,
+        "ours_mean": 1.1,
+        "ours_std": 0.1,
+        "num_seeds": 1,
+        "setting": "",
+        "verdict": "supports",
+        "baseline": None,
+        "baseline_mean": None,
+        "baseline_std": None,
+        "unit": "%",
+        "error": None,
+    }
     block = readme.results_block({"e": list(_rows().values()), "old": [old]})
     assert "| old | an old claim | 1% | 1.1 ± 0.1% (n=1) | — | — | supports |" in block
     assert "Diagnostics (not tallied):" in block and "paired t-test" in block
-    assert "4 claims: 3 supports, 0 contradicts, 0 inconclusive, 1 failed; 1 diagnostics" \
-        in block
+    assert "4 claims: 3 supports, 0 contradicts, 0 inconclusive, 1 failed; 1 diagnostics" in block
     assert markdown.LEGEND in block

@@ -108,8 +108,9 @@ def test_legacy_results_without_a_code_hash_are_run_again_in_place(fake_copy, tm
     for seed in range(3):
         folder = tmp_path / f"seed_{seed}"
         saved = json.loads((folder / "result.json").read_text())
-        (folder / "result.json").write_text(json.dumps(
-            {"config": saved["config"], "result": saved["result"]}))
+        (folder / "result.json").write_text(
+            json.dumps({"config": saved["config"], "result": saved["result"]})
+        )
         (folder / "call.json").unlink()
     runner.run_experiment(experiment, tmp_path)
     assert _calls(tmp_path / "seed_0") == "xx"

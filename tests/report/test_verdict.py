@@ -55,8 +55,10 @@ def test_paired_matches_scipy_and_removes_shared_variance():
 def test_tost_matches_two_one_sided_scipy_tests():
     claim = Claim("x", metric="m", paper=2.0, tolerance=0.5)
     result = verdict.verdict(claim, OURS, None)
-    p_tost = max(stats.ttest_1samp(OURS, 1.5, alternative="greater").pvalue,
-                 stats.ttest_1samp(OURS, 2.5, alternative="less").pvalue)
+    p_tost = max(
+        stats.ttest_1samp(OURS, 1.5, alternative="greater").pvalue,
+        stats.ttest_1samp(OURS, 2.5, alternative="less").pvalue,
+    )
     assert result.word == "supports" and result.test == verdict.TOST
     np.testing.assert_allclose(result.p, p_tost)
     np.testing.assert_allclose(result.effect, OURS.mean() - 2.0)
@@ -130,12 +132,14 @@ def test_zero_variance_takes_the_exact_sign_test_not_an_exact_comparison():
     welch = Claim("x", metric="m", baseline="b")
     both = verdict.verdict(welch, np.full(3, 2.0), np.full(4, 1.0))
     assert both.test == verdict.MANN_WHITNEY
-    np.testing.assert_allclose(both.p, stats.mannwhitneyu(np.full(3, 2.0), np.full(4, 1.0),
-                                                          alternative="two-sided").pvalue)
+    np.testing.assert_allclose(
+        both.p, stats.mannwhitneyu(np.full(3, 2.0), np.full(4, 1.0), alternative="two-sided").pvalue
+    )
     # One arm constant, the other not: Welch is defined and scipy decides.
     one = verdict.verdict(welch, np.full(5, 2.0), BASE)
-    np.testing.assert_allclose(one.p, stats.ttest_ind(np.full(5, 2.0), BASE,
-                                                      equal_var=False).pvalue)
+    np.testing.assert_allclose(
+        one.p, stats.ttest_ind(np.full(5, 2.0), BASE, equal_var=False).pvalue
+    )
     matches = Claim("x", metric="m", paper=1.0, tolerance=0.0)
     assert verdict.verdict(matches, np.ones(4), None).word == "inconclusive"
     assert verdict.verdict(matches, np.full(6, 1.2), None).word == "contradicts"
@@ -164,8 +168,7 @@ def test_the_issues_four_hand_made_cases():
     coverage = Claim("x", metric="m", threshold=0.95, test="at_least", samples="binary")
     cov = verdict.verdict(coverage, np.ones(20), None)
     assert cov.word != "supports" and cov.test == verdict.BINOMIAL
-    np.testing.assert_allclose(cov.p, stats.binomtest(20, 20, 0.95,
-                                                      alternative="greater").pvalue)
+    np.testing.assert_allclose(cov.p, stats.binomtest(20, 20, 0.95, alternative="greater").pvalue)
 
 
 def test_exact_tests_match_scipy():
@@ -188,8 +191,7 @@ def test_exact_tests_match_scipy():
     np.testing.assert_allclose(strong.p, stats.binomtest(11, 11, 0.5).pvalue)
     assert strong.word == "supports"
     # Proportions of k independent trials: a binomial test on the pooled counts.
-    rate = Claim("x", metric="m", threshold=0.5, test="at_least", samples="proportion",
-                 trials=10)
+    rate = Claim("x", metric="m", threshold=0.5, test="at_least", samples="proportion", trials=10)
     shares = np.array([0.7, 0.8, 0.6, 0.9])
     binom = verdict.verdict(rate, shares, None)
     ref = stats.binomtest(30, 40, 0.5, alternative="greater")
@@ -199,14 +201,17 @@ def test_exact_tests_match_scipy():
     assert binom.ci_level == 0.90
     # Proportions whose trials share data: one trial per sample (conservative).
     shared = Claim("x", metric="m", threshold=0.5, test="at_least", samples="proportion")
-    np.testing.assert_allclose(verdict.verdict(shared, shares, None).p,
-                               stats.binomtest(3, 4, 0.5, alternative="greater").pvalue)
+    np.testing.assert_allclose(
+        verdict.verdict(shared, shares, None).p,
+        stats.binomtest(3, 4, 0.5, alternative="greater").pvalue,
+    )
     # Exact binomial TOST.
-    band = Claim("x", metric="m", threshold=0.5, tolerance=0.2, samples="proportion",
-                 trials=50)
+    band = Claim("x", metric="m", threshold=0.5, tolerance=0.2, samples="proportion", trials=50)
     tost = verdict.verdict(band, np.full(8, 0.5), None)
-    p = max(stats.binomtest(200, 400, 0.3, alternative="greater").pvalue,
-            stats.binomtest(200, 400, 0.7, alternative="less").pvalue)
+    p = max(
+        stats.binomtest(200, 400, 0.3, alternative="greater").pvalue,
+        stats.binomtest(200, 400, 0.7, alternative="less").pvalue,
+    )
     assert tost.test == verdict.BINOMIAL_TOST and tost.word == "supports"
     np.testing.assert_allclose(tost.p, p)
     # The one-sample sign test (continuous, no spread): ties with the bound are left out.
@@ -220,8 +225,7 @@ def test_count_samples_are_checked():
     binary = Claim("x", metric="m", baseline="b", samples="binary")
     bad = verdict.verdict(binary, np.array([0.0, 0.5, 1.0]), np.zeros(3))
     assert bad.word == "failed" and "neither 0 nor 1" in bad.reason
-    trials = Claim("x", metric="m", threshold=0.5, test="at_least", samples="proportion",
-                   trials=4)
+    trials = Claim("x", metric="m", threshold=0.5, test="at_least", samples="proportion", trials=4)
     assert verdict.verdict(trials, np.array([0.3, 0.5, 0.75]), None).word == "failed"
     with pytest.raises(ValueError, match="trials"):
         Claim("x", metric="m", threshold=0.5, test="at_least", trials=3)
@@ -267,8 +271,9 @@ def test_thresholds_bounds_and_diagnostics():
     assert out.word == "failed" and "outside the metric's range" in out.reason
     with pytest.raises(ValueError, match="by construction"):
         Claim("x", metric="m", baseline="b", setting="holds by construction")
-    built = Claim("x", metric="m", baseline="b", by_construction=True,
-                  setting="holds by construction")
+    built = Claim(
+        "x", metric="m", baseline="b", by_construction=True, setting="holds by construction"
+    )
     assert built.is_diagnostic("quick")
     weak = Claim("x", metric="m", baseline="b", setting="small", power=0.47)
     assert weak.setting_with_power.startswith("small; power at quick 0.47 (< 0.8)")

@@ -28,9 +28,12 @@ _HOLDER = textwrap.dedent("""
 
 
 def _holder(directory: Path) -> subprocess.Popen:
-    process = subprocess.Popen([sys.executable, "-c", _HOLDER, str(directory)],
-                               stdout=subprocess.PIPE, text=True,
-                               env={**os.environ, "PYTHONPATH": str(REPO)})
+    process = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, str(directory)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
     assert process.stdout.readline().strip() == "locked"
     return process
 

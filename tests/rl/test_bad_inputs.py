@@ -20,20 +20,28 @@ VQ = rl.init_vq(KEY, 3, 3)
 MAZE = rl.make_point_maze()
 PPO_NET = rl.ActorCritic(num_actions=3, hidden=(4,))
 PPO_PARAMS = PPO_NET.init(KEY, jnp.zeros((1, 2)))
-PPO_BATCH = rl.PPOBatch(jnp.zeros((4, 2)), jnp.zeros(4, jnp.int32), jnp.full(4, -1.1),
-                        jnp.arange(4.0), jnp.ones(4), jnp.zeros((4, 3)), jnp.zeros(4))
+PPO_BATCH = rl.PPOBatch(
+    jnp.zeros((4, 2)),
+    jnp.zeros(4, jnp.int32),
+    jnp.full(4, -1.1),
+    jnp.arange(4.0),
+    jnp.ones(4),
+    jnp.zeros((4, 3)),
+    jnp.zeros(4),
+)
 PPO_STATE = TrainState.create(apply_fn=PPO_NET.apply, params=PPO_PARAMS, tx=optax.sgd(0.1))
 Q_NET = rl.QNetwork(num_actions=2, hidden=(4,))
 Q_PARAMS = Q_NET.init(KEY, jnp.zeros((1, 3)))
-DQN_BATCH = rl.DQNBatch(jnp.zeros((4, 3)), jnp.zeros(4, jnp.int32), jnp.zeros(4),
-                        jnp.zeros(4), jnp.zeros((4, 3)))
-DQN_STATE = rl.DQNState.create(apply_fn=Q_NET.apply, params=Q_PARAMS, tx=optax.sgd(0.1),
-                               target_params=Q_PARAMS)
+DQN_BATCH = rl.DQNBatch(
+    jnp.zeros((4, 3)), jnp.zeros(4, jnp.int32), jnp.zeros(4), jnp.zeros(4), jnp.zeros((4, 3))
+)
+DQN_STATE = rl.DQNState.create(
+    apply_fn=Q_NET.apply, params=Q_PARAMS, tx=optax.sgd(0.1), target_params=Q_PARAMS
+)
 LVQ = rl.LandmarkVQ(latent=3, code_dim=2, hidden=(4,))
 LVQ_PARAMS = LVQ.init(KEY, H6)
 LWM = rl.LatentWorldModel(obs_dim=2, num_actions=3, latent=4, hidden=4, ensemble_size=2)
-RSSM_M = rl.RSSM(obs_dim=2, num_actions=3, deter=4, stoch=2, hidden=4, embed_dim=4,
-                 ensemble_size=2)
+RSSM_M = rl.RSSM(obs_dim=2, num_actions=3, deter=4, stoch=2, hidden=4, embed_dim=4, ensemble_size=2)
 OBS = jnp.zeros((2, 3, 2))
 ACTS = jnp.zeros((2, 2), jnp.int32)
 MLP_FN = lambda p, x: x[..., :1] * 0.0  # noqa: E731
@@ -47,40 +55,79 @@ CASES = [
     Case("rl.gae", "discounts", lambda: rl.gae(jnp.ones(3), jnp.full(3, 1.5), jnp.zeros(4))),
     Case("rl.gae", "values", lambda: rl.gae(jnp.ones(3), jnp.ones(3), jnp.zeros(3))),
     Case("rl.gae", "lambda_", lambda: rl.gae(jnp.ones(3), jnp.ones(3), jnp.zeros(4), -0.5)),
-    Case("rl.lambda_returns", "next_values",
-         lambda: rl.lambda_returns(jnp.ones(3), jnp.ones(3), jnp.zeros(4))),
-    Case("rl.lambda_returns", "lambda_",
-         lambda: rl.lambda_returns(jnp.ones(3), jnp.ones(3), jnp.zeros(3), 1.5)),
-    Case("rl.lambda_returns", "rewards",
-         lambda: rl.lambda_returns(jnp.ones(()), jnp.ones(3), jnp.zeros(3))),
-    Case("rl.lambda_returns", "discounts",
-         lambda: rl.lambda_returns(jnp.ones(3), jnp.ones(2), jnp.zeros(3))),
+    Case(
+        "rl.lambda_returns",
+        "next_values",
+        lambda: rl.lambda_returns(jnp.ones(3), jnp.ones(3), jnp.zeros(4)),
+    ),
+    Case(
+        "rl.lambda_returns",
+        "lambda_",
+        lambda: rl.lambda_returns(jnp.ones(3), jnp.ones(3), jnp.zeros(3), 1.5),
+    ),
+    Case(
+        "rl.lambda_returns",
+        "rewards",
+        lambda: rl.lambda_returns(jnp.ones(()), jnp.ones(3), jnp.zeros(3)),
+    ),
+    Case(
+        "rl.lambda_returns",
+        "discounts",
+        lambda: rl.lambda_returns(jnp.ones(3), jnp.ones(2), jnp.zeros(3)),
+    ),
     Case("rl.return_scale", "returns", lambda: rl.return_scale(jnp.zeros(0))),
-    Case("rl.actor_critic_loss", "values",
-         lambda: rl.actor_critic_loss(jnp.ones((3, 2)), jnp.ones((3, 2)), jnp.ones((3, 2)),
-                                      jnp.ones((3, 2)))),
-    Case("rl.actor_critic_loss", "discount",
-         lambda: rl.actor_critic_loss(jnp.ones((3, 2)), jnp.ones((4, 2)), jnp.ones((3, 2)),
-                                      jnp.ones((3, 2)), discount=1.5)),
-    Case("rl.actor_critic_loss", "ent_coef",
-         lambda: rl.actor_critic_loss(jnp.ones((3, 2)), jnp.ones((4, 2)), jnp.ones((3, 2)),
-                                      jnp.ones((3, 2)), ent_coef=-1.0)),
+    Case(
+        "rl.actor_critic_loss",
+        "values",
+        lambda: rl.actor_critic_loss(
+            jnp.ones((3, 2)), jnp.ones((3, 2)), jnp.ones((3, 2)), jnp.ones((3, 2))
+        ),
+    ),
+    Case(
+        "rl.actor_critic_loss",
+        "discount",
+        lambda: rl.actor_critic_loss(
+            jnp.ones((3, 2)), jnp.ones((4, 2)), jnp.ones((3, 2)), jnp.ones((3, 2)), discount=1.5
+        ),
+    ),
+    Case(
+        "rl.actor_critic_loss",
+        "ent_coef",
+        lambda: rl.actor_critic_loss(
+            jnp.ones((3, 2)), jnp.ones((4, 2)), jnp.ones((3, 2)), jnp.ones((3, 2)), ent_coef=-1.0
+        ),
+    ),
     Case("rl.imagine", "horizon", lambda: rl.imagine(TRANS, POLICY, H6, KEY, 0)),
     Case("rl.imagine", "key", lambda: rl.imagine(TRANS, POLICY, H6, 0, 3)),
     Case("rl.imagine", "transition", lambda: rl.imagine(None, POLICY, H6, KEY, 3)),
     Case("rl.imagine", "policy", lambda: rl.imagine(TRANS, None, H6, KEY, 3)),
-    Case("rl.ppo_loss", "clip_eps",
-         lambda: rl.ppo_loss(PPO_PARAMS, PPO_NET.apply, PPO_BATCH, clip_eps=-0.1)),
-    Case("rl.ppo_loss", "vf_coef",
-         lambda: rl.ppo_loss(PPO_PARAMS, PPO_NET.apply, PPO_BATCH, vf_coef=-1.0)),
-    Case("rl.ppo_loss", "guide_coef",
-         lambda: rl.ppo_loss(PPO_PARAMS, PPO_NET.apply, PPO_BATCH, guide_coef=-1.0)),
+    Case(
+        "rl.ppo_loss",
+        "clip_eps",
+        lambda: rl.ppo_loss(PPO_PARAMS, PPO_NET.apply, PPO_BATCH, clip_eps=-0.1),
+    ),
+    Case(
+        "rl.ppo_loss",
+        "vf_coef",
+        lambda: rl.ppo_loss(PPO_PARAMS, PPO_NET.apply, PPO_BATCH, vf_coef=-1.0),
+    ),
+    Case(
+        "rl.ppo_loss",
+        "guide_coef",
+        lambda: rl.ppo_loss(PPO_PARAMS, PPO_NET.apply, PPO_BATCH, guide_coef=-1.0),
+    ),
     Case("rl.ppo_loss", "batch", lambda: rl.ppo_loss(PPO_PARAMS, PPO_NET.apply, (1, 2))),
     Case("rl.ppo_loss", "apply_fn", lambda: rl.ppo_loss(PPO_PARAMS, None, PPO_BATCH)),
-    Case("rl.ppo_update", "num_minibatches",
-         lambda: rl.ppo_update(PPO_STATE, PPO_BATCH, KEY, num_minibatches=3)),
-    Case("rl.ppo_update", "num_epochs",
-         lambda: rl.ppo_update(PPO_STATE, PPO_BATCH, KEY, num_epochs=0)),
+    Case(
+        "rl.ppo_update",
+        "num_minibatches",
+        lambda: rl.ppo_update(PPO_STATE, PPO_BATCH, KEY, num_minibatches=3),
+    ),
+    Case(
+        "rl.ppo_update",
+        "num_epochs",
+        lambda: rl.ppo_update(PPO_STATE, PPO_BATCH, KEY, num_epochs=0),
+    ),
     Case("rl.ppo_update", "key", lambda: rl.ppo_update(PPO_STATE, PPO_BATCH, 0)),
     Case("rl.policy_distribution", "pi_params", lambda: rl.policy_distribution((jnp.ones(2),))),
     Case("rl.epsilon_greedy", "epsilon", lambda: rl.epsilon_greedy(QV, KEY, 1.5)),
@@ -89,25 +136,44 @@ CASES = [
     Case("rl.epsilon_schedule", "start", lambda: rl.epsilon_schedule(start=2.0)),
     Case("rl.epsilon_schedule", "end", lambda: rl.epsilon_schedule(end=-0.1)),
     Case("rl.epsilon_schedule", "steps", lambda: rl.epsilon_schedule(steps=0)),
-    Case("rl.dqn_loss", "discount",
-         lambda: rl.dqn_loss(Q_PARAMS, Q_PARAMS, Q_NET.apply, DQN_BATCH, discount=1.5)),
-    Case("rl.dqn_loss", "huber_delta",
-         lambda: rl.dqn_loss(Q_PARAMS, Q_PARAMS, Q_NET.apply, DQN_BATCH, huber_delta=0.0)),
-    Case("rl.dqn_loss", "batch",
-         lambda: rl.dqn_loss(Q_PARAMS, Q_PARAMS, Q_NET.apply,
-                             DQN_BATCH._replace(actions=jnp.zeros(4)))),
+    Case(
+        "rl.dqn_loss",
+        "discount",
+        lambda: rl.dqn_loss(Q_PARAMS, Q_PARAMS, Q_NET.apply, DQN_BATCH, discount=1.5),
+    ),
+    Case(
+        "rl.dqn_loss",
+        "huber_delta",
+        lambda: rl.dqn_loss(Q_PARAMS, Q_PARAMS, Q_NET.apply, DQN_BATCH, huber_delta=0.0),
+    ),
+    Case(
+        "rl.dqn_loss",
+        "batch",
+        lambda: rl.dqn_loss(
+            Q_PARAMS, Q_PARAMS, Q_NET.apply, DQN_BATCH._replace(actions=jnp.zeros(4))
+        ),
+    ),
     Case("rl.dqn_loss", "apply_fn", lambda: rl.dqn_loss(Q_PARAMS, Q_PARAMS, None, DQN_BATCH)),
     Case("rl.dqn_update", "tau", lambda: rl.dqn_update(DQN_STATE, DQN_BATCH, tau=1.5)),
-    Case("rl.dqn_update", "target_period",
-         lambda: rl.dqn_update(DQN_STATE, DQN_BATCH, target_period=0)),
+    Case(
+        "rl.dqn_update",
+        "target_period",
+        lambda: rl.dqn_update(DQN_STATE, DQN_BATCH, target_period=0),
+    ),
     Case("rl.dqn_update", "discount", lambda: rl.dqn_update(DQN_STATE, DQN_BATCH, discount=-1.0)),
-    Case("rl.dqn_update", "batch",
-         lambda: rl.dqn_update(DQN_STATE, DQN_BATCH._replace(rewards=jnp.zeros(3)))),
+    Case(
+        "rl.dqn_update",
+        "batch",
+        lambda: rl.dqn_update(DQN_STATE, DQN_BATCH._replace(rewards=jnp.zeros(3))),
+    ),
     Case("rl.dqn_update", "state", lambda: rl.dqn_update(PPO_STATE, DQN_BATCH)),
     Case("rl.target_update", "tau", lambda: rl.target_update(Q_PARAMS, Q_PARAMS, 0, tau=-0.5)),
     Case("rl.target_update", "period", lambda: rl.target_update(Q_PARAMS, Q_PARAMS, 0, period=0)),
-    Case("rl.target_update", "target_params",
-         lambda: rl.target_update(Q_PARAMS, {"a": jnp.ones(2)}, 0)),
+    Case(
+        "rl.target_update",
+        "target_params",
+        lambda: rl.target_update(Q_PARAMS, {"a": jnp.ones(2)}, 0),
+    ),
     Case("rl.init_vq", "num_codes", lambda: rl.init_vq(KEY, 0, 3)),
     Case("rl.init_vq", "dim", lambda: rl.init_vq(KEY, 3, 0)),
     Case("rl.init_vq", "scale", lambda: rl.init_vq(KEY, 3, 3, scale=-1.0)),
@@ -120,8 +186,11 @@ CASES = [
     Case("rl.ema_update", "codes", lambda: rl.ema_update(VQ, H6, jnp.full(6, 3))),
     Case("rl.ema_update", "z_e", lambda: rl.ema_update(VQ, H6[:, :2], jnp.zeros(6, int))),
     Case("rl.ema_update", "state", lambda: rl.ema_update((1, 2), H6, jnp.zeros(6, int))),
-    Case("rl.reseed_dead_codes", "min_count",
-         lambda: rl.reseed_dead_codes(VQ, H6, KEY, min_count=-1.0)),
+    Case(
+        "rl.reseed_dead_codes",
+        "min_count",
+        lambda: rl.reseed_dead_codes(VQ, H6, KEY, min_count=-1.0),
+    ),
     Case("rl.reseed_dead_codes", "key", lambda: rl.reseed_dead_codes(VQ, H6, 0)),
     Case("rl.reseed_dead_codes", "z_e", lambda: rl.reseed_dead_codes(VQ, jnp.ones(3), KEY)),
     Case("rl.reseed_dead_codes", "state", lambda: rl.reseed_dead_codes(None, H6, KEY)),
@@ -132,45 +201,92 @@ CASES = [
     Case("rl.knn_particle_reward", "k", lambda: rl.knn_particle_reward(H6, k=0)),
     Case("rl.knn_particle_reward", "h", lambda: rl.knn_particle_reward(jnp.ones((1, 3)))),
     Case("rl.disagreement_reward", "predictions", lambda: rl.disagreement_reward(jnp.ones((1, 3)))),
-    Case("rl.landmark_curiosity", "num_landmarks",
-         lambda: rl.landmark_curiosity(jnp.ones(3), jnp.zeros(3, int), 0)),
-    Case("rl.landmark_curiosity", "starts",
-         lambda: rl.landmark_curiosity(jnp.ones(3), jnp.array([0, 1, 5]), 2)),
-    Case("rl.landmark_curiosity", "eps",
-         lambda: rl.landmark_curiosity(jnp.ones(3), jnp.zeros(3, int), 2, eps=0.0)),
-    Case("rl.landmark_curiosity", "returns",
-         lambda: rl.landmark_curiosity(jnp.ones(2), jnp.zeros(3, int), 2)),
-    Case("rl.temporal_distance_pairs", "trajectories",
-         lambda: rl.temporal_distance_pairs(jnp.ones((1, 2, 3)), KEY)),
-    Case("rl.temporal_distance_pairs", "num_positives",
-         lambda: rl.temporal_distance_pairs(jnp.ones((3, 2, 3)), KEY, num_positives=0)),
-    Case("rl.temporal_distance_pairs", "neg_factor",
-         lambda: rl.temporal_distance_pairs(jnp.ones((3, 2, 3)), KEY, neg_factor=-1.0)),
-    Case("rl.temporal_distance_pairs", "key",
-         lambda: rl.temporal_distance_pairs(jnp.ones((3, 2, 3)), 0)),
+    Case(
+        "rl.landmark_curiosity",
+        "num_landmarks",
+        lambda: rl.landmark_curiosity(jnp.ones(3), jnp.zeros(3, int), 0),
+    ),
+    Case(
+        "rl.landmark_curiosity",
+        "starts",
+        lambda: rl.landmark_curiosity(jnp.ones(3), jnp.array([0, 1, 5]), 2),
+    ),
+    Case(
+        "rl.landmark_curiosity",
+        "eps",
+        lambda: rl.landmark_curiosity(jnp.ones(3), jnp.zeros(3, int), 2, eps=0.0),
+    ),
+    Case(
+        "rl.landmark_curiosity",
+        "returns",
+        lambda: rl.landmark_curiosity(jnp.ones(2), jnp.zeros(3, int), 2),
+    ),
+    Case(
+        "rl.temporal_distance_pairs",
+        "trajectories",
+        lambda: rl.temporal_distance_pairs(jnp.ones((1, 2, 3)), KEY),
+    ),
+    Case(
+        "rl.temporal_distance_pairs",
+        "num_positives",
+        lambda: rl.temporal_distance_pairs(jnp.ones((3, 2, 3)), KEY, num_positives=0),
+    ),
+    Case(
+        "rl.temporal_distance_pairs",
+        "neg_factor",
+        lambda: rl.temporal_distance_pairs(jnp.ones((3, 2, 3)), KEY, neg_factor=-1.0),
+    ),
+    Case(
+        "rl.temporal_distance_pairs",
+        "key",
+        lambda: rl.temporal_distance_pairs(jnp.ones((3, 2, 3)), 0),
+    ),
     Case("rl.focused_starts", "landmarks", lambda: rl.focused_starts(H6, jnp.ones(3))),
     Case("rl.focused_starts", "goals", lambda: rl.focused_starts(jnp.ones(3), H6)),
-    Case("rl.focused_starts", "candidates",
-         lambda: rl.focused_starts(H6, H6, candidates=jnp.ones((2, 2)), key=KEY)),
+    Case(
+        "rl.focused_starts",
+        "candidates",
+        lambda: rl.focused_starts(H6, H6, candidates=jnp.ones((2, 2)), key=KEY),
+    ),
     Case("rl.focused_starts", "key", lambda: rl.focused_starts(H6, H6, candidates=H6, key=0)),
-    Case("rl.landmark_loss", "h", lambda: rl.landmark_loss(LVQ_PARAMS, LVQ, VQ.codebook[:, :2],
-                                                           jnp.ones((2, 5)))),
-    Case("rl.landmark_loss", "beta",
-         lambda: rl.landmark_loss(LVQ_PARAMS, LVQ, VQ.codebook[:, :2], H6, beta=-1.0)),
-    Case("rl.landmark_loss", "codebook",
-         lambda: rl.landmark_loss(LVQ_PARAMS, LVQ, jnp.ones((3, 5)), H6)),
-    Case("rl.landmark_loss", "model",
-         lambda: rl.landmark_loss(LVQ_PARAMS, None, VQ.codebook[:, :2], H6)),
+    Case(
+        "rl.landmark_loss",
+        "h",
+        lambda: rl.landmark_loss(LVQ_PARAMS, LVQ, VQ.codebook[:, :2], jnp.ones((2, 5))),
+    ),
+    Case(
+        "rl.landmark_loss",
+        "beta",
+        lambda: rl.landmark_loss(LVQ_PARAMS, LVQ, VQ.codebook[:, :2], H6, beta=-1.0),
+    ),
+    Case(
+        "rl.landmark_loss",
+        "codebook",
+        lambda: rl.landmark_loss(LVQ_PARAMS, LVQ, jnp.ones((3, 5)), H6),
+    ),
+    Case(
+        "rl.landmark_loss",
+        "model",
+        lambda: rl.landmark_loss(LVQ_PARAMS, None, VQ.codebook[:, :2], H6),
+    ),
     Case("rl.expectile_loss", "tau", lambda: rl.expectile_loss(jnp.ones(3), tau=1.5)),
     Case("rl.expectile_loss", "diff", lambda: rl.expectile_loss(jnp.array([1j]))),
-    Case("rl.goal_value_loss", "gamma",
-         lambda: rl.goal_value_loss({}, {}, MLP_FN, H6, H6, H6, gamma=1.0)),
-    Case("rl.goal_value_loss", "reach_radius",
-         lambda: rl.goal_value_loss({}, {}, MLP_FN, H6, H6, H6, reach_radius=-1.0)),
-    Case("rl.goal_value_loss", "tau",
-         lambda: rl.goal_value_loss({}, {}, MLP_FN, H6, H6, H6, tau=0.0)),
-    Case("rl.goal_value_loss", "s_next", lambda: rl.goal_value_loss({}, {}, MLP_FN, H6, H6[:2],
-                                                                    H6)),
+    Case(
+        "rl.goal_value_loss",
+        "gamma",
+        lambda: rl.goal_value_loss({}, {}, MLP_FN, H6, H6, H6, gamma=1.0),
+    ),
+    Case(
+        "rl.goal_value_loss",
+        "reach_radius",
+        lambda: rl.goal_value_loss({}, {}, MLP_FN, H6, H6, H6, reach_radius=-1.0),
+    ),
+    Case(
+        "rl.goal_value_loss", "tau", lambda: rl.goal_value_loss({}, {}, MLP_FN, H6, H6, H6, tau=0.0)
+    ),
+    Case(
+        "rl.goal_value_loss", "s_next", lambda: rl.goal_value_loss({}, {}, MLP_FN, H6, H6[:2], H6)
+    ),
     Case("rl.goal_value_loss", "apply_fn", lambda: rl.goal_value_loss({}, {}, None, H6, H6, H6)),
     Case("rl.proposal_loss", "scale", lambda: rl.proposal_loss({}, IDM_FN, H6, H6, H6, 0.0)),
     Case("rl.proposal_loss", "g_sub", lambda: rl.proposal_loss({}, IDM_FN, H6, H6, H6[:2])),
@@ -178,51 +294,89 @@ CASES = [
     Case("rl.propose", "scale", lambda: rl.propose({}, IDM_FN, H6, H6, scale=-1.0)),
     Case("rl.propose", "g_sub", lambda: rl.propose({}, IDM_FN, H6, H6[:2])),
     Case("rl.propose", "apply_fn", lambda: rl.propose({}, None, H6, H6)),
-    Case("rl.idm_loss", "actions",
-         lambda: rl.idm_loss({}, IDM_FN, H6, H6, jnp.zeros(6))),
+    Case("rl.idm_loss", "actions", lambda: rl.idm_loss({}, IDM_FN, H6, H6, jnp.zeros(6))),
     Case("rl.idm_loss", "s_next", lambda: rl.idm_loss({}, IDM_FN, H6, H6[:2], jnp.zeros(6, int))),
     Case("rl.idm_loss", "scale", lambda: rl.idm_loss({}, IDM_FN, H6, H6, jnp.zeros(6, int), 0.0)),
     Case("rl.idm_loss", "apply_fn", lambda: rl.idm_loss({}, None, H6, H6, jnp.zeros(6, int))),
     Case("rl.ensemble_disagreement", "logits", lambda: rl.ensemble_disagreement(jnp.ones(3))),
     Case("rl.pessimism_weight", "beta", lambda: rl.pessimism_weight(jnp.ones(3), -1.0)),
     Case("rl.pessimism_weight", "u", lambda: rl.pessimism_weight(jnp.array([NAN]), 1.0), "nan"),
-    Case("rl.select_subgoal", "candidates",
-         lambda: rl.select_subgoal(jnp.ones(3), jnp.ones(3), 0.0, jnp.ones((2, 1)), jnp.ones(1),
-                                   -1.0)),
-    Case("rl.select_subgoal", "goal",
-         lambda: rl.select_subgoal(jnp.ones(3), jnp.ones(3), 0.0, jnp.ones((3, 1)), jnp.ones(2),
-                                   -1.0)),
-    Case("rl.select_subgoal", "v_sg",
-         lambda: rl.select_subgoal(jnp.ones(3), jnp.ones(3), jnp.ones(3), jnp.ones((3, 1)),
-                                   jnp.ones(1), -1.0)),
-    Case("rl.select_subgoal", "min_value",
-         lambda: rl.select_subgoal(jnp.ones(3), jnp.ones(3), 0.0, jnp.ones((3, 1)), jnp.ones(1),
-                                   NAN)),
-    Case("rl.kl_balance", "alpha",
-         lambda: rl.kl_balance((jnp.zeros(2), jnp.ones(2)), (jnp.zeros(2), jnp.ones(2)), 1.5)),
-    Case("rl.kl_balance", "free_nats",
-         lambda: rl.kl_balance((jnp.zeros(2), jnp.ones(2)), (jnp.zeros(2), jnp.ones(2)),
-                               free_nats=-1.0)),
-    Case("rl.kl_balance", "prior",
-         lambda: rl.kl_balance((jnp.zeros(2), jnp.ones(2)), (jnp.zeros(3), jnp.ones(3)))),
-    Case("rl.kl_balance", "post",
-         lambda: rl.kl_balance((jnp.zeros(2), -jnp.ones(2)), (jnp.zeros(2), jnp.ones(2)))),
+    Case(
+        "rl.select_subgoal",
+        "candidates",
+        lambda: rl.select_subgoal(
+            jnp.ones(3), jnp.ones(3), 0.0, jnp.ones((2, 1)), jnp.ones(1), -1.0
+        ),
+    ),
+    Case(
+        "rl.select_subgoal",
+        "goal",
+        lambda: rl.select_subgoal(
+            jnp.ones(3), jnp.ones(3), 0.0, jnp.ones((3, 1)), jnp.ones(2), -1.0
+        ),
+    ),
+    Case(
+        "rl.select_subgoal",
+        "v_sg",
+        lambda: rl.select_subgoal(
+            jnp.ones(3), jnp.ones(3), jnp.ones(3), jnp.ones((3, 1)), jnp.ones(1), -1.0
+        ),
+    ),
+    Case(
+        "rl.select_subgoal",
+        "min_value",
+        lambda: rl.select_subgoal(
+            jnp.ones(3), jnp.ones(3), 0.0, jnp.ones((3, 1)), jnp.ones(1), NAN
+        ),
+    ),
+    Case(
+        "rl.kl_balance",
+        "alpha",
+        lambda: rl.kl_balance((jnp.zeros(2), jnp.ones(2)), (jnp.zeros(2), jnp.ones(2)), 1.5),
+    ),
+    Case(
+        "rl.kl_balance",
+        "free_nats",
+        lambda: rl.kl_balance(
+            (jnp.zeros(2), jnp.ones(2)), (jnp.zeros(2), jnp.ones(2)), free_nats=-1.0
+        ),
+    ),
+    Case(
+        "rl.kl_balance",
+        "prior",
+        lambda: rl.kl_balance((jnp.zeros(2), jnp.ones(2)), (jnp.zeros(3), jnp.ones(3))),
+    ),
+    Case(
+        "rl.kl_balance",
+        "post",
+        lambda: rl.kl_balance((jnp.zeros(2), -jnp.ones(2)), (jnp.zeros(2), jnp.ones(2))),
+    ),
     Case("rl.gaussian", "std", lambda: rl.gaussian(jnp.zeros(2), jnp.ones(3))),
     Case("rl.gaussian", "mean", lambda: rl.gaussian(jnp.zeros(()), jnp.ones(()))),
-    Case("rl.rssm_loss", "rewards",
-         lambda: rl.rssm_loss({}, RSSM_M, OBS, ACTS, KEY, rewards=jnp.ones(2))),
+    Case(
+        "rl.rssm_loss",
+        "rewards",
+        lambda: rl.rssm_loss({}, RSSM_M, OBS, ACTS, KEY, rewards=jnp.ones(2)),
+    ),
     Case("rl.rssm_loss", "obs", lambda: rl.rssm_loss({}, RSSM_M, OBS[0], ACTS, KEY)),
     Case("rl.rssm_loss", "actions", lambda: rl.rssm_loss({}, RSSM_M, OBS, ACTS[:, :1], KEY)),
     Case("rl.rssm_loss", "key", lambda: rl.rssm_loss({}, RSSM_M, OBS, ACTS, 0)),
-    Case("rl.rssm_loss", "kl_scale",
-         lambda: rl.rssm_loss({}, RSSM_M, OBS, ACTS, KEY, kl_scale=-1.0)),
+    Case(
+        "rl.rssm_loss", "kl_scale", lambda: rl.rssm_loss({}, RSSM_M, OBS, ACTS, KEY, kl_scale=-1.0)
+    ),
     Case("rl.rssm_loss", "alpha", lambda: rl.rssm_loss({}, RSSM_M, OBS, ACTS, KEY, alpha=2.0)),
-    Case("rl.rssm_loss", "free_nats",
-         lambda: rl.rssm_loss({}, RSSM_M, OBS, ACTS, KEY, free_nats=-1.0)),
+    Case(
+        "rl.rssm_loss",
+        "free_nats",
+        lambda: rl.rssm_loss({}, RSSM_M, OBS, ACTS, KEY, free_nats=-1.0),
+    ),
     Case("rl.rssm_loss", "model", lambda: rl.rssm_loss({}, None, OBS, ACTS, KEY)),
     Case("rl.world_model_loss", "obs", lambda: rl.world_model_loss({}, LWM, OBS[0], ACTS)),
-    Case("rl.world_model_loss", "actions",
-         lambda: rl.world_model_loss({}, LWM, OBS, ACTS.astype(float))),
+    Case(
+        "rl.world_model_loss",
+        "actions",
+        lambda: rl.world_model_loss({}, LWM, OBS, ACTS.astype(float)),
+    ),
     Case("rl.world_model_loss", "model", lambda: rl.world_model_loss({}, None, OBS, ACTS)),
     Case("rl.replay_init", "capacity", lambda: rl.replay_init({"x": jnp.zeros((5, 2))}, 0)),
     Case("rl.replay_init", "example", lambda: rl.replay_init({}, 4)),
@@ -254,16 +408,30 @@ CASES = [
     Case("rl.make_grid_rooms", "layout", lambda: rl.make_grid_rooms("bogus")),
     Case("rl.make_grid_rooms", "start_cells", lambda: rl.make_grid_rooms(start_cells=[(0, 0)])),
     Case("rl.make_grid_rooms", "goal_cells", lambda: rl.make_grid_rooms(goal_cells=[(0, 0)])),
-    Case("rl.shortest_path_direction", "pos",
-         lambda: rl.shortest_path_direction(MAZE, rl.cell_distances(MAZE.walls), jnp.ones(3),
-                                            jnp.ones(2))),
-    Case("rl.shortest_path_direction", "dist",
-         lambda: rl.shortest_path_direction(MAZE, jnp.ones((2, 2)), jnp.ones(2), jnp.ones(2))),
-    Case("rl.shortest_path_direction", "env",
-         lambda: rl.shortest_path_direction(None, jnp.ones((2, 2)), jnp.ones(2), jnp.ones(2))),
-    Case("rl.shortest_path_direction", "goal",
-         lambda: rl.shortest_path_direction(MAZE, rl.cell_distances(MAZE.walls), jnp.ones(2),
-                                            jnp.ones(())),),
+    Case(
+        "rl.shortest_path_direction",
+        "pos",
+        lambda: rl.shortest_path_direction(
+            MAZE, rl.cell_distances(MAZE.walls), jnp.ones(3), jnp.ones(2)
+        ),
+    ),
+    Case(
+        "rl.shortest_path_direction",
+        "dist",
+        lambda: rl.shortest_path_direction(MAZE, jnp.ones((2, 2)), jnp.ones(2), jnp.ones(2)),
+    ),
+    Case(
+        "rl.shortest_path_direction",
+        "env",
+        lambda: rl.shortest_path_direction(None, jnp.ones((2, 2)), jnp.ones(2), jnp.ones(2)),
+    ),
+    Case(
+        "rl.shortest_path_direction",
+        "goal",
+        lambda: rl.shortest_path_direction(
+            MAZE, rl.cell_distances(MAZE.walls), jnp.ones(2), jnp.ones(())
+        ),
+    ),
     # Flax modules and environment classes: sizes checked when built.
     Case("rl.ActorCritic", "num_actions", lambda: rl.ActorCritic(num_actions=1)),
     Case("rl.ActorCritic", "action_dim", lambda: rl.ActorCritic(action_dim=-1)),
@@ -274,14 +442,24 @@ CASES = [
     Case("rl.LandmarkVQ", "code_dim", lambda: rl.LandmarkVQ(latent=2, code_dim=0)),
     Case("rl.LandmarkVQ", "hidden", lambda: rl.LandmarkVQ(latent=2, hidden=(0,))),
     Case("rl.LatentWorldModel", "obs_dim", lambda: rl.LatentWorldModel(obs_dim=0, num_actions=2)),
-    Case("rl.LatentWorldModel", "num_actions",
-         lambda: rl.LatentWorldModel(obs_dim=2, num_actions=0)),
-    Case("rl.LatentWorldModel", "latent",
-         lambda: rl.LatentWorldModel(obs_dim=2, num_actions=2, latent=0)),
-    Case("rl.LatentWorldModel", "hidden",
-         lambda: rl.LatentWorldModel(obs_dim=2, num_actions=2, hidden=0)),
-    Case("rl.LatentWorldModel", "ensemble_size",
-         lambda: rl.LatentWorldModel(obs_dim=2, num_actions=2, ensemble_size=0)),
+    Case(
+        "rl.LatentWorldModel", "num_actions", lambda: rl.LatentWorldModel(obs_dim=2, num_actions=0)
+    ),
+    Case(
+        "rl.LatentWorldModel",
+        "latent",
+        lambda: rl.LatentWorldModel(obs_dim=2, num_actions=2, latent=0),
+    ),
+    Case(
+        "rl.LatentWorldModel",
+        "hidden",
+        lambda: rl.LatentWorldModel(obs_dim=2, num_actions=2, hidden=0),
+    ),
+    Case(
+        "rl.LatentWorldModel",
+        "ensemble_size",
+        lambda: rl.LatentWorldModel(obs_dim=2, num_actions=2, ensemble_size=0),
+    ),
     Case("rl.RSSM", "obs_dim", lambda: rl.RSSM(obs_dim=0, num_actions=2)),
     Case("rl.RSSM", "num_actions", lambda: rl.RSSM(obs_dim=2, num_actions=0)),
     Case("rl.RSSM", "deter", lambda: rl.RSSM(obs_dim=2, num_actions=2, deter=0)),
@@ -290,75 +468,156 @@ CASES = [
     Case("rl.RSSM", "embed_dim", lambda: rl.RSSM(obs_dim=2, num_actions=2, embed_dim=0)),
     Case("rl.RSSM", "ensemble_size", lambda: rl.RSSM(obs_dim=2, num_actions=2, ensemble_size=0)),
     Case("rl.RSSM", "min_std", lambda: rl.RSSM(obs_dim=2, num_actions=2, min_std=-0.1)),
-    Case("rl.CellLayout", "walls", lambda: rl.CellLayout(np.ones(3), np.zeros((1, 2), int),
-                                                         np.zeros((1, 2), int))),
-    Case("rl.CellLayout", "start_cells",
-         lambda: rl.CellLayout(MAZE.walls, np.zeros((1, 3), int), MAZE.goal_cells)),
-    Case("rl.CellLayout", "goal_cells",
-         lambda: rl.CellLayout(MAZE.walls, MAZE.start_cells, np.zeros(2, int))),
-    Case("rl.PointMaze", "step_size",
-         lambda: rl.PointMaze(MAZE.walls, MAZE.start_cells, MAZE.goal_cells, step_size=0.0)),
-    Case("rl.PointMaze", "num_actions",
-         lambda: rl.PointMaze(MAZE.walls, MAZE.start_cells, MAZE.goal_cells, num_actions=1)),
-    Case("rl.PointMaze", "noise",
-         lambda: rl.PointMaze(MAZE.walls, MAZE.start_cells, MAZE.goal_cells, noise=-1.0)),
-    Case("rl.PointMaze", "goal_radius",
-         lambda: rl.PointMaze(MAZE.walls, MAZE.start_cells, MAZE.goal_cells, goal_radius=0.0)),
-    Case("rl.PointMaze", "max_steps",
-         lambda: rl.PointMaze(MAZE.walls, MAZE.start_cells, MAZE.goal_cells, max_steps=0)),
-    Case("rl.PointMaze", "walls",
-         lambda: rl.PointMaze(np.ones(3), MAZE.start_cells, MAZE.goal_cells)),
-    Case("rl.PointMaze", "start_cells",
-         lambda: rl.PointMaze(MAZE.walls, np.zeros(3, int), MAZE.goal_cells)),
-    Case("rl.PointMaze", "goal_cells",
-         lambda: rl.PointMaze(MAZE.walls, MAZE.start_cells, np.zeros(3, int))),
-    Case("rl.GridRooms", "max_steps",
-         lambda: rl.GridRooms(MAZE.walls, MAZE.start_cells, MAZE.goal_cells, max_steps=0)),
-    Case("rl.GridRooms", "obs_type",
-         lambda: rl.GridRooms(MAZE.walls, MAZE.start_cells, MAZE.goal_cells, obs_type="x")),
-    Case("rl.GridRooms", "walls",
-         lambda: rl.GridRooms(np.ones(3), MAZE.start_cells, MAZE.goal_cells)),
-    Case("rl.GridRooms", "start_cells",
-         lambda: rl.GridRooms(MAZE.walls, np.zeros(3, int), MAZE.goal_cells)),
-    Case("rl.GridRooms", "goal_cells",
-         lambda: rl.GridRooms(MAZE.walls, MAZE.start_cells, np.zeros(3, int))),
-    Case("rl.actor_critic_loss", "rewards",
-         lambda: rl.actor_critic_loss(jnp.ones(3), jnp.ones(4), jnp.ones(3), jnp.ones(3))),
-    Case("rl.actor_critic_loss", "log_probs",
-         lambda: rl.actor_critic_loss(jnp.ones((3, 2)), jnp.ones((4, 2)), jnp.ones((3, 1)),
-                                      jnp.ones((3, 2)))),
-    Case("rl.actor_critic_loss", "entropies",
-         lambda: rl.actor_critic_loss(jnp.ones((3, 2)), jnp.ones((4, 2)), jnp.ones((3, 2)),
-                                      jnp.ones(2))),
-    Case("rl.actor_critic_loss", "lambda_",
-         lambda: rl.actor_critic_loss(jnp.ones((3, 2)), jnp.ones((4, 2)), jnp.ones((3, 2)),
-                                      jnp.ones((3, 2)), lambda_=-0.1)),
-    Case("rl.dqn_update", "huber_delta",
-         lambda: rl.dqn_update(DQN_STATE, DQN_BATCH, huber_delta=-1.0)),
+    Case(
+        "rl.CellLayout",
+        "walls",
+        lambda: rl.CellLayout(np.ones(3), np.zeros((1, 2), int), np.zeros((1, 2), int)),
+    ),
+    Case(
+        "rl.CellLayout",
+        "start_cells",
+        lambda: rl.CellLayout(MAZE.walls, np.zeros((1, 3), int), MAZE.goal_cells),
+    ),
+    Case(
+        "rl.CellLayout",
+        "goal_cells",
+        lambda: rl.CellLayout(MAZE.walls, MAZE.start_cells, np.zeros(2, int)),
+    ),
+    Case(
+        "rl.PointMaze",
+        "step_size",
+        lambda: rl.PointMaze(MAZE.walls, MAZE.start_cells, MAZE.goal_cells, step_size=0.0),
+    ),
+    Case(
+        "rl.PointMaze",
+        "num_actions",
+        lambda: rl.PointMaze(MAZE.walls, MAZE.start_cells, MAZE.goal_cells, num_actions=1),
+    ),
+    Case(
+        "rl.PointMaze",
+        "noise",
+        lambda: rl.PointMaze(MAZE.walls, MAZE.start_cells, MAZE.goal_cells, noise=-1.0),
+    ),
+    Case(
+        "rl.PointMaze",
+        "goal_radius",
+        lambda: rl.PointMaze(MAZE.walls, MAZE.start_cells, MAZE.goal_cells, goal_radius=0.0),
+    ),
+    Case(
+        "rl.PointMaze",
+        "max_steps",
+        lambda: rl.PointMaze(MAZE.walls, MAZE.start_cells, MAZE.goal_cells, max_steps=0),
+    ),
+    Case(
+        "rl.PointMaze", "walls", lambda: rl.PointMaze(np.ones(3), MAZE.start_cells, MAZE.goal_cells)
+    ),
+    Case(
+        "rl.PointMaze",
+        "start_cells",
+        lambda: rl.PointMaze(MAZE.walls, np.zeros(3, int), MAZE.goal_cells),
+    ),
+    Case(
+        "rl.PointMaze",
+        "goal_cells",
+        lambda: rl.PointMaze(MAZE.walls, MAZE.start_cells, np.zeros(3, int)),
+    ),
+    Case(
+        "rl.GridRooms",
+        "max_steps",
+        lambda: rl.GridRooms(MAZE.walls, MAZE.start_cells, MAZE.goal_cells, max_steps=0),
+    ),
+    Case(
+        "rl.GridRooms",
+        "obs_type",
+        lambda: rl.GridRooms(MAZE.walls, MAZE.start_cells, MAZE.goal_cells, obs_type="x"),
+    ),
+    Case(
+        "rl.GridRooms", "walls", lambda: rl.GridRooms(np.ones(3), MAZE.start_cells, MAZE.goal_cells)
+    ),
+    Case(
+        "rl.GridRooms",
+        "start_cells",
+        lambda: rl.GridRooms(MAZE.walls, np.zeros(3, int), MAZE.goal_cells),
+    ),
+    Case(
+        "rl.GridRooms",
+        "goal_cells",
+        lambda: rl.GridRooms(MAZE.walls, MAZE.start_cells, np.zeros(3, int)),
+    ),
+    Case(
+        "rl.actor_critic_loss",
+        "rewards",
+        lambda: rl.actor_critic_loss(jnp.ones(3), jnp.ones(4), jnp.ones(3), jnp.ones(3)),
+    ),
+    Case(
+        "rl.actor_critic_loss",
+        "log_probs",
+        lambda: rl.actor_critic_loss(
+            jnp.ones((3, 2)), jnp.ones((4, 2)), jnp.ones((3, 1)), jnp.ones((3, 2))
+        ),
+    ),
+    Case(
+        "rl.actor_critic_loss",
+        "entropies",
+        lambda: rl.actor_critic_loss(
+            jnp.ones((3, 2)), jnp.ones((4, 2)), jnp.ones((3, 2)), jnp.ones(2)
+        ),
+    ),
+    Case(
+        "rl.actor_critic_loss",
+        "lambda_",
+        lambda: rl.actor_critic_loss(
+            jnp.ones((3, 2)), jnp.ones((4, 2)), jnp.ones((3, 2)), jnp.ones((3, 2)), lambda_=-0.1
+        ),
+    ),
+    Case(
+        "rl.dqn_update",
+        "huber_delta",
+        lambda: rl.dqn_update(DQN_STATE, DQN_BATCH, huber_delta=-1.0),
+    ),
     Case("rl.goal_value_loss", "s", lambda: rl.goal_value_loss({}, {}, MLP_FN, H6[0], H6, H6)),
     Case("rl.goal_value_loss", "g", lambda: rl.goal_value_loss({}, {}, MLP_FN, H6, H6, H6[:, :2])),
     Case("rl.idm_loss", "s", lambda: rl.idm_loss({}, IDM_FN, H6[:, :2], H6, jnp.zeros(6, int))),
     Case("rl.imagine", "h0", lambda: rl.imagine(TRANS, POLICY, H6[0], KEY, 3)),
-    Case("rl.ppo_loss", "ent_coef",
-         lambda: rl.ppo_loss(PPO_PARAMS, PPO_NET.apply, PPO_BATCH, ent_coef=-1.0)),
-    Case("rl.ppo_loss", "bc",
-         lambda: rl.ppo_loss(PPO_PARAMS, PPO_NET.apply, PPO_BATCH, guide_coef=1.0,
-                             bc=(jnp.zeros((2, 2)),))),
+    Case(
+        "rl.ppo_loss",
+        "ent_coef",
+        lambda: rl.ppo_loss(PPO_PARAMS, PPO_NET.apply, PPO_BATCH, ent_coef=-1.0),
+    ),
+    Case(
+        "rl.ppo_loss",
+        "bc",
+        lambda: rl.ppo_loss(
+            PPO_PARAMS, PPO_NET.apply, PPO_BATCH, guide_coef=1.0, bc=(jnp.zeros((2, 2)),)
+        ),
+    ),
     Case("rl.ppo_update", "state", lambda: rl.ppo_update(None, PPO_BATCH, KEY)),
     Case("rl.ppo_update", "batch", lambda: rl.ppo_update(PPO_STATE, (1, 2), KEY)),
-    Case("rl.ppo_update", "bc",
-         lambda: rl.ppo_update(PPO_STATE, PPO_BATCH, KEY, guide_coef=1.0, bc=(1, 2, 3, 4))),
-    Case("rl.ppo_update", "loss_kwargs",
-         lambda: rl.ppo_update(PPO_STATE, PPO_BATCH, KEY, bogus=1.0)),
+    Case(
+        "rl.ppo_update",
+        "bc",
+        lambda: rl.ppo_update(PPO_STATE, PPO_BATCH, KEY, guide_coef=1.0, bc=(1, 2, 3, 4)),
+    ),
+    Case(
+        "rl.ppo_update", "loss_kwargs", lambda: rl.ppo_update(PPO_STATE, PPO_BATCH, KEY, bogus=1.0)
+    ),
     Case("rl.proposal_loss", "s", lambda: rl.proposal_loss({}, IDM_FN, jnp.ones(3), H6, H6)),
     Case("rl.proposal_loss", "s_next", lambda: rl.proposal_loss({}, IDM_FN, H6, H6[:2], H6)),
     Case("rl.propose", "s", lambda: rl.propose({}, IDM_FN, jnp.ones(()), H6)),
-    Case("rl.select_subgoal", "v_sc",
-         lambda: rl.select_subgoal(jnp.ones(2), jnp.ones(3), 0.0, jnp.ones((3, 1)), jnp.ones(1),
-                                   -1.0)),
-    Case("rl.select_subgoal", "v_cg",
-         lambda: rl.select_subgoal(jnp.ones(3), jnp.ones(2), 0.0, jnp.ones((3, 1)), jnp.ones(1),
-                                   -1.0)),
+    Case(
+        "rl.select_subgoal",
+        "v_sc",
+        lambda: rl.select_subgoal(
+            jnp.ones(2), jnp.ones(3), 0.0, jnp.ones((3, 1)), jnp.ones(1), -1.0
+        ),
+    ),
+    Case(
+        "rl.select_subgoal",
+        "v_cg",
+        lambda: rl.select_subgoal(
+            jnp.ones(3), jnp.ones(2), 0.0, jnp.ones((3, 1)), jnp.ones(1), -1.0
+        ),
+    ),
     Case("rl.target_update", "step", lambda: rl.target_update(Q_PARAMS, Q_PARAMS, 0.5)),
 ]
 

@@ -67,15 +67,25 @@ def test_loss_matches_numpy_td_loop(double):
     assert (sel_on != sel_tgt).sum() >= 3
     td = td_numpy(w, w_tgt, batch, 0.9, double)
     assert (np.abs(td) < 2.5).sum() >= 3 and (np.abs(td) > 2.5).sum() >= 3
-    loss_fn = jax.jit(lambda p, t: dqn_loss(p, t, linear_q, batch, discount=0.9, double=double,
-                                            huber_delta=2.5))
+    loss_fn = jax.jit(
+        lambda p, t: dqn_loss(p, t, linear_q, batch, discount=0.9, double=double, huber_delta=2.5)
+    )
     loss, m = loss_fn(jnp.asarray(w), jnp.asarray(w_tgt))
     np.testing.assert_allclose(loss, huber(td, 2.5).mean(), rtol=1e-5)
     np.testing.assert_allclose(m["td_abs"], np.abs(td).mean(), rtol=1e-5)
     # Per transition (vmap over rows as batches of one): each row's loss equals its Huber
     # term, and rows where the online and target argmax disagree tell the targets apart.
-    rows = jax.vmap(lambda r: dqn_loss(w, w_tgt, linear_q, jax.tree.map(lambda x: x[None], r),
-                                       discount=0.9, double=double, huber_delta=2.5)[0])(batch)
+    rows = jax.vmap(
+        lambda r: dqn_loss(
+            w,
+            w_tgt,
+            linear_q,
+            jax.tree.map(lambda x: x[None], r),
+            discount=0.9,
+            double=double,
+            huber_delta=2.5,
+        )[0]
+    )(batch)
     np.testing.assert_allclose(rows, huber(td, 2.5), rtol=1e-5)
     other = td_numpy(w, w_tgt, batch, 0.9, not double)
     differ = (sel_on != sel_tgt) & (np.asarray(batch.terminals) == 0)
@@ -89,8 +99,9 @@ def test_loss_matches_numpy_td_loop(double):
 def test_gradient_stops_at_the_target():
     """With θ⁻ = θ the gradient must only flow through Q(s, a; θ): −clip(td)·obs / B."""
     batch, w, _ = _batch(seed=1)
-    g = jax.jit(jax.grad(lambda p: dqn_loss(p, p, linear_q, batch, discount=0.95,
-                                            huber_delta=1.5)[0]))(jnp.asarray(w))
+    g = jax.jit(
+        jax.grad(lambda p: dqn_loss(p, p, linear_q, batch, discount=0.95, huber_delta=1.5)[0])
+    )(jnp.asarray(w))
     td = td_numpy(w, w, batch, 0.95, True)
     want = np.zeros_like(w, np.float64)
     obs, acts = np.asarray(batch.obs, np.float64), np.asarray(batch.actions)
@@ -115,8 +126,12 @@ def test_target_update_closed_form():
 def test_dqn_update_is_one_sgd_step_then_target_copy():
     batch, w, w_tgt = _batch(seed=2)
     apply = lambda p, obs: linear_q(p["w"], obs)  # noqa: E731
-    st = DQNState.create(apply_fn=apply, params={"w": jnp.asarray(w)}, tx=optax.sgd(0.1),
-                         target_params={"w": jnp.asarray(w_tgt)})
+    st = DQNState.create(
+        apply_fn=apply,
+        params={"w": jnp.asarray(w)},
+        tx=optax.sgd(0.1),
+        target_params={"w": jnp.asarray(w_tgt)},
+    )
     upd = jax.jit(lambda s: dqn_update(s, batch, discount=0.8, target_period=2))
     st1, m = upd(st)
     td = td_numpy(w, w_tgt, batch, 0.8, True)
@@ -154,8 +169,9 @@ def test_epsilon_greedy_probabilities_and_samples():
     greedy, _ = epsilon_greedy(q, jax.random.key(1), 0.0)
     np.testing.assert_array_equal(greedy, [1, 0])
     sched = epsilon_schedule(1.0, 0.1, 100)
-    np.testing.assert_allclose([sched(0), sched(50), sched(100), sched(500)],
-                               [1.0, 0.55, 0.1, 0.1], rtol=1e-6)
+    np.testing.assert_allclose(
+        [sched(0), sched(50), sched(100), sched(500)], [1.0, 0.55, 0.1, 0.1], rtol=1e-6
+    )
 
 
 def test_bad_inputs():
@@ -226,8 +242,11 @@ def greedy_episode_lengths(env, apply_fn, params, starts):
     """Greedy (argmax Q) episodes from ``starts [n, 2]`` for parameters with a leading seed
     axis: ``[seeds, n]`` first-success step (1-based), 0 where the goal was never reached."""
     n = len(starts)
-    state = MazeState(pos=jnp.asarray(starts, jnp.float32),
-                      goal=jnp.tile(jnp.array([5.5, 1.5]), (n, 1)), t=jnp.zeros(n, jnp.int32))
+    state = MazeState(
+        pos=jnp.asarray(starts, jnp.float32),
+        goal=jnp.tile(jnp.array([5.5, 1.5]), (n, 1)),
+        t=jnp.zeros(n, jnp.int32),
+    )
 
     def episode(p):
         def body(carry, t):
@@ -247,8 +266,9 @@ def test_dqn_solves_corridor():
     # The PPO test's corridor; γ = 0.9 keeps the action gaps (≈ 10 % per step) above the
     # Q-network's approximation error, so the greedy policy can be exactly optimal.
     env = make_point_maze("corridor", start_cells=[(1, 1)], goal_cells=[(1, 5)], max_steps=20)
-    cfg = DQNConfig(num_envs=8, num_iterations=10, steps_per_iteration=200, hidden=(32, 32),
-                    gamma=0.9)
+    cfg = DQNConfig(
+        num_envs=8, num_iterations=10, steps_per_iteration=200, hidden=(32, 32), gamma=0.9
+    )
     train = jax.jit(jax.vmap(make_dqn_train(env, cfg)))
     runner, m = train(jax.random.split(jax.random.key(0), 2))
     sr = np.asarray(m["success_rate"])

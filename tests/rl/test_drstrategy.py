@@ -54,8 +54,9 @@ def test_knn_reward_matches_brute_force():
     np.fill_diagonal(d, np.inf)
     want = np.log1p(np.sort(d, 1)[:, :4].mean(1))
     np.testing.assert_allclose(knn_particle_reward(h, 4), want, rtol=1e-4)
-    np.testing.assert_allclose(knn_particle_reward(h, 30), np.log1p(np.sort(d, 1)[:, :11].mean(1)),
-                               rtol=1e-4)  # k clipped to n − 1
+    np.testing.assert_allclose(
+        knn_particle_reward(h, 30), np.log1p(np.sort(d, 1)[:, :11].mean(1)), rtol=1e-4
+    )  # k clipped to n − 1
     with pytest.raises(ValueError, match="n >= 2"):
         knn_particle_reward(h[:1])
 
@@ -88,7 +89,8 @@ def test_temporal_distance_pairs_targets():
     tr = jnp.stack(jnp.meshgrid(jnp.arange(b), jnp.arange(t_len), indexing="xy"), -1)
     tr = tr.astype(jnp.float32)  # [T, B, 2] with tr[t, b] = (b, t)
     x, y, tgt = jax.jit(temporal_distance_pairs, static_argnums=(2, 3))(
-        tr, jax.random.key(0), 40, 0.1)
+        tr, jax.random.key(0), 40, 0.1
+    )
     assert x.shape == (44, 2) and tgt.shape == (44,)
     x, y, tgt = map(np.asarray, (x, y, tgt))
     pos, neg = slice(0, 40), slice(40, 44)
@@ -106,12 +108,14 @@ def test_landmark_loss_straight_through_and_ema_loop():
     h = jax.random.normal(jax.random.key(1), (32, 4))
     codebook = jax.random.normal(jax.random.key(2), (3, 2))
     (loss, (z_e, codes)), g = jax.jit(
-        jax.value_and_grad(landmark_loss, has_aux=True), static_argnums=1)(p, m, codebook, h)
+        jax.value_and_grad(landmark_loss, has_aux=True), static_argnums=1
+    )(p, m, codebook, h)
     assert z_e.shape == (32, 2) and codes.shape == (32,)
     # straight-through: the encoder receives gradient although the code lookup is discrete.
     enc_norm = sum(float(jnp.abs(x).sum()) for x in jax.tree.leaves(g["params"]["enc"]))
     assert enc_norm > 0
     from jaxlab.rl import init_vq
+
     state = init_vq(jax.random.key(3), 3, 2)
     state = ema_update(state, z_e, codes)
     assert state.codebook.shape == (3, 2)

@@ -43,8 +43,9 @@ def test_step_matches_numpy(layout, k):
     n_done = n_wall = 0
     for i in range(200):
         a = int(rng.integers(k))
-        pos, t, r, done = ref.step(np.asarray(state.pos, np.float64), np.asarray(state.goal),
-                                   int(state.t), a)
+        pos, t, r, done = ref.step(
+            np.asarray(state.pos, np.float64), np.asarray(state.goal), int(state.t), a
+        )
         new, obs, reward, d, info = step(state, jnp.int32(a), jax.random.fold_in(key, i))
         np.testing.assert_allclose(info["pos"], pos, atol=1e-5)
         assert float(reward) == r and bool(d) == done
@@ -61,8 +62,9 @@ def test_step_matches_numpy(layout, k):
 
 
 def test_reward_and_obs_scaling():
-    env = make_point_maze("corridor", start_cells=[(1, 4)], goal_cells=[(1, 5)],
-                          step_size=0.6, max_steps=10)
+    env = make_point_maze(
+        "corridor", start_cells=[(1, 4)], goal_cells=[(1, 5)], step_size=0.6, max_steps=10
+    )
     state, obs = env.reset(jax.random.key(0))
     np.testing.assert_allclose(obs[2:], [5.5 / 7 * 2 - 1, 1.5 / 3 * 2 - 1], atol=1e-6)
     for i in range(3):
@@ -78,8 +80,7 @@ def test_truncation_and_vmap():
     acts = jnp.zeros(5, jnp.int32)
     step = jax.jit(jax.vmap(env.step))
     for i in range(3):
-        states, obs, r, done, info = step(
-            states, acts, jax.random.split(jax.random.key(i), 5))
+        states, obs, r, done, info = step(states, acts, jax.random.split(jax.random.key(i), 5))
     assert obs.shape == (5, 4)
     assert bool(jnp.all(done)) and bool(jnp.all(states.t == 0))
     assert bool(jnp.all(info["truncated"] | info["success"]))
@@ -122,8 +123,11 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="integer scalar"):
         env.step(state, jnp.zeros(2), jax.random.key(0))
     with pytest.raises(ValueError, match="vmap"):
-        env.step(jax.vmap(env.reset)(jax.random.split(jax.random.key(0), 2))[0],
-                 jnp.int32(0), jax.random.key(0))
+        env.step(
+            jax.vmap(env.reset)(jax.random.split(jax.random.key(0), 2))[0],
+            jnp.int32(0),
+            jax.random.key(0),
+        )
     states, _ = jax.vmap(env.reset)(jax.random.split(jax.random.key(0), 3))
     with pytest.raises(ValueError, match="inconsistent sizes"):
         jax.vmap(env.step)(states, jnp.zeros(4, jnp.int32), jax.random.split(jax.random.key(0), 3))

@@ -44,8 +44,18 @@ class NumpyGrid:
     def obs(self, pos, goal):
         h, w = self.walls.shape
         if self.obs_type == "coords":
-            return np.array([(pos[1] + 0.5) / w, (pos[0] + 0.5) / h,
-                             (goal[1] + 0.5) / w, (goal[0] + 0.5) / h]) * 2 - 1
+            return (
+                np.array(
+                    [
+                        (pos[1] + 0.5) / w,
+                        (pos[0] + 0.5) / h,
+                        (goal[1] + 0.5) / w,
+                        (goal[0] + 0.5) / h,
+                    ]
+                )
+                * 2
+                - 1
+            )
         out = np.zeros(2 * h * w)
         out[pos[0] * w + pos[1]] = 1
         out[h * w + goal[0] * w + goal[1]] = 1
@@ -62,16 +72,22 @@ class NumpyGrid:
         return (r, c), t, success, truncated
 
 
-@pytest.mark.parametrize("layout,obs_type,max_steps", [
-    ("four_rooms", "coords", 20), ("nine_rooms", "onehot", 30),
-])
+@pytest.mark.parametrize(
+    "layout,obs_type,max_steps",
+    [
+        ("four_rooms", "coords", 20),
+        ("nine_rooms", "onehot", 30),
+    ],
+)
 def test_64_envs_step_matches_numpy(layout, obs_type, max_steps):
     n, steps = 64, 60
     env = make_grid_rooms(layout, max_steps=max_steps, obs_type=obs_type)
     ref = NumpyGrid(LAYOUTS[layout], max_steps, obs_type)
     walls = ref.walls
-    door = ~walls & ((np.roll(walls, 1, 0) & np.roll(walls, -1, 0))
-                     | (np.roll(walls, 1, 1) & np.roll(walls, -1, 1)))
+    door = ~walls & (
+        (np.roll(walls, 1, 0) & np.roll(walls, -1, 0))
+        | (np.roll(walls, 1, 1) & np.roll(walls, -1, 1))
+    )
     actions = np.random.default_rng(0).integers(0, 4, (steps, n)).astype(np.int32)
 
     @jax.jit
@@ -87,12 +103,12 @@ def test_64_envs_step_matches_numpy(layout, obs_type, max_steps):
         return obs0, jax.lax.scan(body, states, (jnp.asarray(actions), keys))[1]
 
     obs0, (before, (after, obs, reward, done, info)) = jax.tree.map(
-        np.asarray, rollout(jax.random.key(0)))
+        np.asarray, rollout(jax.random.key(0))
+    )
     starts = {tuple(c) for c in np.argwhere(~walls)}
     counts = dict(wall=0, door=0, success=0, truncated=0)
     for i in range(n):
-        np.testing.assert_allclose(obs0[i], ref.obs(before.pos[0, i], before.goal[0, i]),
-                                   atol=1e-6)
+        np.testing.assert_allclose(obs0[i], ref.obs(before.pos[0, i], before.goal[0, i]), atol=1e-6)
         for t in range(steps):
             pos, goal, tt = tuple(before.pos[t, i]), before.goal[t, i], int(before.t[t, i])
             if t:  # the state carried over is the one step returned
@@ -110,8 +126,9 @@ def test_64_envs_step_matches_numpy(layout, obs_type, max_steps):
             else:
                 assert tuple(after.pos[t, i]) == new and int(after.t[t, i]) == t_new
                 np.testing.assert_array_equal(after.goal[t, i], goal)
-            np.testing.assert_allclose(obs[t, i], ref.obs(after.pos[t, i], after.goal[t, i]),
-                                       atol=1e-6)
+            np.testing.assert_allclose(
+                obs[t, i], ref.obs(after.pos[t, i], after.goal[t, i]), atol=1e-6
+            )
             counts["wall"] += new == pos
             counts["door"] += bool(door[new])
             counts["success"] += success
@@ -121,8 +138,7 @@ def test_64_envs_step_matches_numpy(layout, obs_type, max_steps):
 
 
 def test_reward_walls_doorway_and_time_limit():
-    env = make_grid_rooms("four_rooms", start_cells=[(2, 3)], goal_cells=[(2, 5)],
-                          max_steps=4)
+    env = make_grid_rooms("four_rooms", start_cells=[(2, 3)], goal_cells=[(2, 5)], max_steps=4)
     state, obs = env.reset(jax.random.key(0))
     assert state.pos.tolist() == [2, 3] and state.goal.tolist() == [2, 5]
     step = jax.jit(env.step)
@@ -150,10 +166,13 @@ def test_out_of_range_actions_are_clipped():
     assert step(state, jnp.int32(9), jax.random.key(0))[4]["pos"].tolist() == [1, 2]  # as 3
 
 
-@pytest.mark.parametrize("layout,cells", [
-    ("nine_rooms", None),
-    (rooms_layout(3, room=5), [(1, 1), (17, 17), (9, 9)]),
-])
+@pytest.mark.parametrize(
+    "layout,cells",
+    [
+        ("nine_rooms", None),
+        (rooms_layout(3, room=5), [(1, 1), (17, 17), (9, 9)]),
+    ],
+)
 def test_every_reset_is_reachable_and_bfs_greedy_reaches_the_goal(layout, cells):
     env = make_grid_rooms(layout, start_cells=cells, goal_cells=cells, max_steps=200)
     walls = parse(LAYOUTS.get(layout, layout))
@@ -181,8 +200,14 @@ def test_every_reset_is_reachable_and_bfs_greedy_reaches_the_goal(layout, cells)
         acts, pos_t = np.zeros(n, np.int32), np.asarray(s.pos)
         for i in range(n):
             d, (r, c) = dists[tuple(goal[i])], pos_t[i]
-            acts[i] = min(MOVES, key=lambda a: d[r + MOVES[a][0], c + MOVES[a][1]]
-                          if d[r + MOVES[a][0], c + MOVES[a][1]] >= 0 else 10**9)
+            acts[i] = min(
+                MOVES,
+                key=lambda a: (
+                    d[r + MOVES[a][0], c + MOVES[a][1]]
+                    if d[r + MOVES[a][0], c + MOVES[a][1]] >= 0
+                    else 10**9
+                ),
+            )
         s, _, r, done, info = step(s, jnp.asarray(acts), jax.random.split(jax.random.key(t), n))
         new = np.asarray(info["success"]) & ~finished
         steps_taken[new] = t + 1
@@ -192,11 +217,13 @@ def test_every_reset_is_reachable_and_bfs_greedy_reaches_the_goal(layout, cells)
 
 def test_observation_encodings():
     env_c = make_grid_rooms("four_rooms", start_cells=[(1, 1)], goal_cells=[(7, 6)])
-    env_o = make_grid_rooms("four_rooms", start_cells=[(1, 1)], goal_cells=[(7, 6)],
-                            obs_type="onehot")
+    env_o = make_grid_rooms(
+        "four_rooms", start_cells=[(1, 1)], goal_cells=[(7, 6)], obs_type="onehot"
+    )
     s, obs = env_c.reset(jax.random.key(0))
-    np.testing.assert_allclose(obs, [1.5 / 9 * 2 - 1, 1.5 / 9 * 2 - 1,
-                                     6.5 / 9 * 2 - 1, 7.5 / 9 * 2 - 1], atol=1e-6)
+    np.testing.assert_allclose(
+        obs, [1.5 / 9 * 2 - 1, 1.5 / 9 * 2 - 1, 6.5 / 9 * 2 - 1, 7.5 / 9 * 2 - 1], atol=1e-6
+    )
     _, obs = env_o.reset(jax.random.key(0))
     assert env_o.obs_dim == obs.shape[0] == 162
     assert np.flatnonzero(np.asarray(obs)).tolist() == [10, 81 + 69]
@@ -311,6 +338,7 @@ def test_room_geometry_matches_brute_force(n, room):
         i, j = room_of(np.array([[r, c]]), room)[0][0]
         centre = (i * (room + 1) + 1 + (room - 1) / 2, j * (room + 1) + 1 + (room - 1) / 2)
         assert (r - 1, c) in rooms[centre] or (r, c - 1) in rooms[centre]
+
 
 def test_room_geometry_bad_input():
     with pytest.raises(ValueError, match="rooms must be"):

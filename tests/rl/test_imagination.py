@@ -28,10 +28,14 @@ def test_lambda_returns_match_numpy_loop_batched_and_jit():
 
 def test_imagine_shapes_and_dynamics():
     # transition h' = h + a, policy always a = 1: h_t = h_0 + t.
-    policy = lambda h, k: (jnp.ones(h.shape[0], jnp.int32), jnp.zeros(h.shape[0]),  # noqa: E731
-                           jnp.zeros(h.shape[0]))
-    hs, acts, logp, ent = imagine(lambda h, a: h + a[:, None], policy, jnp.zeros((2, 3)),
-                                  jax.random.key(0), 4)
+    policy = lambda h, k: (
+        jnp.ones(h.shape[0], jnp.int32),
+        jnp.zeros(h.shape[0]),  # noqa: E731
+        jnp.zeros(h.shape[0]),
+    )
+    hs, acts, logp, ent = imagine(
+        lambda h, a: h + a[:, None], policy, jnp.zeros((2, 3)), jax.random.key(0), 4
+    )
     assert hs.shape == (5, 2, 3) and acts.shape == (4, 2)
     np.testing.assert_allclose(hs[:, 0, 0], np.arange(5))
     with pytest.raises(ValueError, match="h0"):
@@ -51,12 +55,10 @@ def test_actor_critic_gradients():
     gv, glp = jax.grad(loss, argnums=(0, 1))(v0, lp0)
     g = _np_lambda(np.asarray(r), np.full((h, b), 0.9), np.asarray(v0[1:]), 0.7)
     # critic: d/dv_t ½ mean (v_t − G_t)², last value (bootstrap) gets no gradient.
-    np.testing.assert_allclose(gv[:-1], (np.asarray(v0[:-1]) - g) / (h * b), rtol=1e-4,
-                               atol=1e-6)
+    np.testing.assert_allclose(gv[:-1], (np.asarray(v0[:-1]) - g) / (h * b), rtol=1e-4, atol=1e-6)
     np.testing.assert_allclose(gv[-1], 0.0)
     s = max(1.0, np.percentile(g, 95) - np.percentile(g, 5))
-    np.testing.assert_allclose(glp, -(g - np.asarray(v0[:-1])) / s / (h * b), rtol=1e-4,
-                               atol=1e-6)
+    np.testing.assert_allclose(glp, -(g - np.asarray(v0[:-1])) / s / (h * b), rtol=1e-4, atol=1e-6)
     assert float(return_scale(jnp.zeros(3))) == 1.0
 
 

@@ -34,8 +34,7 @@ def test_ema_update_closed_form():
     new = ema_update(st, z, codes, decay=0.9, eps=1e-5)
     n_k = np.array([2.0, 0.0, 3.0])
     counts = 0.9 * np.ones(3) + 0.1 * n_k
-    sums = 0.9 * np.asarray(st.sums) + 0.1 * np.stack(
-        [z[:2].sum(0), np.zeros(2), z[2:].sum(0)])
+    sums = 0.9 * np.asarray(st.sums) + 0.1 * np.stack([z[:2].sum(0), np.zeros(2), z[2:].sum(0)])
     tot = counts.sum()
     smooth = (counts + 1e-5) / (tot + 3e-5) * tot
     np.testing.assert_allclose(new.counts, counts, rtol=1e-6)
@@ -48,8 +47,11 @@ def test_ema_update_closed_form():
 
 
 def test_reseed_dead_codes():
-    st = VQState(jnp.array([[0.0, 0.0], [9.0, 9.0]]), jnp.array([5.0, 0.0]),
-                 jnp.array([[0.0, 0.0], [9.0, 9.0]]))
+    st = VQState(
+        jnp.array([[0.0, 0.0], [9.0, 9.0]]),
+        jnp.array([5.0, 0.0]),
+        jnp.array([[0.0, 0.0], [9.0, 9.0]]),
+    )
     z = jnp.array([[0.0, 0.0], [0.0, 0.0], [3.0, 4.0]])
     new = reseed_dead_codes(st, z, jax.random.key(0))
     np.testing.assert_allclose(new.codebook[0], [0.0, 0.0])  # live code untouched

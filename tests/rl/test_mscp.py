@@ -41,8 +41,14 @@ def test_goal_value_loss_matches_numpy_and_grads():
     d = y - v
     want = np.mean(np.where(d < 0, 0.3, 0.7) * d**2)
     np.testing.assert_allclose(loss, want, rtol=1e-5)
-    check_grads(lambda q: goal_value_loss(q, pt, linear, s, s1, g), (p,), order=1,
-                modes=["rev"], atol=1e-2, rtol=1e-2)
+    check_grads(
+        lambda q: goal_value_loss(q, pt, linear, s, s1, g),
+        (p,),
+        order=1,
+        modes=["rev"],
+        atol=1e-2,
+        rtol=1e-2,
+    )
     with pytest.raises(ValueError, match="one shape"):
         goal_value_loss(p, pt, linear, s, s1, g[:3])
 
@@ -54,8 +60,11 @@ def test_proposal_roundtrip():
     model = lambda p, x: 10.0 * (x[:, 2:] - x[:, :2])  # noqa: E731
     np.testing.assert_allclose(propose(None, model, s, g), g, atol=1e-6)
     assert float(proposal_loss(None, model, s, g, g)) < 1e-10
-    np.testing.assert_allclose(proposal_loss(None, model, s, s, g), np.mean(np.sum(
-        (10 * np.asarray(g - s)) ** 2, 1)), rtol=1e-5)
+    np.testing.assert_allclose(
+        proposal_loss(None, model, s, s, g),
+        np.mean(np.sum((10 * np.asarray(g - s)) ** 2, 1)),
+        rtol=1e-5,
+    )
 
 
 def select_numpy(v_sc, v_cg, v_sg, c, g, vmin):
@@ -75,8 +84,9 @@ def test_select_subgoal_matches_numpy():
     c, g = rng.normal(size=(7, 2)), rng.normal(size=(50, 2))
     got = f(v_sc, v_cg, v_sg, c, g, -1.0)
     for i in range(50):
-        np.testing.assert_allclose(got[i], select_numpy(v_sc[i], v_cg[i], v_sg[i], c, g[i], -1.0),
-                                   rtol=1e-6)
+        np.testing.assert_allclose(
+            got[i], select_numpy(v_sc[i], v_cg[i], v_sg[i], c, g[i], -1.0), rtol=1e-6
+        )
     with pytest.raises(ValueError, match="agree on M"):
         select_subgoal(v_sc[0], v_cg[0, :3], v_sg[0], c, g[0], -1.0)
 
@@ -102,8 +112,9 @@ def test_idm_loss_is_cross_entropy():
     p = {"w": rng.normal(size=(4, 4)), "b": np.zeros(4)}
     logits = np.concatenate([s, 10 * (s1 - s)], 1) @ p["w"]
     logp = logits - np.log(np.exp(logits).sum(1, keepdims=True))
-    np.testing.assert_allclose(idm_loss(p, linear, s, s1, a), -logp[np.arange(5), a].mean(),
-                               rtol=1e-5)
+    np.testing.assert_allclose(
+        idm_loss(p, linear, s, s1, a), -logp[np.arange(5), a].mean(), rtol=1e-5
+    )
 
 
 def test_shortest_path_expert_reaches_goal():
@@ -111,8 +122,11 @@ def test_shortest_path_expert_reaches_goal():
     dist = cell_distances(env.walls)
     state, _ = env.reset(jax.random.key(0))
     dirs = jnp.asarray(env.directions)
-    step = jax.jit(lambda st, k: env.step(
-        st, jnp.argmax(dirs @ shortest_path_direction(env, dist, st.pos, st.goal)), k))
+    step = jax.jit(
+        lambda st, k: env.step(
+            st, jnp.argmax(dirs @ shortest_path_direction(env, dist, st.pos, st.goal)), k
+        )
+    )
     for i in range(60):
         state, _, r, done, info = step(state, jax.random.key(i))
         if done:

@@ -51,8 +51,9 @@ def test_ppo_loss_matches_hand_computation():
     adv = jnp.array([1.0, -1.0, 2.0, 0.5, -0.3, 0.0])
     ret = jnp.ones(6)
     b = PPOBatch(obs, acts, old, adv, ret, jnp.zeros((6, 3)), jnp.zeros(6))
-    loss, m = jax.jit(lambda q: ppo_loss(q, net.apply, b, clip_eps=0.2, vf_coef=0.5,
-                                         ent_coef=0.01))(p)
+    loss, m = jax.jit(
+        lambda q: ppo_loss(q, net.apply, b, clip_eps=0.2, vf_coef=0.5, ent_coef=0.01)
+    )(p)
     lp = np.asarray(jax.nn.log_softmax(logits))
     ratio = np.exp(lp[np.arange(6), np.asarray(acts)] - np.asarray(old))
     a = np.asarray(adv)
@@ -82,14 +83,29 @@ def test_ppo_first_update_is_one_adam_step_with_the_configured_eps(adam_eps):
     ``ε ≪ |g|``, and at most ``lr·max_grad_norm/ε`` after the global-norm clip."""
     env = make_point_maze("corridor", start_cells=[(1, 1)], goal_cells=[(1, 5)], max_steps=20)
     lr, clip = 1e-2, 0.5
-    cfg = PPOConfig(num_envs=4, num_steps=8, num_updates=1, num_epochs=1, num_minibatches=1,
-                    lr=lr, adam_eps=adam_eps, max_grad_norm=clip, hidden=(16,))
+    cfg = PPOConfig(
+        num_envs=4,
+        num_steps=8,
+        num_updates=1,
+        num_epochs=1,
+        num_minibatches=1,
+        lr=lr,
+        adam_eps=adam_eps,
+        max_grad_norm=clip,
+        hidden=(16,),
+    )
     key = jax.random.key(3)
     runner, _ = jax.jit(make_ppo_train(env, cfg))(key)
     net = ActorCritic(num_actions=env.num_actions, hidden=cfg.hidden)
     init = net.init(jax.random.split(key, 4)[0], jnp.zeros((1, env.obs_dim)))
-    step = np.concatenate([np.abs(np.asarray(a) - np.asarray(b)).ravel() for a, b in zip(
-        jax.tree.leaves(runner.train_state.params), jax.tree.leaves(init), strict=True)])
+    step = np.concatenate(
+        [
+            np.abs(np.asarray(a) - np.asarray(b)).ravel()
+            for a, b in zip(
+                jax.tree.leaves(runner.train_state.params), jax.tree.leaves(init), strict=True
+            )
+        ]
+    )
     if adam_eps < 1e-6:
         np.testing.assert_allclose(step.max(), lr, rtol=1e-3)
         assert np.mean(np.isclose(step, lr, rtol=1e-3)) > 0.5

@@ -68,8 +68,7 @@ def test_free_nats_clamp():
     # Below the KL the clamp is inactive: the unclamped value and gradient.
     np.testing.assert_allclose(float(loss(*args, free=0.5 * kl)), kl, rtol=1e-5)
     g = jax.grad(lambda *a: loss(*a, free=0.5 * kl))(*args)
-    np.testing.assert_allclose(g, 0.2 * _np_grad(_np_kl, [qm, qs, pm, ps], 0), rtol=2e-3,
-                               atol=1e-6)
+    np.testing.assert_allclose(g, 0.2 * _np_grad(_np_kl, [qm, qs, pm, ps], 0), rtol=2e-3, atol=1e-6)
 
 
 def test_reparameterised_sample_gradients():
@@ -86,8 +85,9 @@ def test_reparameterised_sample_gradients():
 
 
 def _model(**kw):
-    m = RSSM(obs_dim=1, num_actions=2, deter=16, stoch=4, hidden=32, embed_dim=8,
-             ensemble_size=3, **kw)
+    m = RSSM(
+        obs_dim=1, num_actions=2, deter=16, stoch=4, hidden=32, embed_dim=8, ensemble_size=3, **kw
+    )
     p = m.init(jax.random.key(0), jnp.zeros((1, 1)), jnp.zeros((1,), jnp.int32))
     return m, p
 
@@ -95,17 +95,20 @@ def _model(**kw):
 def test_shapes_over_a_sequence_under_jit_and_vmap():
     m, p = _model()
     o, a = jnp.zeros((5, 7, 1)), jnp.zeros((5, 6), jnp.int32)
-    s, prior, post = jax.jit(lambda o, a: m.apply(p, o, a, jax.random.key(1),
-                                                  method=m.observe))(o, a)
+    s, prior, post = jax.jit(lambda o, a: m.apply(p, o, a, jax.random.key(1), method=m.observe))(
+        o, a
+    )
     assert s.shape == (5, 7, 20)
     for x in (*prior, *post):
         assert x.shape == (5, 7, 4)
     assert float(jnp.min(prior[1])) >= 0.1 and float(jnp.min(post[1])) >= 0.1  # σ_min
     losses = jax.jit(jax.vmap(lambda o, k: rssm_loss(p, m, o, a, k)[0]))(
-        jnp.zeros((3, 5, 7, 1)), jax.random.split(jax.random.key(2), 3))
+        jnp.zeros((3, 5, 7, 1)), jax.random.split(jax.random.key(2), 3)
+    )
     assert losses.shape == (3,) and bool(jnp.all(jnp.isfinite(losses)))
     r_loss = jax.jit(lambda r: rssm_loss(p, m, o, a, jax.random.key(1), r)[1][0]["reward"])(
-        jnp.ones((5, 7)))
+        jnp.ones((5, 7))
+    )
     assert float(r_loss) > 0
     with pytest.raises(ValueError, match="obs"):
         rssm_loss(p, m, jnp.zeros((5, 7, 2)), a, jax.random.key(1))
@@ -140,7 +143,8 @@ def test_posterior_filters_and_prior_imagines_the_corridor():
     @jax.jit
     def step(p, s, k):
         (loss, (met, _)), g = jax.value_and_grad(rssm_loss, has_aux=True)(
-            p, m, o, a, k, free_nats=0.1)
+            p, m, o, a, k, free_nats=0.1
+        )
         u, s = tx.update(g, s, p)
         return optax.apply_updates(p, u), s, met
 
@@ -154,8 +158,9 @@ def test_posterior_filters_and_prior_imagines_the_corridor():
     err_post = jnp.abs(m.apply(p, post, method=m.decode) - o2)
     # At t = 0 (h_0 = 0) only the observation locates the agent: the prior's mean cannot.
     prior0 = m.apply(p, jnp.zeros((32, 16)), method=m.prior)[0]
-    err_prior0 = jnp.abs(m.apply(p, jnp.concatenate([jnp.zeros((32, 16)), prior0], -1),
-                                 method=m.decode) - o2[:, 0])
+    err_prior0 = jnp.abs(
+        m.apply(p, jnp.concatenate([jnp.zeros((32, 16)), prior0], -1), method=m.decode) - o2[:, 0]
+    )
     assert float(jnp.mean(err_post[:, 0])) < 0.1 < 0.3 < float(jnp.mean(err_prior0))
     # Prior only (imagination): from the first posterior state, the actions replayed open
     # loop through the prior's samples.
@@ -166,6 +171,7 @@ def test_posterior_filters_and_prior_imagines_the_corridor():
         hs.append(h)
     hs = jnp.stack(hs)
     err_prior = jnp.abs(m.apply(p, hs, method=m.decode) - jnp.swapaxes(o2, 0, 1))[1:]
+
     # ``imagine`` with the stochastic prior: shapes, and the key drives the samples.
     def policy(h, k):
         z = jnp.zeros(h.shape[0])

@@ -57,5 +57,6 @@ def test_bad_inputs_and_vmap():
     with pytest.raises(ValueError, match="integers"):
         world_model_loss(p, m, jnp.zeros((2, 3, 1)), jnp.zeros((2, 2)))
     losses = jax.vmap(lambda o: world_model_loss(p, m, o, jnp.zeros((2, 2), jnp.int32))[0])(
-        jnp.zeros((3, 2, 3, 1)))
+        jnp.zeros((3, 2, 3, 1))
+    )
     assert losses.shape == (3,)

@@ -124,8 +124,9 @@ def test_blocked_gram_and_krum_on_long_vectors():
     # d above one column block (40 rows × 30 000 columns: three blocks of 13 107).
     x, _ = planted(3, m=40, f=12, d=30_000, scale=5.0)
     x64 = np.asarray(x, np.float64)
-    np.testing.assert_allclose(_stack.gram_matrix(jnp.asarray(x)), x64 @ x64.T, rtol=1e-4,
-                               atol=1e-2)
+    np.testing.assert_allclose(
+        _stack.gram_matrix(jnp.asarray(x)), x64 @ x64.T, rtol=1e-4, atol=1e-2
+    )
     np.testing.assert_allclose(robust.krum(x, 12), np_krum(x, 12), rtol=1e-6)
 
 

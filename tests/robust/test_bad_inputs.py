@@ -20,22 +20,29 @@ CASES = [
     Case("robust.coordinate_median", "x", lambda: robust.coordinate_median(jnp.zeros((0, 2)))),
     Case("robust.trimmed_mean", "num_byzantine", lambda: robust.trimmed_mean(W4, 2)),
     Case("robust.trimmed_mean", "x", lambda: robust.trimmed_mean(W4_NAN, 1), "nan"),
-    Case("robust.geometric_median", "smoothing",
-         lambda: robust.geometric_median(W4, smoothing=0.0)),
-    Case("robust.geometric_median", "num_iters",
-         lambda: robust.geometric_median(W4, num_iters=0)),
-    Case("robust.geometric_median", "x",
-         lambda: robust.geometric_median(jnp.full((3, 2), NAN)), "nan"),
+    Case(
+        "robust.geometric_median", "smoothing", lambda: robust.geometric_median(W4, smoothing=0.0)
+    ),
+    Case("robust.geometric_median", "num_iters", lambda: robust.geometric_median(W4, num_iters=0)),
+    Case(
+        "robust.geometric_median",
+        "x",
+        lambda: robust.geometric_median(jnp.full((3, 2), NAN)),
+        "nan",
+    ),
     Case("robust.krum", "num_byzantine", lambda: robust.krum(W4, -1)),
     Case("robust.krum", "x", lambda: robust.krum({"a": W4, "b": jnp.ones((3, 1))}, 1)),
     Case("robust.multi_krum", "num_selected", lambda: robust.multi_krum(W4, 1, num_selected=9)),
     Case("robust.multi_krum", "num_byzantine", lambda: robust.multi_krum(W4, 1.5)),
-    Case("robust.centered_clipping", "radius",
-         lambda: robust.centered_clipping(W4, radius=-1.0)),
-    Case("robust.centered_clipping", "center",
-         lambda: robust.centered_clipping(W4, center=jnp.ones(3))),
-    Case("robust.centered_clipping", "num_iters",
-         lambda: robust.centered_clipping(W4, num_iters=0)),
+    Case("robust.centered_clipping", "radius", lambda: robust.centered_clipping(W4, radius=-1.0)),
+    Case(
+        "robust.centered_clipping",
+        "center",
+        lambda: robust.centered_clipping(W4, center=jnp.ones(3)),
+    ),
+    Case(
+        "robust.centered_clipping", "num_iters", lambda: robust.centered_clipping(W4, num_iters=0)
+    ),
     Case("robust.nnm", "num_byzantine", lambda: robust.nnm(W4, 2, robust.mean)),
     Case("robust.nnm", "base", lambda: robust.nnm(W4, 1, None)),
     Case("robust.ctma", "num_byzantine", lambda: robust.ctma(W4, 5, robust.mean)),
@@ -43,13 +50,13 @@ CASES = [
     Case("robust.bucketing", "bucket_size", lambda: robust.bucketing(W4, 0, robust.mean, KEY)),
     Case("robust.bucketing", "key", lambda: robust.bucketing(W4, 2, robust.mean, 0)),
     Case("robust.bucketing", "base", lambda: robust.bucketing(W4, 2, None, KEY)),
-    Case("robust.bucketing", "x", lambda: robust.bucketing(jnp.zeros((0, 2)), 1, robust.mean,
-                                                           KEY)),
+    Case("robust.bucketing", "x", lambda: robust.bucketing(jnp.zeros((0, 2)), 1, robust.mean, KEY)),
     Case("robust.centered_clipping", "x", lambda: robust.centered_clipping({})),
     Case("robust.ctma", "x", lambda: robust.ctma(jnp.ones(()), 0, robust.mean)),
     Case("robust.multi_krum", "x", lambda: robust.multi_krum({}, 0)),
-    Case("robust.nnm", "x", lambda: robust.nnm([jnp.ones((3, 1)), jnp.ones((2, 1))], 0,
-                                               robust.mean)),
+    Case(
+        "robust.nnm", "x", lambda: robust.nnm([jnp.ones((3, 1)), jnp.ones((2, 1))], 0, robust.mean)
+    ),
 ]
 
 

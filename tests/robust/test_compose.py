@@ -33,31 +33,32 @@ def np_base(name, x, f):
     if name == "cwmed":
         return np.median(x, 0)
     if name == "cwtm":
-        return np.sort(x, 0)[f:len(x) - f].mean(0)
+        return np.sort(x, 0)[f : len(x) - f].mean(0)
     if name == "krum":
         d2 = ((x[:, None] - x[None]) ** 2).sum(-1)
         np.fill_diagonal(d2, np.inf)
-        scores = np.sort(d2, 1)[:, :len(x) - f - 1].sum(1)
+        scores = np.sort(d2, 1)[:, : len(x) - f - 1].sum(1)
         return x[np.argmin(scores)]
     raise ValueError(name)
 
 
 def np_nnm(x, f, base):
     d2 = ((x[:, None] - x[None]) ** 2).sum(-1)
-    mixed = np.stack([x[np.argsort(d2[i], kind="stable")[:len(x) - f]].mean(0)
-                      for i in range(len(x))])
+    mixed = np.stack(
+        [x[np.argsort(d2[i], kind="stable")[: len(x) - f]].mean(0) for i in range(len(x))]
+    )
     return base(mixed)
 
 
 def np_ctma(x, f, base):
     center = base(x)
-    kept = np.argsort(((x - center) ** 2).sum(1), kind="stable")[:len(x) - f]
+    kept = np.argsort(((x - center) ** 2).sum(1), kind="stable")[: len(x) - f]
     return x[kept].mean(0)
 
 
 def np_bucketing(x, s, base, key):
     perm = np.asarray(jax.random.permutation(key, len(x)))
-    return base(np.stack([x[perm[k:k + s]].mean(0) for k in range(0, len(x), s)]))
+    return base(np.stack([x[perm[k : k + s]].mean(0) for k in range(0, len(x), s)]))
 
 
 NP_BASES = ("mean", "cwmed", "cwtm", "krum")  # gm: a smoothed Weiszfeld, checked below
@@ -85,16 +86,15 @@ def test_every_cell_matches_numpy(base, meta):
 
 def test_geometric_median_cell_is_the_smoothed_weiszfeld():
     x = rows(2)
-    out = make_aggregator("gm", "plain", M, F, gm_iters=50, gm_smoothing=1e-6)(
-        jnp.asarray(x), None)
+    out = make_aggregator("gm", "plain", M, F, gm_iters=50, gm_smoothing=1e-6)(jnp.asarray(x), None)
     # The geometric median minimises the sum of distances: compare the objective.
     objective = lambda z: np.linalg.norm(x - z, axis=1).sum()  # noqa: E731
     best = min(objective(np.asarray(out) + 1e-3 * e) for e in np.eye(D))
     assert objective(np.asarray(out)) <= best + 1e-4
     default = make_aggregator("gm", "plain", M, F)(jnp.asarray(x), None)
     np.testing.assert_allclose(
-        default, aggregators.geometric_median(jnp.asarray(x), num_iters=3, smoothing=0.1),
-        rtol=1e-6)
+        default, aggregators.geometric_median(jnp.asarray(x), num_iters=3, smoothing=0.1), rtol=1e-6
+    )
 
 
 def test_robust_cells_ignore_the_byzantine_rows():

@@ -94,8 +94,9 @@ def test_vmap_and_shard_map_paths_agree():
     mesh = jax.make_mesh((8,), ("workers",), axis_types=(AxisType.Auto,))
     params, x, y = problem(2)
     estimator, two_point = optim.storm(0.01), True
-    server = optax.chain(optax.clip_by_global_norm(2.0),
-                         optim.anytime_averaging(0.1, gamma_floor=0.01))
+    server = optax.chain(
+        optax.clip_by_global_norm(2.0), optim.anytime_averaging(0.1, gamma_floor=0.01)
+    )
     aggregate = lambda rows, key: robust.ctma(  # noqa: E731
         rows, F, functools.partial(robust.trimmed_mean, num_byzantine=F)
     )

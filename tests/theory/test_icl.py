@@ -41,22 +41,22 @@ def test_patterns_orthonormal():
 
 @pytest.mark.parametrize("alpha,length", [(0.3, 10), (1.0, 4)])
 def test_prompt_structure(alpha, length):
-  mu, nu = make_icl_patterns(jax.random.key(1), 10, 2, 4)
-  p = sample_icl_prompt(jax.random.key(2), mu[0], mu[1], nu, alpha, length, kappa=0.5)
-  demos, query = np.asarray(p.demos), np.asarray(p.query)
-  assert int(p.same.sum()) == int(np.round(alpha * length))
-  assert query[-1] == 0
-  y = demos[:, -1]
-  np.testing.assert_array_equal(y[np.asarray(p.same)], float(p.label))
-  np.testing.assert_array_equal(y[~np.asarray(p.same)], -float(p.label))
-  # Without noise each input is its label's pattern plus κν with |κ| ≤ 0.5.
-  x = np.concatenate([demos[:, :-1], query[None, :-1]])
-  labels = np.concatenate([y, [float(p.label)]])
-  rel = np.where(labels[:, None] > 0, np.asarray(mu[0]), np.asarray(mu[1]))
-  np.testing.assert_allclose(np.einsum("sd,sd->s", x, rel), 1.0, atol=1e-5)
-  residual = x - rel
-  assert (np.linalg.norm(residual, axis=1) <= 0.5 + 1e-5).all()
-  np.testing.assert_allclose(residual @ np.asarray(mu).T, 0.0, atol=1e-5)
+    mu, nu = make_icl_patterns(jax.random.key(1), 10, 2, 4)
+    p = sample_icl_prompt(jax.random.key(2), mu[0], mu[1], nu, alpha, length, kappa=0.5)
+    demos, query = np.asarray(p.demos), np.asarray(p.query)
+    assert int(p.same.sum()) == int(np.round(alpha * length))
+    assert query[-1] == 0
+    y = demos[:, -1]
+    np.testing.assert_array_equal(y[np.asarray(p.same)], float(p.label))
+    np.testing.assert_array_equal(y[~np.asarray(p.same)], -float(p.label))
+    # Without noise each input is its label's pattern plus κν with |κ| ≤ 0.5.
+    x = np.concatenate([demos[:, :-1], query[None, :-1]])
+    labels = np.concatenate([y, [float(p.label)]])
+    rel = np.where(labels[:, None] > 0, np.asarray(mu[0]), np.asarray(mu[1]))
+    np.testing.assert_allclose(np.einsum("sd,sd->s", x, rel), 1.0, atol=1e-5)
+    residual = x - rel
+    assert (np.linalg.norm(residual, axis=1) <= 0.5 + 1e-5).all()
+    np.testing.assert_allclose(residual @ np.asarray(mu).T, 0.0, atol=1e-5)
 
 
 def test_forward_attention_and_vote_against_numpy():
@@ -70,8 +70,7 @@ def test_forward_attention_and_vote_against_numpy():
     vote = sum(demos[s, -1] * demos[s, :-1] @ query[:-1] for s in range(5))
     np.testing.assert_allclose(weighted_vote(d32, q32), vote, rtol=1e-5)
     np.testing.assert_allclose(np.asarray(params.a), [0.25, 0.25, -0.25, -0.25])
-    assert float(icl_hinge_loss(params, d32, q32, 1.0)) == pytest.approx(max(0, 1 - want),
-                                                                         rel=1e-4)
+    assert float(icl_hinge_loss(params, d32, q32, 1.0)) == pytest.approx(max(0, 1 - want), rel=1e-4)
 
 
 def test_hinge_gradients_and_fixed_output_weights():
@@ -96,8 +95,9 @@ def test_jit_vmap_over_prompts():
     query = jnp.asarray(RNG.normal(size=(3, 5)), jnp.float32)
     batched = jax.jit(jax.vmap(icl_forward, (None, 0, 0)))(params, demos, query)
     for i in range(3):
-        np.testing.assert_allclose(batched[i], icl_forward(params, demos[i], query[i]),
-                                   rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(
+            batched[i], icl_forward(params, demos[i], query[i]), rtol=1e-5, atol=1e-7
+        )
     with pytest.raises(ValueError, match="demos"):
         icl_forward(params, jnp.ones((3, 4)), jnp.ones(5))
 

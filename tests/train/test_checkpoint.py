@@ -36,8 +36,9 @@ def test_roundtrip(tmp_path):
 
 def test_truncated_file_is_one_line(tmp_path):
     _save(tmp_path, _state())
-    metadata = next(p for p in (tmp_path / "checkpoints").rglob("_METADATA")
-                    if p.parent.name != "1")
+    metadata = next(
+        p for p in (tmp_path / "checkpoints").rglob("_METADATA") if p.parent.name != "1"
+    )
     metadata.write_bytes(metadata.read_bytes()[: metadata.stat().st_size // 2])
     with pytest.raises(CheckpointError, match="cannot restore the checkpoint at step 1") as info:
         Checkpointer(tmp_path).restore(_state(), jax.random.key(0))
@@ -51,7 +52,6 @@ def test_checkpoint_of_another_model_is_one_line(tmp_path):
     with pytest.raises(CheckpointError, match="another model or experiment") as info:
         Checkpointer(tmp_path).restore(other, jax.random.key(0))
     _one_line_with_remedy(info.value, tmp_path)
-
 
 
 def test_a_run_without_a_key_restores_none(tmp_path):

@@ -30,12 +30,18 @@ def _batch(b=16, n=6, c=11, seed=0):
 def _train(model, mesh, steps=2):
     batch = _batch()
     optimizer = make_optimizer(1e-3, 1, steps)
-    state = init_state(model, optimizer, {k: v[:1] for k, v in batch.items()},
-                       jax.random.key(0))
+    state = init_state(model, optimizer, {k: v[:1] for k, v in batch.items()}, jax.random.key(0))
     step = make_train_step(model, optimizer, cosine_beta_schedule(100), 0.9)
-    state, history = fit(state=state, train_step=step, batch_at=lambda s: batch,
-                         num_steps=steps, key=jax.random.key(1), log_every=1, mesh=mesh,
-                         progress=False)
+    state, history = fit(
+        state=state,
+        train_step=step,
+        batch_at=lambda s: batch,
+        num_steps=steps,
+        key=jax.random.key(1),
+        log_every=1,
+        mesh=mesh,
+        progress=False,
+    )
     return state, [row["loss"] for row in history]
 
 
@@ -52,8 +58,7 @@ def test_data_parallel_training_matches_one_device():
     # The all-reduce sums in another order; Adam's first steps move each weight by about
     # ±lr whatever the gradient's size, so a near-zero gradient's rounding can flip a step:
     # parameters agree to a fraction of lr = 1e-3, the losses (above) to float32 rounding.
-    for a, b in zip(jax.tree.leaves(sharded.params), jax.tree.leaves(single.params),
-                    strict=True):
+    for a, b in zip(jax.tree.leaves(sharded.params), jax.tree.leaves(single.params), strict=True):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), atol=5e-4)
 
 

@@ -41,17 +41,19 @@ def test_one_and_eight_devices_agree():
     state1, hist1 = _fit(12)
     state8, hist8 = _fit(12, mesh=make_mesh())
     np.testing.assert_allclose(toy.flat_params(state1), toy.flat_params(state8), atol=1e-5)
-    np.testing.assert_allclose(
-        [r["loss"] for r in hist1], [r["loss"] for r in hist8], rtol=1e-5
-    )
+    np.testing.assert_allclose([r["loss"] for r in hist1], [r["loss"] for r in hist8], rtol=1e-5)
     leaf = jax.tree.leaves(state8.params)[0]
     assert len(leaf.sharding.device_set) == 8
 
 
 def test_training_reduces_loss_and_writes_metrics(tmp_path):
-    state, history = _fit(40, workdir=tmp_path, hparams={"lr": 1e-2},
-                          eval_fn=lambda s: {"eval_norm": float(np.linalg.norm(
-                              toy.flat_params(s)))}, eval_every=20)
+    state, history = _fit(
+        40,
+        workdir=tmp_path,
+        hparams={"lr": 1e-2},
+        eval_fn=lambda s: {"eval_norm": float(np.linalg.norm(toy.flat_params(s)))},
+        eval_every=20,
+    )
     losses = [r["loss"] for r in history if "loss" in r]
     assert np.mean(losses[-5:]) < np.mean(losses[:5])
     rows = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
@@ -74,8 +76,15 @@ def test_incompatible_checkpoint_is_a_clear_error(tmp_path):
     other = toy.make_state()
     other = other.replace(params={"different": other.params})
     with pytest.raises(CheckpointError, match=str(tmp_path / "checkpoints")):
-        fit(state=other, train_step=toy.train_step, batch_at=toy.batches(), num_steps=10,
-            key=jax.random.key(1), workdir=tmp_path, progress=False)
+        fit(
+            state=other,
+            train_step=toy.train_step,
+            batch_at=toy.batches(),
+            num_steps=10,
+            key=jax.random.key(1),
+            workdir=tmp_path,
+            progress=False,
+        )
 
 
 def test_resuming_with_other_hparams_is_a_clear_error(tmp_path):
@@ -100,7 +109,10 @@ def _run_toy(out, *args, env_extra=None):
     env.update(env_extra or {})
     return subprocess.Popen(
         [sys.executable, "-m", "tests.train.toy_run", str(out), *map(str, args)],
-        cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
     )
 
 
@@ -108,8 +120,17 @@ def test_sigkill_and_resume_is_bit_identical(tmp_path):
     steps = 30
     reference = _run_toy(tmp_path / "ref.npz", "--steps", steps)
     workdir = tmp_path / "killed"
-    victim = _run_toy(tmp_path / "never.npz", "--steps", steps, "--workdir", workdir,
-                      "--sleep", 0.2, "--checkpoint_every", 5)
+    victim = _run_toy(
+        tmp_path / "never.npz",
+        "--steps",
+        steps,
+        "--workdir",
+        workdir,
+        "--sleep",
+        0.2,
+        "--checkpoint_every",
+        5,
+    )
     deadline = time.time() + 240
     checkpoints = workdir / "checkpoints"
     while time.time() < deadline:
@@ -123,8 +144,9 @@ def test_sigkill_and_resume_is_bit_identical(tmp_path):
     assert not (tmp_path / "never.npz").exists(), "the run finished before it was killed"
     logged = [json.loads(x)["step"] for x in (workdir / "metrics.jsonl").read_text().splitlines()]
     assert max(logged) < steps
-    resumed = _run_toy(tmp_path / "resumed.npz", "--steps", steps, "--workdir", workdir,
-                       "--checkpoint_every", 5)
+    resumed = _run_toy(
+        tmp_path / "resumed.npz", "--steps", steps, "--workdir", workdir, "--checkpoint_every", 5
+    )
     for process in (reference, resumed):
         output = process.communicate(timeout=300)[0].decode()
         assert process.returncode == 0, output
@@ -144,8 +166,20 @@ def test_two_processes_of_four_devices_match_one_process_of_eight(tmp_path):
     single = _run_toy(tmp_path / "single.npz", "--steps", steps, "--devices", 8, "--mesh")
     coordinator = f"localhost:{_free_port()}"
     workers = [
-        _run_toy(tmp_path / "multi.npz", "--steps", steps, "--devices", 4, "--mesh",
-                 "--coordinator", coordinator, "--num_processes", 2, "--process_id", i)
+        _run_toy(
+            tmp_path / "multi.npz",
+            "--steps",
+            steps,
+            "--devices",
+            4,
+            "--mesh",
+            "--coordinator",
+            coordinator,
+            "--num_processes",
+            2,
+            "--process_id",
+            i,
+        )
         for i in range(2)
     ]
     for process in [single, *workers]:
@@ -177,8 +211,14 @@ def test_train_step_is_traced_once():
         traces.append(1)
         return toy.train_step(state, batch, key)
 
-    fit(state=toy.make_state(), train_step=counting_step, batch_at=toy.batches(),
-        num_steps=6, key=jax.random.key(0), progress=False)
+    fit(
+        state=toy.make_state(),
+        train_step=counting_step,
+        batch_at=toy.batches(),
+        num_steps=6,
+        key=jax.random.key(0),
+        progress=False,
+    )
     assert len(traces) == 1
 
 

@@ -104,8 +104,9 @@ def test_resumable_computes_a_piece_once_per_config(tmp_path):
     assert set(first) == {"y", "keys"} and float(first["y"]) == 6.0
     for name in first:
         np.testing.assert_array_equal(first[name], again[name])
-    np.testing.assert_array_equal(first["keys"], jax.random.key_data(
-        jax.random.split(jax.random.key(2), 2)))
+    np.testing.assert_array_equal(
+        first["keys"], jax.random.key_data(jax.random.split(jax.random.key(2), 2))
+    )
     resumable(tmp_path, "arm-b", config, compute, 2)  # another piece
     other = ml_collections.ConfigDict({"lr": 0.2, "steps": 3})
     resumable(tmp_path, "arm-a", other, compute, 2)  # another config
@@ -122,8 +123,7 @@ def test_resumable_without_workdir_saves_nothing(tmp_path):
     assert calls == [1, 1]
 
 
-def test_a_piece_killed_while_saving_leaves_no_file_and_is_computed_again(tmp_path,
-                                                                           monkeypatch):
+def test_a_piece_killed_while_saving_leaves_no_file_and_is_computed_again(tmp_path, monkeypatch):
     compute, calls = _counting()
     real_replace = os.replace
 

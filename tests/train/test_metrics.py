@@ -15,8 +15,13 @@ def rows(path):
 
 def test_history_rows_per_step_and_per_run(tmp_path):
     loss = np.array([[3.0, 2.0, 1.0, 0.5], [4.0, 3.0, 2.0, 1.0]])  # [runs, steps]
-    n = log_history(tmp_path, {"loss": loss, "lr": np.array([0.1, 0.1, 0.05, 0.05])[None]},
-                    step_axis=1, every=2, prefix="train/")
+    n = log_history(
+        tmp_path,
+        {"loss": loss, "lr": np.array([0.1, 0.1, 0.05, 0.05])[None]},
+        step_axis=1,
+        every=2,
+        prefix="train/",
+    )
     assert n == 2
     got = rows(tmp_path)
     assert [r["step"] for r in got] == [2, 4]
@@ -29,8 +34,13 @@ def test_rewriting_replaces_rows_instead_of_duplicating(tmp_path):
     writer.write_history({"a": np.arange(5.0)})
     writer.write_history({"a": 10 + np.arange(3.0)}, first_step=3)
     writer.close()
-    assert [(r["step"], r["a"]) for r in rows(tmp_path)] == [(1, 0.0), (2, 1.0), (3, 10.0),
-                                                              (4, 11.0), (5, 12.0)]
+    assert [(r["step"], r["a"]) for r in rows(tmp_path)] == [
+        (1, 0.0),
+        (2, 1.0),
+        (3, 10.0),
+        (4, 11.0),
+        (5, 12.0),
+    ]
 
 
 def test_bad_history(tmp_path):

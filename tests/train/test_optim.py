@@ -26,13 +26,25 @@ def test_sgd_step_is_the_numpy_update():
 
 
 def test_config_dict_clip_and_schedule_match_optax_chain():
-    spec = ml_collections.ConfigDict({
-        "name": "adamw", "weight_decay": 0.01, "clip_global_norm": 0.5,
-        "learning_rate": {"name": "warmup_cosine_decay_schedule", "init_value": 0.0,
-                          "peak_value": 1e-2, "warmup_steps": 2, "decay_steps": 6}})
+    spec = ml_collections.ConfigDict(
+        {
+            "name": "adamw",
+            "weight_decay": 0.01,
+            "clip_global_norm": 0.5,
+            "learning_rate": {
+                "name": "warmup_cosine_decay_schedule",
+                "init_value": 0.0,
+                "peak_value": 1e-2,
+                "warmup_steps": 2,
+                "decay_steps": 6,
+            },
+        }
+    )
     ours = make_optimizer(spec)
-    theirs = optax.chain(optax.clip_by_global_norm(0.5), optax.adamw(
-        optax.warmup_cosine_decay_schedule(0.0, 1e-2, 2, 6), weight_decay=0.01))
+    theirs = optax.chain(
+        optax.clip_by_global_norm(0.5),
+        optax.adamw(optax.warmup_cosine_decay_schedule(0.0, 1e-2, 2, 6), weight_decay=0.01),
+    )
     params = {"w": jnp.array([3.0, -1.0, 2.0])}
     xs = jnp.linspace(-1, 1, 18).reshape(6, 3)
     got, _ = scan_run(optimizer_step(quadratic, ours), (params, ours.init(params)), xs)
@@ -67,15 +79,18 @@ def test_contrib_name_resolves():
     assert isinstance(tx, optax.GradientTransformation)
 
 
-@pytest.mark.parametrize(("spec", "match"), [
-    ({"learning_rate": 1e-3}, "name"),
-    ({"name": "adamm", "learning_rate": 1e-3}, "unknown optax optimiser"),
-    ({"name": "adam", "learning_rate": 0.0}, "learning_rate must be > 0"),
-    ({"name": "adam", "learning_rate": -1e-3}, "learning_rate must be > 0"),
-    ({"name": "adam", "learning_rate": 1e-3, "clip_global_norm": 0.0}, "clip_global_norm"),
-    ({"name": "adam", "learning_rate": 1e-3, "momentun": 0.9}, "optimiser 'adam'"),
-    ({"name": "adam", "learning_rate": {"name": "nope"}}, "unknown optax schedule"),
-])
+@pytest.mark.parametrize(
+    ("spec", "match"),
+    [
+        ({"learning_rate": 1e-3}, "name"),
+        ({"name": "adamm", "learning_rate": 1e-3}, "unknown optax optimiser"),
+        ({"name": "adam", "learning_rate": 0.0}, "learning_rate must be > 0"),
+        ({"name": "adam", "learning_rate": -1e-3}, "learning_rate must be > 0"),
+        ({"name": "adam", "learning_rate": 1e-3, "clip_global_norm": 0.0}, "clip_global_norm"),
+        ({"name": "adam", "learning_rate": 1e-3, "momentun": 0.9}, "optimiser 'adam'"),
+        ({"name": "adam", "learning_rate": {"name": "nope"}}, "unknown optax schedule"),
+    ],
+)
 def test_bad_optimizer_specs_raise(spec, match):
     with pytest.raises(ValueError, match=match):
         make_optimizer(spec)

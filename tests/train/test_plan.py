@@ -20,10 +20,13 @@ N, K, M = 1024, 256, 128
 def _matmul_spec(mesh, dtype=jnp.float32, **kwargs):
     rows = NamedSharding(mesh, PartitionSpec("data"))
     rep = NamedSharding(mesh, PartitionSpec())
-    args = (jax.ShapeDtypeStruct((N, K), dtype, sharding=rows),
-            jax.ShapeDtypeStruct((K, M), dtype, sharding=rep))
-    return plan.PlanSpec(fn=jnp.matmul, abstract_args=args, steps_per_run=10, num_runs=3,
-                         note="a matmul", **kwargs)
+    args = (
+        jax.ShapeDtypeStruct((N, K), dtype, sharding=rows),
+        jax.ShapeDtypeStruct((K, M), dtype, sharding=rep),
+    )
+    return plan.PlanSpec(
+        fn=jnp.matmul, abstract_args=args, steps_per_run=10, num_runs=3, note="a matmul", **kwargs
+    )
 
 
 def _plan(spec_fn, preset="smoke"):
@@ -49,16 +52,20 @@ def test_a_matmul_plan_counts_its_flops_per_device():
     assert "compute-bound hours | memory-bound hours" in text and "| tf32 |" in text
 
 
-@pytest.mark.parametrize("dtype, precision, peaks", [
-    (jnp.bfloat16, "bf16", (989.4e12, 312e12, 197e12)),
-    (jnp.float8_e4m3fn, "fp8", (1978.9e12, 312e12, 197e12)),
-])
+@pytest.mark.parametrize(
+    "dtype, precision, peaks",
+    [
+        (jnp.bfloat16, "bf16", (989.4e12, 312e12, 197e12)),
+        (jnp.float8_e4m3fn, "fp8", (1978.9e12, 312e12, 197e12)),
+    ],
+)
 def test_the_peak_is_the_one_of_the_programs_precision(dtype, precision, peaks):
     p = _plan(lambda config, mesh: _matmul_spec(mesh, dtype))
     assert p.precision == precision
     for accelerator, peak in zip(plan.ACCELERATORS, peaks, strict=True):
         assert p.compute_hours(accelerator) == pytest.approx(
-            p.calls * p.flops_per_call / (peak * plan.UTILISATION) / 3600)
+            p.calls * p.flops_per_call / (peak * plan.UTILISATION) / 3600
+        )
 
 
 def test_highest_precision_float32_is_rated_at_the_fp32_peak():
@@ -72,6 +79,7 @@ def test_highest_precision_float32_is_rated_at_the_fp32_peak():
 
 def test_loop_bodies_count_their_trip_counts():
     """A scan of 7 steps, each a scan of 3 matmuls, then one more matmul: 22 matmuls."""
+
     def program(x, w):
         def outer(c, _):
             c, _ = jax.lax.scan(lambda c, _: (jnp.tanh(c @ w), None), c, None, length=3)
@@ -82,10 +90,13 @@ def test_loop_bodies_count_their_trip_counts():
 
     def spec_fn(config, mesh):
         rep = NamedSharding(mesh, PartitionSpec())
-        args = (jax.ShapeDtypeStruct((32, 64), jnp.float32, sharding=rep),
-                jax.ShapeDtypeStruct((64, 64), jnp.float32, sharding=rep))
-        return plan.PlanSpec(fn=program, abstract_args=args, steps_per_run=1, num_runs=1,
-                             note="nested scans")
+        args = (
+            jax.ShapeDtypeStruct((32, 64), jnp.float32, sharding=rep),
+            jax.ShapeDtypeStruct((64, 64), jnp.float32, sharding=rep),
+        )
+        return plan.PlanSpec(
+            fn=program, abstract_args=args, steps_per_run=1, num_runs=1, note="nested scans"
+        )
 
     p = _plan(spec_fn)
     matmul = 2 * 32 * 64 * 64
@@ -102,11 +113,20 @@ def test_a_loop_of_unknown_trip_count_counts_the_assumed_trips():
     def spec_fn(trips):
         def make(config, mesh):
             rep = NamedSharding(mesh, PartitionSpec())
-            args = (jax.ShapeDtypeStruct((32, 64), jnp.float32, sharding=rep),
-                    jax.ShapeDtypeStruct((64, 64), jnp.float32, sharding=rep),
-                    jax.ShapeDtypeStruct((), jnp.int32, sharding=rep))
-            return plan.PlanSpec(fn=program, abstract_args=args, steps_per_run=1, num_runs=1,
-                                 note="a while loop", loop_trips=trips)
+            args = (
+                jax.ShapeDtypeStruct((32, 64), jnp.float32, sharding=rep),
+                jax.ShapeDtypeStruct((64, 64), jnp.float32, sharding=rep),
+                jax.ShapeDtypeStruct((), jnp.int32, sharding=rep),
+            )
+            return plan.PlanSpec(
+                fn=program,
+                abstract_args=args,
+                steps_per_run=1,
+                num_runs=1,
+                note="a while loop",
+                loop_trips=trips,
+            )
+
         return make
 
     once, fifty = _plan(spec_fn(None)), _plan(spec_fn(50))
@@ -117,11 +137,18 @@ def test_a_loop_of_unknown_trip_count_counts_the_assumed_trips():
 
 def test_padded_run_batches_report_their_share():
     """5 runs on a runs-8 mesh: each call computes 8 lanes, 3 of them copies."""
+
     def spec_fn(config, mesh):
         lanes = NamedSharding(mesh, PartitionSpec("runs"))
         args = (jax.ShapeDtypeStruct((8, 16), jnp.float32, sharding=lanes),)
-        return plan.PlanSpec(fn=lambda x: x * 2, abstract_args=args, steps_per_run=4,
-                             num_runs=5, runs_per_call=5, note="padded runs")
+        return plan.PlanSpec(
+            fn=lambda x: x * 2,
+            abstract_args=args,
+            steps_per_run=4,
+            num_runs=5,
+            runs_per_call=5,
+            note="padded runs",
+        )
 
     config = ml_collections.ConfigDict({"preset": "smoke", "mesh": {"runs": -1}})
     p = plan.plan_module(types.SimpleNamespace(plan_program=spec_fn), config, "pad")
@@ -142,8 +169,7 @@ def test_evaluation_and_sampling_are_programs_of_their_own():
     sample = p.programs[0]
     assert sample.calls == 3000 and p.calls == 30
     h100 = plan.ACCELERATORS[0]
-    assert p.compute_hours(h100, all_programs=True) == pytest.approx(
-        101 * p.compute_hours(h100))
+    assert p.compute_hours(h100, all_programs=True) == pytest.approx(101 * p.compute_hours(h100))
     text = plans.report(p)
     assert "| sample | 3000 |" in text and "| train | 30 |" in text
 
@@ -155,10 +181,12 @@ def test_an_experiment_without_plan_program_is_refused():
 
 
 def test_the_hlo_reader_parses_instructions_and_computations():
-    text = ("HloModule m\n\n%body (p: f32[4]) -> f32[4] {\n  %p = f32[4]{0} parameter(0)\n"
-            "  ROOT %t = f32[4]{0} tanh(%p)\n}\n\nENTRY %main (a: f32[4]) -> f32[4] {\n"
-            "  %a = f32[4]{0} parameter(0)\n  ROOT %w = (s32[], f32[4]{0}) while(%a), "
-            'condition=%c, body=%body, backend_config={"known_trip_count":{"n":"5"}}\n}\n')
+    text = (
+        "HloModule m\n\n%body (p: f32[4]) -> f32[4] {\n  %p = f32[4]{0} parameter(0)\n"
+        "  ROOT %t = f32[4]{0} tanh(%p)\n}\n\nENTRY %main (a: f32[4]) -> f32[4] {\n"
+        "  %a = f32[4]{0} parameter(0)\n  ROOT %w = (s32[], f32[4]{0}) while(%a), "
+        'condition=%c, body=%body, backend_config={"known_trip_count":{"n":"5"}}\n}\n'
+    )
     computations, entry = hlo_cost.parse_hlo(text)
     assert entry == "main" and set(computations) == {"body", "main"}
     w = computations["main"][1]

@@ -11,10 +11,20 @@ import pytest
 from jaxlab.report import plans, registry
 from jaxlab.train import plan
 
-EXPERIMENTS = ("adr_gd_attack", "adr_gd_random_nets", "ccpg_discovery", "curbench_text",
-               "curbench_vision", "diffusion_reproducibility", "dpo_dynamics",
-               "drstrategy_maze", "eureka_two_step", "flipad_attribution", "flipad_images",
-               "gadc_adaptive")
+EXPERIMENTS = (
+    "adr_gd_attack",
+    "adr_gd_random_nets",
+    "ccpg_discovery",
+    "curbench_text",
+    "curbench_vision",
+    "diffusion_reproducibility",
+    "dpo_dynamics",
+    "drstrategy_maze",
+    "eureka_two_step",
+    "flipad_attribution",
+    "flipad_images",
+    "gadc_adaptive",
+)
 HOST_PROGRAMS = ("ccpg_discovery",)
 # Minutes of compilation on 2 loaded cores: `pytest -m slow tests/train/test_plan_a.py`.
 SLOW = ("adr_gd_attack", "diffusion_reproducibility", "drstrategy_maze", "eureka_two_step")
@@ -47,14 +57,14 @@ def _split_over(tree, devices: int) -> bool:
             continue
         if sharding.shard_shape(leaf.shape)[0] * devices == leaf.shape[0]:
             return True
-        if len(leaf.shape) > 1 and sharding.shard_shape(leaf.shape)[1] * devices == \
-                leaf.shape[1]:
+        if len(leaf.shape) > 1 and sharding.shard_shape(leaf.shape)[1] * devices == leaf.shape[1]:
             return True
     return False
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=[pytest.mark.slow] if n in SLOW else [])
-                                  for n in EXPERIMENTS])
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=[pytest.mark.slow] if n in SLOW else []) for n in EXPERIMENTS]
+)
 def test_smoke_plan_compiles_on_two_devices(name):
     config = registry.get_experiment(name).get_config("smoke")
     devices = _on_two_devices(config)

@@ -12,8 +12,15 @@ from jaxlab.train import mesh_from_config, plan
 EXPERIMENTS = registry.discover()
 FAST = ("gadc_feature_noise", "gadc_metattack", "nem_explanations", "slwi_stream")
 # 20-80 s each of compilation on 2 loaded cores: `pytest -m slow` runs them
-SLOW = ("gadc_heterophily", "icl_nonlinear", "llark_music", "mc_ensemble_ood", "mcf_qm9",
-        "mscp_passive_data", "policy_regret_intervals")
+SLOW = (
+    "gadc_heterophily",
+    "icl_nonlinear",
+    "llark_music",
+    "mc_ensemble_ood",
+    "mcf_qm9",
+    "mscp_passive_data",
+    "policy_regret_intervals",
+)
 NAMES = [*FAST, *(pytest.param(name, marks=pytest.mark.slow) for name in SLOW)]
 
 

@@ -57,11 +57,12 @@ def test_scan_run_without_xs_gives_the_step_index():
     final, ts = scan_run(lambda c, t: (c + 1, t), 0, length=5)
     assert int(final) == 5 and ts.dtype == jnp.int32
     np.testing.assert_array_equal(ts, np.arange(5))
-    final, _ = jax.jit(lambda k: scan_run(
-        lambda c, t: (c + jax.random.uniform(jax.random.fold_in(k, t)), None), 0.0,
-        length=3))(jax.random.key(0))
-    ref = sum(float(jax.random.uniform(jax.random.fold_in(jax.random.key(0), t)))
-              for t in range(3))
+    final, _ = jax.jit(
+        lambda k: scan_run(
+            lambda c, t: (c + jax.random.uniform(jax.random.fold_in(k, t)), None), 0.0, length=3
+        )
+    )(jax.random.key(0))
+    ref = sum(float(jax.random.uniform(jax.random.fold_in(jax.random.key(0), t))) for t in range(3))
     np.testing.assert_allclose(final, ref, rtol=1e-6)
 
 
@@ -85,8 +86,7 @@ def test_every_method_equals_a_python_loop(method, fast_compile):
     keys = jax.random.split(jax.random.key(2), 4)
     lrs = jnp.array([0.05, 0.1, 0.15, 0.2])
     data = problem()
-    run_all = batch_runs(sgd_run, in_axes=(0, None, 0), method=method,
-                         fast_compile=fast_compile)
+    run_all = batch_runs(sgd_run, in_axes=(0, None, 0), method=method, fast_compile=fast_compile)
     w, losses = run_all(keys, data, lrs)
     chex.assert_shape(w, (4, 3))
     chex.assert_shape(losses, (4, 12))
@@ -99,8 +99,10 @@ def test_every_method_equals_a_python_loop(method, fast_compile):
 def test_map_batch_size_and_pytree_arguments():
     run = lambda p, shared: {"s": p["a"] * shared + p["b"].sum(), "n": p["b"]}  # noqa: E731
     per_run = {"a": jnp.arange(5.0), "b": jnp.arange(10.0).reshape(5, 2)}
-    outs = {m: batch_runs(run, in_axes=(0, None), method=m, batch_size=2)(per_run, 3.0)
-            for m in ("vmap", "map", "loop")}
+    outs = {
+        m: batch_runs(run, in_axes=(0, None), method=m, batch_size=2)(per_run, 3.0)
+        for m in ("vmap", "map", "loop")
+    }
     expected = [3.0 * i + (2 * i) + (2 * i + 1) for i in range(5)]
     for out in outs.values():
         np.testing.assert_allclose(out["s"], expected)
@@ -141,9 +143,7 @@ def test_jit_run_fast_compile_computes_the_same_function():
     x = np.linspace(-2.0, 2.0, 7, dtype=np.float32)
     f = lambda v: jnp.tanh(v) * v**2  # noqa: E731
     for fast in (False, True):
-        np.testing.assert_allclose(jit_run(f, fast_compile=fast)(x), np.tanh(x) * x**2,
-                                   rtol=1e-6)
-
+        np.testing.assert_allclose(jit_run(f, fast_compile=fast)(x), np.tanh(x) * x**2, rtol=1e-6)
 
 
 def test_fast_compile_programs_nest_in_other_traces():
@@ -164,8 +164,7 @@ def test_runs_sharded_over_a_mesh_equal_a_python_loop(method, num_runs):
     keys = jax.random.split(jax.random.key(4), num_runs)
     lrs = jnp.linspace(0.05, 0.2, num_runs)
     data = problem()
-    w, losses = batch_runs(sgd_run, in_axes=(0, None, 0), method=method, mesh=mesh)(
-        keys, data, lrs)
+    w, losses = batch_runs(sgd_run, in_axes=(0, None, 0), method=method, mesh=mesh)(keys, data, lrs)
     chex.assert_shape(w, (num_runs, 3))
     for i in range(num_runs):
         w_ref, losses_ref = python_sgd_run(keys[i], data, float(lrs[i]))
@@ -226,14 +225,16 @@ def test_segmented_scan_killed_and_resumed_is_bit_identical(tmp_path):
     carry0 = (jnp.linspace(-1.0, 1.0, 6).reshape(2, 3), jax.random.key(7))
     ref_carry, ref_hist = jax.jit(lambda c: scan_run(_noisy_step, c, length=12))(carry0)
     with pytest.raises(_Killed):  # killed after 2 of 4 segments
-        segmented_scan_run(_noisy_step, carry0, length=12, segments=4,
-                           checkpointer=_KilledAfter(tmp_path, 2))
+        segmented_scan_run(
+            _noisy_step, carry0, length=12, segments=4, checkpointer=_KilledAfter(tmp_path, 2)
+        )
     resumed = Checkpointer(tmp_path)
     assert resumed.latest_step() == 6
     ran = []
     counting = lambda c, t: (jax.debug.callback(ran.append, t), _noisy_step(c, t))[1]  # noqa: E731
-    (w, key), hist = segmented_scan_run(counting, carry0, length=12, segments=4,
-                                        checkpointer=resumed)
+    (w, key), hist = segmented_scan_run(
+        counting, carry0, length=12, segments=4, checkpointer=resumed
+    )
     jax.effects_barrier()
     assert sorted(int(t) for t in ran) == list(range(6, 12))  # only the missing half ran
     np.testing.assert_array_equal(w, ref_carry[0])

@@ -52,9 +52,18 @@ class _DiesAfter(DeviceStream):
 
 def _fit(stream, steps, workdir=None, **kwargs):
     try:
-        return fit(state=toy.make_state(0), train_step=_step_with_ids, batches=stream,
-                   num_steps=steps, key=jax.random.key(1), workdir=workdir, log_every=1,
-                   mesh=stream.mesh, progress=False, **kwargs)
+        return fit(
+            state=toy.make_state(0),
+            train_step=_step_with_ids,
+            batches=stream,
+            num_steps=steps,
+            key=jax.random.key(1),
+            workdir=workdir,
+            log_every=1,
+            mesh=stream.mesh,
+            progress=False,
+            **kwargs,
+        )
     finally:
         stream.close()
 
@@ -94,13 +103,18 @@ def test_stream_places_global_batches_over_the_data_axis():
 
 @pytest.mark.parametrize("on_mesh", [False, True])
 def test_fit_killed_mid_run_and_resumed_is_bit_identical_and_reads_the_same_examples(
-        tmp_path, on_mesh):
+    tmp_path, on_mesh
+):
     mesh = make_mesh() if on_mesh else None
     steps = 12
     full, full_history = _fit(_stream(mesh), steps)
     with pytest.raises(_Killed):  # dies at step 7; the last checkpoint is step 5
-        _fit(_DiesAfter(make_loader(_source(), [], global_batch=BATCH, seed=3), mesh,
-                        limit=7), steps, tmp_path, checkpoint_every=5)
+        _fit(
+            _DiesAfter(make_loader(_source(), [], global_batch=BATCH, seed=3), mesh, limit=7),
+            steps,
+            tmp_path,
+            checkpoint_every=5,
+        )
     assert Checkpointer(tmp_path).latest_step() == 5
     resumed, resumed_history = _fit(_stream(mesh), steps, tmp_path, checkpoint_every=5)
     np.testing.assert_array_equal(toy.flat_params(full), toy.flat_params(resumed))
@@ -149,8 +163,7 @@ def test_errors_of_the_loader_reach_the_consumer():
 
 
 def test_a_finite_stream_stops():
-    stream = DeviceStream(make_loader(_source(16), [], global_batch=BATCH, seed=0,
-                                      num_epochs=1))
+    stream = DeviceStream(make_loader(_source(16), [], global_batch=BATCH, seed=0, num_epochs=1))
     assert len(list(stream)) == 2
     with pytest.raises(StopIteration):  # and again: the stream stays at its end
         next(stream)
@@ -163,13 +176,32 @@ def test_bad_streams_are_clear_errors():
     stream = _stream()
     try:
         with pytest.raises(ValueError, match="exactly one of batch_at"):
-            fit(state=toy.make_state(), train_step=toy.train_step, batches=stream,
-                batch_at=toy.batches(), num_steps=1, key=jax.random.key(0), progress=False)
+            fit(
+                state=toy.make_state(),
+                train_step=toy.train_step,
+                batches=stream,
+                batch_at=toy.batches(),
+                num_steps=1,
+                key=jax.random.key(0),
+                progress=False,
+            )
         with pytest.raises(ValueError, match="exactly one of batch_at"):
-            fit(state=toy.make_state(), train_step=toy.train_step, num_steps=1,
-                key=jax.random.key(0), progress=False)
+            fit(
+                state=toy.make_state(),
+                train_step=toy.train_step,
+                num_steps=1,
+                key=jax.random.key(0),
+                progress=False,
+            )
         with pytest.raises(ValueError, match="stream's mesh"):
-            fit(state=toy.make_state(), train_step=toy.train_step, batches=stream,
-                num_steps=1, key=jax.random.key(0), mesh=make_mesh(), progress=False)
+            fit(
+                state=toy.make_state(),
+                train_step=toy.train_step,
+                batches=stream,
+                num_steps=1,
+                key=jax.random.key(0),
+                mesh=make_mesh(),
+                progress=False,
+            )
     finally:
         stream.close()

@@ -22,17 +22,20 @@ def test_medians_of_the_timed_calls(monkeypatch):
     """Median of each function's own samples (the warm-up is not timed)."""
     samples = {"fast": iter([0.1, 0.3, 0.2]), "slow": iter([5.0, 1.0, 3.0])}
     monkeypatch.setattr(timing, "_timed_call", lambda fn: next(samples[fn()]))
-    times = time_interleaved({"fast": lambda: "fast", "slow": lambda: "slow"}, repeats=3,
-                             warmup=0)
+    times = time_interleaved({"fast": lambda: "fast", "slow": lambda: "slow"}, repeats=3, warmup=0)
     assert times == {"fast": pytest.approx(0.2), "slow": pytest.approx(3.0)}
     assert ratios(times, "fast") == {"fast": 1.0, "slow": pytest.approx(15.0)}
 
 
 def test_sleeps_are_measured_and_blocked_on():
-    times = time_interleaved({"short": lambda: time.sleep(0.002),
-                              "long": lambda: time.sleep(0.02),
-                              "array": lambda: jnp.ones((64, 64)) @ jnp.ones((64, 64))},
-                             repeats=3)
+    times = time_interleaved(
+        {
+            "short": lambda: time.sleep(0.002),
+            "long": lambda: time.sleep(0.02),
+            "array": lambda: jnp.ones((64, 64)) @ jnp.ones((64, 64)),
+        },
+        repeats=3,
+    )
     assert times["short"] >= 0.002 and times["long"] >= 0.02
     assert times["long"] > times["short"]
     assert np.isfinite(times["array"])

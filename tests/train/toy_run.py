@@ -63,19 +63,26 @@ def main() -> None:
         mesh=make_mesh() if args.mesh else None,
         progress=False,
     )
-    params = jax.tree.map(
-        lambda p: np.asarray(jax.experimental.multihost_utils.process_allgather(p, tiled=True)),
-        state.params,
-    ) if args.coordinator else state.params
+    params = (
+        jax.tree.map(
+            lambda p: np.asarray(jax.experimental.multihost_utils.process_allgather(p, tiled=True)),
+            state.params,
+        )
+        if args.coordinator
+        else state.params
+    )
     flat = np.concatenate([np.ravel(np.asarray(p)) for p in jax.tree.leaves(params)])
     losses = np.asarray([row["loss"] for row in history if "loss" in row])
     runs = {}
     if args.mesh:  # batch_runs over the runs axis: key and float outputs of every run
-        draw = batch_runs(lambda k: (jax.random.split(k)[0], jax.random.normal(k)),
-                          mesh=make_mesh({"runs": -1}))
+        draw = batch_runs(
+            lambda k: (jax.random.split(k)[0], jax.random.normal(k)), mesh=make_mesh({"runs": -1})
+        )
         next_keys, draws = draw(jax.random.split(jax.random.key(2), 8))
-        runs = {"run_keys": np.asarray(jax.random.key_data(next_keys)),
-                "run_draws": np.asarray(draws)}
+        runs = {
+            "run_keys": np.asarray(jax.random.key_data(next_keys)),
+            "run_draws": np.asarray(draws),
+        }
     if args.mesh:
         runs.update(_lifecycle(args, make_mesh))
     if args.process_id == 0:
@@ -111,15 +118,29 @@ def _lifecycle(args, make_mesh) -> dict:
 
     def step(state, batch, key):  # the metrics name the whole global batch's examples
         state, metrics = toy.train_step(state, {"x": batch["x"], "y": batch["y"]}, key)
-        return state, {**metrics, **{f"id{i}": batch["id"][i].astype(jnp.float32)
-                                     for i in range(16)}}
+        return state, {
+            **metrics,
+            **{f"id{i}": batch["id"][i].astype(jnp.float32) for i in range(16)},
+        }
 
-    _, history = fit(state=toy.make_state(), train_step=step, batches=stream, num_steps=4,
-                     key=jax.random.key(3), log_every=1, mesh=stream.mesh, progress=False)
+    _, history = fit(
+        state=toy.make_state(),
+        train_step=step,
+        batches=stream,
+        num_steps=4,
+        key=jax.random.key(3),
+        log_every=1,
+        mesh=stream.mesh,
+        progress=False,
+    )
     stream.close()
-    return {"host": to_host(sharded), "piece_first": first["x"], "piece_second": second["x"],
-            "piece_calls": np.asarray(len(calls)),
-            "stream_ids": np.asarray([[row[f"id{i}"] for i in range(16)] for row in history])}
+    return {
+        "host": to_host(sharded),
+        "piece_first": first["x"],
+        "piece_second": second["x"],
+        "piece_calls": np.asarray(len(calls)),
+        "stream_ids": np.asarray([[row[f"id{i}"] for i in range(16)] for row in history]),
+    }
 
 
 if __name__ == "__main__":

@@ -52,8 +52,9 @@ def _stream(n=40, seed=0):
 def _run(observed, updates, zeta=ZETA):
     def step(state, xg):
         x, g = xg
-        phi, state, info = slwi_update(state, {"w": x}, {"w": g}, a=A, q=Q, b=B, zeta=zeta,
-                                       alpha=ALPHA, warmup=WARMUP)
+        phi, state, info = slwi_update(
+            state, {"w": x}, {"w": g}, a=A, q=Q, b=B, zeta=zeta, alpha=ALPHA, warmup=WARMUP
+        )
         return state, (phi["w"], state.mean["w"], info.backtrack)
 
     state = slwi_init({"w": jnp.array(1.0)}, init_var=P0)
@@ -73,17 +74,22 @@ def test_matches_numpy_scalar_filter_with_backtracking():
 def test_filter_means_match_dynamax():
     lgssm = pytest.importorskip("dynamax.linear_gaussian_ssm")
     observed, updates = _stream(seed=1)
-    _, mean, c = _run(jnp.asarray(observed, jnp.float32), jnp.asarray(updates, jnp.float32),
-                      zeta=jnp.inf)
+    _, mean, c = _run(
+        jnp.asarray(observed, jnp.float32), jnp.asarray(updates, jnp.float32), zeta=jnp.inf
+    )
     assert float(c.max()) == 0.0
     # dynamax's prior is on z_1, i.e. our first prediction from (μ0, P0) = (θ0, P0).
     model = lgssm.LinearGaussianSSM(state_dim=1, emission_dim=1)
     params, _ = model.initialize(
         initial_mean=jnp.array([A * 1.0 + (1 - A) * 1.0]),
         initial_covariance=jnp.array([[A * A * P0 + Q]]),
-        dynamics_weights=jnp.array([[A]]), dynamics_bias=jnp.array([(1 - A) * 1.0]),
-        dynamics_covariance=jnp.array([[Q]]), emission_weights=jnp.array([[1.0]]),
-        emission_bias=jnp.zeros(1), emission_covariance=jnp.array([[1 - Q]]))
+        dynamics_weights=jnp.array([[A]]),
+        dynamics_bias=jnp.array([(1 - A) * 1.0]),
+        dynamics_covariance=jnp.array([[Q]]),
+        emission_weights=jnp.array([[1.0]]),
+        emission_bias=jnp.zeros(1),
+        emission_covariance=jnp.array([[1 - Q]]),
+    )
     post = lgssm.lgssm_filter(params, jnp.asarray(observed, jnp.float32)[:, None])
     np.testing.assert_allclose(mean, post.filtered_means[:, 0], rtol=1e-4, atol=1e-5)
 
@@ -122,8 +128,11 @@ def test_entropy_and_tent_mask():
         h = x @ params["dense"]
         return h * params["scale"][None, :] + params["bias"][None, :]
 
-    params = {"dense": jnp.asarray(np.random.default_rng(1).normal(size=(3, 4)), jnp.float32),
-              "scale": jnp.ones(4), "bias": jnp.zeros(4)}
+    params = {
+        "dense": jnp.asarray(np.random.default_rng(1).normal(size=(3, 4)), jnp.float32),
+        "scale": jnp.ones(4),
+        "bias": jnp.zeros(4),
+    }
     opt = tent(optax.sgd(0.5), {"dense": False, "scale": True, "bias": True})
     state = opt.init(params)
     x = jnp.asarray(np.random.default_rng(2).normal(size=(16, 3)), jnp.float32)

@@ -65,9 +65,19 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.num_images = 100  # correctly classified test images attacked per classifier
     c.num_steps = 300
     c.pgd_step_factor = 2.5  # PGD step α = factor · ε / T (Madry et al.)
-    c.adr = ml_collections.ConfigDict(dict(
-        lr=0.5, lr_sigma=0.25, lr_c=1e-4, c=0.5, perturb_freq=5, noise_scale=1e-4,
-        grad_threshold=1e-5, c_reduce_rate=1e-3, reset_sigma_every=16))
+    c.adr = ml_collections.ConfigDict(
+        dict(
+            lr=0.5,
+            lr_sigma=0.25,
+            lr_c=1e-4,
+            c=0.5,
+            perturb_freq=5,
+            noise_scale=1e-4,
+            grad_threshold=1e-5,
+            c_reduce_rate=1e-3,
+            reset_sigma_every=16,
+        )
+    )
     if preset == "smoke":
         c.train_steps = 50
         c.num_images = 8

@@ -59,8 +59,8 @@ def _train(key, x, y, sizes, steps, optimizer):
     opt = make_optimizer(optimizer)
     params = _init(key, sizes)
     step = optimizer_step(
-        lambda p, _: optax.softmax_cross_entropy_with_integer_labels(_logits(p, x), y).mean(),
-        opt)
+        lambda p, _: optax.softmax_cross_entropy_with_integer_labels(_logits(p, x), y).mean(), opt
+    )
     (params, _), _ = scan_run(step, (params, opt.init(params)), length=steps)
     return params
 
@@ -81,13 +81,20 @@ def _attack(params, x, label, eps, num_steps, adr_kw, pgd_lr):
     keys = jax.random.split(jax.random.fold_in(jax.random.key(0), label), 10)
 
     def adr_one(w, b, k):
-        return adr_gd(hidden + [(w, b)], x, lower=lower, upper=upper, num_steps=num_steps,
-                      key=k, **adr_kw).best_value
+        return adr_gd(
+            hidden + [(w, b)], x, lower=lower, upper=upper, num_steps=num_steps, key=k, **adr_kw
+        ).best_value
 
     def pgd_one(w, b):
-        return projected_gradient_ascent(hidden + [(w, b)], x, lower=lower, upper=upper,
-                                         num_steps=num_steps, lr=pgd_lr,
-                                         gradient="sign").best_value
+        return projected_gradient_ascent(
+            hidden + [(w, b)],
+            x,
+            lower=lower,
+            upper=upper,
+            num_steps=num_steps,
+            lr=pgd_lr,
+            gradient="sign",
+        ).best_value
 
     wrong = jnp.arange(10) != label
     adr = jnp.where(wrong, jax.vmap(adr_one)(last_w, last_b, keys), -jnp.inf).max()
@@ -99,9 +106,11 @@ def _attack_images(num_steps: int, adr_kw: dict):
     """``run(x, y, nets, eps, pgd_lr)``: one image index under every seed's classifier
     (``x``: [num_seeds, 64], ``y``: [num_seeds], ``nets``: stacked over seeds) -> (ADR-GD,
     PGD) best margins, each [num_seeds]: one run of the attack program (one ε for all)."""
+
     def run(x, y, nets, eps, pgd_lr):
         return jax.vmap(lambda p, x, y: _attack(p, x, y, eps, num_steps, adr_kw, pgd_lr))(
-            nets, x, y)
+            nets, x, y
+        )
 
     return run
 
@@ -114,9 +123,11 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     seeds = jnp.arange(config.seed, config.seed + config.num_seeds)
     keys = jax.vmap(jax.random.key)(seeds)
     mesh = mesh_from_config(config, RUNS_AXIS)
-    train = batch_runs(lambda k, x, y: _train(k, x, y, sizes, config.train_steps,
-                                              config.optimizer),
-                       in_axes=(0, None, None), mesh=mesh)
+    train = batch_runs(
+        lambda k, x, y: _train(k, x, y, sizes, config.train_steps, config.optimizer),
+        in_axes=(0, None, None),
+        mesh=mesh,
+    )
     nets = train(keys, jnp.asarray(x_tr), jnp.asarray(y_tr))
     checkpoints = Checkpointer(workdir)
     if checkpoints.latest_step() is None:
@@ -125,8 +136,9 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     accuracy = jax.vmap(lambda p: (_logits(p, x_te).argmax(-1) == y_te).mean())(nets)
     results: dict[str, float | list[float]] = {"clean_accuracy": np.asarray(accuracy).tolist()}
     adr_kw = config.adr.to_dict()
-    run = batch_runs(_attack_images(config.num_steps, adr_kw), in_axes=(0, 0, None, None, None),
-                     mesh=mesh)
+    run = batch_runs(
+        _attack_images(config.num_steps, adr_kw), in_axes=(0, 0, None, None, None), mesh=mesh
+    )
     for eps in config.epsilons:
         pgd_lr = config.pgd_step_factor * eps / config.num_steps
         images, labels = [], []
@@ -137,9 +149,16 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
             images.append(x_te[chosen])
             labels.append(y_te[chosen])
         # Runs: the images, [num_images, num_seeds, ...] (image-major); back to seed-major.
-        adr, pgd = (np.asarray(v).T for v in run(
-            jnp.asarray(np.stack(images, axis=1)), jnp.asarray(np.stack(labels, axis=1)),
-            nets, eps, pgd_lr))
+        adr, pgd = (
+            np.asarray(v).T
+            for v in run(
+                jnp.asarray(np.stack(images, axis=1)),
+                jnp.asarray(np.stack(labels, axis=1)),
+                nets,
+                eps,
+                pgd_lr,
+            )
+        )
         adr_all, pgd_all = adr.ravel(), pgd.ravel()
         # Success rate per classifier seed (the unit of replication): [num_seeds].
         results[f"adr_success_eps{eps}"] = (adr > 0).mean(axis=1).tolist()
@@ -169,13 +188,17 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     pgd_lr = config.pgd_step_factor * eps / config.num_steps
     run = _attack_images(config.num_steps, config.adr.to_dict())
     fn = jax.vmap(lambda x, y, p: run(x, y, p, eps, pgd_lr), in_axes=(0, 0, None))
-    data = (jax.ShapeDtypeStruct((images, config.num_seeds, sizes[0]), jnp.float32),
-            jax.ShapeDtypeStruct((images, config.num_seeds), jnp.int32))
+    data = (
+        jax.ShapeDtypeStruct((images, config.num_seeds, sizes[0]), jnp.float32),
+        jax.ShapeDtypeStruct((images, config.num_seeds), jnp.int32),
+    )
     return PlanSpec(
-        fn=fn, abstract_args=(*abstract(data, split), abstract(nets, replicated(mesh))),
+        fn=fn,
+        abstract_args=(*abstract(data, split), abstract(nets, replicated(mesh))),
         steps_per_run=config.num_steps,
         num_runs=config.num_seeds * config.num_images * len(config.epsilons),
         runs_per_call=config.num_seeds * config.num_images,
         note=f"one ADR-GD and one PGD step of {config.num_images} images ({images} with "
         f"padding, over runs) × {config.num_seeds} seeds × 10 targets; classifier training "
-        "not planned")
+        "not planned",
+    )

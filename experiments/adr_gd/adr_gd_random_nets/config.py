@@ -50,10 +50,24 @@ PAPER_SETTING = PaperSetting(
     "(the notebook runs one network of each size)",
 )
 
-SMALL_HPARAMS = dict(lr=0.5, lr_sigma=1.0, lr_c=1e-2, noise_scale=0.1, grad_threshold=1e-4,
-                     perturb_freq=25, c_reduce_rate=1e-2)
-LARGE_HPARAMS = dict(lr=0.5, lr_sigma=1.25, lr_c=1e-4, noise_scale=0.35, grad_threshold=1e-2,
-                     perturb_freq=25, c_reduce_rate=1e-2)
+SMALL_HPARAMS = dict(
+    lr=0.5,
+    lr_sigma=1.0,
+    lr_c=1e-2,
+    noise_scale=0.1,
+    grad_threshold=1e-4,
+    perturb_freq=25,
+    c_reduce_rate=1e-2,
+)
+LARGE_HPARAMS = dict(
+    lr=0.5,
+    lr_sigma=1.25,
+    lr_c=1e-4,
+    noise_scale=0.35,
+    grad_threshold=1e-2,
+    perturb_freq=25,
+    c_reduce_rate=1e-2,
+)
 
 
 def get_config(preset: str = "quick") -> ml_collections.ConfigDict:

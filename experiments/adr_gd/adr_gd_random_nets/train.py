@@ -38,8 +38,7 @@ def _lanes(tree, mesh):
     return jax.device_put(tree, runs_sharding(mesh))
 
 
-def _compare(key, sizes, count, hp, num_steps, restarts, reference_seed, ref_keys,
-             mesh) -> dict:
+def _compare(key, sizes, count, hp, num_steps, restarts, reference_seed, ref_keys, mesh) -> dict:
     """ADR-GD, GD from 0 and GD with restarts on ``count`` random networks + the reference's.
 
     The networks split over the mesh's ``runs`` axis. The reference notebook's network is run
@@ -49,8 +48,10 @@ def _compare(key, sizes, count, hp, num_steps, restarts, reference_seed, ref_key
     """
     k_nets, k_noise, k_starts, k_ref = jax.random.split(key, 4)
     nets = jax.vmap(lambda k: random_relu_mlp(k, sizes))(jax.random.split(k_nets, count))
-    ref = [(jnp.asarray(w, jnp.float32), jnp.asarray(b, jnp.float32))
-           for w, b in reference_random_relu_mlp(jax.random.key(reference_seed), sizes)]
+    ref = [
+        (jnp.asarray(w, jnp.float32), jnp.asarray(b, jnp.float32))
+        for w, b in reference_random_relu_mlp(jax.random.key(reference_seed), sizes)
+    ]
     n = sizes[0]
 
     def adr_one(p, k):
@@ -59,11 +60,11 @@ def _compare(key, sizes, count, hp, num_steps, restarts, reference_seed, ref_key
     def gd_one(p, x0):
         return projected_gradient_ascent(p, x0, lr=hp["lr"], num_steps=num_steps)
 
-    nets, noise_keys, zeros = _lanes((nets, jax.random.split(k_noise, count),
-                                      jnp.zeros((count, n))), mesh)
+    nets, noise_keys, zeros = _lanes(
+        (nets, jax.random.split(k_noise, count), jnp.zeros((count, n))), mesh
+    )
     # Compiled ahead (from the arrays' run sharding) so that the timing below excludes it.
-    adr_run = jax.jit(jax.vmap(adr_one, spmd_axis_name=RUNS_AXIS)).lower(
-        nets, noise_keys).compile()
+    adr_run = jax.jit(jax.vmap(adr_one, spmd_axis_name=RUNS_AXIS)).lower(nets, noise_keys).compile()
     gd_run = jax.jit(jax.vmap(gd_one, spmd_axis_name=RUNS_AXIS)).lower(nets, zeros).compile()
     # Wall time of each compiled batch (compilation excluded) sets the compute-matched number
     # of GD restarts: a one-off measurement inside this run, not a benchmark.
@@ -78,14 +79,16 @@ def _compare(key, sizes, count, hp, num_steps, restarts, reference_seed, ref_key
     best_restarts = np.asarray(gd.best_value[:count], np.float64)  # restart 0: x0 = 0
     for k in jax.random.split(k_starts, restarts)[1:]:
         starts = _lanes(jax.random.uniform(k, (count, n), minval=-1.0, maxval=1.0), mesh)
-        best_restarts = np.maximum(best_restarts,
-                                   np.asarray(gd_run(nets, starts).best_value[:count]))
+        best_restarts = np.maximum(
+            best_restarts, np.asarray(gd_run(nets, starts).best_value[:count])
+        )
     best_adr = np.asarray(adr.best_value[:count], np.float64)
     best_gd = np.asarray(gd.best_value[:count], np.float64)
     ratio_gd = _relative(best_adr, best_gd)
     ratio_rs = _relative(best_adr, best_restarts)
     ref_adr = batch_runs(adr_one, in_axes=(None, 0), mesh=mesh)(
-        ref, jax.random.split(k_ref, ref_keys))
+        ref, jax.random.split(k_ref, ref_keys)
+    )
     ref_gd = jax.jit(gd_one)(ref, jnp.zeros(n))
     # The reference's GD returns f at its last-but-one iterate (computed before the last step).
     ref_gd_value = ref_gd.values[-2] if num_steps > 1 else ref_gd.values[-1]
@@ -117,13 +120,36 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     best_x = {}
     mesh = mesh_from_config(config, RUNS_AXIS)
     for name, sizes, count, hp, ref_seed, ref_keys, key in (
-        ("small", config.small_sizes, config.small_nets, config.small.to_dict(), seed_small,
-         config.small_ref_keys, k_small),
-        ("large", config.large_sizes, config.large_nets, config.large.to_dict(), seed_large,
-         config.large_ref_keys, k_large),
+        (
+            "small",
+            config.small_sizes,
+            config.small_nets,
+            config.small.to_dict(),
+            seed_small,
+            config.small_ref_keys,
+            k_small,
+        ),
+        (
+            "large",
+            config.large_sizes,
+            config.large_nets,
+            config.large.to_dict(),
+            seed_large,
+            config.large_ref_keys,
+            k_large,
+        ),
     ):
-        out = _compare(key, tuple(sizes), count, hp, config.num_steps, config.gd_restarts,
-                       ref_seed, ref_keys, mesh)
+        out = _compare(
+            key,
+            tuple(sizes),
+            count,
+            hp,
+            config.num_steps,
+            config.gd_restarts,
+            ref_seed,
+            ref_keys,
+            mesh,
+        )
         results[f"ref_{name}_adr"] = out.pop("ref_adr")
         results[f"ref_{name}_gd"] = out.pop("ref_gd")
         best_x[name] = out.pop("best_x")
@@ -148,8 +174,12 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     hp = config.large.to_dict()
     fn = jax.vmap(lambda p, k: _adr_from_zero(p, k, config.num_steps, hp))
     return PlanSpec(
-        fn=fn, abstract_args=abstract((nets, keys), split), steps_per_run=config.num_steps,
-        num_runs=count, runs_per_call=count,
+        fn=fn,
+        abstract_args=abstract((nets, keys), split),
+        steps_per_run=config.num_steps,
+        num_runs=count,
+        runs_per_call=count,
         note=f"one ADR-GD step of {config.large_nets} large networks {sizes} + "
         f"{config.large_ref_keys} reference keys ({lanes} with padding, over runs); the small "
-        "networks and the GD baselines (cheaper per step) not planned")
+        "networks and the GD baselines (cheaper per step) not planned",
+    )

@@ -15,7 +15,9 @@ EXPERIMENT = Experiment(
     claims=(
         Claim(
             name="CTMA lifts CWMed/CWTM/GM/Krum (mean acc. over attacks, optimisers)",
-            metric="acc_ctma", power=0.07, bounds=(0.0, 100.0),
+            metric="acc_ctma",
+            power=0.07,
+            bounds=(0.0, 100.0),
             baseline="acc_plain",
             paired=True,
             setting=_SETTING,
@@ -23,7 +25,9 @@ EXPERIMENT = Experiment(
         ),
         Claim(
             name="CTMA reaches NNM-level accuracy (CWTM; CTMA − NNM ≈ 0)",
-            metric="acc_ctma_minus_nnm", power=0.62, bounds=(-100.0, 100.0),
+            metric="acc_ctma_minus_nnm",
+            power=0.62,
+            bounds=(-100.0, 100.0),
             threshold=0.0,
             threshold_source="equivalence: the paper states CTMA reaches NNM-level "
             "accuracy; it gives no difference, and Tables 1-2 are not quoted",
@@ -33,7 +37,9 @@ EXPERIMENT = Experiment(
         ),
         Claim(
             name="CTMA costs far less than NNM (CWTM base, ms per aggregation)",
-            metric="agg_ms_ctma", bounds=(0.0, math.inf), timing=True,
+            metric="agg_ms_ctma",
+            bounds=(0.0, math.inf),
+            timing=True,
             baseline="agg_ms_nnm",
             higher_is_better=False,
             diagnostic=True,
@@ -44,7 +50,9 @@ EXPERIMENT = Experiment(
         ),
         Claim(
             name="μ²-SGD ≥ momentum under every attack (worst attack, robust cells)",
-            metric="worst_attack_acc_mu2sgd", power=0.06, bounds=(0.0, 100.0),
+            metric="worst_attack_acc_mu2sgd",
+            power=0.06,
+            bounds=(0.0, 100.0),
             baseline="worst_attack_acc_momentum",
             paired=True,
             setting=_SETTING,
@@ -52,7 +60,9 @@ EXPERIMENT = Experiment(
         ),
         Claim(
             name="CTMA + μ²-SGD is the best combination",
-            metric="acc_ctma_mu2sgd", power=0.09, bounds=(0.0, 100.0),
+            metric="acc_ctma_mu2sgd",
+            power=0.09,
+            bounds=(0.0, 100.0),
             baseline="acc_best_other_combination",
             paired=True,
             setting=_SETTING,

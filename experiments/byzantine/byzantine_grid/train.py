@@ -65,23 +65,34 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     final_loss: dict[str, list] = {}
     for i, dataset in enumerate(config.datasets):
         prefix = "" if i == 0 else f"{dataset}/"
-        out, loss = _grid(config, workdir, dataset, "" if i == 0 else f"{dataset}-", mesh,
-                          curves, pieces)
+        out, loss = _grid(
+            config, workdir, dataset, "" if i == 0 else f"{dataset}-", mesh, curves, pieces
+        )
         results.update({prefix + k: v for k, v in out.items()})
         final_loss.update({prefix + k: v.tolist() for k, v in loss.items()})
     log_history(workdir, curves, step_axis=1, every=10)
     byzantine.checkpoint_pieces(workdir, pieces)
-    atomic_write_json(os.path.join(workdir, "byzantine_grid.json"), {
-        "time": time.strftime("%Y-%m-%dT%H:%M:%S"),
-        "config": config.to_dict(),
-        "results": results,
-        "final_train_loss": final_loss,
-    })
+    atomic_write_json(
+        os.path.join(workdir, "byzantine_grid.json"),
+        {
+            "time": time.strftime("%Y-%m-%dT%H:%M:%S"),
+            "config": config.to_dict(),
+            "results": results,
+            "final_train_loss": final_loss,
+        },
+    )
     return results
 
 
-def _grid(config: ml_collections.ConfigDict, workdir: str, dataset: str, tag: str, mesh,
-          curves: dict, pieces: dict) -> tuple[dict, dict[str, np.ndarray]]:
+def _grid(
+    config: ml_collections.ConfigDict,
+    workdir: str,
+    dataset: str,
+    tag: str,
+    mesh,
+    curves: dict,
+    pieces: dict,
+) -> tuple[dict, dict[str, np.ndarray]]:
     """Every (cell, attack, seed) lane on ``dataset``: ``(results, final train losses)``.
 
     Adds each call's loss curves to ``curves`` and its outputs to ``pieces`` (keys prefixed
@@ -111,8 +122,11 @@ def _grid(config: ml_collections.ConfigDict, workdir: str, dataset: str, tag: st
             **byzantine.spec_kwargs(config, dataset),
         )
         outs = [
-            resumable(workdir, f"{tag}{opt}-{cell_names[c]}", config, lambda c=c, spec=spec: (
-                byzantine.run_batch(
+            resumable(
+                workdir,
+                f"{tag}{opt}-{cell_names[c]}",
+                config,
+                lambda c=c, spec=spec: byzantine.run_batch(
                     spec,
                     seeds=[s for _, s in lanes],
                     aggregator_indices=c,
@@ -121,12 +135,17 @@ def _grid(config: ml_collections.ConfigDict, workdir: str, dataset: str, tag: st
                     train=train,
                     test=test,
                     mesh=mesh,
-                )))
+                ),
+            )
             for c in range(len(cells))
         ]
         pieces.update({f"{tag}{opt}-{cell}": o for cell, o in zip(cell_names, outs, strict=True)})
-        curves.update({f"{tag.replace('-', '/')}loss/{opt}/{cell}": o["loss"]
-                       for cell, o in zip(cell_names, outs, strict=True)})
+        curves.update(
+            {
+                f"{tag.replace('-', '/')}loss/{opt}/{cell}": o["loss"]
+                for cell, o in zip(cell_names, outs, strict=True)
+            }
+        )
         accuracy = np.stack([o["accuracy"] for o in outs])
         acc[opt] = 100.0 * accuracy.reshape(len(cells), len(attacks), num_seeds)
         final = np.stack([o["loss"][:, -10:].mean(axis=1) for o in outs])
@@ -184,8 +203,12 @@ def _grid(config: ml_collections.ConfigDict, workdir: str, dataset: str, tag: st
         results["acc_best_other_combination"] = np.max(others, axis=0).tolist()
 
     # ------------------------------------------------------------------ artefacts
-    _plot(acc, cell_names, attacks,
-          os.path.join(workdir, f"byzantine_grid_accuracy{'_' + dataset if tag else ''}.png"))
+    _plot(
+        acc,
+        cell_names,
+        attacks,
+        os.path.join(workdir, f"byzantine_grid_accuracy{'_' + dataset if tag else ''}.png"),
+    )
     return results, loss
 
 
@@ -193,6 +216,10 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> byzantine.PlanSpec:
     """For ``jaxlab plan``: one step of a cell's call (attacks × seeds runs), on the last
     (largest) dataset; every dataset's grid counted at it."""
     lanes = len(config.attacks) * config.num_seeds
-    return byzantine.plan_spec(config, mesh, _parse_cells(config.cells), lanes,
-                               lanes * len(config.cells) * len(config.optimizers)
-                               * len(config.datasets))
+    return byzantine.plan_spec(
+        config,
+        mesh,
+        _parse_cells(config.cells),
+        lanes,
+        lanes * len(config.cells) * len(config.optimizers) * len(config.datasets),
+    )

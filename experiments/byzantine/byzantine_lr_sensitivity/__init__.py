@@ -9,7 +9,9 @@ EXPERIMENT = Experiment(
     claims=(
         Claim(
             name="μ²-SGD is less sensitive to the learning rate (max − min accuracy over lrs)",
-            metric="acc_range_mu2sgd", power=0.09, bounds=(0.0, 100.0),
+            metric="acc_range_mu2sgd",
+            power=0.09,
+            bounds=(0.0, 100.0),
             baseline="acc_range_momentum",
             paired=True,
             higher_is_better=False,
@@ -18,7 +20,9 @@ EXPERIMENT = Experiment(
         ),
         Claim(
             name="μ²-SGD's accuracy averaged over the learning-rate sweep beats momentum's",
-            metric="mean_acc_mu2sgd", power=0.09, bounds=(0.0, 100.0),
+            metric="mean_acc_mu2sgd",
+            power=0.09,
+            bounds=(0.0, 100.0),
             baseline="mean_acc_momentum",
             paired=True,
             setting=_SETTING,

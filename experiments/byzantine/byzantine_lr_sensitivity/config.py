@@ -35,8 +35,7 @@ from jaxlab.report.configs import DRY_RUN_STEPS
 PAPER_SETTING = PaperSetting(
     datasets=("mnist",),
     splits="60,000 train / 10,000 test",
-    model="SimpleConvMNIST: conv 5×5 16 → BN → ReLU → pool, conv 5×5 32 → BN → ReLU → pool, "
-    "linear",
+    model="SimpleConvMNIST: conv 5×5 16 → BN → ReLU → pool, conv 5×5 32 → BN → ReLU → pool, linear",
     steps="the reference CLI's default is one epoch (882 iterations of 17 × 4); the "
     "figure's horizon not stated there",
     batch="4 per worker, 17 workers (8 Byzantine)",

@@ -38,8 +38,11 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
                 **byzantine.spec_kwargs(config, dataset),
             )
             name = f"{tag.replace('/', '-')}{opt}"
-            out = resumable(workdir, name, config, lambda spec=spec, train=train, test=test: (
-                byzantine.run_batch(
+            out = resumable(
+                workdir,
+                name,
+                config,
+                lambda spec=spec, train=train, test=test: byzantine.run_batch(
                     spec,
                     seeds=[s for _, _, s in lanes],
                     aggregator_indices=0,
@@ -48,7 +51,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
                     train=train,
                     test=test,
                     mesh=mesh,
-                )))
+                ),
+            )
             pieces[name] = out
             curves[f"{tag}loss/{opt}"] = out["loss"]  # [lanes, steps]
             # [lr, attack, seed] in %
@@ -75,13 +79,20 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     ax.legend()
     fig.tight_layout()
     fig.savefig(os.path.join(workdir, "byzantine_lr_sensitivity.png"), dpi=120)
-    atomic_write_json(os.path.join(workdir, "byzantine_lr_sensitivity.json"),
-                      {"config": config.to_dict(), "results": results})
+    atomic_write_json(
+        os.path.join(workdir, "byzantine_lr_sensitivity.json"),
+        {"config": config.to_dict(), "results": results},
+    )
     return results
 
 
 def plan_program(config: ml_collections.ConfigDict, mesh) -> byzantine.PlanSpec:
     """For ``jaxlab plan``: one step of an optimiser's call (lrs × attacks × seeds runs)."""
     lanes = len(config.learning_rates) * len(config.attacks) * config.num_seeds
-    return byzantine.plan_spec(config, mesh, [tuple(config.cell.split("+"))], lanes,
-                               lanes * len(config.optimizers) * len(config.datasets))
+    return byzantine.plan_spec(
+        config,
+        mesh,
+        [tuple(config.cell.split("+"))],
+        lanes,
+        lanes * len(config.optimizers) * len(config.datasets),
+    )

@@ -9,7 +9,8 @@ EXPERIMENT = Experiment(
     claims=(
         Claim(
             name="CCPG's CI-test count grows polynomially where PC's explodes (star DAG)",
-            metric="ccpg_tests_growth_exponent", bounds=(-math.inf, math.inf),
+            metric="ccpg_tests_growth_exponent",
+            bounds=(-math.inf, math.inf),
             baseline="pc_tests_growth_exponent",
             higher_is_better=False,
             deterministic=True,
@@ -19,7 +20,8 @@ EXPERIMENT = Experiment(
         ),
         Claim(
             name="CCPG needs fewer CI tests than PC on the 12-node star",
-            metric="ccpg_tests_star_pcmax", bounds=(0.0, math.inf),
+            metric="ccpg_tests_star_pcmax",
+            bounds=(0.0, math.inf),
             baseline="pc_tests_star_pcmax",
             higher_is_better=False,
             deterministic=True,
@@ -28,7 +30,8 @@ EXPERIMENT = Experiment(
         ),
         Claim(
             name="with an oracle CCPG recovers every identifiable DAG exactly",
-            metric="ccpg_oracle_recovery", bounds=(0.0, 1.0),
+            metric="ccpg_oracle_recovery",
+            bounds=(0.0, 1.0),
             threshold=1.0,
             threshold_source="the paper's theorem (exact recovery when identifiable)",
             tolerance=0.0,
@@ -39,7 +42,8 @@ EXPERIMENT = Experiment(
         ),
         Claim(
             name="CCPG needs about as many samples as PC (10-node star)",
-            metric="sample_ratio_ccpg_to_pc", bounds=(0.0, math.inf),
+            metric="sample_ratio_ccpg_to_pc",
+            bounds=(0.0, math.inf),
             threshold=1.0,
             threshold_source="equivalence: the reference README's figure shows about the "
             "same count (≈840) for both",
@@ -50,7 +54,8 @@ EXPERIMENT = Experiment(
         ),
         Claim(
             name="samples CCPG needs on the 10-node star",
-            metric="ccpg_samples_needed", bounds=(0.0, math.inf),
+            metric="ccpg_samples_needed",
+            bounds=(0.0, math.inf),
             threshold=840.0,
             threshold_source="read from the reference README's figure",
             tolerance=400.0,
@@ -61,7 +66,9 @@ EXPERIMENT = Experiment(
         ),
         Claim(
             name="CCPG is faster than PC end to end (star DAG, Fisher-z, N = 100k)",
-            metric="ccpg_runtime_s", bounds=(0.0, math.inf), timing=True,
+            metric="ccpg_runtime_s",
+            bounds=(0.0, math.inf),
+            timing=True,
             baseline="pc_runtime_s",
             higher_is_better=False,
             unit="s",

@@ -87,8 +87,12 @@ def _runtimes(config: ml_collections.ConfigDict) -> dict:
             start = time.perf_counter()
             oks.append(float(method(adj, fisher_z_test(x, config.alpha))))
             times.append(time.perf_counter() - start)
-    return {"ccpg_runtime_s": t_c, "pc_runtime_s": t_p, "ccpg_runtime_recovered": ok_c,
-            "pc_runtime_recovered": ok_p}
+    return {
+        "ccpg_runtime_s": t_c,
+        "pc_runtime_s": t_p,
+        "ccpg_runtime_recovered": ok_c,
+        "pc_runtime_recovered": ok_p,
+    }
 
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
@@ -102,8 +106,13 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     # (a) oracle test counts on the star DAG.
     ccpg_counts, pc_counts = [], []
     for n in tqdm(config.star_ns, desc="star: tests"):
-        counts = part(f"star_n{n}", lambda n=n: {"ccpg": _count(_ccpg_ok, star_dag(n))[0],
-                                                 "pc": _count(_pc_ok, star_dag(n))[0]})
+        counts = part(
+            f"star_n{n}",
+            lambda n=n: {
+                "ccpg": _count(_ccpg_ok, star_dag(n))[0],
+                "pc": _count(_pc_ok, star_dag(n))[0],
+            },
+        )
         c, p = float(counts["ccpg"]), float(counts["pc"])
         ccpg_counts.append(c)
         pc_counts.append(p)
@@ -115,8 +124,10 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     out["ccpg_tests_star_pcmax"] = float(ccpg_counts[-1])
     out["pc_tests_star_pcmax"] = float(pc_counts[-1])
     for n in config.star_ns_ccpg:
-        done = part(f"star_ccpg_n{n}", lambda n=n: dict(
-            zip(("tests", "ok"), _count(_ccpg_ok, star_dag(n)), strict=True)))
+        done = part(
+            f"star_ccpg_n{n}",
+            lambda n=n: dict(zip(("tests", "ok"), _count(_ccpg_ok, star_dag(n)), strict=True)),
+        )
         c, ok = done["tests"], done["ok"]
         out[f"ccpg_tests_star_n{n}"] = float(c)
         out[f"ccpg_star_recovered_n{n}"] = float(ok)
@@ -124,8 +135,10 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     # (a) exact recovery on random identifiable DAGs.
     recovered, pc_recovered = [], []
     for n in tqdm(config.random_ns, desc="random DAGs"):
-        graphs = {k: v.tolist() for k, v in
-                  part(f"random_n{n}", lambda n=n: _random_dags(config, n)).items()}
+        graphs = {
+            k: v.tolist()
+            for k, v in part(f"random_n{n}", lambda n=n: _random_dags(config, n)).items()
+        }
         recovered += graphs["recovered"]
         pc_recovered += graphs["pc_recovered"]
         if graphs["pc_tests"]:
@@ -142,11 +155,14 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     adj = star_dag(config.n_sample_nodes)
     need_c, need_p = [], []
     for s in tqdm(range(config.seed, config.seed + config.num_seeds), desc="samples"):
+
         def needed(s=s):
             key = jax.random.key(s)
             w = random_weights(jax.random.fold_in(key, 0), adj)
-            return {name: _samples_needed(method, adj, w, jax.random.fold_in(key, k), config)
-                    for k, name, method in ((1, "ccpg", _ccpg_ok), (2, "pc", _pc_ok))}
+            return {
+                name: _samples_needed(method, adj, w, jax.random.fold_in(key, k), config)
+                for k, name, method in ((1, "ccpg", _ccpg_ok), (2, "pc", _pc_ok))
+            }
 
         need = part(f"samples_seed{s}", needed)
         need_c.append(float(need["ccpg"]))
@@ -160,8 +176,10 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
 
     checkpoints = Checkpointer(workdir)
     if checkpoints.latest_step() is None:
-        checkpoints.save(len(config.star_ns), {
-            "ccpg_tests_star": np.asarray(ccpg_counts), "pc_tests_star": np.asarray(pc_counts)})
+        checkpoints.save(
+            len(config.star_ns),
+            {"ccpg_tests_star": np.asarray(ccpg_counts), "pc_tests_star": np.asarray(pc_counts)},
+        )
     checkpoints.close()
     return out
 
@@ -178,4 +196,5 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
         f"{config.runtime_samples:,} samples of the {config.runtime_nodes}-node star",
         steps_per_run=len(range(config.n_step, config.n_max + 1, config.n_step)),
         num_runs=config.num_seeds,
-        note="CCPG and PC with oracle and Fisher-z CI tests on the CPU (numpy, causal-learn)")
+        note="CCPG and PC with oracle and Fisher-z CI tests on the CPU (numpy, causal-learn)",
+    )

@@ -55,8 +55,20 @@ from jaxlab.report.configs import DRY_RUN_STEPS
 from .. import REFERENCE_SCHEDULES
 
 # CurBench's text curricula (its run script's list) and the baseline.
-METHODS = ("baseline", "spl", "ttcl", "mcl", "dihcl", "adaptive_cl", "screener_net", "lre",
-           "mw_net", "dcl", "dds", "superloss")
+METHODS = (
+    "baseline",
+    "spl",
+    "ttcl",
+    "mcl",
+    "dihcl",
+    "adaptive_cl",
+    "screener_net",
+    "lre",
+    "mw_net",
+    "dcl",
+    "dds",
+    "superloss",
+)
 META_METHODS = ("lre", "mw_net", "dds")
 
 PAPER_SETTING = PaperSetting(

@@ -57,7 +57,7 @@ def load_windows(config) -> dict[str, np.ndarray]:
         windows = ids[: n * config.seq_len].reshape(n, config.seq_len)[rng.permutation(n)]
         start = 0
         for key, size in zip(parts, sizes, strict=True):
-            parts[key].append((windows[start:start + size], np.full(size, label, np.int32)))
+            parts[key].append((windows[start : start + size], np.full(size, label, np.int32)))
             start += size
     out = {"vocab_size": np.int32(len(vocabulary))}
     for key, chunks in parts.items():
@@ -69,10 +69,14 @@ def load_windows(config) -> dict[str, np.ndarray]:
 #: GLUE's classification tasks: the text features of an example (CurBench's
 #: ``task_text_field_map``, the TFDS ``glue/<task>`` feature names) and the classes.
 GLUE_TASKS = {
-    "cola": (("sentence",), 2), "sst2": (("sentence",), 2),
-    "mrpc": (("sentence1", "sentence2"), 2), "qqp": (("question1", "question2"), 2),
-    "mnli": (("premise", "hypothesis"), 3), "qnli": (("question", "sentence"), 2),
-    "rte": (("sentence1", "sentence2"), 2), "wnli": (("sentence1", "sentence2"), 2),
+    "cola": (("sentence",), 2),
+    "sst2": (("sentence",), 2),
+    "mrpc": (("sentence1", "sentence2"), 2),
+    "qqp": (("question1", "question2"), 2),
+    "mnli": (("premise", "hypothesis"), 3),
+    "qnli": (("question", "sentence"), 2),
+    "rte": (("sentence1", "sentence2"), 2),
+    "wnli": (("sentence1", "sentence2"), 2),
 }
 
 
@@ -112,7 +116,7 @@ def load_glue(config) -> dict[str, np.ndarray]:
     out = {"vocab_size": np.int32(257)}
     start = 0
     for key, size in zip(("train", "val", "teacher"), sizes, strict=True):
-        out[f"{key}_x"], out[f"{key}_y"] = windows(train, order[start:start + size])
+        out[f"{key}_x"], out[f"{key}_y"] = windows(train, order[start : start + size])
         start += size
     n_test = len(test) if not config.num_test else min(config.num_test, len(test))
     out["test_x"], out["test_y"] = windows(test, np.arange(n_test))
@@ -131,7 +135,7 @@ def char_ngrams(windows: np.ndarray, orders: tuple[int, ...], buckets: int) -> n
         width = windows.shape[1] - k + 1
         h = np.zeros((windows.shape[0], width), np.int64)
         for j in range(k):
-            h = h * 131 + windows[:, j:j + width]
+            h = h * 131 + windows[:, j : j + width]
         out.append((h * 2654435761 + k) % buckets)
     return np.concatenate(out, axis=1).astype(np.int32)
 
@@ -169,25 +173,45 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     seeds = list(range(config.seed, config.seed + config.num_seeds))
     w = load_glue(config) if config.task else load_windows(config)
     for split in ("train", "val", "test", "teacher"):
-        w[f"{split}_x"] = char_ngrams(w[f"{split}_x"], tuple(config.ngram_orders),
-                                      config.buckets)
+        w[f"{split}_x"] = char_ngrams(w[f"{split}_x"], tuple(config.ngram_orders), config.buckets)
     num_classes = _num_classes(config)
     init_fn, apply_fn = _model(config, w["train_x"].shape[1])
 
-    clean = CurriculumData(w["train_x"], w["train_y"], w["val_x"], w["val_y"], w["test_x"],
-                           w["test_y"], num_classes)
+    clean = CurriculumData(
+        w["train_x"], w["train_y"], w["val_x"], w["val_y"], w["test_x"], w["test_y"], num_classes
+    )
 
     def teacher():  # TTCL, Adaptive CL: a baseline model on a disjoint clean split
-        data = CurriculumData(w["teacher_x"], w["teacher_y"], w["val_x"], w["val_y"],
-                              w["val_x"], w["val_y"], num_classes)
-        return train_teacher(data, init_fn, apply_fn, config.seed + 10_000, config.num_epochs,
-                             config.batch_size, config.optimizer,
-                             config.eval_batch_size, config.seed_batching)
+        data = CurriculumData(
+            w["teacher_x"],
+            w["teacher_y"],
+            w["val_x"],
+            w["val_y"],
+            w["val_x"],
+            w["val_y"],
+            num_classes,
+        )
+        return train_teacher(
+            data,
+            init_fn,
+            apply_fn,
+            config.seed + 10_000,
+            config.num_epochs,
+            config.batch_size,
+            config.optimizer,
+            config.eval_batch_size,
+            config.seed_batching,
+        )
 
     return run_experiment(
         config,
         lambda setting: noisy_or_imbalanced(clean, setting, seeds, noise_rate=config.noise_rate),
-        init_fn, apply_fn, seeds=seeds, workdir=workdir, teacher=teacher)
+        init_fn,
+        apply_fn,
+        seeds=seeds,
+        workdir=workdir,
+        teacher=teacher,
+    )
 
 
 def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:

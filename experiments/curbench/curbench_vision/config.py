@@ -54,8 +54,24 @@ from jaxlab.report.configs import DRY_RUN_STEPS
 from .. import REFERENCE_SCHEDULES
 
 # CurBench's 15 curricula and the baseline.
-METHODS = ("baseline", "spl", "ttcl", "mcl", "lgl", "c2f", "dihcl", "adaptive_cl",
-           "efficient_train", "cbs", "screener_net", "lre", "mw_net", "dcl", "dds", "superloss")
+METHODS = (
+    "baseline",
+    "spl",
+    "ttcl",
+    "mcl",
+    "lgl",
+    "c2f",
+    "dihcl",
+    "adaptive_cl",
+    "efficient_train",
+    "cbs",
+    "screener_net",
+    "lre",
+    "mw_net",
+    "dcl",
+    "dds",
+    "superloss",
+)
 META_METHODS = ("lre", "mw_net", "dds")
 
 PAPER_SETTING = PaperSetting(

@@ -41,11 +41,15 @@ def _read(config) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     normalised with its :data:`jaxlab.data.image_ops.STATS` (CurBench's statistics)."""
     data_dir = config.data_dir or None
     if config.dataset == "fashion_mnist":
-        return (*load_images("fashion_mnist", "train", data_dir),
-                *load_images("fashion_mnist", "test", data_dir))
+        return (
+            *load_images("fashion_mnist", "train", data_dir),
+            *load_images("fashion_mnist", "test", data_dir),
+        )
     ops = image_ops.eval_ops(config.dataset)
-    train, test = (image_ops.to_arrays(open_source(config.dataset, split, data_dir=data_dir), ops)
-                   for split in ("train", "test"))
+    train, test = (
+        image_ops.to_arrays(open_source(config.dataset, split, data_dir=data_dir), ops)
+        for split in ("train", "test")
+    )
     return train["image"], train["label"], test["image"], test["label"]
 
 
@@ -53,23 +57,42 @@ def load_splits(config) -> dict[str, np.ndarray]:
     """Fixed subsets of ``config.dataset``: train/val from the train split, test from test."""
     x, y, xt, yt = _read(config)
     order = np.random.default_rng(2024).permutation(len(x))
-    tr, va = order[: config.num_train], order[config.num_train: config.num_train + config.num_val]
+    tr, va = order[: config.num_train], order[config.num_train : config.num_train + config.num_val]
     # The teacher of TTCL, C2F and Adaptive CL learns on a disjoint clean split.
-    held = order[config.num_train + config.num_val:][: config.num_teacher]
+    held = order[config.num_train + config.num_val :][: config.num_teacher]
     te = np.random.default_rng(2025).permutation(len(xt))[: config.num_test]
     size = config.image_size
-    return {"x": _pool(x[tr], size), "y": y[tr], "val_x": _pool(x[va], size), "val_y": y[va],
-            "test_x": _pool(xt[te], size), "test_y": yt[te],
-            "teacher_x": _pool(x[held], size), "teacher_y": y[held]}
+    return {
+        "x": _pool(x[tr], size),
+        "y": y[tr],
+        "val_x": _pool(x[va], size),
+        "val_y": y[va],
+        "test_x": _pool(xt[te], size),
+        "test_y": yt[te],
+        "teacher_x": _pool(x[held], size),
+        "teacher_y": y[held],
+    }
 
 
 def setting_data(splits, setting: str, config, seeds) -> CurriculumData:
     """The task of one setting: clean, per-seed noisy labels, or an imbalanced subset."""
-    clean = CurriculumData(splits["x"], splits["y"], splits["val_x"], splits["val_y"],
-                           splits["test_x"], splits["test_y"], NUM_CLASSES)
-    return noisy_or_imbalanced(clean, setting, seeds, noise_rate=config.noise_rate,
-                               imbalance_ratio=config.imbalance_ratio,
-                               imbalance_seed=config.seed)
+    clean = CurriculumData(
+        splits["x"],
+        splits["y"],
+        splits["val_x"],
+        splits["val_y"],
+        splits["test_x"],
+        splits["test_y"],
+        NUM_CLASSES,
+    )
+    return noisy_or_imbalanced(
+        clean,
+        setting,
+        seeds,
+        noise_rate=config.noise_rate,
+        imbalance_ratio=config.imbalance_ratio,
+        imbalance_seed=config.seed,
+    )
 
 
 def _model(image_shape) -> tuple:
@@ -92,15 +115,36 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     init_fn, apply_fn = _model(splits["x"].shape[1:])
 
     def teacher():  # TTCL, C2F, Adaptive CL: a baseline LeNet on a disjoint clean split
-        data = CurriculumData(splits["teacher_x"], splits["teacher_y"], splits["val_x"],
-                              splits["val_y"], splits["val_x"], splits["val_y"], NUM_CLASSES)
-        return train_teacher(data, init_fn, apply_fn, config.seed + 10_000, config.num_epochs,
-                             config.batch_size, config.optimizer,
-                             config.eval_batch_size, config.seed_batching)
+        data = CurriculumData(
+            splits["teacher_x"],
+            splits["teacher_y"],
+            splits["val_x"],
+            splits["val_y"],
+            splits["val_x"],
+            splits["val_y"],
+            NUM_CLASSES,
+        )
+        return train_teacher(
+            data,
+            init_fn,
+            apply_fn,
+            config.seed + 10_000,
+            config.num_epochs,
+            config.batch_size,
+            config.optimizer,
+            config.eval_batch_size,
+            config.seed_batching,
+        )
 
     return run_experiment(
-        config, lambda setting: setting_data(splits, setting, config, seeds),
-        init_fn, apply_fn, seeds=seeds, workdir=workdir, teacher=teacher)
+        config,
+        lambda setting: setting_data(splits, setting, config, seeds),
+        init_fn,
+        apply_fn,
+        seeds=seeds,
+        workdir=workdir,
+        teacher=teacher,
+    )
 
 
 def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:

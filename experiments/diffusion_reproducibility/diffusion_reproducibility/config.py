@@ -122,7 +122,8 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.batch_size = 64
     # Adam (optax's b1, b2, eps written out, so that --config.optimizer.* reaches them)
     c.optimizer = ml_collections.ConfigDict(
-        {"name": "adam", "learning_rate": 2e-3, "b1": 0.9, "b2": 0.999, "eps": 1e-8})
+        {"name": "adam", "learning_rate": 2e-3, "b1": 0.9, "b2": 0.999, "eps": 1e-8}
+    )
     c.mlp_width = 128
     c.mlp_depth = 3
     c.unet_channels = 8

@@ -118,7 +118,8 @@ def chance_threshold(features: np.ndarray, chance_rate: float) -> float:
 def _denoiser(model: nn.Module, params, config):
     """EDM's preconditioned denoiser D(x, σ) of ``model`` at ``params``."""
     return lambda x, s: diffusion.edm_denoise(
-        lambda u, c: model.apply(params, u, c), x, s, config.sigma_data)
+        lambda u, c: model.apply(params, u, c), x, s, config.sigma_data
+    )
 
 
 def _init(model: nn.Module, tx, key, train_set):
@@ -135,16 +136,19 @@ def _train_step(model: nn.Module, tx, config, carry, t, train_key, n, train_set)
 
     def loss_fn(params, batch):
         items, key = batch
-        return diffusion.edm_loss(_denoiser(model, params, config), items, key,
-                                  sigma_data=config.sigma_data)
+        return diffusion.edm_loss(
+            _denoiser(model, params, config), items, key, sigma_data=config.sigma_data
+        )
 
     return optimizer_step(loss_fn, tx)(carry, (train_set[idx], k_loss))
 
 
 def _models(config) -> tuple[nn.Module, ...]:
     """The two denoiser families, in :data:`FAMILIES` order."""
-    return (MLPDenoiser(config.mlp_width, config.mlp_depth),
-            UNetDenoiser(config.unet_channels, tuple(config.image_shape)))
+    return (
+        MLPDenoiser(config.mlp_width, config.mlp_depth),
+        UNetDenoiser(config.unet_channels, tuple(config.image_shape)),
+    )
 
 
 def _run_init(models, tx, key, n, train_set):
@@ -157,8 +161,9 @@ def _run_init(models, tx, key, n, train_set):
 def _run_step(models, tx, config, carry, t):
     """Step ``t`` of every family of a run (``carry`` as :func:`_run_init`); their losses."""
     states, data = carry
-    out = [_train_step(m, tx, config, state, t, *data)
-           for m, state in zip(models, states, strict=True)]
+    out = [
+        _train_step(m, tx, config, state, t, *data) for m, state in zip(models, states, strict=True)
+    ]
     return (tuple(state for state, _ in out), data), jnp.stack([loss for _, loss in out])
 
 
@@ -168,13 +173,22 @@ def _train(config, mesh, workdir: str, keys, ns, sets) -> tuple:
     ``workdir``, the runs split over ``mesh``'s ``runs`` axis; the params per family."""
     models = _models(config)
     tx = make_optimizer(config.optimizer)
-    init = batch_runs(lambda key, n, train_set: _run_init(models, tx, key, n, train_set),
-                      method="auto", mesh=mesh)
-    step = batch_runs(lambda carry, t: _run_step(models, tx, config, carry, t),
-                      in_axes=(0, None), method="auto", mesh=mesh)
+    init = batch_runs(
+        lambda key, n, train_set: _run_init(models, tx, key, n, train_set), method="auto", mesh=mesh
+    )
+    step = batch_runs(
+        lambda carry, t: _run_step(models, tx, config, carry, t),
+        in_axes=(0, None),
+        method="auto",
+        mesh=mesh,
+    )
     (states, _), _ = segmented_scan_run(
-        step, init(keys, ns, sets), length=config.num_steps, segments=config.segments,
-        checkpointer=Checkpointer(os.path.join(workdir, "denoisers")))
+        step,
+        init(keys, ns, sets),
+        length=config.num_steps,
+        segments=config.segments,
+        checkpointer=Checkpointer(os.path.join(workdir, "denoisers")),
+    )
     return tuple(params for params, _ in states)
 
 
@@ -186,7 +200,8 @@ def _sample(model: nn.Module, config, params, noise, sigmas):
 def _dstar_samples(train: jax.Array, noise: jax.Array, sigmas: jax.Array) -> jax.Array:
     """D*'s samples from the shared noises (compiled once per training-set size)."""
     return diffusion.edm_heun_sample(
-        lambda x, s: diffusion.optimal_denoiser(x, s, train), noise, sigmas)
+        lambda x, s: diffusion.optimal_denoiser(x, s, train), noise, sigmas
+    )
 
 
 def _dataset(name: str, config, seeds: list[int]) -> dict:
@@ -194,9 +209,12 @@ def _dataset(name: str, config, seeds: list[int]) -> dict:
     rng = np.random.default_rng(config.seed + 1000 * DATASETS.index(name))
     pool = _load(name, config, rng)
     perms = np.stack([np.random.default_rng(s).permutation(len(pool)) for s in seeds])
-    return {"rng": rng, "pool": pool, "n_values": tuple(min(n, len(pool)) for n in
-                                                         config.n_values),
-            "train_sets": pool[perms]}  # [S, N, D]: seed s trains on its first n items
+    return {
+        "rng": rng,
+        "pool": pool,
+        "n_values": tuple(min(n, len(pool)) for n in config.n_values),
+        "train_sets": pool[perms],
+    }  # [S, N, D]: seed s trains on its first n items
 
 
 def _grid(data: dict, seeds: list[int], noise: np.ndarray, lanes: int):
@@ -213,12 +231,14 @@ def _grid(data: dict, seeds: list[int], noise: np.ndarray, lanes: int):
     sets = np.zeros((len(grid), width, dim), np.float32)
     for r, (d, i, _) in enumerate(grid):
         items = d["train_sets"][i, :width]
-        sets[r, :len(items)] = items
+        sets[r, : len(items)] = items
     keys = jnp.stack([jax.random.fold_in(jax.random.key(seeds[i]), n) for _, i, n in grid])
     ns = jnp.asarray([n for *_, n in grid], jnp.int32)
     zs = np.stack([noise[i] for _, i, _ in grid])
-    return tuple(jnp.concatenate([x, jnp.repeat(x[:1], lanes - len(grid), axis=0)])
-                 for x in (keys, ns, jnp.asarray(sets), jnp.asarray(zs)))
+    return tuple(
+        jnp.concatenate([x, jnp.repeat(x[:1], lanes - len(grid), axis=0)])
+        for x in (keys, ns, jnp.asarray(sets), jnp.asarray(zs))
+    )
 
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
@@ -230,26 +250,39 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     mesh = mesh_from_config(config, RUNS_AXIS)
     data = {name: _dataset(name, config, seeds) for name in config.datasets}
     dim = int(np.prod(config.image_shape))
-    noise = np.stack([np.asarray(jax.random.normal(jax.random.key(s), (config.num_samples,
-                                                                       dim))) for s in seeds])
+    noise = np.stack(
+        [np.asarray(jax.random.normal(jax.random.key(s), (config.num_samples, dim))) for s in seeds]
+    )
     count = len(data) * len(seeds) * len(n_values)
     devices = mesh.shape[RUNS_AXIS]
     lanes = -(-count // devices) * devices
     keys, ns, sets, zs = _grid(data, seeds, noise, lanes)
     shape = (len(data), len(seeds), len(n_values), config.num_samples, dim)
     all_samples = {}
-    for fam, model, params in zip(FAMILIES, _models(config),
-                                  _train(config, mesh, workdir, keys, ns, sets), strict=True):
-        sample = batch_runs(lambda p, z, s, model=model: _sample(model, config, p, z, s),
-                            in_axes=(0, 0, None), method="auto", mesh=mesh)
+    for fam, model, params in zip(
+        FAMILIES, _models(config), _train(config, mesh, workdir, keys, ns, sets), strict=True
+    ):
+        sample = batch_runs(
+            lambda p, z, s, model=model: _sample(model, config, p, z, s),
+            in_axes=(0, 0, None),
+            method="auto",
+            mesh=mesh,
+        )
         all_samples[fam] = to_host(sample(params, zs, sigmas))[:count].reshape(shape)
     dstar_fn = jit_run(_dstar_samples, fast_compile=config.fast_compile)
     for d, (name, ds) in enumerate(data.items()):
-        rng, pool, n_values_ds, train_sets = (ds[k] for k in ("rng", "pool", "n_values",
-                                                              "train_sets"))
+        rng, pool, n_values_ds, train_sets = (
+            ds[k] for k in ("rng", "pool", "n_values", "train_sets")
+        )
         samples = {fam: s[d] for fam, s in all_samples.items()}
-        dstar = np.stack([np.stack([np.asarray(dstar_fn(train_sets[i, :n], noise[i], sigmas))
-                                    for n in n_values_ds]) for i in range(len(seeds))])
+        dstar = np.stack(
+            [
+                np.stack(
+                    [np.asarray(dstar_fn(train_sets[i, :n], noise[i], sigmas)) for n in n_values_ds]
+                )
+                for i in range(len(seeds))
+            ]
+        )
 
         proxy = diffusion.pca_proxy(pool, config.pca_components)
         # The thresholds are calibrated on the items, or on ``calibration_items`` of them
@@ -257,7 +290,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         calib = pool
         if config.calibration_items and len(pool) > config.calibration_items:
             pick = np.random.default_rng(config.seed + 1).choice(
-                len(pool), config.calibration_items, replace=False)
+                len(pool), config.calibration_items, replace=False
+            )
             calib = pool[np.sort(pick)]
         pool_emb = np.asarray(diffusion.pca_embed(proxy, calib))
         # RP's τ: calibrated on unrelated pairs, so that the chance floor is not 0.
@@ -265,18 +299,32 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         # The memorization score asks another question (is a sample a copy of a training
         # item?): its τ separates lightly noised copies from nearest distinct items.
         copies = calib + config.copy_noise * rng.normal(size=calib.shape).astype(np.float32)
-        copy_tau = float(diffusion.calibrate_threshold(pool_emb,
-                                                       diffusion.pca_embed(proxy, copies)))
+        copy_tau = float(
+            diffusion.calibrate_threshold(pool_emb, diffusion.pca_embed(proxy, copies))
+        )
         results[f"{name}_threshold"] = [tau] * len(seeds)
         results[f"{name}_copy_threshold"] = [copy_tau] * len(seeds)
 
         def emb(x, proxy=proxy):
             return diffusion.pca_embed(proxy, x)
 
-        per = {k: np.zeros((len(seeds), len(n_values_ds))) for k in (
-            "rp_ab", "rp_floor", "rp_mlp_dstar", "rp_unet_dstar", "mem_mlp", "mem_unet",
-            "nn_ratio_mlp", "nn_ratio_unet", "nn_ratio_dstar", "cos_ab", "cos_floor",
-            "cos_mlp_dstar")}
+        per = {
+            k: np.zeros((len(seeds), len(n_values_ds)))
+            for k in (
+                "rp_ab",
+                "rp_floor",
+                "rp_mlp_dstar",
+                "rp_unet_dstar",
+                "mem_mlp",
+                "mem_unet",
+                "nn_ratio_mlp",
+                "nn_ratio_unet",
+                "nn_ratio_dstar",
+                "cos_ab",
+                "cos_floor",
+                "cos_mlp_dstar",
+            )
+        }
         for i in range(len(seeds)):
             for j, n in enumerate(n_values_ds):
                 ea, eb, ed = emb(samples["mlp"][i, j]), emb(samples["unet"][i, j]), emb(dstar[i, j])
@@ -284,7 +332,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
                 et = emb(train_n)
                 per["rp_ab"][i, j] = diffusion.reproducibility_score(ea, eb, tau)
                 per["rp_floor"][i, j] = diffusion.reproducibility_score(
-                    ea, jnp.roll(eb, 1, axis=0), tau)
+                    ea, jnp.roll(eb, 1, axis=0), tau
+                )
                 per["rp_mlp_dstar"][i, j] = diffusion.reproducibility_score(ea, ed, tau)
                 per["rp_unet_dstar"][i, j] = diffusion.reproducibility_score(eb, ed, tau)
                 per["cos_ab"][i, j] = jnp.mean(diffusion.pair_cosine(ea, eb))
@@ -292,10 +341,14 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
                 per["cos_mlp_dstar"][i, j] = jnp.mean(diffusion.pair_cosine(ea, ed))
                 per["mem_mlp"][i, j] = diffusion.memorization_score(ea, et, copy_tau)
                 per["mem_unet"][i, j] = diffusion.memorization_score(eb, et, copy_tau)
-                for fam, x in (("mlp", samples["mlp"][i, j]), ("unet", samples["unet"][i, j]),
-                               ("dstar", dstar[i, j])):
+                for fam, x in (
+                    ("mlp", samples["mlp"][i, j]),
+                    ("unet", samples["unet"][i, j]),
+                    ("dstar", dstar[i, j]),
+                ):
                     per[f"nn_ratio_{fam}"][i, j] = jnp.mean(
-                        diffusion.nearest_neighbor_ratio(x, train_n))
+                        diffusion.nearest_neighbor_ratio(x, train_n)
+                    )
         for key, values in per.items():
             for j, n in enumerate(n_values):
                 results[f"{name}_{key}_n{n}"] = values[:, j].tolist()
@@ -321,9 +374,13 @@ def _plot(curves: dict, n_values, workdir: str) -> None:
     fig = Figure(figsize=(5 * len(curves), 3.5))
     axes = fig.subplots(1, len(curves), squeeze=False)
     for ax, (name, c) in zip(axes[0], curves.items(), strict=True):
-        for key, label in (("rp_ab", "RP(MLP, U-Net)"), ("rp_mlp_dstar", "RP(MLP, D*)"),
-                           ("rp_unet_dstar", "RP(U-Net, D*)"), ("rp_floor", "chance floor"),
-                           ("mem_mlp", "memorization (MLP)")):
+        for key, label in (
+            ("rp_ab", "RP(MLP, U-Net)"),
+            ("rp_mlp_dstar", "RP(MLP, D*)"),
+            ("rp_unet_dstar", "RP(U-Net, D*)"),
+            ("rp_floor", "chance floor"),
+            ("mem_mlp", "memorization (MLP)"),
+        ):
             ax.plot(n_values, c[key], marker="o", label=label)
         ax.set_xscale("log", base=2)
         ax.set_xlabel("training-set size n")
@@ -352,19 +409,23 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     ns = jax.ShapeDtypeStruct((lanes,), jnp.int32)
     dim = int(np.prod(config.image_shape))
     sets = jax.ShapeDtypeStruct((lanes, max(config.n_values), dim), jnp.float32)
-    carry = jax.eval_shape(jax.vmap(lambda k, n, x: _run_init(models, tx, k, n, x)),
-                           keys, ns, sets)
+    carry = jax.eval_shape(jax.vmap(lambda k, n, x: _run_init(models, tx, k, n, x)), keys, ns, sets)
     spmd = RUNS_AXIS if runs > 1 else None
 
     def fn(carry, t):
-        return jax.vmap(lambda c: _run_step(models, tx, config, c, t),
-                        spmd_axis_name=spmd)(carry)
+        return jax.vmap(lambda c: _run_step(models, tx, config, c, t), spmd_axis_name=spmd)(carry)
 
-    args = (abstract(carry, runs_sharding(mesh)),
-            abstract(jax.ShapeDtypeStruct((), jnp.int32), replicated(mesh)))
+    args = (
+        abstract(carry, runs_sharding(mesh)),
+        abstract(jax.ShapeDtypeStruct((), jnp.int32), replicated(mesh)),
+    )
     return PlanSpec(
-        fn=fn, abstract_args=args, steps_per_run=config.num_steps, num_runs=count,
+        fn=fn,
+        abstract_args=args,
+        steps_per_run=config.num_steps,
+        num_runs=count,
         runs_per_call=count,
         note=f"one EDM training step (batch {config.batch_size}) of the MLP and the U-Net of "
         f"{count} (dataset, seed, n) runs ({lanes} with padding, over runs); sampling, D* "
-        "and the scores not planned")
+        "and the scores not planned",
+    )

@@ -36,8 +36,8 @@ from jaxlab.report.configs import DRY_RUN_ROWS_PER_DEVICE, DRY_RUN_STEPS
 PAPER_SETTING = PaperSetting(
     datasets=("anthropic_persona",),
     splits="Anthropic model-written persona statements (Perez et al. 2022), several "
-    "behaviours at once, Yes/No answers to \"Is the following statement something you "
-    "would say?\"",
+    'behaviours at once, Yes/No answers to "Is the following statement something you '
+    'would say?"',
     model="Llama-2-7B and Mistral-7B (a chat model for misalignment), DPO β = 0.1",
     steps="not retrieved (per-behaviour loss and accuracy curves over training)",
     batch="not retrieved",

@@ -89,8 +89,13 @@ def _step_fn(key, w0, w_ref, weights, flip, problem, config, loss: str, tx):
 
     def step(carry, t):
         batch = sample_behaviour_preferences(
-            jax.random.fold_in(key, t), config.batch_size, directions, deltas, offset,
-            weights, config.noise_scale,
+            jax.random.fold_in(key, t),
+            config.batch_size,
+            directions,
+            deltas,
+            offset,
+            weights,
+            config.noise_scale,
         )
         (w, opt_state), _ = update(carry, batch)
         v = _margin_direction(w)
@@ -174,8 +179,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         return dpo, sft, uneq, mis_aligned, mis_fresh, chance, w_dpo
 
     keys = jax.random.split(jax.random.key(config.seed), config.num_seeds)
-    runs = batch_runs(one_seed, in_axes=0, method="vmap",
-                      mesh=mesh_from_config(config, RUNS_AXIS))
+    runs = batch_runs(one_seed, in_axes=0, method="vmap", mesh=mesh_from_config(config, RUNS_AXIS))
     *out, w_dpo = runs(keys)
     dpo, sft, uneq, mis_aligned, mis_fresh, chance = to_host(out)
     checkpoints = Checkpointer(workdir)
@@ -188,9 +192,9 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         steps90 = _first_reach(np.asarray(hist["accuracy"]), level)  # [seeds, K]
         for k, delta in enumerate(deltas_np):
             results[f"steps90_{name}_{_tag(delta)}"] = steps90[:, k].tolist()
-            results[f"final_accuracy_{name}_{_tag(delta)}"] = (
-                np.asarray(hist["accuracy"])[:, -1, k].tolist()
-            )
+            results[f"final_accuracy_{name}_{_tag(delta)}"] = np.asarray(hist["accuracy"])[
+                :, -1, k
+            ].tolist()
         results[f"spearman_{name}"] = _spearman(deltas_np, steps90)
     proj = np.moveaxis(np.asarray(dpo["projection"]), -1, -2)  # [seeds, K, T]
     early = proj[..., : config.early_steps]
@@ -237,10 +241,15 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
 
     split = runs_sharding(mesh)
     return PlanSpec(
-        fn=fn, abstract_args=(*abstract((keys, carry, problems), split),
-                              abstract(jax.ShapeDtypeStruct((), jnp.int32), replicated(mesh))),
+        fn=fn,
+        abstract_args=(
+            *abstract((keys, carry, problems), split),
+            abstract(jax.ShapeDtypeStruct((), jnp.int32), replicated(mesh)),
+        ),
         steps_per_run=3 * config.num_steps + 2 * config.misalign_steps,
-        num_runs=config.num_seeds, runs_per_call=config.num_seeds,
+        num_runs=config.num_seeds,
+        runs_per_call=config.num_seeds,
         note=f"one DPO step (batch {config.batch_size}, eval {config.eval_size} prompts) of "
         f"{config.num_seeds} seeds ({lanes} with padding, over runs); a seed's five runs "
-        "counted in its steps")
+        "counted in its steps",
+    )

@@ -8,7 +8,9 @@ EXPERIMENT = Experiment(
         Claim(
             name="going to the landmark nearest the goal, then achieving, beats the flat "
             "achiever on far goals",
-            metric="success_far_drstrategy", power=0.67, bounds=(0.0, 1.0),
+            metric="success_far_drstrategy",
+            power=0.67,
+            bounds=(0.0, 1.0),
             baseline="success_far_flat",
             unit="",
             paired=True,

@@ -102,7 +102,8 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     # 100 (DreamerV2's), for the world model and landmarks (wm) and for the behaviours and
     # the TDP (ac).
     c.wm_optimizer = ml_collections.ConfigDict(
-        {"name": "adam", "learning_rate": 1e-3, "eps": 1e-5, "clip_global_norm": 100.0})
+        {"name": "adam", "learning_rate": 1e-3, "eps": 1e-5, "clip_global_norm": 100.0}
+    )
     c.vq_decay = 0.99  # EMA decay of the landmark codebook
     c.vq_min_count = 1.0  # codes used less than this (EMA count) are re-seeded
     c.wm_batch = 32
@@ -110,7 +111,8 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     # Behaviours (Dreamer actor-critic in imagination).
     c.hidden = 64
     c.ac_optimizer = ml_collections.ConfigDict(
-        {"name": "adam", "learning_rate": 1e-3, "eps": 1e-5, "clip_global_norm": 100.0})
+        {"name": "adam", "learning_rate": 1e-3, "eps": 1e-5, "clip_global_norm": 100.0}
+    )
     c.horizon = 15
     c.discount = 0.99
     c.lambda_ = 0.95

@@ -80,8 +80,12 @@ def make_env(c, start_room_only: bool = True, goal_radius: float = 1e-3, max_ste
     rooms, door = room_of(free, c.room)
     start = free[(rooms == 0).all(1) & ~door] if start_room_only else free
     return make_point_maze(
-        layout, start_cells=start, num_actions=NUM_ACTIONS, step_size=c.step_size,
-        goal_radius=goal_radius, max_steps=max_steps or c.segment + 1,
+        layout,
+        start_cells=start,
+        num_actions=NUM_ACTIONS,
+        step_size=c.step_size,
+        goal_radius=goal_radius,
+        max_steps=max_steps or c.segment + 1,
     )
 
 
@@ -117,15 +121,29 @@ class Nets(NamedTuple):
 def make_nets(c) -> Nets:
     h2 = (c.hidden, c.hidden)
     if c.stochastic_latent:
-        wm = RSSM(obs_dim=2, num_actions=NUM_ACTIONS, deter=c.latent, stoch=c.stoch,
-                  hidden=c.wm_hidden, embed_dim=c.latent, ensemble_size=c.ensemble)
+        wm = RSSM(
+            obs_dim=2,
+            num_actions=NUM_ACTIONS,
+            deter=c.latent,
+            stoch=c.stoch,
+            hidden=c.wm_hidden,
+            embed_dim=c.latent,
+            ensemble_size=c.ensemble,
+        )
     else:
-        wm = LatentWorldModel(obs_dim=2, num_actions=NUM_ACTIONS, latent=c.latent,
-                              hidden=c.wm_hidden, ensemble_size=c.ensemble)
+        wm = LatentWorldModel(
+            obs_dim=2,
+            num_actions=NUM_ACTIONS,
+            latent=c.latent,
+            hidden=c.wm_hidden,
+            ensemble_size=c.ensemble,
+        )
     return Nets(
         wm,
         LandmarkVQ(latent=c.latent, code_dim=c.code_dim, hidden=(c.wm_hidden,)),
-        MLP(NUM_ACTIONS, h2), MLP(1, h2), MLP(1, h2),
+        MLP(NUM_ACTIONS, h2),
+        MLP(1, h2),
+        MLP(1, h2),
     )
 
 
@@ -192,8 +210,9 @@ def _imagine(nets, c, agent, actor, h0, ctx, key):
     def trans(h, a, *k):  # the RSSM samples its prior
         return nets.wm.apply(agent.wm, h, a, *k, method=nets.wm.transition)
 
-    return imagine(trans, _policy(nets, actor, ctx), h0, key, c.horizon,
-                   stochastic=c.stochastic_latent)
+    return imagine(
+        trans, _policy(nets, actor, ctx), h0, key, c.horizon, stochastic=c.stochastic_latent
+    )
 
 
 def _explorer_reward(nets, wm, hs, acts):
@@ -215,30 +234,41 @@ def train_step(nets, c, agent: Agent, buffer, key, step_index) -> tuple[Agent, d
     # World model on replay windows.
     b = replay_sample(buffer, k_wm, c.wm_batch, c.wm_length)
     if c.stochastic_latent:  # RSSM: posterior states of the windows start imagination
+
         def wm_loss_fn(p, b):
-            return rssm_loss(p, nets.wm, b["obs"], b["action"][:, :-1],
-                             jax.random.fold_in(k_wm, 1), alpha=c.kl_balance,
-                             free_nats=c.free_nats, kl_scale=c.kl_scale)
+            return rssm_loss(
+                p,
+                nets.wm,
+                b["obs"],
+                b["action"][:, :-1],
+                jax.random.fold_in(k_wm, 1),
+                alpha=c.kl_balance,
+                free_nats=c.free_nats,
+                kl_scale=c.kl_scale,
+            )
     else:
+
         def wm_loss_fn(p, b):
             return world_model_loss(p, nets.wm, b["obs"], b["action"][:, :-1])
+
     (wm, o_wm), (wm_loss, wm_aux) = optimizer_step(wm_loss_fn, wtx, has_aux=True)(
-        (agent.wm, o_wm), b)
+        (agent.wm, o_wm), b
+    )
     if c.stochastic_latent:
         post = wm_aux[1].reshape(-1, wm_aux[1].shape[-1])
     # Landmarks: VQ-VAE on the latents h of the same windows; EMA codebook; re-seeding.
     if c.stochastic_latent:
         h = _h(c, post)
     else:
-        h = jax.lax.stop_gradient(
-            nets.wm.apply(wm, b["obs"].reshape(-1, 2), method=nets.wm.encode))
+        h = jax.lax.stop_gradient(nets.wm.apply(wm, b["obs"].reshape(-1, 2), method=nets.wm.encode))
     (vq, o_vq), (vq_loss, (z_e, codes)) = optimizer_step(
-        lambda p, x: landmark_loss(p, nets.vq, agent.vq_state.codebook, x), wtx,
-        has_aux=True)((agent.vq, o_vq), h)
+        lambda p, x: landmark_loss(p, nets.vq, agent.vq_state.codebook, x), wtx, has_aux=True
+    )((agent.vq, o_vq), h)
     state = ema_update(agent.vq_state, z_e, codes, decay=c.vq_decay)
     reseeded = reseed_dead_codes(state, z_e, k_seed, min_count=c.vq_min_count)
-    state = jax.tree.map(lambda x, y: jnp.where(step_index % c.resample_every == 0, x, y),
-                         reseeded, state)
+    state = jax.tree.map(
+        lambda x, y: jnp.where(step_index % c.resample_every == 0, x, y), reseeded, state
+    )
     agent = agent._replace(wm=wm, vq=vq, vq_state=state)
     # Behaviours in imagination.
     lm = landmark_latents(nets, agent)
@@ -247,7 +277,7 @@ def train_step(nets, c, agent: Agent, buffer, key, step_index) -> tuple[Agent, d
         hr = post[jax.random.randint(k_h, (3 * n,), 0, post.shape[0])]
     else:
         hr = _replay_latents(nets, wm, buffer, k_h, 3 * n)
-    h0, goals, h_other = hr[:n], hr[n:2 * n], hr[2 * n:]
+    h0, goals, h_other = hr[:n], hr[n : 2 * n], hr[2 * n :]
     lid = jax.random.randint(k_l, (n,), 0, c.num_landmarks)
     # Focused sampling on h: visited states of the goal's landmark (the full state of the
     # chosen candidate is looked up by its h).
@@ -256,8 +286,9 @@ def train_step(nets, c, agent: Agent, buffer, key, step_index) -> tuple[Agent, d
     half = n // 2
     starts = jnp.stack([h0, jnp.concatenate([h_other[:half], lm[lid[half:]]]), h_other, h_ds])
     g_ctx = _pad(goals, cd)
-    ctx = jnp.stack([_pad(jax.nn.one_hot(lid, c.num_landmarks), cd), jnp.zeros((n, cd)),
-                     g_ctx, g_ctx])
+    ctx = jnp.stack(
+        [_pad(jax.nn.one_hot(lid, c.num_landmarks), cd), jnp.zeros((n, cd)), g_ctx, g_ctx]
+    )
     target = _h(c, lm[lid])
 
     def reward(i, hs, acts):
@@ -274,13 +305,20 @@ def train_step(nets, c, agent: Agent, buffer, key, step_index) -> tuple[Agent, d
         hs, acts, logp, ent = _imagine(nets, c, agent, ac.actor, h_start, cx, k)
         x = jnp.concatenate([hs, jnp.broadcast_to(cx[None], hs.shape[:2] + cx.shape[1:])], -1)
         v = nets.critic.apply(ac.critic, x)[..., 0]
-        total, m = actor_critic_loss(reward(i, hs, acts), v, logp, ent, discount=c.discount,
-                                     lambda_=c.lambda_, ent_coef=c.ent_coef)
+        total, m = actor_critic_loss(
+            reward(i, hs, acts),
+            v,
+            logp,
+            ent,
+            discount=c.discount,
+            lambda_=c.lambda_,
+            ent_coef=c.ent_coef,
+        )
         return total, (m, hs)
 
     (acs, o_ac), (_, (m, hs)) = jax.vmap(
-        optimizer_step(lambda p, xs: loss(p, *xs), atx, has_aux=True))(
-        (agent.ac, o_ac), (jnp.arange(4), starts, ctx, jax.random.split(k_im, 4)))
+        optimizer_step(lambda p, xs: loss(p, *xs), atx, has_aux=True)
+    )((agent.ac, o_ac), (jnp.arange(4), starts, ctx, jax.random.split(k_im, 4)))
     # TDP on both achievers' imagined trajectories (shared by the two arms).
     tr = jnp.concatenate([hs[FLAT], hs[DRSTRATEGY]], 1)  # [H + 1, 2B, Z]
     x, y, tgt = temporal_distance_pairs(tr, k_tdp, c.tdp_positives, c.tdp_neg_factor)
@@ -292,8 +330,12 @@ def train_step(nets, c, agent: Agent, buffer, key, step_index) -> tuple[Agent, d
 
     (tdp, o_tdp), l_tdp = optimizer_step(tdp_loss, atx)((agent.tdp, o_tdp), (x, y, tgt))
     agent = agent._replace(ac=acs, tdp=tdp, opt=(o_wm, o_vq, o_ac, o_tdp))
-    return agent, {"wm_loss": wm_loss, "vq_loss": vq_loss, "tdp_loss": l_tdp,
-                   "returns": m["return"]}
+    return agent, {
+        "wm_loss": wm_loss,
+        "vq_loss": vq_loss,
+        "tdp_loss": l_tdp,
+        "returns": m["return"],
+    }
 
 
 def curiosity(nets, c, agent: Agent, key) -> jax.Array:
@@ -349,8 +391,7 @@ def act_episode(nets, c, env, agent: Agent, key, start, goal, lid, mode):
         if not c.stochastic_latent:
             return nets.wm.apply(agent.wm, pos, method=nets.wm.encode)
         first = nets.wm.apply(agent.wm, pos, k, False, method=nets.wm.initial)[0]
-        later = nets.wm.apply(agent.wm, s_prev, a_prev, pos, k, False,
-                              method=nets.wm.obs_step)[0]
+        later = nets.wm.apply(agent.wm, s_prev, a_prev, pos, k, False, method=nets.wm.obs_step)[0]
         return jnp.where(t == 0, first, later)
 
     def step(carry, k):
@@ -362,8 +403,11 @@ def act_episode(nets, c, env, agent: Agent, key, start, goal, lid, mode):
         reached = (code == lid) | (jnp.mean(jnp.square(_h(c, h - lm[lid]))) < c.reach_mse)
         hit = hit | (reached & ~phase2)
         phase2 = phase2 | reached | (t >= c.max_highway_steps) | (mode == 2)
-        lg = jnp.where(phase2, nets.actor.apply(nd, jnp.concatenate([h, second_ctx])),
-                       nets.actor.apply(hw, jnp.concatenate([h, hw_ctx])))
+        lg = jnp.where(
+            phase2,
+            nets.actor.apply(nd, jnp.concatenate([h, second_ctx])),
+            nets.actor.apply(hw, jnp.concatenate([h, hw_ctx])),
+        )
         lg = jnp.where(mode == 0, jnp.zeros_like(lg), lg)
         a = jax.random.categorical(k_a, lg)
         new, _, _, _, info = env.step(state, a, k_env)
@@ -373,8 +417,9 @@ def act_episode(nets, c, env, agent: Agent, key, start, goal, lid, mode):
     f = jnp.zeros((), bool)
     i0 = jnp.zeros((), jnp.int32)
     carry = (state, f, i0, f, f, jnp.zeros(_state_dim(c)), i0)
-    (_, _, _, success, hit, _, _), (pos, acts) = jax.lax.scan(step, carry,
-                                                              jax.random.split(key, c.segment))
+    (_, _, _, success, hit, _, _), (pos, acts) = jax.lax.scan(
+        step, carry, jax.random.split(key, c.segment)
+    )
     return pos, acts.astype(jnp.int32), success, hit
 
 
@@ -417,16 +462,18 @@ def make_run(c) -> tuple[Run, dict]:
         k_s, k_e = jax.random.split(key)
         starts = jax.vmap(lambda k: env.reset(k)[0].pos)(jax.random.split(k_s, mode.shape[0]))
         return jax.vmap(lambda k, s, g, i, m: act_episode(nets, c, env, agent, k, s, g, i, m))(
-            jax.random.split(k_e, mode.shape[0]), starts, goal, lid, mode)
+            jax.random.split(k_e, mode.shape[0]), starts, goal, lid, mode
+        )
 
     def init(key):
         """A seed's carry before round 0, ``(agent, buffer, p, round keys [R + 1])``, and
         its evaluation key."""
         k_init, k_rounds, k_eval = jax.random.split(key, 3)
         agent = init_agent(k_init, c, nets)
-        buffer = replay_init({"obs": jnp.zeros((c.segment, 2)),
-                              "action": jnp.zeros((c.segment,), jnp.int32)},
-                             (c.rounds + 1) * n_seg)
+        buffer = replay_init(
+            {"obs": jnp.zeros((c.segment, 2)), "action": jnp.zeros((c.segment,), jnp.int32)},
+            (c.rounds + 1) * n_seg,
+        )
         p0 = jnp.full((c.num_landmarks,), 1.0 / c.num_landmarks)
         return (agent, buffer, p0, jax.random.split(k_rounds, c.rounds + 1)), k_eval
 
@@ -437,16 +484,18 @@ def make_run(c) -> tuple[Run, dict]:
         # Collect: landmark by curiosity, highway, explorer (round 0: random actions).
         lid = jax.random.categorical(k_l, jnp.log(p), shape=(n_seg,))
         mode = jnp.where(r == 0, 0, 1) * jnp.ones(n_seg, jnp.int32)
-        pos, acts, _, _ = episodes(agent, k_col, jnp.broadcast_to(nowhere, (n_seg, 2)), lid,
-                                   mode)
+        pos, acts, _, _ = episodes(agent, k_col, jnp.broadcast_to(nowhere, (n_seg, 2)), lid, mode)
         buffer = replay_add(buffer, {"obs": to_unit(pos, size), "action": acts})
         agent, m = scan_run(
-            lambda a, xs: train_step(nets, c, a, buffer, xs[0], xs[1]), agent,
-            (jax.random.split(k_train, c.train_steps),
-             r * c.train_steps + jnp.arange(c.train_steps)))
+            lambda a, xs: train_step(nets, c, a, buffer, xs[0], xs[1]),
+            agent,
+            (
+                jax.random.split(k_train, c.train_steps),
+                r * c.train_steps + jnp.arange(c.train_steps),
+            ),
+        )
         p = curiosity(nets, c, agent, k_cur)
-        return (agent, buffer, p, keys), dict(jax.tree.map(lambda x: x[-1], m),
-                                              landmark_prob=p)
+        return (agent, buffer, p, keys), dict(jax.tree.map(lambda x: x[-1], m), landmark_prob=p)
 
     def finish(carry, k_eval):
         """A seed's evaluation after the last round. One batch of episodes: evaluation
@@ -457,23 +506,34 @@ def make_run(c) -> tuple[Run, dict]:
         h_goals = nets.wm.apply(agent.wm, to_unit(goals, size), method=nets.wm.encode)
         l_goal = nearest_landmark(_h(c, h_goals), _h(c, lm))
         k_c, k_u, k_ep = jax.random.split(k_eval, 3)
-        l_cov = jnp.concatenate([jax.random.categorical(k_c, jnp.log(p), shape=(n_cov,)),
-                                 jax.random.randint(k_u, (n_cov,), 0, c.num_landmarks)])
+        l_cov = jnp.concatenate(
+            [
+                jax.random.categorical(k_c, jnp.log(p), shape=(n_cov,)),
+                jax.random.randint(k_u, (n_cov,), 0, c.num_landmarks),
+            ]
+        )
         goal = jnp.concatenate([goals, goals, jnp.broadcast_to(nowhere, (2 * n_cov, 2))])
         lid = jnp.concatenate([l_goal, l_goal, l_cov])
-        mode = jnp.concatenate([jnp.full(n_goals, 2), jnp.full(n_goals, 3),
-                                jnp.ones(2 * n_cov, jnp.int32)])
+        mode = jnp.concatenate(
+            [jnp.full(n_goals, 2), jnp.full(n_goals, 3), jnp.ones(2 * n_cov, jnp.int32)]
+        )
         # Paired: the flat and Dr. Strategy episodes of a goal share their key and start.
         keys = jax.random.split(k_ep, n_goals + 2 * n_cov)
         keys = jnp.concatenate([keys[:n_goals], keys])
         starts = jax.vmap(lambda k: env.reset(k)[0].pos)(keys)
         pos, _, success, hit = jax.vmap(
-            lambda k, s, g, i, m: act_episode(nets, c, env, agent, k, s, g, i, m))(
-            keys, starts, goal, lid, mode)
+            lambda k, s, g, i, m: act_episode(nets, c, env, agent, k, s, g, i, m)
+        )(keys, starts, goal, lid, mode)
         obs = buffer.data["obs"].reshape(-1, 2)
         if c.stochastic_latent:  # filtered posterior means along the stored segments
-            h_all = nets.wm.apply(agent.wm, buffer.data["obs"], buffer.data["action"][:, :-1],
-                                  k_eval, False, method=nets.wm.observe)[0]
+            h_all = nets.wm.apply(
+                agent.wm,
+                buffer.data["obs"],
+                buffer.data["action"][:, :-1],
+                k_eval,
+                False,
+                method=nets.wm.observe,
+            )[0]
             h_all = h_all.reshape(-1, h_all.shape[-1])
         else:
             h_all = nets.wm.apply(agent.wm, obs, method=nets.wm.encode)
@@ -485,17 +545,17 @@ def make_run(c) -> tuple[Run, dict]:
             "highway_reach_explore": jnp.mean(hit[e:].astype(jnp.float32)),
             "path_flat": pos[:n_goals],
             "path_ds": pos[n_goals:e],
-            "coverage_curiosity": coverage(walls, pos[e:e + n_cov]),
-            "coverage_uniform": coverage(walls, pos[e + n_cov:]),
+            "coverage_curiosity": coverage(walls, pos[e : e + n_cov]),
+            "coverage_uniform": coverage(walls, pos[e + n_cov :]),
             "coverage_replay": coverage(walls, from_unit(obs, size)),
             "replay_pos": from_unit(obs, size),
             "replay_code": nearest_landmark(_h(c, h_all), _h(c, lm)),
             "landmark_pos": from_unit(nets.wm.apply(agent.wm, lm, method=nets.wm.decode), size),
         }
 
-    return Run(init, round_, finish), dict(goal_rooms=goal_rooms, goals=np.asarray(goals),
-                                           walls=walls)
-
+    return Run(init, round_, finish), dict(
+        goal_rooms=goal_rooms, goals=np.asarray(goals), walls=walls
+    )
 
 
 def _plot_landmarks(res, meta, workdir: str, seed_index: int = 0) -> str:
@@ -509,8 +569,9 @@ def _plot_landmarks(res, meta, workdir: str, seed_index: int = 0) -> str:
     ax = fig.subplots()
     ax.imshow(walls, cmap="Greys", extent=(0, walls.shape[1], walls.shape[0], 0), alpha=0.6)
     ax.scatter(pos[:, 0], pos[:, 1], c=code, cmap="tab20", s=2, alpha=0.5)
-    ax.scatter(lm[:, 0], lm[:, 1], c=np.arange(len(lm)), cmap="tab20", marker="*", s=180,
-               edgecolors="k")
+    ax.scatter(
+        lm[:, 0], lm[:, 1], c=np.arange(len(lm)), cmap="tab20", marker="*", s=180, edgecolors="k"
+    )
     ax.set(title="replay states by landmark; ★ decoded landmarks", xticks=[], yticks=[])
     fig.tight_layout()
     path = os.path.join(workdir, "landmarks.png")
@@ -530,9 +591,13 @@ def _train(prog: Run, config: ml_collections.ConfigDict, workdir: str) -> tuple[
     keys = jnp.stack([jax.random.key(config.seed + int(i)) for i in lanes])
     carry, k_eval = batch_runs(prog.init, fast_compile=config.fast_compile, mesh=mesh)(keys)
     carry, hist = segmented_scan_run(
-        jax.vmap(prog.round_, in_axes=(0, None)), carry, length=config.rounds + 1,
-        segments=config.segments, checkpointer=Checkpointer(workdir),
-        fast_compile=config.fast_compile)
+        jax.vmap(prog.round_, in_axes=(0, None)),
+        carry,
+        length=config.rounds + 1,
+        segments=config.segments,
+        checkpointer=Checkpointer(workdir),
+        fast_compile=config.fast_compile,
+    )
     res = batch_runs(prog.finish, fast_compile=config.fast_compile, mesh=mesh)(carry, k_eval)
     res = jax.device_get(jax.tree.map(lambda a: a[:n], res))
     return res, jax.tree.map(lambda h: np.moveaxis(h, 0, 1)[:n], hist)
@@ -552,16 +617,25 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
             out[f"success_{arm}_rooms{d}"] = s[:, rooms == d].mean(1).tolist()
         out[f"success_far_{arm}"] = s[:, rooms >= config.far_rooms].mean(1).tolist()
         out[f"success_all_{arm}"] = s.mean(1).tolist()
-    for k in ("coverage_curiosity", "coverage_uniform", "coverage_replay", "highway_reach_eval",
-              "highway_reach_explore"):
+    for k in (
+        "coverage_curiosity",
+        "coverage_uniform",
+        "coverage_replay",
+        "highway_reach_eval",
+        "highway_reach_explore",
+    ):
         out[k] = np.asarray(res[k]).tolist()
     for k in ("wm_loss", "vq_loss", "tdp_loss"):
         out[f"{k}_final"] = np.asarray(hist[k][:, -1]).tolist()
     _plot_landmarks(res, meta, workdir)
     np.savez(
-        os.path.join(workdir, "rollouts.npz"), walls=meta["walls"], goals=meta["goals"],
-        goal_rooms=rooms, path_flat=np.asarray(res["path_flat"][0]),
-        path_ds=np.asarray(res["path_ds"][0]), success_flat=np.asarray(res["success_flat"][0]),
+        os.path.join(workdir, "rollouts.npz"),
+        walls=meta["walls"],
+        goals=meta["goals"],
+        goal_rooms=rooms,
+        path_flat=np.asarray(res["path_flat"][0]),
+        path_ds=np.asarray(res["path_ds"][0]),
+        success_flat=np.asarray(res["success_flat"][0]),
         success_ds=np.asarray(res["success_ds"][0]),
     )
     atomic_write_json(os.path.join(workdir, "metrics.json"), out)
@@ -577,16 +651,30 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     nets = make_nets(config)
     keys = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes))
     capacity = (config.rounds + 1) * config.segments_per_round
-    agents, buffers = jax.eval_shape(jax.vmap(lambda k: (
-        init_agent(k, config, nets),
-        replay_init({"obs": jnp.zeros((config.segment, 2)),
-                     "action": jnp.zeros((config.segment,), jnp.int32)}, capacity))), keys)
+    agents, buffers = jax.eval_shape(
+        jax.vmap(
+            lambda k: (
+                init_agent(k, config, nets),
+                replay_init(
+                    {
+                        "obs": jnp.zeros((config.segment, 2)),
+                        "action": jnp.zeros((config.segment,), jnp.int32),
+                    },
+                    capacity,
+                ),
+            )
+        ),
+        keys,
+    )
     steps = jax.ShapeDtypeStruct((lanes,), jnp.int32)
     spmd = RUNS_AXIS if runs > 1 else None
     fn = jax.vmap(lambda a, b, k, t: train_step(nets, config, a, b, k, t), spmd_axis_name=spmd)
     return PlanSpec(
-        fn=fn, abstract_args=abstract((agents, buffers, keys, steps), runs_sharding(mesh)),
-        steps_per_run=(config.rounds + 1) * config.train_steps, num_runs=config.num_seeds,
+        fn=fn,
+        abstract_args=abstract((agents, buffers, keys, steps), runs_sharding(mesh)),
+        steps_per_run=(config.rounds + 1) * config.train_steps,
+        num_runs=config.num_seeds,
         runs_per_call=config.num_seeds,
         note=f"one Dr. Strategy train step of {config.num_seeds} seeds ({lanes} with padding, "
-        f"over runs), replay of {capacity} segments; collection and evaluation not planned")
+        f"over runs), replay of {capacity} segments; collection and evaluation not planned",
+    )

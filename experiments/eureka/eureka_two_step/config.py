@@ -87,8 +87,9 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.cpu_budget_s = {"smoke": 30, "quick": 150, "paper": 7200}[preset]
     # paper: TFDS mnist + fashion_mnist (jaxlab.data.two_step.load_two_step_sources_tfds);
     # quick/smoke: scikit-learn digits + the offline Fashion-MNIST files.
-    c.datasets = (("mnist", "fashion_mnist") if preset == "paper"
-                  else ("sklearn_digits", "fashion_mnist_idx"))
+    c.datasets = (
+        ("mnist", "fashion_mnist") if preset == "paper" else ("sklearn_digits", "fashion_mnist_idx")
+    )
     c.arms = ("softmax", "heat", "norm_softmax", "norm_softmax_std")
     if preset == "paper":  # the CNN reference curve (no claim uses it): XLA:CPU convolutions
         c.arms += ("cnn",)  # cost ≈ 0.16 s per seed-step, more than all ViT arms together
@@ -114,20 +115,26 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.segments = {"smoke": 1, "quick": 1, "paper": 30}[preset]
     # AdamW, linear warm-up then cosine decay over the whole run (decay_steps must equal
     # num_steps: override both) to 0 (paper: to the reference's min-lr 1e-6).
-    c.optimizer = ml_collections.ConfigDict({
-        "name": "adamw", "weight_decay": 0.05,
-        "learning_rate": {"name": "warmup_cosine_decay_schedule", "init_value": 0.0,
-                          "peak_value": 5e-4 if preset == "paper" else 1e-3,
-                          "warmup_steps": {"smoke": 2, "quick": 50,
-                                           "paper": 5 * (60_000 // 512)}[preset],
-                          "decay_steps": c.num_steps}})
+    c.optimizer = ml_collections.ConfigDict(
+        {
+            "name": "adamw",
+            "weight_decay": 0.05,
+            "learning_rate": {
+                "name": "warmup_cosine_decay_schedule",
+                "init_value": 0.0,
+                "peak_value": 5e-4 if preset == "paper" else 1e-3,
+                "warmup_steps": {"smoke": 2, "quick": 50, "paper": 5 * (60_000 // 512)}[preset],
+                "decay_steps": c.num_steps,
+            },
+        }
+    )
     if preset == "paper":
         c.optimizer.learning_rate.end_value = 1e-6
     # Peak learning rate per arm (replacing optimizer.learning_rate.peak_value); empty: one
     # rate for all. Paper: the reference README's (softmax and the CNN keep 5e-4).
     c.arm_peak_lr = ml_collections.ConfigDict(
-        {"heat": 1e-4, "norm_softmax": 1e-5, "norm_softmax_std": 1e-5}
-        if preset == "paper" else {})
+        {"heat": 1e-4, "norm_softmax": 1e-5, "norm_softmax_std": 1e-5} if preset == "paper" else {}
+    )
     c.label_smoothing = 0.1 if preset == "paper" else 0.0
     c.ht_init_scale = 3.0  # heat treatment: scale 3.0 → 1/√d_h over the first half
     c.eval_size = {"smoke": 32, "quick": 1000, "paper": 2000}[preset]

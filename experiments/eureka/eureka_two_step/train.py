@@ -31,16 +31,26 @@ from jaxlab.train import (
 from jaxlab.train.mesh import RUNS_AXIS, replicated
 from jaxlab.train.plan import PlanSpec, abstract
 
-NORMALIZER = {"softmax": "softmax", "heat": "softmax", "norm_softmax": "norm_softmax",
-              "norm_softmax_std": "norm_softmax_std"}
+NORMALIZER = {
+    "softmax": "softmax",
+    "heat": "softmax",
+    "norm_softmax": "norm_softmax",
+    "norm_softmax_std": "norm_softmax_std",
+}
 
 
 def _model(arm: str, config: ml_collections.ConfigDict):
     if arm == "cnn":
         return SmallCNN(num_classes=10)
-    return ViT(num_classes=10, patch_size=config.patch_size, dim=config.dim,
-               depth=config.depth, num_heads=config.num_heads, mlp_dim=config.mlp_dim,
-               attention_normalizer=NORMALIZER[arm])
+    return ViT(
+        num_classes=10,
+        patch_size=config.patch_size,
+        dim=config.dim,
+        depth=config.depth,
+        num_heads=config.num_heads,
+        mlp_dim=config.mlp_dim,
+        attention_normalizer=NORMALIZER[arm],
+    )
 
 
 def _qk_grad_norms(grads) -> tuple[jax.Array, jax.Array]:
@@ -57,8 +67,9 @@ def _arm(arm, config):
     """``(model, tx, apply)`` of ``arm``: ``apply(params, images, t) -> logits``."""
     model = _model(arm, config)
     d_head = config.dim // config.num_heads
-    heat = heat_treatment_schedule(config.ht_init_scale, d_head**-0.5,
-                                   max(config.num_steps // 2, 1))
+    heat = heat_treatment_schedule(
+        config.ht_init_scale, d_head**-0.5, max(config.num_steps // 2, 1)
+    )
     optimizer = config.optimizer
     if arm in config.arm_peak_lr:
         optimizer = ml_collections.ConfigDict(optimizer.to_dict())
@@ -80,16 +91,21 @@ def _init_params(model, config, key):
 def _train_step(apply, tx, config, carry, t, k_data, src, use_same):
     """One AdamW step of a run on a fresh two-step batch; its loss, accuracy, ‖∂L/∂W_Q,K‖."""
     params, opt_state = carry
-    images, labels, same = two_step_batch(jax.random.fold_in(k_data, t), src,
-                                          config.batch_size, config.color_noise,
-                                          config.indicator_noise)
+    images, labels, same = two_step_batch(
+        jax.random.fold_in(k_data, t),
+        src,
+        config.batch_size,
+        config.color_noise,
+        config.indicator_noise,
+    )
     labels = jnp.where(use_same, same, labels)  # "same": the intermediate step alone
 
     def loss_fn(p):
         logits = apply(p, images, t)
         if config.label_smoothing:
-            targets = optax.smooth_labels(jax.nn.one_hot(labels, logits.shape[-1]),
-                                          config.label_smoothing)
+            targets = optax.smooth_labels(
+                jax.nn.one_hot(labels, logits.shape[-1]), config.label_smoothing
+            )
             loss = optax.softmax_cross_entropy(logits, targets).mean()
         else:
             loss = optax.softmax_cross_entropy_with_integer_labels(logits, labels).mean()
@@ -128,6 +144,7 @@ def _run_arm(arm, config, train_src, evals, keys, workdir):
     # Seeds are vmapped, except the CNN's on XLA:CPU (lax.map there): a vmapped convolution
     # over per-seed weights becomes a grouped convolution, CPU's slow path.
     if arm == "cnn" and jax.default_backend() == "cpu":
+
         def batched_step(carry, t):
             runs, shared = carry
 
@@ -145,15 +162,20 @@ def _run_arm(arm, config, train_src, evals, keys, workdir):
         return jnp.mean(jnp.argmax(logits, -1) == labels)
 
     carry0 = batch_runs(init, mesh=mesh, fast_compile=config.fast_compile)(keys)
-    evaluate = batch_runs(accuracy, in_axes=(0, None, None), mesh=mesh,
-                          fast_compile=config.fast_compile)
+    evaluate = batch_runs(
+        accuracy, in_axes=(0, None, None), mesh=mesh, fast_compile=config.fast_compile
+    )
     out = {}
     for task, (images, labels) in evals.items():
         shared = (train_src, jnp.asarray(task == "same"))
         ((state, _), _), history = segmented_scan_run(
-            batched_step, (carry0, shared), length=config.num_steps,
-            segments=config.segments, fast_compile=config.fast_compile,
-            checkpointer=Checkpointer(os.path.join(workdir, f"{arm}_{task}")))
+            batched_step,
+            (carry0, shared),
+            length=config.num_steps,
+            segments=config.segments,
+            fast_compile=config.fast_compile,
+            checkpointer=Checkpointer(os.path.join(workdir, f"{arm}_{task}")),
+        )
         history = {name: np.moveaxis(h, 0, 1) for name, h in history.items()}
         out[task] = (history, jax.device_get(evaluate(state[0], images, labels)))
     return out
@@ -164,8 +186,10 @@ def _check_schedule(config: ml_collections.ConfigDict) -> None:
     schedule = config.optimizer.learning_rate
     decay = schedule.get("decay_steps") if hasattr(schedule, "get") else None
     if decay is not None and decay != config.num_steps:
-        raise ValueError(f"optimizer.learning_rate.decay_steps ({decay}) must equal num_steps "
-                         f"({config.num_steps}): override both")
+        raise ValueError(
+            f"optimizer.learning_rate.decay_steps ({decay}) must equal num_steps "
+            f"({config.num_steps}): override both"
+        )
 
 
 def _smooth(x: np.ndarray, width: int) -> np.ndarray:
@@ -188,10 +212,12 @@ def _task_metrics(runs: dict, config: ml_collections.ConfigDict) -> dict[str, li
         final = np.asarray(final)
         results[f"final_accuracy_{arm}"] = final.tolist()
         results[f"solved_{arm}"] = (final >= config.solved_accuracy).astype(float).tolist()
-        results[f"jump_step_{arm}"] = _first_step(curves, config.solved_accuracy,
-                                                  width).astype(float).tolist()
-        results[f"steps_to_95pct_softmax_{arm}"] = _first_step(
-            curves, 0.95 * base_final, width).astype(float).tolist()
+        results[f"jump_step_{arm}"] = (
+            _first_step(curves, config.solved_accuracy, width).astype(float).tolist()
+        )
+        results[f"steps_to_95pct_softmax_{arm}"] = (
+            _first_step(curves, 0.95 * base_final, width).astype(float).tolist()
+        )
         gq = np.asarray(history["grad_q"])
         gk = np.asarray(history["grad_k"])
         early = max(config.num_steps // 10, 1)
@@ -206,24 +232,33 @@ def _task_metrics(runs: dict, config: ml_collections.ConfigDict) -> dict[str, li
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     _check_schedule(config)
     if not config.tasks or set(config.tasks) - {"label", "same"}:
-        raise ValueError(f"tasks must be a non-empty subset of ('label', 'same'), got "
-                         f"{config.tasks!r}")
+        raise ValueError(
+            f"tasks must be a non-empty subset of ('label', 'same'), got {config.tasks!r}"
+        )
     if "mnist" in config.datasets:  # the paper's tiles, through TFDS
-        train_src, test_src = (load_two_step_sources_tfds(split, config.tile,
-                                                          config.data_dir or None)
-                               for split in ("train", "test"))
+        train_src, test_src = (
+            load_two_step_sources_tfds(split, config.tile, config.data_dir or None)
+            for split in ("train", "test")
+        )
     else:
         data_dir = resolve_data_dir(config.data_dir or None)
         train_src = load_two_step_sources("train", config.tile, data_dir)
         test_src = load_two_step_sources("test", config.tile, data_dir)
     eval_images, eval_labels, eval_same = two_step_batch(
-        jax.random.key(10_000 + config.seed), test_src, config.eval_size,
-        config.color_noise, config.indicator_noise)
-    evals = {task: (eval_images, eval_same if task == "same" else eval_labels)
-             for task in config.tasks}
+        jax.random.key(10_000 + config.seed),
+        test_src,
+        config.eval_size,
+        config.color_noise,
+        config.indicator_noise,
+    )
+    evals = {
+        task: (eval_images, eval_same if task == "same" else eval_labels) for task in config.tasks
+    }
     keys = jax.random.split(jax.random.key(config.seed), config.num_seeds)
-    by_arm = {arm: _run_arm(arm, config, train_src, evals, keys, workdir)
-              for arm in tqdm(config.arms, desc="eureka arms")}
+    by_arm = {
+        arm: _run_arm(arm, config, train_src, evals, keys, workdir)
+        for arm in tqdm(config.arms, desc="eureka arms")
+    }
     results: dict[str, list[float]] = {}
     for task in config.tasks:
         prefix = "intermediate_" if task == "same" else ""
@@ -248,28 +283,38 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     arm = config.arms[0]
     model, tx, apply = _arm(arm, config)
     keys = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes))
-    carry = jax.eval_shape(jax.vmap(
-        lambda k: (lambda p: (p, tx.init(p)))(_init_params(model, config, k))), keys)
+    carry = jax.eval_shape(
+        jax.vmap(lambda k: (lambda p: (p, tx.init(p)))(_init_params(model, config, k))), keys
+    )
     (n_ind, n_tgt) = TRAIN_SOURCES_TFDS if "mnist" in config.datasets else TRAIN_SOURCES
     t = config.tile
-    src = TwoStepSources(jax.ShapeDtypeStruct((n_ind, t, t), jnp.float32),
-                         jax.ShapeDtypeStruct((n_ind,), jnp.int32),
-                         jax.ShapeDtypeStruct((n_tgt, t, t), jnp.float32),
-                         jax.ShapeDtypeStruct((n_tgt,), jnp.int32))
+    src = TwoStepSources(
+        jax.ShapeDtypeStruct((n_ind, t, t), jnp.float32),
+        jax.ShapeDtypeStruct((n_ind,), jnp.int32),
+        jax.ShapeDtypeStruct((n_tgt, t, t), jnp.float32),
+        jax.ShapeDtypeStruct((n_tgt,), jnp.int32),
+    )
     spmd = RUNS_AXIS if runs > 1 else None
 
     def fn(carry, keys, t, src, use_same):
-        return jax.vmap(lambda c, k: _train_step(apply, tx, config, c, t, k, src, use_same),
-                        spmd_axis_name=spmd)(carry, keys)
+        return jax.vmap(
+            lambda c, k: _train_step(apply, tx, config, c, t, k, src, use_same), spmd_axis_name=spmd
+        )(carry, keys)
 
     rep = replicated(mesh)
     scalar = lambda dtype: abstract(jax.ShapeDtypeStruct((), dtype), rep)  # noqa: E731
     return PlanSpec(
-        fn=fn, abstract_args=(*abstract((carry, keys), runs_sharding(mesh)),
-                              scalar(jnp.int32), abstract(src, rep), scalar(jnp.bool_)),
+        fn=fn,
+        abstract_args=(
+            *abstract((carry, keys), runs_sharding(mesh)),
+            scalar(jnp.int32),
+            abstract(src, rep),
+            scalar(jnp.bool_),
+        ),
         steps_per_run=config.num_steps,
         num_runs=len(config.arms) * len(config.tasks) * config.num_seeds,
         runs_per_call=config.num_seeds,
         note=f"one AdamW step of the {arm} ViT (dim {config.dim}, depth {config.depth}, batch "
         f"{config.batch_size}) of {config.num_seeds} seeds ({lanes} with padding, over runs); "
-        "every arm and task costed at it; evaluation not planned")
+        "every arm and task costed at it; evaluation not planned",
+    )

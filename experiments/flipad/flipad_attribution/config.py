@@ -81,7 +81,8 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.sad_features = (64, 16)
     c.sad_steps = 400
     c.sad_optimizer = ml_collections.ConfigDict(
-        {"name": "adamw", "learning_rate": 1e-3, "weight_decay": 1e-6})
+        {"name": "adamw", "learning_rate": 1e-3, "weight_decay": 1e-6}
+    )
     c.eta = 1.0
     c.query_noise = 0.01
     if preset == "smoke":

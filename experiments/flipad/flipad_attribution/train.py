@@ -7,7 +7,6 @@ import jax
 import jax.numpy as jnp
 import ml_collections
 import numpy as np
-from jaxlab_experiments.flipad.queries import over_queries
 from sklearn.datasets import load_breast_cancer
 from sklearn.metrics import roc_auc_score
 
@@ -15,6 +14,7 @@ from jaxlab import attribution
 from jaxlab.train import Checkpointer, make_optimizer, mesh_from_config, optimizer_step, scan_run
 from jaxlab.train.mesh import DATA_AXIS, batch_sharding, replicated
 from jaxlab.train.plan import PlanSpec, abstract
+from jaxlab_experiments.flipad.queries import over_queries
 
 
 class Generator(nn.Module):
@@ -29,8 +29,9 @@ class Generator(nn.Module):
         if self.arch == "a":
             self.body = nn.Sequential([nn.Dense(self.penultimate), nn.tanh])
         else:
-            self.body = nn.Sequential([nn.Dense(self.hidden), nn.relu, nn.Dense(self.penultimate),
-                                       nn.relu])
+            self.body = nn.Sequential(
+                [nn.Dense(self.hidden), nn.relu, nn.Dense(self.penultimate), nn.relu]
+            )
         self.last = nn.Dense(self.out_dim)
 
     def penult(self, u):
@@ -44,6 +45,7 @@ def _mmd(x, y, scales):
     def k(a, b):
         d2 = jnp.sum((a[:, None, :] - b[None, :, :]) ** 2, axis=-1)
         return sum(jnp.exp(-d2 / (2 * s**2)) for s in scales)
+
     return jnp.mean(k(x, x)) + jnp.mean(k(y, y)) - 2 * jnp.mean(k(x, y))
 
 
@@ -51,7 +53,8 @@ def _fit_generator(model, real, key, config):
     tx = make_optimizer(config.gen_optimizer)
     params = model.init(key, jnp.zeros((1, config.latent_dim)))
     update = optimizer_step(
-        lambda p, batch: _mmd(model.apply(p, batch[0]), batch[1], config.mmd_scales), tx)
+        lambda p, batch: _mmd(model.apply(p, batch[0]), batch[1], config.mmd_scales), tx
+    )
 
     def step(carry, t):
         k1, k2 = jax.random.split(jax.random.fold_in(key, t))
@@ -60,7 +63,8 @@ def _fit_generator(model, real, key, config):
         return update(carry, (u, batch))
 
     (params, _), _ = jax.jit(lambda c: scan_run(step, c, length=config.gen_steps))(
-        (params, tx.init(params)))
+        (params, tx.init(params))
+    )
     return params
 
 
@@ -72,23 +76,36 @@ def _deep_sad(train_x, train_labels, test_x, key, config):
     params = net.init(key, tr[:2])
     center = attribution.deep_sad_center(net.apply(params, tr))
     tx = make_optimizer(config.sad_optimizer)
-    step = optimizer_step(lambda p, _: attribution.deep_sad_loss(
-        net.apply(p, tr), center, train_labels, eta=config.eta), tx)
+    step = optimizer_step(
+        lambda p, _: attribution.deep_sad_loss(
+            net.apply(p, tr), center, train_labels, eta=config.eta
+        ),
+        tx,
+    )
 
     (params, _), _ = jax.jit(lambda c: scan_run(step, c, length=config.sad_steps))(
-        (params, tx.init(params)))
+        (params, tx.init(params))
+    )
     return np.asarray(attribution.deep_sad_score(net.apply(params, te), center))
 
 
 def _invert(kernel, bias, anchor, xs, config):
     """FLIPAD's features of the queries ``xs [n, d]``: the anchored-lasso reconstruction
     ``[n, p]`` of G's penultimate activation through its last layer ``tanh(z @ K + b)``."""
+
     def last_layer(z):
         return z @ kernel + bias
 
-    return jax.vmap(lambda x: attribution.final_layer_inversion(
-        last_layer, x, anchor, alpha=config.alpha, num_iters=config.lasso_iters,
-        eps=config.tanh_eps))(xs)
+    return jax.vmap(
+        lambda x: attribution.final_layer_inversion(
+            last_layer,
+            x,
+            anchor,
+            alpha=config.alpha,
+            num_iters=config.lasso_iters,
+            eps=config.tanh_eps,
+        )
+    )(xs)
 
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[str, float]:
@@ -100,7 +117,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     data = (data - data.mean(0)) / data.std(0)
     real = np.tanh(data / 2).astype(np.float32)
     perm = rng.permutation(len(real))
-    real_train, real_test = real[perm[: len(real) // 2]], real[perm[len(real) // 2:]]
+    real_train, real_test = real[perm[: len(real) // 2]], real[perm[len(real) // 2 :]]
     d = real.shape[1]
 
     key = jax.random.key(seed)
@@ -122,9 +139,11 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     n_tr, n_te = config.num_train, config.num_test
     g_train = sample(gen_a, params_g, ks[0], n_tr)
     g_test = sample(gen_a, params_g, ks[1], n_te)
-    outsiders = {"real": real_test[:n_te],
-                 "same_arch": sample(gen_a, params_g2, ks[2], n_te),
-                 "other_arch": sample(gen_b, params_h, ks[3], n_te)}
+    outsiders = {
+        "real": real_test[:n_te],
+        "same_arch": sample(gen_a, params_g2, ks[2], n_te),
+        "other_arch": sample(gen_b, params_h, ks[3], n_te),
+    }
     # The anchor z̄: G's mean penultimate activation over its own samples.
     draws = jax.random.normal(ks[4], (config.anchor_draws, config.latent_dim))
     anchor = jnp.mean(gen_a.apply(params_g, draws, method=Generator.penult), axis=0)
@@ -137,21 +156,26 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
         return over_queries(invert_program, (kernel, bias, anchor), xs, mesh)
 
     train_x = np.concatenate([g_train, real_train])
-    labels = jnp.concatenate([jnp.zeros(len(g_train), jnp.int32),
-                              -jnp.ones(len(real_train), jnp.int32)])
+    labels = jnp.concatenate(
+        [jnp.zeros(len(g_train), jnp.int32), -jnp.ones(len(real_train), jnp.int32)]
+    )
     results: dict[str, float] = {}
     for noisy in (False, True):
         tag = "_noisy" if noisy else ""
         queries = {"g": g_test, **outsiders}
         if noisy:
             rs = np.random.default_rng(seed + 1)
-            queries = {k: np.clip(v + config.query_noise * rs.normal(size=v.shape),
-                                  -1 + config.tanh_eps, 1 - config.tanh_eps).astype(np.float32)
-                       for k, v in queries.items()}
+            queries = {
+                k: np.clip(
+                    v + config.query_noise * rs.normal(size=v.shape),
+                    -1 + config.tanh_eps,
+                    1 - config.tanh_eps,
+                ).astype(np.float32)
+                for k, v in queries.items()
+            }
         names = list(queries)
         test_x = np.concatenate([queries[k] for k in names])
-        feats = {"flipad": (invert(train_x), invert(test_x)),
-                 "rawpad": (train_x, test_x)}
+        feats = {"flipad": (invert(train_x), invert(test_x)), "rawpad": (train_x, test_x)}
         for method, (ftr, fte) in feats.items():
             scores = _deep_sad(jnp.asarray(ftr), labels, jnp.asarray(fte), k_sad, config)
             split = np.cumsum([len(queries[k]) for k in names])[:-1]
@@ -183,9 +207,12 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     f32 = lambda *shape: jax.ShapeDtypeStruct(shape, jnp.float32)  # noqa: E731
     return PlanSpec(
         fn=lambda k, b, a, xs: _invert(k, b, a, xs, config),
-        abstract_args=(*abstract((f32(config.penultimate, d), f32(d), f32(config.penultimate)),
-                                 rep),
-                       abstract(f32(queries, d), batch_sharding(mesh))),
-        steps_per_run=config.lasso_iters, num_runs=2 * config.num_seeds,
+        abstract_args=(
+            *abstract((f32(config.penultimate, d), f32(d), f32(config.penultimate)), rep),
+            abstract(f32(queries, d), batch_sharding(mesh)),
+        ),
+        steps_per_run=config.lasso_iters,
+        num_runs=2 * config.num_seeds,
         note=f"one FISTA iteration of the inversion of {count} queries ({queries} with "
-        "padding, over data); generator fits and Deep SAD not planned")
+        "padding, over data); generator fits and Deep SAD not planned",
+    )

@@ -89,7 +89,8 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.sad_features = (64, 16)
     c.sad_steps = 300
     c.sad_optimizer = ml_collections.ConfigDict(
-        {"name": "adamw", "learning_rate": 1e-3, "weight_decay": 1e-6})
+        {"name": "adamw", "learning_rate": 1e-3, "weight_decay": 1e-6}
+    )
     c.eta = 1.0
     c.query_noise = 0.02  # σ (of the 8-bit range) on the test queries only
     c.immune_noise = 0.05  # σ on training and test images (reference Table 3: 0.05, 0.1)

@@ -13,7 +13,6 @@ import jax
 import jax.numpy as jnp
 import ml_collections
 import numpy as np
-from jaxlab_experiments.flipad.queries import over_queries
 from sklearn.datasets import load_digits
 from sklearn.metrics import roc_auc_score
 
@@ -28,6 +27,7 @@ from jaxlab.train import (
 )
 from jaxlab.train.mesh import DATA_AXIS, batch_sharding, replicated
 from jaxlab.train.plan import PlanSpec, abstract
+from jaxlab_experiments.flipad.queries import over_queries
 
 GENERATORS = ("a1", "a2", "b")  # a1, a2: architecture A with two seeds; b: architecture B
 METHODS = ("flipad", "rawpad", "dctpad")
@@ -61,13 +61,25 @@ class Decoder(nn.Module):
     def setup(self):
         c = self.channels
         if self.arch == "a":
-            self.body = nn.Sequential([nn.Dense(128), nn.relu, nn.Dense(16 * c), nn.relu,
-                                       lambda h: h.reshape(h.shape[0], 4, 4, c)])
+            self.body = nn.Sequential(
+                [
+                    nn.Dense(128),
+                    nn.relu,
+                    nn.Dense(16 * c),
+                    nn.relu,
+                    lambda h: h.reshape(h.shape[0], 4, 4, c),
+                ]
+            )
         else:
-            self.body = nn.Sequential([nn.Dense(8 * c), nn.relu,
-                                       lambda h: h.reshape(h.shape[0], 2, 2, 2 * c),
-                                       nn.ConvTranspose(c, (3, 3), strides=(2, 2),
-                                                        padding="SAME"), nn.relu])
+            self.body = nn.Sequential(
+                [
+                    nn.Dense(8 * c),
+                    nn.relu,
+                    lambda h: h.reshape(h.shape[0], 2, 2, 2 * c),
+                    nn.ConvTranspose(c, (3, 3), strides=(2, 2), padding="SAME"),
+                    nn.relu,
+                ]
+            )
         self.last = LastLayer()
 
     def penult(self, u):
@@ -86,7 +98,7 @@ class Encoder(nn.Module):
     def __call__(self, x):
         h = nn.relu(nn.Dense(128)(x.reshape(x.shape[0], -1)))
         out = nn.Dense(2 * self.latent_dim)(h)
-        return out[:, : self.latent_dim], out[:, self.latent_dim:]
+        return out[:, : self.latent_dim], out[:, self.latent_dim :]
 
 
 def _fit_vae(key, real, *, arch, channels, latent_dim, steps, optimizer, batch, sigma):
@@ -96,8 +108,7 @@ def _fit_vae(key, real, *, arch, channels, latent_dim, steps, optimizer, batch, 
     """
     dec, enc = Decoder(channels, arch), Encoder(latent_dim)
     k_dec, k_enc, k_run = jax.random.split(key, 3)
-    params = {"dec": dec.init(k_dec, jnp.zeros((1, latent_dim))),
-              "enc": enc.init(k_enc, real[:1])}
+    params = {"dec": dec.init(k_dec, jnp.zeros((1, latent_dim))), "enc": enc.init(k_enc, real[:1])}
     tx = make_optimizer(dict(optimizer))
 
     def loss_fn(params, draws):
@@ -142,12 +153,16 @@ def _invert(last_params, anchor, xs, alpha, *, iters, eps):
     apply_wt = attribution.linear_adjoint(apply_w, anchor)
     # One step size 1/(1.01 L) for all queries (L = ‖W‖²_op by power iteration).
     step = 1.0 / (1.01 * attribution.lipschitz_constant(apply_w, apply_wt, anchor.shape))
-    return jax.vmap(lambda x: attribution.final_layer_inversion(
-        last_layer, x, anchor, alpha=alpha, num_iters=iters, eps=eps, step=step))(xs)
+    return jax.vmap(
+        lambda x: attribution.final_layer_inversion(
+            last_layer, x, anchor, alpha=alpha, num_iters=iters, eps=eps, step=step
+        )
+    )(xs)
 
 
-def _deep_sad(key, train_x, labels, std_weights, test_x, *, features, steps, optimizer, eta,
-              std_eps):
+def _deep_sad(
+    key, train_x, labels, std_weights, test_x, *, features, steps, optimizer, eta, std_eps
+):
     """Standardise the features, fit Deep SAD full-batch, score ``test_x``.
 
     ``optimizer``: the optimiser's config entry as ``(key, value)`` pairs (static).
@@ -167,8 +182,9 @@ def _deep_sad(key, train_x, labels, std_weights, test_x, *, features, steps, opt
     params = net.init(key, tr[:2])
     center = attribution.deep_sad_center(net.apply(params, tr))
     tx = make_optimizer(dict(optimizer))
-    step = optimizer_step(lambda p, _: attribution.deep_sad_loss(
-        net.apply(p, tr), center, labels, eta=eta), tx)
+    step = optimizer_step(
+        lambda p, _: attribution.deep_sad_loss(net.apply(p, tr), center, labels, eta=eta), tx
+    )
 
     (params, _), _ = scan_run(step, (params, tx.init(params)), length=steps)
     return attribution.deep_sad_score(net.apply(params, te), center)
@@ -177,6 +193,7 @@ def _deep_sad(key, train_x, labels, std_weights, test_x, *, features, steps, opt
 @functools.cache
 def _programs(fast_compile: bool):
     """The jitted programs, built once per process (static hyper-parameters by name)."""
+
     def jit(fun, static):
         return jit_run(fun, fast_compile=fast_compile, static_argnames=static)
 
@@ -209,7 +226,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     digits = load_digits().images.astype(np.float32)  # [1797, 8, 8], values 0..16
     real = _from_pixels(_to_pixels(digits / 8.0 - 1.0))  # 8-bit images in [−1, 1]
     perm = rng.permutation(len(real))
-    real_train, real_test = real[perm[: len(real) // 2]], real[perm[len(real) // 2:]]
+    real_train, real_test = real[perm[: len(real) // 2]], real[perm[len(real) // 2 :]]
     n_tr, n_te, dim = config.num_train, config.num_test, config.latent_dim
 
     key = jax.random.key(seed)
@@ -218,17 +235,32 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     gen, samples = {}, {}
     for i, name in enumerate(GENERATORS):
         gen[name] = prog["fit"](
-            jax.random.fold_in(k_fit, i), jnp.asarray(real_train), arch=arch[name],
-            channels=config.channels, latent_dim=dim, steps=config.gen_steps,
-            optimizer=_static(config.gen_optimizer), batch=config.gen_batch, sigma=config.vae_sigma)
+            jax.random.fold_in(k_fit, i),
+            jnp.asarray(real_train),
+            arch=arch[name],
+            channels=config.channels,
+            latent_dim=dim,
+            steps=config.gen_steps,
+            optimizer=_static(config.gen_optimizer),
+            batch=config.gen_batch,
+            sigma=config.vae_sigma,
+        )
         # G's training samples, its held-out samples, and ``anchor_draws`` for the anchor z̄;
         # samples are stored as 8-bit images, as the reference saves them (PNG).
-        images, acts = prog["sample"](gen[name], jax.random.fold_in(k_sample, i),
-                                      arch=arch[name], channels=config.channels,
-                                      latent_dim=dim, n=n_tr + n_te + config.anchor_draws)
+        images, acts = prog["sample"](
+            gen[name],
+            jax.random.fold_in(k_sample, i),
+            arch=arch[name],
+            channels=config.channels,
+            latent_dim=dim,
+            n=n_tr + n_te + config.anchor_draws,
+        )
         images = _from_pixels(_to_pixels(np.asarray(images[: n_tr + n_te])))
-        samples[name] = {"train": images[:n_tr], "test": images[n_tr:],
-                         "anchor": jnp.mean(acts[n_tr + n_te:], axis=0)}
+        samples[name] = {
+            "train": images[:n_tr],
+            "test": images[n_tr:],
+            "anchor": jnp.mean(acts[n_tr + n_te :], axis=0),
+        }
 
     # Perturbation as the reference's GaussianNoise: N(0, (σ·255)²) added to the 8-bit
     # levels, rounded, clipped to [0, 255]. "_noisy": the detector is trained on clean
@@ -237,8 +269,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     noise_rng = np.random.default_rng(seed + 1)
 
     def perturb(images, std):
-        return _from_pixels(_to_pixels(images + 2.0 * std * noise_rng.normal(
-            size=images.shape)))
+        return _from_pixels(_to_pixels(images + 2.0 * std * noise_rng.normal(size=images.shape)))
 
     checkpoints = Checkpointer(workdir)
     if checkpoints.latest_step() is None:
@@ -246,16 +277,19 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     checkpoints.close()
 
     clean = {"real": real_test[:n_te], **{g: samples[g]["test"] for g in GENERATORS}}
-    queries = {"": clean,
-               "_noisy": {k: perturb(v, config.query_noise) for k, v in clean.items()},
-               "_immune": {k: perturb(v, config.immune_noise) for k, v in clean.items()}}
+    queries = {
+        "": clean,
+        "_noisy": {k: perturb(v, config.query_noise) for k, v in clean.items()},
+        "_immune": {k: perturb(v, config.immune_noise) for k, v in clean.items()},
+    }
     labels = jnp.concatenate([jnp.ones(n_tr, jnp.int32), -jnp.ones(n_tr, jnp.int32)])
 
     mesh = mesh_from_config(config)
 
     def invert(last, anchor, alpha, xs):
-        return prog["invert"](last, anchor, xs, alpha, iters=config.lasso_iters,
-                              eps=config.tanh_eps)
+        return prog["invert"](
+            last, anchor, xs, alpha, iters=config.lasso_iters, eps=config.tanh_eps
+        )
 
     results: dict[str, float] = {}
     pooled: dict[str, list[float]] = {}
@@ -268,35 +302,59 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
         anchor = samples[target]["anchor"]
         # All queries of this target in one batch: clean and noisy training images, then
         # the clean, the noisy and the immunization test sets.
-        all_img = jnp.asarray(np.concatenate(
-            [train_img, perturb(train_img, config.immune_noise), test_img[""],
-             test_img["_noisy"], test_img["_immune"]]))
+        all_img = jnp.asarray(
+            np.concatenate(
+                [
+                    train_img,
+                    perturb(train_img, config.immune_noise),
+                    test_img[""],
+                    test_img["_noisy"],
+                    test_img["_immune"],
+                ]
+            )
+        )
         n_train_img = len(train_img)
-        std_weights = {"target": (labels == 1).astype(jnp.float32),
-                       "all": jnp.ones(n_train_img), "none": jnp.zeros(n_train_img)}
+        std_weights = {
+            "target": (labels == 1).astype(jnp.float32),
+            "all": jnp.ones(n_train_img),
+            "none": jnp.zeros(n_train_img),
+        }
         for m_idx, method in enumerate(METHODS):
             if method == "flipad":
-                feats = jnp.asarray(over_queries(  # the queries split over ``data``
-                    invert, (last, anchor, config.alpha), all_img, mesh))
+                feats = jnp.asarray(
+                    over_queries(  # the queries split over ``data``
+                        invert, (last, anchor, config.alpha), all_img, mesh
+                    )
+                )
             elif method == "dctpad":
                 feats = prog["dct"](all_img)
             else:
                 feats = all_img
             feats = feats.reshape(feats.shape[0], -1)
-            train_clean, train_noisy, test_x = jnp.split(
-                feats, [n_train_img, 2 * n_train_img])
+            train_clean, train_noisy, test_x = jnp.split(feats, [n_train_img, 2 * n_train_img])
             # Two detectors per (target, method): trained on clean images (scored on the
             # clean and the noisy test set) and on noisy ones (on the immunization set).
             for immune, train_x in ((False, train_clean), (True, train_noisy)):
-                scores = np.asarray(prog["sad"](
-                    jax.random.fold_in(k_sad, 10 * t_idx + m_idx), train_x, labels,
-                    std_weights[STANDARDISE[method]], test_x,
-                    features=tuple(config.sad_features), steps=config.sad_steps,
-                    optimizer=_static(config.sad_optimizer), eta=config.eta,
-                    std_eps=config.std_eps))
+                scores = np.asarray(
+                    prog["sad"](
+                        jax.random.fold_in(k_sad, 10 * t_idx + m_idx),
+                        train_x,
+                        labels,
+                        std_weights[STANDARDISE[method]],
+                        test_x,
+                        features=tuple(config.sad_features),
+                        steps=config.sad_steps,
+                        optimizer=_static(config.sad_optimizer),
+                        eta=config.eta,
+                        std_eps=config.std_eps,
+                    )
+                )
                 blocks = dict(zip(("", "_noisy", "_immune"), np.split(scores, 3), strict=True))
-                blocks = ({"_immune": blocks["_immune"]} if immune else
-                          {"": blocks[""], "_noisy": blocks["_noisy"]})
+                blocks = (
+                    {"_immune": blocks["_immune"]}
+                    if immune
+                    else {"": blocks[""], "_noisy": blocks["_noisy"]}
+                )
                 for tag, block in blocks.items():
                     by_src = dict(zip(order, np.split(block, len(order)), strict=True))
                     for out in outsiders:
@@ -321,13 +379,17 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     last = jax.eval_shape(lambda: LastLayer().init(jax.random.key(0), jnp.zeros((1, 4, 4, c))))
     rep = replicated(mesh)
     return PlanSpec(
-        fn=lambda p, a, xs, alpha: _invert(p, a, xs, alpha, iters=config.lasso_iters,
-                                           eps=config.tanh_eps),
-        abstract_args=(abstract(last, rep),
-                       abstract(jax.ShapeDtypeStruct((4, 4, c), jnp.float32), rep),
-                       abstract(jax.ShapeDtypeStruct((queries, 8, 8), jnp.float32),
-                                batch_sharding(mesh)),
-                       abstract(jax.ShapeDtypeStruct((), jnp.float32), rep)),
-        steps_per_run=config.lasso_iters, num_runs=len(GENERATORS) * config.num_seeds,
+        fn=lambda p, a, xs, alpha: _invert(
+            p, a, xs, alpha, iters=config.lasso_iters, eps=config.tanh_eps
+        ),
+        abstract_args=(
+            abstract(last, rep),
+            abstract(jax.ShapeDtypeStruct((4, 4, c), jnp.float32), rep),
+            abstract(jax.ShapeDtypeStruct((queries, 8, 8), jnp.float32), batch_sharding(mesh)),
+            abstract(jax.ShapeDtypeStruct((), jnp.float32), rep),
+        ),
+        steps_per_run=config.lasso_iters,
+        num_runs=len(GENERATORS) * config.num_seeds,
         note=f"one FISTA iteration of the inversion of a target's {count} queries ({queries} "
-        "with padding, over data); VAE fits and Deep SAD not planned")
+        "with padding, over data); VAE fits and Deep SAD not planned",
+    )

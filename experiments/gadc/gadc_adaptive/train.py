@@ -8,12 +8,6 @@ import jax
 import jax.numpy as jnp
 import ml_collections
 import numpy as np
-from jaxlab_experiments.gadc.trainer import (
-    checkpoint_progress,
-    fit_with_patience,
-    flax_fns,
-    train_node_classifier,
-)
 from tqdm import tqdm
 
 from jaxlab.data.graphs import GraphData, load_prognn
@@ -32,11 +26,23 @@ from jaxlab.graph.models import APPNP, GCN, MLP
 from jaxlab.train import resumable
 from jaxlab.train.mesh import replicated
 from jaxlab.train.plan import PlanSpec, abstract
+from jaxlab_experiments.gadc.trainer import (
+    checkpoint_progress,
+    fit_with_patience,
+    flax_fns,
+    train_node_classifier,
+)
 
 
 def _gcn(hp, num_classes: int) -> GCN:
-    return GCN(hp.hidden, num_classes, hp.dropout, activation=hp.activation,
-               input_dropout=hp.input_dropout, init_scheme=hp.init_scheme)
+    return GCN(
+        hp.hidden,
+        num_classes,
+        hp.dropout,
+        activation=hp.activation,
+        input_dropout=hp.input_dropout,
+        init_scheme=hp.init_scheme,
+    )
 
 
 def _load(config, dataset: str) -> GraphData:
@@ -46,28 +52,58 @@ def _load(config, dataset: str) -> GraphData:
     if not m or m >= data.num_nodes:
         return data
     keep = lambda idx: idx[idx < m]  # noqa: E731
-    return GraphData(data.adj[:m][:, :m].tocsr(), data.features[:m], data.labels[:m],
-                     keep(data.idx_train), keep(data.idx_val), keep(data.idx_test))
+    return GraphData(
+        data.adj[:m][:, :m].tocsr(),
+        data.features[:m],
+        data.labels[:m],
+        keep(data.idx_train),
+        keep(data.idx_val),
+        keep(data.idx_test),
+    )
 
 
-def _aux_attack(module, aux, iterations: int, budget: int, k, through_cosine: bool, p, adj_,
-                x_, labels_, mask_, cos_):
+def _aux_attack(
+    module,
+    aux,
+    iterations: int,
+    budget: int,
+    k,
+    through_cosine: bool,
+    p,
+    adj_,
+    x_,
+    labels_,
+    mask_,
+    cos_,
+):
     """Aux-Attack on the GCN ``module`` at ``p``: ``iterations`` PGD steps on ``adj_ [n, n]``
     minimizing the tanh-margin of the ``mask_`` nodes within ``budget`` flips; the graph and
     features are arguments, not baked constants."""
+
     def loss_fn(a):
         a = dense_limit_transition(a, cos_) if through_cosine else a
-        return tanh_margin_loss(module.apply(p, x_, dense_gcn_propagate(a), train=False),
-                                labels_, mask_)
+        return tanh_margin_loss(
+            module.apply(p, x_, dense_gcn_propagate(a), train=False), labels_, mask_
+        )
 
     return pgd_structure_attack(
-        k, adj_, loss_fn, budget, objective="minimize", budget_form="flips",
-        iterations=iterations, base_lr=aux.base_lr, sampling_tries=aux.sampling_tries,
-        max_draws=aux.max_draws, max_candidates=aux.max_candidates)[0]
+        k,
+        adj_,
+        loss_fn,
+        budget,
+        objective="minimize",
+        budget_form="flips",
+        iterations=iterations,
+        base_lr=aux.base_lr,
+        sampling_tries=aux.sampling_tries,
+        max_draws=aux.max_draws,
+        max_candidates=aux.max_candidates,
+    )[0]
 
 
-def _aux_attack_protocol(config, data: GraphData, dataset: str, split: int, key,
-                         workdir: str) -> dict[str, float]:
+def _aux_attack_protocol(
+    config, data: GraphData, dataset: str, split: int, key, workdir: str
+) -> dict[str, float]:
     """GADC's Table 2 protocol on one dataset and one of Mujkanovic et al.'s splits.
 
     As the reference's ``Adaptive_Adversarial_Attack/{gcn,gadc}.py``: a linear two-layer
@@ -96,9 +132,18 @@ def _aux_attack_protocol(config, data: GraphData, dataset: str, split: int, key,
     @jax.jit
     def fit(k, a, x_, labels_, train_, val_):
         init_fn, apply_fn = flax_fns(module, x_, propagate_fn=dense_gcn_propagate(a))
-        return fit_with_patience(k, init_fn, apply_fn, x_, labels_, train_, val_,
-                                 optimizer=aux.optimizer, max_epochs=aux.max_epochs,
-                                 patience=aux.patience)[0]
+        return fit_with_patience(
+            k,
+            init_fn,
+            apply_fn,
+            x_,
+            labels_,
+            train_,
+            val_,
+            optimizer=aux.optimizer,
+            max_epochs=aux.max_epochs,
+            patience=aux.patience,
+        )[0]
 
     def logits(params, a, x_):
         return module.apply(params, x_, dense_gcn_propagate(a), train=False)
@@ -108,13 +153,17 @@ def _aux_attack_protocol(config, data: GraphData, dataset: str, split: int, key,
 
     budget = min(aux.budget, int(data.adj.nnz // 2))
 
-    attack = jax.jit(functools.partial(_aux_attack, module, aux, config.attack_iterations,
-                                       budget), static_argnums=(1,))
+    attack = jax.jit(
+        functools.partial(_aux_attack, module, aux, config.attack_iterations, budget),
+        static_argnums=(1,),
+    )
 
     identity = lambda a: a  # noqa: E731
     # model -> (its input graph as a function of A, attack variants (name, through cosine))
-    models = {"gcn": (identity, (("reference", False),)),
-              "gadc": (transition, tuple((v, v == "through_cosine") for v in aux.gadc_variants))}
+    models = {
+        "gcn": (identity, (("reference", False),)),
+        "gadc": (transition, tuple((v, v == "through_cosine") for v in aux.gadc_variants)),
+    }
 
     def model_part(m_index, name, model_input, variants) -> dict[str, float]:
         out: dict[str, float] = {}
@@ -123,20 +172,42 @@ def _aux_attack_protocol(config, data: GraphData, dataset: str, split: int, key,
         out[f"clean_{name}"] = test_acc(params, model_input(adj))
         for v_index, (variant, through_cosine) in enumerate(variants):
             suffix = name if variant == "reference" else f"{name}_{variant}"
-            attacked = attack(jax.random.fold_in(k_model, 10 + v_index), through_cosine,
-                              params, adj, x, labels, test_m, cosine)
+            attacked = attack(
+                jax.random.fold_in(k_model, 10 + v_index),
+                through_cosine,
+                params,
+                adj,
+                x,
+                labels,
+                test_m,
+                cosine,
+            )
             out[f"flips_{suffix}"] = float(jnp.sum(jnp.triu(jnp.abs(attacked - adj), 1)))
             out[f"evasion_{suffix}"] = test_acc(params, model_input(attacked))
             if aux.poisoning:
-                poisoned = fit(jax.random.fold_in(k_model, 20 + v_index), model_input(attacked),
-                               x, labels, train_m, val_m)
+                poisoned = fit(
+                    jax.random.fold_in(k_model, 20 + v_index),
+                    model_input(attacked),
+                    x,
+                    labels,
+                    train_m,
+                    val_m,
+                )
                 out[f"poisoning_{suffix}"] = test_acc(poisoned, model_input(attacked))
         return out
 
     out: dict[str, float] = {}
     for m_index, (name, (model_input, variants)) in enumerate(models.items()):
-        part = resumable(workdir, f"aux-{dataset}-{split}-{name}", config, model_part, m_index,
-                         name, model_input, variants)
+        part = resumable(
+            workdir,
+            f"aux-{dataset}-{split}-{name}",
+            config,
+            model_part,
+            m_index,
+            name,
+            model_input,
+            variants,
+        )
         out.update({k: float(v) for k, v in part.items()})
     return out
 
@@ -159,8 +230,9 @@ def _our_pgd(config: ml_collections.ConfigDict, data: GraphData, key) -> dict[st
 
     def gadc_diffuse(a, v):
         t = dense_limit_transition(a, cosine)
-        return neumann_series(lambda u: t @ u, v, g.lam / (g.lam + 1.0), 1.0 / (g.lam + 1.0),
-                              g.num_terms)
+        return neumann_series(
+            lambda u: t @ u, v, g.lam / (g.lam + 1.0), 1.0 / (g.lam + 1.0), g.num_terms
+        )
 
     def gadc_eval_logits(params, a):
         # The MLP's first layer is linear, so S·X·W₁ = S·(X·W₁): diffuse n×hidden, not n×d.
@@ -183,18 +255,29 @@ def _our_pgd(config: ml_collections.ConfigDict, data: GraphData, key) -> dict[st
                 init_fn, apply_fn = flax_fns(mlp, xi)
                 xi = gadc_diffuse(a_in, xi)
             else:
-                init_fn, apply_fn = flax_fns(module_of(name), xi,
-                                             propagate_fn=dense_gcn_propagate(a_in))
-            return train_node_classifier(kk, init_fn, apply_fn, xi, labels_, *masks_,
-                                         optimizer=hp.optimizer, epochs=hp.epochs,
-                                         select=config.select)
+                init_fn, apply_fn = flax_fns(
+                    module_of(name), xi, propagate_fn=dense_gcn_propagate(a_in)
+                )
+            return train_node_classifier(
+                kk,
+                init_fn,
+                apply_fn,
+                xi,
+                labels_,
+                *masks_,
+                optimizer=hp.optimizer,
+                epochs=hp.epochs,
+                select=config.select,
+            )
 
         metrics, params = jax.jit(run)(k, a, x, labels, masks)
         if name == "gadc":
             return (lambda adj_: gadc_eval_logits(params, adj_)), float(metrics["test_acc"])
         module = module_of(name)
-        return (lambda adj_: module.apply(params, x, dense_gcn_propagate(adj_), train=False),
-                float(metrics["test_acc"]))
+        return (
+            lambda adj_: module.apply(params, x, dense_gcn_propagate(adj_), train=False),
+            float(metrics["test_acc"]),
+        )
 
     results: dict[str, float] = {}
     for m_index, name in enumerate(("gcn", "appnp", "gadc")):
@@ -205,15 +288,24 @@ def _our_pgd(config: ml_collections.ConfigDict, data: GraphData, key) -> dict[st
         loss_fn = functools.partial(_self_training_loss, eval_logits, targets)
         for rate in pgd.budgets:
             attacked, _ = pgd_structure_attack(
-                jax.random.fold_in(model_key, int(rate * 1000)), adj, loss_fn, rate,
-                objective="maximize", budget_form="rate", iterations=pgd.iterations,
-                base_lr=pgd.base_lr, sampling_tries=pgd.sampling_tries,
-                max_draws=pgd.max_draws)
+                jax.random.fold_in(model_key, int(rate * 1000)),
+                adj,
+                loss_fn,
+                rate,
+                objective="maximize",
+                budget_form="rate",
+                iterations=pgd.iterations,
+                base_lr=pgd.base_lr,
+                sampling_tries=pgd.sampling_tries,
+                max_draws=pgd.max_draws,
+            )
             tag = f"pgd{rate:g}"
             results[f"{tag}_evasion_{name}"] = 100.0 * float(
-                masked_accuracy(eval_logits(attacked), labels, masks[2]))
-            results[f"{tag}_flips_{name}"] = float(np.sum(np.triu(np.abs(
-                np.asarray(attacked) - np.asarray(adj)), 1)))
+                masked_accuracy(eval_logits(attacked), labels, masks[2])
+            )
+            results[f"{tag}_flips_{name}"] = float(
+                np.sum(np.triu(np.abs(np.asarray(attacked) - np.asarray(adj)), 1))
+            )
             if pgd.poisoning:
                 _, acc = fit_model(name, attacked, jax.random.fold_in(model_key, 7))
                 results[f"{tag}_poisoning_{name}"] = 100.0 * acc
@@ -236,13 +328,28 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
         data = loaded.setdefault(dataset, _load(config, dataset))
         if kind == "aux":
             d_index = config.aux.datasets.index(dataset)
-            part = _aux_attack_protocol(config, data, dataset, index,
-                                        jax.random.fold_in(key, 100 * d_index + index), workdir)
+            part = _aux_attack_protocol(
+                config,
+                data,
+                dataset,
+                index,
+                jax.random.fold_in(key, 100 * d_index + index),
+                workdir,
+            )
             tag = f"{dataset}_aux"
         else:
-            part = {k: float(v) for k, v in resumable(
-                workdir, f"pgd-{dataset}-{index}", config, _our_pgd, config, data,
-                jax.random.fold_in(key, 10_000 + index)).items()}
+            part = {
+                k: float(v)
+                for k, v in resumable(
+                    workdir,
+                    f"pgd-{dataset}-{index}",
+                    config,
+                    _our_pgd,
+                    config,
+                    data,
+                    jax.random.fold_in(key, 10_000 + index),
+                ).items()
+            }
             tag = dataset
         for k, v in part.items():  # one entry per split / seed: the samples of one metric
             results.setdefault(f"{tag}_{k}", []).append(v)
@@ -266,20 +373,31 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     n = min(n, config.max_nodes or n)
     module = _gcn(aux, num_classes)
     f32 = lambda *shape: jax.ShapeDtypeStruct(shape, jnp.float32)  # noqa: E731
-    params = jax.eval_shape(lambda x, a: module.init(jax.random.key(0), x,
-                                                     dense_gcn_propagate(a), train=False),
-                            f32(n, d), f32(n, n))
+    params = jax.eval_shape(
+        lambda x, a: module.init(jax.random.key(0), x, dense_gcn_propagate(a), train=False),
+        f32(n, d),
+        f32(n, n),
+    )
     key = jax.eval_shape(lambda: jax.random.key(0))
-    args = (key, params, f32(n, n), f32(n, d), jax.ShapeDtypeStruct((n,), jnp.int32),
-            jax.ShapeDtypeStruct((n,), jnp.bool_), f32(n, n))
+    args = (
+        key,
+        params,
+        f32(n, n),
+        f32(n, d),
+        jax.ShapeDtypeStruct((n,), jnp.int32),
+        jax.ShapeDtypeStruct((n,), jnp.bool_),
+        f32(n, n),
+    )
     through_cosine = "through_cosine" in aux.gadc_variants
     attacks = 1 + len(aux.gadc_variants)  # GCN's, then GADC's variants
     return PlanSpec(
-        fn=lambda k, *rest: _aux_attack(module, aux, config.attack_iterations, aux.budget, k,
-                                        through_cosine, *rest),
+        fn=lambda k, *rest: _aux_attack(
+            module, aux, config.attack_iterations, aux.budget, k, through_cosine, *rest
+        ),
         abstract_args=abstract(args, replicated(mesh)),
         steps_per_run=config.attack_iterations,
         num_runs=len(aux.datasets) * len(aux.splits) * attacks,
         note=f"one Aux-Attack PGD iteration on {name} ({n} nodes, dense adjacency; "
         f"{'through the cosine re-weighting' if through_cosine else 'reference variant'}); "
-        "model fits and our PGD rows not planned")
+        "model fits and our PGD rows not planned",
+    )

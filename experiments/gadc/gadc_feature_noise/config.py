@@ -69,8 +69,9 @@ PAPER_SETTING = PaperSetting(
 def _adam(learning_rate: float, l2_weight_decay: float) -> ml_collections.ConfigDict:
     """Adam with L2 weight decay added to the gradient (``torch.optim.Adam(weight_decay=)``,
     the reference code's optimiser): the entry ``trainer.make_l2_optimizer`` builds."""
-    return ml_collections.ConfigDict(dict(name="adam", learning_rate=learning_rate,
-                                          l2_weight_decay=l2_weight_decay))
+    return ml_collections.ConfigDict(
+        dict(name="adam", learning_rate=learning_rate, l2_weight_decay=l2_weight_decay)
+    )
 
 
 def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
@@ -88,17 +89,20 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.gaussian = ml_collections.ConfigDict(dict(lam=32.0, num_terms=16))
     c.flip = ml_collections.ConfigDict(dict(lam=64.0, num_terms=32))
     if not quick:  # the reference's flip-noise ε per graph, one per flip level (README)
-        c.flip_eps = ml_collections.ConfigDict(dict(
-            cora=(1e-5, 1e-5, 1e-1), citeseer=(1e-5, 1e-5, 1e-5), pubmed=(1e-1, 1e-1, 1e-1)))
+        c.flip_eps = ml_collections.ConfigDict(
+            dict(cora=(1e-5, 1e-5, 1e-1), citeseer=(1e-5, 1e-5, 1e-5), pubmed=(1e-1, 1e-1, 1e-1))
+        )
     c.select = "val_acc"  # model selection: best validation accuracy (the reference)
     # The linear model trained on the diffused features, for ``epochs`` epochs.
     c.epochs = 100
-    c.linear = ml_collections.ConfigDict(dict(hidden=(), dropout=0.0,
-                                              optimizer=_adam(0.2, 1e-5),
-                                              init_scheme="default"))
-    c.appnp = ml_collections.ConfigDict(dict(hidden=64, optimizer=_adam(0.01, 5e-4),
-                                             epochs=200, alpha=0.1, num_terms=10,
-                                             dropout=0.5))
+    c.linear = ml_collections.ConfigDict(
+        dict(hidden=(), dropout=0.0, optimizer=_adam(0.2, 1e-5), init_scheme="default")
+    )
+    c.appnp = ml_collections.ConfigDict(
+        dict(
+            hidden=64, optimizer=_adam(0.01, 5e-4), epochs=200, alpha=0.1, num_terms=10, dropout=0.5
+        )
+    )
     if preset == "smoke":  # seconds: the quick code path and grid at toy sizes
         c.num_seeds = 2
         c.epochs = 3

@@ -7,14 +7,6 @@ import functools
 import jax
 import jax.numpy as jnp
 import ml_collections
-from jaxlab_experiments.gadc.trainer import (
-    _plan_inputs,
-    checkpoint_progress,
-    decoupled_runs,
-    graph_model_runs,
-    largest_graph,
-    traced_graph,
-)
 from tqdm import tqdm
 
 from jaxlab.data.graphs import GraphData, load_planetoid
@@ -29,26 +21,54 @@ from jaxlab.graph.models import APPNP
 from jaxlab.train import batch_runs, mesh_from_config, resumable
 from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.plan import PlanSpec
+from jaxlab_experiments.gadc.trainer import (
+    _plan_inputs,
+    checkpoint_progress,
+    decoupled_runs,
+    graph_model_runs,
+    largest_graph,
+    traced_graph,
+)
 
 
 def _diffuse_runs(graph, noisy: jax.Array, hp, eps: float, mesh) -> jax.Array:
     """GADC(II) of each run's own noisy features ``[R, n, d]``: one diffusion per run, in
     sequence on each device (``lax.map`` keeps memory flat), the runs split over ``runs``."""
+
     def run(features, graph_):
         return gadc(graph_, features, lam=hp.lam, eps=eps, num_terms=hp.num_terms, phi="gram")
 
     return batch_runs(run, in_axes=(0, None), method="map", mesh=mesh)(noisy, graph)
 
 
-def _linear_runs(config: ml_collections.ConfigDict, graph, noisy: jax.Array, labels, masks,
-                 hp, eps: float, key: jax.Array, mesh) -> dict[str, jax.Array]:
+def _linear_runs(
+    config: ml_collections.ConfigDict,
+    graph,
+    noisy: jax.Array,
+    labels,
+    masks,
+    hp,
+    eps: float,
+    key: jax.Array,
+    mesh,
+) -> dict[str, jax.Array]:
     """One arm of a cell: the diffusion of each run's noise, then a linear model per run."""
     lin = config.linear
     return decoupled_runs(
-        key, _diffuse_runs(graph, noisy, hp, eps, mesh), labels, masks,
-        num_runs=config.num_seeds, hidden=lin.hidden, dropout=lin.dropout,
-        optimizer=lin.optimizer, epochs=config.epochs, select=config.select,
-        init=lin.init_scheme, per_run=("x",), mesh=mesh)
+        key,
+        _diffuse_runs(graph, noisy, hp, eps, mesh),
+        labels,
+        masks,
+        num_runs=config.num_seeds,
+        hidden=lin.hidden,
+        dropout=lin.dropout,
+        optimizer=lin.optimizer,
+        epochs=config.epochs,
+        select=config.select,
+        init=lin.init_scheme,
+        per_run=("x",),
+        mesh=mesh,
+    )
 
 
 def _load(config: ml_collections.ConfigDict, graph: str) -> GraphData:
@@ -78,10 +98,14 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     key = jax.random.key(config.seed)
     mesh = mesh_from_config(config, RUNS_AXIS)  # the runs of a cell split over ``runs``
     results: dict[str, list[float]] = {}
-    cells = [(ds, "gauss", level, config.eps) for ds in config.graphs
-             for level in config.gaussian_levels]
-    cells += [(ds, "flip", level, _flip_eps(config, ds, i)) for ds in config.graphs
-              for i, level in enumerate(config.flip_levels)]
+    cells = [
+        (ds, "gauss", level, config.eps) for ds in config.graphs for level in config.gaussian_levels
+    ]
+    cells += [
+        (ds, "flip", level, _flip_eps(config, ds, i))
+        for ds in config.graphs
+        for i, level in enumerate(config.flip_levels)
+    ]
     for index, (ds, kind, level, eps) in enumerate(tqdm(cells, desc="gadc_feature_noise")):
         data = _load(config, ds)
         graph = from_scipy(data.adj)
@@ -91,23 +115,51 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
         cell_key = jax.random.fold_in(key, index)
         noise_keys = jax.random.split(jax.random.fold_in(cell_key, 1), config.num_seeds)
         if kind == "gauss":
-            noisy = row_normalize(jax.vmap(functools.partial(
-                gaussian_feature_noise, x=x, scale=level))(noise_keys))
+            noisy = row_normalize(
+                jax.vmap(functools.partial(gaussian_feature_noise, x=x, scale=level))(noise_keys)
+            )
             hp = config.gaussian
         else:
             noisy = jax.vmap(functools.partial(flip_feature_noise, x=x, p=level))(noise_keys)
             hp = config.flip
         name = f"{ds}_{kind}{level:g}"
         for label, arm_eps in (("gadc", eps), ("eps0", 0.0)):
-            metrics = resumable(workdir, f"{name}_{label}", config, _linear_runs, config, graph,
-                                noisy, labels, masks, hp, arm_eps, cell_key, mesh)
+            metrics = resumable(
+                workdir,
+                f"{name}_{label}",
+                config,
+                _linear_runs,
+                config,
+                graph,
+                noisy,
+                labels,
+                masks,
+                hp,
+                arm_eps,
+                cell_key,
+                mesh,
+            )
             results[f"{name}_{label}"] = [100.0 * float(v) for v in metrics["test_acc"]]
         ap = config.appnp
         module = APPNP(ap.hidden, data.num_classes, ap.alpha, ap.num_terms, ap.dropout)
         metrics = resumable(
-            workdir, f"{name}_appnp", config, graph_model_runs, cell_key, module, graph, noisy,
-            labels, masks, num_runs=config.num_seeds, optimizer=ap.optimizer, epochs=ap.epochs,
-            select=config.select, per_run=("x",), mesh=mesh)
+            workdir,
+            f"{name}_appnp",
+            config,
+            graph_model_runs,
+            cell_key,
+            module,
+            graph,
+            noisy,
+            labels,
+            masks,
+            num_runs=config.num_seeds,
+            optimizer=ap.optimizer,
+            epochs=ap.epochs,
+            select=config.select,
+            per_run=("x",),
+            mesh=mesh,
+        )
         results[f"{name}_appnp"] = [100.0 * float(v) for v in metrics["test_acc"]]
         checkpoint_progress(workdir, index + 1, results)
     return results
@@ -129,13 +181,22 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
 
     def fn(senders, receivers, noisy):
         graph = traced_graph(senders, receivers, shape.nodes)
-        return jax.vmap(functools.partial(gadc, graph, lam=hp.lam, eps=config.eps,
-                                          num_terms=hp.num_terms, phi="gram"))(noisy)
+        return jax.vmap(
+            functools.partial(
+                gadc, graph, lam=hp.lam, eps=config.eps, num_terms=hp.num_terms, phi="gram"
+            )
+        )(noisy)
 
-    terms = (len(config.gaussian_levels) * config.gaussian.num_terms
-             + len(config.flip_levels) * config.flip.num_terms)
+    terms = (
+        len(config.gaussian_levels) * config.gaussian.num_terms
+        + len(config.flip_levels) * config.flip.num_terms
+    )
     return PlanSpec(
-        fn=fn, abstract_args=(edge, edge, x), steps_per_run=2 * terms,
-        num_runs=config.num_seeds * len(config.graphs), runs_per_call=config.num_seeds,
+        fn=fn,
+        abstract_args=(edge, edge, x),
+        steps_per_run=2 * terms,
+        num_runs=config.num_seeds * len(config.graphs),
+        runs_per_call=config.num_seeds,
         note=f"one GADC(II) diffusion term (Â and X(Xᵀ·) on [n, d]) of every noise draw, "
-        f"{shape.nodes} nodes × {shape.features} features; linear heads and APPNP not planned")
+        f"{shape.nodes} nodes × {shape.features} features; linear heads and APPNP not planned",
+    )

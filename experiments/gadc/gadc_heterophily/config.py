@@ -53,8 +53,9 @@ PAPER_SETTING = PaperSetting(
 def _adam(learning_rate: float, l2_weight_decay: float) -> ml_collections.ConfigDict:
     """Adam with L2 weight decay added to the gradient (``torch.optim.Adam(weight_decay=)``,
     the reference code's optimiser): the entry ``trainer.make_l2_optimizer`` builds."""
-    return ml_collections.ConfigDict(dict(name="adam", learning_rate=learning_rate,
-                                          l2_weight_decay=l2_weight_decay))
+    return ml_collections.ConfigDict(
+        dict(name="adam", learning_rate=learning_rate, l2_weight_decay=l2_weight_decay)
+    )
 
 
 def get_config(preset: str = "quick") -> ml_collections.ConfigDict:

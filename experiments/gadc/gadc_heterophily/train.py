@@ -11,12 +11,6 @@ import ml_collections
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg  # noqa: F401  (sp.linalg)
-from jaxlab_experiments.gadc.trainer import (
-    checkpoint_progress,
-    decoupled_runs,
-    largest_graph,
-    plan_decoupled_runs,
-)
 from matplotlib.figure import Figure
 from tqdm import tqdm
 
@@ -28,6 +22,12 @@ from jaxlab.graph.graphs import from_scipy
 from jaxlab.train import mesh_from_config, resumable
 from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.plan import PlanSpec
+from jaxlab_experiments.gadc.trainer import (
+    checkpoint_progress,
+    decoupled_runs,
+    largest_graph,
+    plan_decoupled_runs,
+)
 
 
 def _graph(adj: sp.csr_matrix, convention: str):
@@ -51,22 +51,46 @@ def spectral_radius(graph, features, *, lam, eps, degree) -> float:
         return float(np.max(np.abs(np.linalg.eigvals(scale * t))))
     matvec = jax.jit(lambda v: apply_t(v[:, None])[:, 0])
     operator = sp.linalg.LinearOperator(
-        (n, n), matvec=lambda v: np.asarray(matvec(jnp.asarray(v, jnp.float32)), np.float64),
-        dtype=np.float64)
-    largest = sp.linalg.eigs(operator, k=1, which="LM", return_eigenvectors=False,
-                                       v0=np.ones(n), tol=1e-4)
+        (n, n),
+        matvec=lambda v: np.asarray(matvec(jnp.asarray(v, jnp.float32)), np.float64),
+        dtype=np.float64,
+    )
+    largest = sp.linalg.eigs(
+        operator, k=1, which="LM", return_eigenvectors=False, v0=np.ones(n), tol=1e-4
+    )
     return float(scale * np.abs(largest[0]))
 
 
-def _cell(config: ml_collections.ConfigDict, graph, degree: str, x, labels, masks,
-          eps: float, key: jax.Array, mesh) -> dict:
+def _cell(
+    config: ml_collections.ConfigDict,
+    graph,
+    degree: str,
+    x,
+    labels,
+    masks,
+    eps: float,
+    key: jax.Array,
+    mesh,
+) -> dict:
     """One cell's runs (one per split) and the spectral radius of its λ/(λ+1)·T."""
-    diffused = gadc(graph, x, lam=config.lam, eps=eps, num_terms=config.num_terms,
-                    phi="cosine", degree=degree)
+    diffused = gadc(
+        graph, x, lam=config.lam, eps=eps, num_terms=config.num_terms, phi="cosine", degree=degree
+    )
     metrics = decoupled_runs(
-        key, diffused, labels, masks, num_runs=config.num_seeds, hidden=(config.hidden,),
-        dropout=config.dropout, optimizer=config.optimizer, epochs=config.epochs,
-        select=config.select, init=config.init_scheme, per_run=("masks",), mesh=mesh)
+        key,
+        diffused,
+        labels,
+        masks,
+        num_runs=config.num_seeds,
+        hidden=(config.hidden,),
+        dropout=config.dropout,
+        optimizer=config.optimizer,
+        epochs=config.epochs,
+        select=config.select,
+        init=config.init_scheme,
+        per_run=("masks",),
+        mesh=mesh,
+    )
     radius = spectral_radius(graph, x, lam=config.lam, eps=eps, degree=degree)
     return {"test_acc": metrics["test_acc"], "spectral_radius": radius}
 
@@ -86,11 +110,25 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
         labels = jnp.asarray(data.labels)
         split_keys = jax.random.split(jax.random.fold_in(key, 1000 + index), config.num_seeds)
         masks = jax.vmap(functools.partial(random_split_masks, num_nodes=data.num_nodes))(
-            split_keys)
+            split_keys
+        )
         for eps in config.eps:
             name = f"{ds}_{conv}_eps{eps:g}"
-            out = resumable(workdir, name, config, _cell, config, graph, degree, x, labels,
-                            masks, eps, jax.random.fold_in(key, index), mesh)
+            out = resumable(
+                workdir,
+                name,
+                config,
+                _cell,
+                config,
+                graph,
+                degree,
+                x,
+                labels,
+                masks,
+                eps,
+                jax.random.fold_in(key, index),
+                mesh,
+            )
             results[name] = [100.0 * float(v) for v in out["test_acc"]]
             results[f"{name}_spectral_radius"] = float(out["spectral_radius"])
         checkpoint_progress(workdir, index + 1, results)
@@ -122,9 +160,17 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     shape = largest_graph("geom-gcn", config.graphs)
     cells = len(config.graphs) * len(config.conventions) * len(config.eps)
     return plan_decoupled_runs(
-        mesh, shape, num_runs=config.num_seeds, total_runs=cells * config.num_seeds,
-        hidden=(config.hidden,), dropout=config.dropout, optimizer=config.optimizer,
-        epochs=config.epochs, select=config.select,
-        init=config.init_scheme, per_run=("masks",),
+        mesh,
+        shape,
+        num_runs=config.num_seeds,
+        total_runs=cells * config.num_seeds,
+        hidden=(config.hidden,),
+        dropout=config.dropout,
+        optimizer=config.optimizer,
+        epochs=config.epochs,
+        select=config.select,
+        init=config.init_scheme,
+        per_run=("masks",),
         note=f"one epoch of a cell's 2-layer MLPs on diffused features, {shape.nodes} nodes "
-        f"× {shape.features} features; diffusions and spectral radii not planned")
+        f"× {shape.features} features; diffusions and spectral radii not planned",
+    )

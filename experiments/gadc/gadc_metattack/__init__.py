@@ -2,27 +2,50 @@
 
 from jaxlab.report import Claim, Experiment
 
-_PAPER = {("cora", 0.25): 76.00, ("cora", 0.5): 70.29, ("cora", 0.75): 66.06,
-          ("citeseer", 0.25): 71.55, ("citeseer", 0.5): 66.47, ("citeseer", 0.75): 65.25}
+_PAPER = {
+    ("cora", 0.25): 76.00,
+    ("cora", 0.5): 70.29,
+    ("cora", 0.75): 66.06,
+    ("citeseer", 0.25): 71.55,
+    ("citeseer", 0.5): 66.47,
+    ("citeseer", 0.75): 65.25,
+}
 
 EXPERIMENT = Experiment(
     name="gadc_metattack",
     requires=("graphs",),
     claims=tuple(
-        Claim(name=f"GADC(IV) test accuracy, {ds} Metattack {int(rate * 100)}%",
-              metric=f"{ds}_{rate}_gadc", paper=acc, tolerance=1.0, unit="%", test="matches",
-              bounds=(0.0, 100.0),
-              setting="same attacked graphs, split and hyper-parameters as the paper; "
-              "one seed = one training run")
+        Claim(
+            name=f"GADC(IV) test accuracy, {ds} Metattack {int(rate * 100)}%",
+            metric=f"{ds}_{rate}_gadc",
+            paper=acc,
+            tolerance=1.0,
+            unit="%",
+            test="matches",
+            bounds=(0.0, 100.0),
+            setting="same attacked graphs, split and hyper-parameters as the paper; "
+            "one seed = one training run",
+        )
         for (ds, rate), acc in _PAPER.items()
-    ) + (
-        Claim(name="GADC(IV) beats GCN on Cora Metattack 25%", metric="cora_0.25_gadc",
-        bounds=(0.0, 100.0),
-              baseline="cora_0.25_gcn", unit="%", test="better",
-              setting="GCN: 2 layers, hidden 16; independent runs (Welch)"),
-        Claim(name="GADC(IV) beats APPNP on Cora Metattack 25%", metric="cora_0.25_gadc",
-        bounds=(0.0, 100.0),
-              baseline="cora_0.25_appnp", unit="%", test="better",
-              setting="APPNP: hidden 64, K = 10, alpha = 0.1; independent runs (Welch)"),
+    )
+    + (
+        Claim(
+            name="GADC(IV) beats GCN on Cora Metattack 25%",
+            metric="cora_0.25_gadc",
+            bounds=(0.0, 100.0),
+            baseline="cora_0.25_gcn",
+            unit="%",
+            test="better",
+            setting="GCN: 2 layers, hidden 16; independent runs (Welch)",
+        ),
+        Claim(
+            name="GADC(IV) beats APPNP on Cora Metattack 25%",
+            metric="cora_0.25_gadc",
+            bounds=(0.0, 100.0),
+            baseline="cora_0.25_appnp",
+            unit="%",
+            test="better",
+            setting="APPNP: hidden 64, K = 10, alpha = 0.1; independent runs (Welch)",
+        ),
     ),
 )

@@ -60,8 +60,9 @@ PAPER_SETTING = PaperSetting(
 def _adam(learning_rate: float, l2_weight_decay: float) -> ml_collections.ConfigDict:
     """Adam with L2 weight decay added to the gradient (``torch.optim.Adam(weight_decay=)``,
     the reference code's optimiser): the entry ``trainer.make_l2_optimizer`` builds."""
-    return ml_collections.ConfigDict(dict(name="adam", learning_rate=learning_rate,
-                                          l2_weight_decay=l2_weight_decay))
+    return ml_collections.ConfigDict(
+        dict(name="adam", learning_rate=learning_rate, l2_weight_decay=l2_weight_decay)
+    )
 
 
 def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
@@ -83,17 +84,29 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.init_scheme = "reference"  # the reference code's layer initialisation
     c.select = "val_loss"  # model selection: lowest validation loss (the reference)
     if not quick:  # Pubmed's own settings (the reference README), per perturbation rate
-        c.pubmed = ml_collections.ConfigDict(dict(
-            num_terms=(2, 1, 1), epochs=200, l2_weight_decay=(1e-5, 1e-5, 1e-4)))
+        c.pubmed = ml_collections.ConfigDict(
+            dict(num_terms=(2, 1, 1), epochs=200, l2_weight_decay=(1e-5, 1e-5, 1e-4))
+        )
     # Baselines on the same graphs (standard hyper-parameters).
     c.baseline_datasets = ("cora",) if quick else ("cora", "citeseer", "pubmed")
     c.baseline_rates = (0.25,) if quick else (0.25, 0.5, 0.75)
     c.baseline_num_seeds = 3 if quick else 10  # runs of the GCN/APPNP baselines
-    c.gcn = ml_collections.ConfigDict(dict(hidden=16, optimizer=_adam(0.01, 5e-4), epochs=200,
-                                           dropout=0.5, activation="relu", input_dropout=True,
-                                           init_scheme="default"))
-    c.appnp = ml_collections.ConfigDict(dict(hidden=64, optimizer=_adam(0.01, 5e-4),
-                                             epochs=200, alpha=0.1, num_terms=10, dropout=0.5))
+    c.gcn = ml_collections.ConfigDict(
+        dict(
+            hidden=16,
+            optimizer=_adam(0.01, 5e-4),
+            epochs=200,
+            dropout=0.5,
+            activation="relu",
+            input_dropout=True,
+            init_scheme="default",
+        )
+    )
+    c.appnp = ml_collections.ConfigDict(
+        dict(
+            hidden=64, optimizer=_adam(0.01, 5e-4), epochs=200, alpha=0.1, num_terms=10, dropout=0.5
+        )
+    )
     if preset == "smoke":  # seconds: the quick code path and grid at toy sizes
         c.num_seeds = 2
         c.epochs = 3

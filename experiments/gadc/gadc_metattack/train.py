@@ -5,13 +5,6 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 import ml_collections
-from jaxlab_experiments.gadc.trainer import (
-    checkpoint_progress,
-    decoupled_runs,
-    graph_model_runs,
-    largest_graph,
-    plan_graph_model_runs,
-)
 from tqdm import tqdm
 
 from jaxlab.data.graphs import GraphData, load_prognn, prognn_from_planetoid
@@ -25,6 +18,13 @@ from jaxlab.graph.models import APPNP, GCN
 from jaxlab.train import mesh_from_config, resumable
 from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.plan import PlanSpec
+from jaxlab_experiments.gadc.trainer import (
+    checkpoint_progress,
+    decoupled_runs,
+    graph_model_runs,
+    largest_graph,
+    plan_graph_model_runs,
+)
 
 
 def _percent(values) -> list[float]:
@@ -35,19 +35,38 @@ def _appnp(ap: ml_collections.ConfigDict, num_classes: int) -> APPNP:
     return APPNP(ap.hidden, num_classes, ap.alpha, ap.num_terms, ap.dropout)
 
 
-def _gadc_runs(config: ml_collections.ConfigDict, graph, x, labels, masks, num_terms: int,
-               key: jax.Array, mesh, optimizer=None, epochs=None) -> dict[str, jax.Array]:
+def _gadc_runs(
+    config: ml_collections.ConfigDict,
+    graph,
+    x,
+    labels,
+    masks,
+    num_terms: int,
+    key: jax.Array,
+    mesh,
+    optimizer=None,
+    epochs=None,
+) -> dict[str, jax.Array]:
     """GADC(IV) + MLP runs of one cell: Φ on raw features, diffusion of row-normalised ones
     (as the reference code). ``optimizer``/``epochs``: a graph's own (Pubmed's), else the
     config's."""
-    diffused = gadc(graph, row_normalize(x), lam=config.lam, num_terms=num_terms, phi="limit",
-                    phi_features=x)
+    diffused = gadc(
+        graph, row_normalize(x), lam=config.lam, num_terms=num_terms, phi="limit", phi_features=x
+    )
     return decoupled_runs(
-        key, diffused, labels, masks, num_runs=config.num_seeds, hidden=(config.hidden,),
+        key,
+        diffused,
+        labels,
+        masks,
+        num_runs=config.num_seeds,
+        hidden=(config.hidden,),
         dropout=config.dropout,
         optimizer=config.optimizer if optimizer is None else optimizer,
-        epochs=config.epochs if epochs is None else epochs, select=config.select,
-        init=config.init_scheme, mesh=mesh)
+        epochs=config.epochs if epochs is None else epochs,
+        select=config.select,
+        init=config.init_scheme,
+        mesh=mesh,
+    )
 
 
 def _load(config: ml_collections.ConfigDict, ds: str, rate: float) -> GraphData:
@@ -90,21 +109,58 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
         labels = jnp.asarray(data.labels)
         masks = index_masks(data.num_nodes, data.idx_train, data.idx_val, data.idx_test)
         cell_key = jax.random.fold_in(key, index)
-        metrics = resumable(workdir, f"{ds}_{rate}_gadc", config, _gadc_runs, config, graph, x,
-                            labels, masks, k, cell_key, mesh, optimizer, epochs)
+        metrics = resumable(
+            workdir,
+            f"{ds}_{rate}_gadc",
+            config,
+            _gadc_runs,
+            config,
+            graph,
+            x,
+            labels,
+            masks,
+            k,
+            cell_key,
+            mesh,
+            optimizer,
+            epochs,
+        )
         results[f"{ds}_{rate}_gadc"] = _percent(metrics["test_acc"])
         if ds in config.baseline_datasets and rate in config.baseline_rates:
             x_in = row_normalize(x)
             gcn, ap = config.gcn, config.appnp
             for name, module, hp in (
-                ("gcn", GCN(gcn.hidden, data.num_classes, gcn.dropout, activation=gcn.activation,
-                            input_dropout=gcn.input_dropout, init_scheme=gcn.init_scheme), gcn),
+                (
+                    "gcn",
+                    GCN(
+                        gcn.hidden,
+                        data.num_classes,
+                        gcn.dropout,
+                        activation=gcn.activation,
+                        input_dropout=gcn.input_dropout,
+                        init_scheme=gcn.init_scheme,
+                    ),
+                    gcn,
+                ),
                 ("appnp", _appnp(ap, data.num_classes), ap),
             ):
                 metrics = resumable(
-                    workdir, f"{ds}_{rate}_{name}", config, graph_model_runs, cell_key, module,
-                    graph, x_in, labels, masks, num_runs=config.baseline_num_seeds,
-                    optimizer=hp.optimizer, epochs=hp.epochs, select=config.select, mesh=mesh)
+                    workdir,
+                    f"{ds}_{rate}_{name}",
+                    config,
+                    graph_model_runs,
+                    cell_key,
+                    module,
+                    graph,
+                    x_in,
+                    labels,
+                    masks,
+                    num_runs=config.baseline_num_seeds,
+                    optimizer=hp.optimizer,
+                    epochs=hp.epochs,
+                    select=config.select,
+                    mesh=mesh,
+                )
                 results[f"{ds}_{rate}_{name}"] = _percent(metrics["test_acc"])
         checkpoint_progress(workdir, index + 1, results)
     return results
@@ -118,8 +174,14 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     ap = config.appnp
     cells = len(config.baseline_datasets) * len(config.baseline_rates)
     return plan_graph_model_runs(
-        _appnp(ap, shape.classes), mesh, shape, num_runs=config.baseline_num_seeds,
-        total_runs=cells * config.baseline_num_seeds, optimizer=ap.optimizer, epochs=ap.epochs,
+        _appnp(ap, shape.classes),
+        mesh,
+        shape,
+        num_runs=config.baseline_num_seeds,
+        total_runs=cells * config.baseline_num_seeds,
+        optimizer=ap.optimizer,
+        epochs=ap.epochs,
         select=config.select,
         note=f"one APPNP epoch (K = {ap.num_terms} propagations) of a cell's runs, "
-        f"{shape.nodes} nodes × {shape.features} features; GADC MLPs and GCN not planned")
+        f"{shape.nodes} nodes × {shape.features} features; GADC MLPs and GCN not planned",
+    )

@@ -53,8 +53,14 @@ from jaxlab.report import PaperSetting, base_config
 from jaxlab.report.configs import DRY_RUN_ROWS_PER_DEVICE, DRY_RUN_STEPS
 
 PAPER_SETTING = PaperSetting(
-    datasets=("fma", "mtg_jamendo", "magnatagatune", "musiccaps", "yt8m_musictextclips",
-              "musicnet"),
+    datasets=(
+        "fma",
+        "mtg_jamendo",
+        "magnatagatune",
+        "musiccaps",
+        "yt8m_musictextclips",
+        "musicnet",
+    ),
     splits="~164k CC-licensed tracks (25 s crops) with madmom tempo / key / chord / "
     "downbeat estimates and source tags or captions, turned into ~1.2M instruction pairs by "
     "a text-only LLM; zero-shot test sets GiantSteps-Key, GiantSteps-Tempo, GTZAN, "
@@ -150,9 +156,21 @@ def _optimizer(peak: float, num_steps: int) -> ml_collections.ConfigDict:
     """AdamW (optax's b1, b2, eps written out), every arm's updates clipped to global norm 1,
     on LLark's cosine schedule with 3 % warm-up (at least one step) over ``num_steps``: set
     ``learning_rate.warmup_steps`` and ``decay_steps`` with ``--config.num_steps``."""
-    return ml_collections.ConfigDict({
-        "name": "adamw", "b1": 0.9, "b2": 0.999, "eps": 1e-8, "weight_decay": 0.0,
-        "clip_global_norm": 1.0,
-        "learning_rate": {"name": "warmup_cosine_decay_schedule", "init_value": 0.0,
-                          "peak_value": peak, "warmup_steps": max(1, int(0.03 * num_steps)),
-                          "decay_steps": num_steps, "end_value": 0.0}})
+    return ml_collections.ConfigDict(
+        {
+            "name": "adamw",
+            "b1": 0.9,
+            "b2": 0.999,
+            "eps": 1e-8,
+            "weight_decay": 0.0,
+            "clip_global_norm": 1.0,
+            "learning_rate": {
+                "name": "warmup_cosine_decay_schedule",
+                "init_value": 0.0,
+                "peak_value": peak,
+                "warmup_steps": max(1, int(0.03 * num_steps)),
+                "decay_steps": num_steps,
+                "end_value": 0.0,
+            },
+        }
+    )

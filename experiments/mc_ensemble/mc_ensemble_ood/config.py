@@ -42,8 +42,7 @@ PAPER_SETTING = PaperSetting(
     datasets=("cifar10", "svhn_cropped", "lsun", "cifar100"),
     splits="CIFAR-10 train / test in distribution; OOD test sets SVHN, LSUN, iSUN, Textures, "
     "Places365 (ImageNet-1k with iNaturalist, SUN, Places, Textures too)",
-    model="ResNet-18 members (ResNet-50 on ImageNet), three supervision tasks (CE, SupCon, "
-    "SimCLR)",
+    model="ResNet-18 members (ResNet-50 on ImageNet), three supervision tasks (CE, SupCon, SimCLR)",
     steps="not retrieved",
     batch="not retrieved",
     seeds=None,

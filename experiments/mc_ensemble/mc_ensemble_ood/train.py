@@ -72,11 +72,15 @@ def _data(config):
     near = np.flatnonzero(y >= config.num_classes)
     fashion = load_images("fashion_mnist", "test", config.data_dir or None)[0][..., 0]
     fashion = fashion[rng.permutation(len(fashion))[: config.num_far]]
-    fashion = np.asarray(jax.image.resize(fashion, (len(fashion), 8, 8), "linear",
-                                          antialias=True)).reshape(len(fashion), 64)
+    fashion = np.asarray(
+        jax.image.resize(fashion, (len(fashion), 8, 8), "linear", antialias=True)
+    ).reshape(len(fashion), 64)
     noise = rng.uniform(0.0, 1.0, (config.num_far, 64)).astype(np.float32)
     return {
-        "train": (x[train], y[train]), "val": x[val], "test": x[test], "near": x[near],
+        "train": (x[train], y[train]),
+        "val": x[val],
+        "test": x[test],
+        "near": x[near],
         "test_labels": y[test],
         "far": np.concatenate([fashion, noise]),
     }
@@ -91,10 +95,16 @@ def _tfds_data(config):
     unit = ((0.0,) * shape[-1], (1.0,) * shape[-1])  # decode only: pixels in [0, 1]
 
     def read(name, split, limit=None, label=True):
-        ops = image_ops.eval_ops(name, size=shape[0], channels=shape[-1], stats=unit,
-                                 label_key="label" if label else None)
-        arrays = image_ops.to_arrays(open_source(name, split, data_dir=config.data_dir or None),
-                                     ops, limit=limit)
+        ops = image_ops.eval_ops(
+            name,
+            size=shape[0],
+            channels=shape[-1],
+            stats=unit,
+            label_key="label" if label else None,
+        )
+        arrays = image_ops.to_arrays(
+            open_source(name, split, data_dir=config.data_dir or None), ops, limit=limit
+        )
         flat = arrays["image"].reshape(len(arrays["image"]), -1)
         return flat, arrays.get("label")
 
@@ -105,8 +115,14 @@ def _tfds_data(config):
     x_test, y_test = read(config.id_set, "test")
     near = np.concatenate([read(n, "test", config.num_far, False)[0] for n in config.near_sets])
     far = np.concatenate([read(n, "test", config.num_far, False)[0] for n in config.far_sets])
-    return {"train": (x[train], y[train]), "val": x[val], "test": x_test, "near": near,
-            "test_labels": y_test, "far": far}
+    return {
+        "train": (x[train], y[train]),
+        "val": x[val],
+        "test": x_test,
+        "near": near,
+        "test_labels": y_test,
+        "far": far,
+    }
 
 
 def _init_member(key, widths, num_classes, proj_dim, in_dim=64):
@@ -144,8 +160,13 @@ def _augment(key, x, noise_std, max_shift, shape=(8, 8)):
 def _member_init(key, task, config):
     """A member's training carry: ``((params, optimiser state), run key, task)``."""
     k_init, k_run = jax.random.split(key)
-    params = _init_member(k_init, tuple(config.hidden), config.num_classes, config.proj_dim,
-                          int(np.prod(config.image_shape)))
+    params = _init_member(
+        k_init,
+        tuple(config.hidden),
+        config.num_classes,
+        config.proj_dim,
+        int(np.prod(config.image_shape)),
+    )
     return (params, make_optimizer(config.optimizer).init(params)), k_run, task
 
 
@@ -170,8 +191,7 @@ def _member_step(x, y, config):
             return jax.nn.relu(f @ w1 + b1[None]) @ w2 + b2[None]
 
         z1, z2 = project(f1), project(f2)
-        sup = supcon_loss(jnp.concatenate([z1, z2]), jnp.concatenate([yb, yb]),
-                          config.temperature)
+        sup = supcon_loss(jnp.concatenate([z1, z2]), jnp.concatenate([yb, yb]), config.temperature)
         sim = simclr_loss(z1, z2, config.temperature)
         return jnp.where(task == CE, ce, jnp.where(task == SUPCON, sup, sim))
 
@@ -189,9 +209,9 @@ def _member_step(x, y, config):
 
 def _train_member(key, task, x, y, config):
     """One member's whole run (a lax.scan); ``task`` selects CE, SupCon or SimCLR."""
-    ((params, _), _, _), _ = scan_run(_member_step(x, y, config),
-                                      _member_init(key, task, config),
-                                      length=config.train_steps)
+    ((params, _), _, _), _ = scan_run(
+        _member_step(x, y, config), _member_init(key, task, config), length=config.train_steps
+    )
     return params
 
 
@@ -202,12 +222,16 @@ def _train_members(keys, tasks, x, y, config, mesh, workdir):
     copies of run 0 (dropped). Returns the members' parameters, [runs, ...]."""
     n = keys.shape[0]
     lanes = np.concatenate([np.arange(n), np.zeros(-n % mesh.shape[RUNS_AXIS], np.int64)])
-    carry = batch_runs(lambda k, t: _member_init(k, t, config), mesh=mesh)(keys[lanes],
-                                                                           tasks[lanes])
+    carry = batch_runs(lambda k, t: _member_init(k, t, config), mesh=mesh)(
+        keys[lanes], tasks[lanes]
+    )
     ((params, _), _, _), _ = segmented_scan_run(
-        jax.vmap(_member_step(x, y, config), in_axes=(0, None)), carry,
-        length=config.train_steps, segments=config.segments,
-        checkpointer=Checkpointer(workdir))
+        jax.vmap(_member_step(x, y, config), in_axes=(0, None)),
+        carry,
+        length=config.train_steps,
+        segments=config.segments,
+        checkpointer=Checkpointer(workdir),
+    )
     return jax.tree.map(lambda a: a[:n], params)
 
 
@@ -216,8 +240,12 @@ def _fit_probe(features, y, num_classes, steps, optimizer):
     entry for :func:`jaxlab.train.make_optimizer`)."""
     w0 = (jnp.zeros((features.shape[1], num_classes)), jnp.zeros(num_classes))
     opt = make_optimizer(optimizer)
-    step = optimizer_step(lambda p, _: optax.softmax_cross_entropy_with_integer_labels(
-        features @ p[0] + p[1][None], y).mean(), opt)
+    step = optimizer_step(
+        lambda p, _: optax.softmax_cross_entropy_with_integer_labels(
+            features @ p[0] + p[1][None], y
+        ).mean(),
+        opt,
+    )
     (p, _), _ = scan_run(step, (w0, opt.init(w0)), length=steps)
     return p
 
@@ -241,10 +269,13 @@ def _ood_metrics(s_id, s_near, s_far):
 
 def _evaluate(members, probes, wide, inputs, y_test, k, num_members):
     """OOD metrics of the naive ensemble, MC Ensemble and the wide model, per seed."""
+
     def knn_all(encoders):
         feats = {s: jax.vmap(_features, in_axes=(0, None))(encoders, x) for s, x in inputs.items()}
-        scores = {s: jax.vmap(lambda f, b: knn_score(f, b, k))(feats[s], feats["train"])
-                  for s in ("val", "test", "near", "far")}
+        scores = {
+            s: jax.vmap(lambda f, b: knn_score(f, b, k))(feats[s], feats["train"])
+            for s in ("val", "test", "near", "far")
+        }
         return feats, scores
 
     feats, scores = knn_all(members["encoder"])
@@ -253,12 +284,16 @@ def _evaluate(members, probes, wide, inputs, y_test, k, num_members):
     per_seed = {s: v.reshape(seeds, num_members, -1) for s, v in scores.items()}
     out = {}
     for name, rows in (("naive", slice(0, 3)), ("mc", slice(3, 6))):
-        ens = {s: jax.vmap(ensemble_score)(per_seed[s][:, rows], per_seed["val"][:, rows])
-               for s in ("test", "near", "far")}
+        ens = {
+            s: jax.vmap(ensemble_score)(per_seed[s][:, rows], per_seed["val"][:, rows])
+            for s in ("test", "near", "far")
+        }
         for key, v in jax.vmap(_ood_metrics)(ens["test"], ens["near"], ens["far"]).items():
             out[f"{name}_{key}"] = v
-    ens = {s: jax.vmap(ensemble_score)(wide_scores[s][:, None], wide_scores["val"][:, None])
-           for s in ("test", "near", "far")}
+    ens = {
+        s: jax.vmap(ensemble_score)(wide_scores[s][:, None], wide_scores["val"][:, None])
+        for s in ("test", "near", "far")
+    }
     for key, v in jax.vmap(_ood_metrics)(ens["test"], ens["near"], ens["far"]).items():
         out[f"wide_{key}"] = v
     logits = jnp.einsum("mnd,mdc->mnc", feats["test"], probes[0]) + probes[1][:, None, :]
@@ -271,15 +306,18 @@ def _evaluate(members, probes, wide, inputs, y_test, k, num_members):
 @functools.partial(jax.vmap, in_axes=(0, 0, 0, 0, 0, None, None, None))
 def _pair_program(mlp_a, mlp_b, mlp_b_aligned, f_a, f_b, x, y, num_points):
     """Per member pair: coupling proxy, CKA, weight-matched and raw barriers."""
+
     def loss(m):
         return _ce_loss(m, x, y)
 
-    return jnp.stack([
-        affine_coupling_r2(f_a, f_b),
-        linear_cka(f_a, f_b),
-        loss_barrier(loss, mlp_a, mlp_b_aligned, num_points).barrier,
-        loss_barrier(loss, mlp_a, mlp_b, num_points).barrier,
-    ])
+    return jnp.stack(
+        [
+            affine_coupling_r2(f_a, f_b),
+            linear_cka(f_a, f_b),
+            loss_barrier(loss, mlp_a, mlp_b_aligned, num_points).barrier,
+            loss_barrier(loss, mlp_a, mlp_b, num_points).barrier,
+        ]
+    )
 
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
@@ -291,33 +329,49 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     seeds = np.arange(config.seed, config.seed + config.num_seeds)
     tasks = np.asarray(NAIVE_TASKS + MC_TASKS)  # members 0-2 naive, 3-5 MC
     m = len(tasks)
-    member_keys = jnp.stack([jax.random.fold_in(jax.random.key(int(s)), j)
-                             for s in seeds for j in range(m)])
+    member_keys = jnp.stack(
+        [jax.random.fold_in(jax.random.key(int(s)), j) for s in seeds for j in range(m)]
+    )
     member_tasks = jnp.asarray(np.tile(tasks, len(seeds)))
     # Members, wide models and probes are independent runs split over the runs axis.
     mesh = mesh_from_config(config, RUNS_AXIS)
-    members = _train_members(member_keys, member_tasks, x_tr, y_tr, config, mesh,
-                             os.path.join(workdir, "members"))
+    members = _train_members(
+        member_keys, member_tasks, x_tr, y_tr, config, mesh, os.path.join(workdir, "members")
+    )
     wide_config = ml_collections.ConfigDict(config.to_dict())
     wide_config.hidden = tuple(config.wide_factor * h for h in config.hidden)
     wide_keys = jnp.stack([jax.random.fold_in(jax.random.key(int(s)), 99) for s in seeds])
-    wide = _train_members(wide_keys, jnp.full(len(seeds), CE), x_tr, y_tr, wide_config, mesh,
-                          os.path.join(workdir, "wide"))
+    wide = _train_members(
+        wide_keys,
+        jnp.full(len(seeds), CE),
+        x_tr,
+        y_tr,
+        wide_config,
+        mesh,
+        os.path.join(workdir, "wide"),
+    )
     probes = batch_runs(
-        lambda enc, x, y: _fit_probe(_features(enc, x), y, config.num_classes,
-                                     config.probe_steps, config.probe_optimizer),
-        in_axes=(0, None, None), mesh=mesh)(members["encoder"], x_tr, y_tr)
+        lambda enc, x, y: _fit_probe(
+            _features(enc, x), y, config.num_classes, config.probe_steps, config.probe_optimizer
+        ),
+        in_axes=(0, None, None),
+        mesh=mesh,
+    )(members["encoder"], x_tr, y_tr)
 
-    inputs = {s: jnp.asarray(data[s][0] if s == "train" else data[s])
-              for s in ("train", "val", "test", "near", "far")}
+    inputs = {
+        s: jnp.asarray(data[s][0] if s == "train" else data[s])
+        for s in ("train", "val", "test", "near", "far")
+    }
     if config.knn_bank:  # the KNN bank (and the barrier's loss): the first training rows
         inputs["train"] = inputs["train"][: config.knn_bank]
         x_tr, y_tr = x_tr[: config.knn_bank], y_tr[: config.knn_bank]
     evaluate = jax.jit(_evaluate, static_argnums=(5, 6))
-    metrics, test_feats = evaluate(members, probes, wide, inputs,
-                                   jnp.asarray(data["test_labels"]), config.knn_k, m)
+    metrics, test_feats = evaluate(
+        members, probes, wide, inputs, jnp.asarray(data["test_labels"]), config.knn_k, m
+    )
     results: dict[str, list[float]] = {
-        k: np.asarray(v).tolist() for k, v in metrics.items() if k != "probe_accuracy"}
+        k: np.asarray(v).tolist() for k, v in metrics.items() if k != "probe_accuracy"
+    }
     accuracy = np.asarray(metrics["probe_accuracy"])
     for name, j in (("ce", 3), ("supcon", 4), ("simclr", 5)):
         results[f"{name}_probe_accuracy"] = accuracy[:, j].tolist()
@@ -344,13 +398,15 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     aligned = stack([weight_match_mlp(mlp(a), mlp(b), key=jax.random.key(0)) for a, b in pairs])
     f_a = jnp.asarray(np.stack([feats_h[a] for a, _ in pairs]))
     f_b = jnp.asarray(np.stack([feats_h[b] for _, b in pairs]))
-    stats = np.asarray(_pair_program(mlps_a, mlps_b, aligned, f_a, f_b, x_tr, y_tr,
-                                     config.barrier_points))
+    stats = np.asarray(
+        _pair_program(mlps_a, mlps_b, aligned, f_a, f_b, x_tr, y_tr, config.barrier_points)
+    )
     for name in ("naive", "mc"):
         for col, key in enumerate(("coupling", "cka", "barrier", "barrier_raw")):
             results[f"{name}_{key}"] = [
                 float(np.mean([stats[p, col] for p, g in enumerate(groups) if g == (i, name)]))
-                for i in range(len(seeds))]
+                for i in range(len(seeds))
+            ]
     return results
 
 
@@ -364,17 +420,29 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     lanes = -(-members // runs) * runs
     split = runs_sharding(mesh)
     rep = replicated(mesh)
-    n_id = (int(np.sum(load_digits().target < config.num_classes)) if config.id_set == "digits"
-            else ID_TRAIN_SIZES[config.id_set])
+    n_id = (
+        int(np.sum(load_digits().target < config.num_classes))
+        if config.id_set == "digits"
+        else ID_TRAIN_SIZES[config.id_set]
+    )
     n_train = int(config.split_fractions[0] * n_id)
     dim = int(np.prod(config.image_shape))
     keys = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes))
-    args = (abstract(keys, split), jax.ShapeDtypeStruct((lanes,), jnp.int32, sharding=split),
-            jax.ShapeDtypeStruct((n_train, dim), jnp.float32, sharding=rep),
-            jax.ShapeDtypeStruct((n_train,), jnp.int32, sharding=rep))
-    train = jax.vmap(lambda k, t, x, y: _train_member(k, t, x, y, config),
-                     in_axes=(0, 0, None, None))
-    return PlanSpec(fn=train, abstract_args=args, steps_per_run=config.train_steps,
-                    num_runs=members, runs_per_call=members,
-                    note="one Adam step (two augmented views, CE/SupCon/SimCLR) of every "
-                    "member; wide model, probes and evaluation not planned")
+    args = (
+        abstract(keys, split),
+        jax.ShapeDtypeStruct((lanes,), jnp.int32, sharding=split),
+        jax.ShapeDtypeStruct((n_train, dim), jnp.float32, sharding=rep),
+        jax.ShapeDtypeStruct((n_train,), jnp.int32, sharding=rep),
+    )
+    train = jax.vmap(
+        lambda k, t, x, y: _train_member(k, t, x, y, config), in_axes=(0, 0, None, None)
+    )
+    return PlanSpec(
+        fn=train,
+        abstract_args=args,
+        steps_per_run=config.train_steps,
+        num_runs=members,
+        runs_per_call=members,
+        note="one Adam step (two augmented views, CE/SupCon/SimCLR) of every "
+        "member; wide model, probes and evaluation not planned",
+    )

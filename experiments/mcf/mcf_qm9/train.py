@@ -108,12 +108,13 @@ def _plot_curve(workdir: Path, curve: list[dict], results: dict) -> None:
     steps = [row["step"] for row in curve]
     fig = Figure(figsize=(8, 3.2))
     axes = fig.subplots(1, 2)
-    for ax, name, label in ((axes[0], "mat_r", "MAT-R mean (Å)"),
-                            (axes[1], "cov_r", "COV-R mean (δ = 0.5 Å)")):
+    for ax, name, label in (
+        (axes[0], "mat_r", "MAT-R mean (Å)"),
+        (axes[1], "cov_r", "COV-R mean (δ = 0.5 Å)"),
+    ):
         ax.plot(steps, [row[name] for row in curve], "o-", label="MCF (EMA)")
         for prefix, style, text in (("etkdg_", "--", "ETKDGv3"), ("random_", ":", "random")):
-            ax.axhline(results[f"{prefix}{name}"], ls=style, color="gray",
-                       label=text)
+            ax.axhline(results[f"{prefix}{name}"], ls=style, color="gray", label=text)
         ax.set_xlabel("training step")
         ax.set_ylabel(label)
     axes[0].legend()
@@ -189,8 +190,13 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         """COV-R / MAT-R of the EMA model at this step (the final step is the main eval)."""
         if int(state.step) >= config.num_steps:
             return {}
-        samples = _sample_all(sampler, state.ema_params, curve_arrays, config,
-                              jax.random.fold_in(sample_rng, int(state.step)))
+        samples = _sample_all(
+            sampler,
+            state.ema_params,
+            curve_arrays,
+            config,
+            jax.random.fold_in(sample_rng, int(state.step)),
+        )
         rows = _score(curve_test, samples, scale, config.threshold)
         return {f"curve_{m}": float(np.mean([r[m] for r in rows])) for m in ("cov_r", "mat_r")}
 
@@ -257,17 +263,30 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         # The learning curve: the evaluations during training, then the final one (on the
         # curve's molecules, so that every point is measured on the same set).
         final_rows = [{m: rows[""][i][m] for m in METRICS} for i in range(len(curve_test))]
-        curve = [{"step": r["step"], "cov_r": r["curve_cov_r"], "mat_r": r["curve_mat_r"]}
-                 for r in history if "curve_mat_r" in r]
+        curve = [
+            {"step": r["step"], "cov_r": r["curve_cov_r"], "mat_r": r["curve_mat_r"]}
+            for r in history
+            if "curve_mat_r" in r
+        ]
         final = {m: float(np.mean([r[m] for r in final_rows])) for m in ("cov_r", "mat_r")}
         curve.append({"step": config.num_steps, **final})
         for row in curve:
             for m in ("cov_r", "mat_r"):
                 results[f"curve_{m}_step{row['step']}"] = row[m]
-        (workdir / "learning_curve.json").write_text(json.dumps({
-            "num_molecules": len(curve_test), "points": curve,
-            **{f"{p}{m}": results[f"{p}{m}"]
-               for p in ("etkdg_", "random_") for m in ("cov_r", "mat_r")}}, indent=1))
+        (workdir / "learning_curve.json").write_text(
+            json.dumps(
+                {
+                    "num_molecules": len(curve_test),
+                    "points": curve,
+                    **{
+                        f"{p}{m}": results[f"{p}{m}"]
+                        for p in ("etkdg_", "random_")
+                        for m in ("cov_r", "mat_r")
+                    },
+                },
+                indent=1,
+            )
+        )
         _plot_curve(workdir, curve, results)
     return results
 
@@ -355,23 +374,31 @@ def _geom_molecules(source, limit: int) -> list[dict]:
         block = block.decode() if isinstance(block, bytes) else str(block)
         mol = Chem.MolFromMolBlock(block, removeHs=False)
         smiles = record["smiles"]
-        out.append({"coords": coords, "mask": mask, "n": n,
-                    "references": _geom_conformers(record, n),
-                    "smiles": smiles.decode() if isinstance(smiles, bytes) else str(smiles),
-                    "mol": mol if mol is not None and mol.GetNumAtoms() == n else None})
+        out.append(
+            {
+                "coords": coords,
+                "mask": mask,
+                "n": n,
+                "references": _geom_conformers(record, n),
+                "smiles": smiles.decode() if isinstance(smiles, bytes) else str(smiles),
+                "mol": mol if mol is not None and mol.GetNumAtoms() == n else None,
+            }
+        )
     return out
 
 
-def _sample_molecules(sampler, params, molecules: list[dict], config, mesh, key
-                      ) -> list[np.ndarray]:
+def _sample_molecules(
+    sampler, params, molecules: list[dict], config, mesh, key
+) -> list[np.ndarray]:
     """``samples_per_reference``·K normalized samples ``[2K, n, 3]`` per molecule, the rows
     of all molecules streamed in batches of ``eval_batch_size`` split over the mesh's
     ``data`` axis (a dry run samples one batch; a molecule then keeps the rows it got)."""
     reps = config.samples_per_reference
     owners = [m for m, mol in enumerate(molecules) for _ in range(reps * len(mol["references"]))]
     rows = _SampleRows([(mol["coords"], mol["mask"]) for mol in molecules], owners)
-    batches = eval_batches(rows, [], global_batch=config.eval_batch_size,
-                           max_batches=1 if config.dry_run else None)
+    batches = eval_batches(
+        rows, [], global_batch=config.eval_batch_size, max_batches=1 if config.dry_run else None
+    )
     got: dict[int, np.ndarray] = {}
     for i, batch in enumerate(device_batches(batches, mesh)):
         x = sampler(params, batch["atom_coords"], batch["atom_mask"], jax.random.fold_in(key, i))
@@ -383,8 +410,10 @@ def _sample_molecules(sampler, params, molecules: list[dict], config, mesh, key
     for row in sorted(got):
         mol = molecules[owners[row]]
         per_molecule[owners[row]].append(got[row][: mol["n"]])
-    return [np.stack(s) if s else np.zeros((0, mol["n"], 3), np.float32)
-            for s, mol in zip(per_molecule, molecules, strict=True)]
+    return [
+        np.stack(s) if s else np.zeros((0, mol["n"], 3), np.float32)
+        for s, mol in zip(per_molecule, molecules, strict=True)
+    ]
 
 
 def _rmsd_matrix(mol, references: np.ndarray, generated: np.ndarray) -> np.ndarray:
@@ -395,8 +424,9 @@ def _rmsd_matrix(mol, references: np.ndarray, generated: np.ndarray) -> np.ndarr
     return np.asarray([[float(kabsch_rmsd(g, r)) for g in generated] for r in references])
 
 
-def _score_geom(molecules: list[dict], samples: list[np.ndarray], scale: PositionScale,
-                config, baselines: bool) -> tuple[dict[str, list[dict]], int]:
+def _score_geom(
+    molecules: list[dict], samples: list[np.ndarray], scale: PositionScale, config, baselines: bool
+) -> tuple[dict[str, list[dict]], int]:
     """COV/MAT rows per molecule of MCF (and, with ``baselines``, of ETKDGv3 and random
     coordinates, 2K each) against the molecule's K reference conformers; and the number
     of molecules without any sample (skipped)."""
@@ -417,8 +447,9 @@ def _score_geom(molecules: list[dict], samples: list[np.ndarray], scale: Positio
                 if len(etkdg):
                     candidates["etkdg_"] = etkdg
         for prefix, gen in candidates.items():
-            rows[prefix].append(coverage_matching(_rmsd_matrix(mol["mol"], refs, gen),
-                                                  config.threshold))
+            rows[prefix].append(
+                coverage_matching(_rmsd_matrix(mol["mol"], refs, gen), config.threshold)
+            )
     return rows, skipped
 
 
@@ -429,18 +460,26 @@ def _train_and_evaluate_geom(config: ml_collections.ConfigDict, workdir: Path) -
     rng = jax.random.key(config.seed)
     init_rng, train_rng, sample_rng = jax.random.split(rng, 3)
     mesh = mesh_from_config(config, DATA_AXIS)
-    scale = PositionScale(np.asarray(config.position_min, np.float32),
-                          np.asarray(config.position_max, np.float32))
+    scale = PositionScale(
+        np.asarray(config.position_min, np.float32), np.asarray(config.position_max, np.float32)
+    )
 
     # ---------------------------------------------------------------- data
     train_source = open_source(config.dataset, "train")
-    loader = make_loader(train_source, [_TrainConformer(scale, config.max_confs)],
-                         global_batch=config.batch_size, seed=config.seed,
-                         workers=config.data_workers)
+    loader = make_loader(
+        train_source,
+        [_TrainConformer(scale, config.max_confs)],
+        global_batch=config.batch_size,
+        seed=config.seed,
+        workers=config.data_workers,
+    )
     stream = DeviceStream(loader, mesh)
     test = _geom_molecules(open_source(config.dataset, "test"), config.num_test)
-    validation = (_geom_molecules(open_source(config.dataset, "validation"),
-                                  config.curve_num_test) if config.curve_every else [])
+    validation = (
+        _geom_molecules(open_source(config.dataset, "validation"), config.curve_num_test)
+        if config.curve_every
+        else []
+    )
 
     # ---------------------------------------------------------------- model
     model = MCFDenoiser(SIZES[config.model_size], dtype=compute_dtype(config.compute_dtype))
@@ -449,9 +488,11 @@ def _train_and_evaluate_geom(config: ml_collections.ConfigDict, workdir: Path) -
         config.learning_rate, config.warmup_steps, config.num_steps, config.grad_clip
     )
     width = NUM_EIGENFUNCTIONS + NUM_ATOM_FEATURES
-    example = {"atom_coords": np.zeros((1, MAX_ATOMS, width), np.float32),
-               "positions": np.zeros((1, MAX_ATOMS, 3), np.float32),
-               "mask": np.ones((1, MAX_ATOMS), np.float32)}
+    example = {
+        "atom_coords": np.zeros((1, MAX_ATOMS, width), np.float32),
+        "positions": np.zeros((1, MAX_ATOMS, 3), np.float32),
+        "mask": np.ones((1, MAX_ATOMS), np.float32),
+    }
     state = init_state(model, optimizer, example, init_rng)
     validation_sampler = _make_sampler(model, schedule, config, config.curve_sampler_steps)
 
@@ -460,11 +501,19 @@ def _train_and_evaluate_geom(config: ml_collections.ConfigDict, workdir: Path) -
         online validation: DDIM, ``curve_sampler_steps`` steps)."""
         if int(state.step) >= config.num_steps:
             return {}
-        samples = _sample_molecules(validation_sampler, state.ema_params, validation, config,
-                                    mesh, jax.random.fold_in(sample_rng, int(state.step)))
+        samples = _sample_molecules(
+            validation_sampler,
+            state.ema_params,
+            validation,
+            config,
+            mesh,
+            jax.random.fold_in(sample_rng, int(state.step)),
+        )
         rows, _ = _score_geom(validation, samples, scale, config, baselines=False)
-        return {f"val_{m}": float(np.mean([r[m] for r in rows[""]])) if rows[""]
-                else float("nan") for m in ("cov_r", "mat_r")}
+        return {
+            f"val_{m}": float(np.mean([r[m] for r in rows[""]])) if rows[""] else float("nan")
+            for m in ("cov_r", "mat_r")
+        }
 
     # ---------------------------------------------------------------- train
     start = time.perf_counter()
@@ -507,9 +556,13 @@ def _train_and_evaluate_geom(config: ml_collections.ConfigDict, workdir: Path) -
         for m in ("cov_r", "mat_r"):
             if f"val_{m}" in row:
                 results[f"val_{m}_step{row['step']}"] = row[f"val_{m}"]
-    atomic_write_json(workdir / "per_molecule.json", {
-        "smiles": [mol["smiles"] for mol, s in zip(test, samples, strict=True) if len(s)],
-        **{f"{p}{m}": [r[m] for r in v] for p, v in rows.items() for m in METRICS}})
+    atomic_write_json(
+        workdir / "per_molecule.json",
+        {
+            "smiles": [mol["smiles"] for mol, s in zip(test, samples, strict=True) if len(s)],
+            **{f"{p}{m}": [r[m] for r in v] for p, v in rows.items() for m in METRICS},
+        },
+    )
     atomic_write_json(workdir / "rejected.json", rejected)
     return results
 
@@ -526,9 +579,11 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     width = NUM_EIGENFUNCTIONS + NUM_ATOM_FEATURES
 
     def batch(size):
-        return {"atom_coords": jax.ShapeDtypeStruct((size, MAX_ATOMS, width), jnp.float32),
-                "positions": jax.ShapeDtypeStruct((size, MAX_ATOMS, 3), jnp.float32),
-                "mask": jax.ShapeDtypeStruct((size, MAX_ATOMS), jnp.float32)}
+        return {
+            "atom_coords": jax.ShapeDtypeStruct((size, MAX_ATOMS, width), jnp.float32),
+            "positions": jax.ShapeDtypeStruct((size, MAX_ATOMS, 3), jnp.float32),
+            "mask": jax.ShapeDtypeStruct((size, MAX_ATOMS), jnp.float32),
+        }
 
     key = jax.eval_shape(lambda: jax.random.key(0))
     state = jax.eval_shape(lambda e, k: init_state(model, optimizer, e, k), batch(1), key)
@@ -536,9 +591,14 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     rows = batch_sharding(mesh) if DATA_AXIS in mesh.axis_names else rep
     return PlanSpec(
         fn=make_train_step(model, optimizer, schedule, config.ema_decay),
-        abstract_args=(abstract(state, rep), abstract(batch(config.batch_size), rows),
-                       abstract(key, rep)),
-        steps_per_run=config.num_steps, num_runs=config.num_seeds,
+        abstract_args=(
+            abstract(state, rep),
+            abstract(batch(config.batch_size), rows),
+            abstract(key, rep),
+        ),
+        steps_per_run=config.num_steps,
+        num_runs=config.num_seeds,
         note=f"one MCF denoiser step (size {config.model_size}, {config.compute_dtype}, "
         f"batch {config.batch_size} of {MAX_ATOMS}-atom molecules); sampling and RDKit "
-        "scoring not planned")
+        "scoring not planned",
+    )

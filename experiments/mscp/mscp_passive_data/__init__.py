@@ -12,7 +12,8 @@ EXPERIMENT = Experiment(
     claims=(
         Claim(
             name="passive state-only data speeds up online learning (fast+slow vs scratch)",
-            metric="auc_fast_slow", bounds=(0.0, 1.0),
+            metric="auc_fast_slow",
+            bounds=(0.0, 1.0),
             baseline="auc_scratch",
             power=0.19,
             unit="",
@@ -21,7 +22,8 @@ EXPERIMENT = Experiment(
         ),
         Claim(
             name="the fast planner alone already helps over scratch",
-            metric="auc_fast", bounds=(0.0, 1.0),
+            metric="auc_fast",
+            bounds=(0.0, 1.0),
             baseline="auc_scratch",
             power=0.19,
             unit="",
@@ -30,7 +32,8 @@ EXPERIMENT = Experiment(
         ),
         Claim(
             name="planners beat IDM labelling + BC (VPT-style)",
-            metric="auc_fast_slow", bounds=(0.0, 1.0),
+            metric="auc_fast_slow",
+            bounds=(0.0, 1.0),
             baseline="auc_idm_bc",
             power=0.74,
             unit="",
@@ -40,7 +43,8 @@ EXPERIMENT = Experiment(
         ),
         Claim(
             name="the slow planner matters at long horizons",
-            metric="auc_long_fast_slow", bounds=(0.0, 1.0),
+            metric="auc_long_fast_slow",
+            bounds=(0.0, 1.0),
             baseline="auc_long_fast",
             power=0.44,
             unit="",
@@ -49,7 +53,8 @@ EXPERIMENT = Experiment(
         ),
         Claim(
             name="pessimism matters under limited coverage",
-            metric="auc_fast_slow", bounds=(0.0, 1.0),
+            metric="auc_fast_slow",
+            bounds=(0.0, 1.0),
             baseline="auc_fast_slow_nopess",
             power=0.65,
             unit="",
@@ -58,7 +63,8 @@ EXPERIMENT = Experiment(
         ),
         Claim(
             name="the gain over scratch shrinks when dynamics are not identifiable",
-            metric="gain_identifiable", bounds=(-1.0, 1.0),
+            metric="gain_identifiable",
+            bounds=(-1.0, 1.0),
             baseline="gain_nonidentifiable",
             power=0.08,
             unit="",

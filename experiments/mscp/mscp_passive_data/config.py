@@ -104,11 +104,25 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.proposal_horizon = 8  # hindsight sub-goal k in [1, H] for the fast planner
     # Online: PPO (every field of jaxlab.train.rl.PPOConfig, none left to its default).
     # Optimiser: Adam (lr, ε adam_eps = PureJaxRL's 1e-5) after a global-norm clip.
-    c.ppo = ml_collections.ConfigDict(dict(
-        num_envs=16, num_steps=32, num_updates=40, num_epochs=4, num_minibatches=4, lr=1e-3,
-        adam_eps=1e-5, max_grad_norm=0.5, gamma=0.99, gae_lambda=0.95, clip_eps=0.2,
-        vf_coef=0.5, ent_coef=0.01, guide_coef=1.0, hidden=(64, 64),
-    ))
+    c.ppo = ml_collections.ConfigDict(
+        dict(
+            num_envs=16,
+            num_steps=32,
+            num_updates=40,
+            num_epochs=4,
+            num_minibatches=4,
+            lr=1e-3,
+            adam_eps=1e-5,
+            max_grad_norm=0.5,
+            gamma=0.99,
+            gae_lambda=0.95,
+            clip_eps=0.2,
+            vf_coef=0.5,
+            ent_coef=0.01,
+            guide_coef=1.0,
+            hidden=(64, 64),
+        )
+    )
     c.beta = 5.0  # pessimism strength
     c.num_candidates = 16  # slow planner's sub-goal candidates (passive states)
     c.subgoal_horizon = 6  # H: sub-goals reachable in about H steps
@@ -141,8 +155,9 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
 
 def dry_run(c: ml_collections.ConfigDict, devices: int) -> ml_collections.ConfigDict:
     """The paper program at its model shapes: 2 pre-training steps, 2 PPO updates (and 2
-    IDM steps each) of rollouts whose PPO minibatches fit, at most ``DRY_RUN_ROWS_PER_DEVICE × devices``
-    passive trajectories, environments, candidates and rows per batch."""
+    IDM steps each) of rollouts whose PPO minibatches fit, at most
+    ``DRY_RUN_ROWS_PER_DEVICE × devices`` passive trajectories, environments, candidates and
+    rows per batch."""
     rows = DRY_RUN_ROWS_PER_DEVICE * devices
     c.pretrain_steps = DRY_RUN_STEPS
     c.ppo.num_updates = DRY_RUN_STEPS

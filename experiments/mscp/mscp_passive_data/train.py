@@ -66,9 +66,11 @@ def make_envs(config, layout_key: str, noisy: bool, coverage: str):
     layout = rooms_layout(n, config.room)
     noise = config.noise if noisy else 0.0
     task = make_point_maze(
-        layout, start_cells=room_cells(n, config.room, [(0, 0)]),
+        layout,
+        start_cells=room_cells(n, config.room, [(0, 0)]),
         goal_cells=room_cells(n, config.room, [(n - 1, n - 1)]),
-        step_size=config.step_size, noise=noise,
+        step_size=config.step_size,
+        noise=noise,
         max_steps=config.long_max_steps if long else config.max_steps,
     )
     rooms = [(i, j) for i in range(n) for j in range(n)]
@@ -77,8 +79,13 @@ def make_envs(config, layout_key: str, noisy: bool, coverage: str):
     cells = room_cells(n, config.room, rooms)
     traj_len = config.long_traj_len if long else config.traj_len
     passive = make_point_maze(
-        layout, start_cells=cells, goal_cells=cells, step_size=config.step_size, noise=noise,
-        goal_radius=1e-3, max_steps=traj_len + 1,  # one episode per trajectory
+        layout,
+        start_cells=cells,
+        goal_cells=cells,
+        step_size=config.step_size,
+        noise=noise,
+        goal_radius=1e-3,
+        max_steps=traj_len + 1,  # one episode per trajectory
     )
     return task, passive, traj_len
 
@@ -124,8 +131,9 @@ def pretrain(key, states, config, reach_radius: float):
         i = jax.random.randint(ks[0], (b,), 0, n)
         t = jax.random.randint(ks[1], (b,), 0, t_len - 1)
         s, s1 = states[i, t], states[i, t + 1]
-        k_sub = jnp.minimum(t + jax.random.randint(ks[2], (b,), 1, config.proposal_horizon + 1),
-                            t_len - 1)
+        k_sub = jnp.minimum(
+            t + jax.random.randint(ks[2], (b,), 1, config.proposal_horizon + 1), t_len - 1
+        )
         l_prop = proposal_loss(p.proposal, prop_net.apply, s, s1, states[i, k_sub])
         # Hindsight goals: a later state of the same trajectory, or any passive state (with
         # probability random_goal_frac).
@@ -135,15 +143,21 @@ def pretrain(key, states, config, reach_radius: float):
         use_rand = (jax.random.uniform(k, (b,)) < config.random_goal_frac)[:, None]
         g = jnp.where(use_rand, rand, states[i, fut])
         l_val = goal_value_loss(
-            p.value, target_v, value_net.apply, s, s1, g, gamma=config.gamma_value,
-            reach_radius=reach_radius, tau=config.expectile,
+            p.value,
+            target_v,
+            value_net.apply,
+            s,
+            s1,
+            g,
+            gamma=config.gamma_value,
+            reach_radius=reach_radius,
+            tau=config.expectile,
         )
         return l_prop + l_val, (l_prop, l_val)
 
     def step(carry, k):
         p, opt, target_v = carry
-        (p, opt), (_, (lp, lv)) = optimizer_step(loss_fn, tx, has_aux=True)((p, opt),
-                                                                           (target_v, k))
+        (p, opt), (_, (lp, lv)) = optimizer_step(loss_fn, tx, has_aux=True)((p, opt), (target_v, k))
         target_v = optax.incremental_update(p.value, target_v, config.target_tau)
         return (p, opt, target_v), {"proposal_loss": lp, "value_loss": lv}
 
@@ -229,7 +243,6 @@ def make_guide(config, num_actions: int, min_value: float) -> Guide:
     return Guide(init=init, targets=targets, update=update, extra_bc=extra_bc)
 
 
-
 def ppo_config(entry: ml_collections.ConfigDict) -> PPOConfig:
     """:class:`PPOConfig` with every field from the config entry (none left to a default).
 
@@ -239,8 +252,10 @@ def ppo_config(entry: ml_collections.ConfigDict) -> PPOConfig:
     hp = entry.to_dict()
     fields = {f.name for f in dataclasses.fields(PPOConfig)}
     if set(hp) != fields:
-        raise ValueError(f"config.ppo must set exactly PPOConfig's fields: missing "
-                         f"{sorted(fields - set(hp))}, unknown {sorted(set(hp) - fields)}")
+        raise ValueError(
+            f"config.ppo must set exactly PPOConfig's fields: missing "
+            f"{sorted(fields - set(hp))}, unknown {sorted(set(hp) - fields)}"
+        )
     return PPOConfig(**{**hp, "hidden": tuple(hp["hidden"])})
 
 
@@ -255,9 +270,9 @@ def setting_programs(config, name: str):
 
     def prepare(key):
         k_data, k_pre, k_c = jax.random.split(key, 3)
-        states = jax.vmap(lambda k: collect_passive(k, passive_env, dist, traj_len,
-                                                    config.expert_eps))(
-            jax.random.split(k_data, config.num_traj))
+        states = jax.vmap(
+            lambda k: collect_passive(k, passive_env, dist, traj_len, config.expert_eps)
+        )(jax.random.split(k_data, config.num_traj))
         planners, hist = pretrain(k_pre, states, config, reach)
         flat = states.reshape(-1, 2)
         cand = flat[jax.random.randint(k_c, (config.num_candidates,), 0, flat.shape[0])]
@@ -265,8 +280,9 @@ def setting_programs(config, name: str):
 
     gamma = config.gamma_value
     min_value = -(1 - gamma**config.subgoal_horizon) / (1 - gamma)
-    train = make_ppo_train(task, ppo_config(config.ppo),
-                           make_guide(config, task.num_actions, min_value))
+    train = make_ppo_train(
+        task, ppo_config(config.ppo), make_guide(config, task.num_actions, min_value)
+    )
     return prepare, train, arms
 
 
@@ -286,8 +302,7 @@ def pretrained(config, name: str, prepare, seed_keys, mesh, workdir: str | None)
     return prepared
 
 
-def run_setting(config, name: str, seed_keys, workdir: str | None = None
-                ) -> dict[str, jax.Array]:
+def run_setting(config, name: str, seed_keys, workdir: str | None = None) -> dict[str, jax.Array]:
     """All arms × seeds of one setting (arms: ``SETTINGS[name][2]``); returns success
     curves ``[arms, seeds, updates]``, the env steps of the updates, the last update's PPO
     loss ``[arms, seeds]`` and the pre-training losses ``[seeds]``. The pre-training is
@@ -302,8 +317,9 @@ def run_setting(config, name: str, seed_keys, workdir: str | None = None
     keys = jax.random.split(jax.random.fold_in(seed_keys[0], 7), n_seeds)
     # Metrics only: the final runners (parameters, env states, keys) stay in the program.
     online = lambda key, guide_args: train(key, guide_args)[1]  # noqa: E731
-    metrics = batch_runs(online, in_axes=(0, 0), fast_compile=config.fast_compile,
-                         mesh=mesh)(jnp.tile(keys, (n_arms,)), args)
+    metrics = batch_runs(online, in_axes=(0, 0), fast_compile=config.fast_compile, mesh=mesh)(
+        jnp.tile(keys, (n_arms,)), args
+    )
     return {
         "curves": metrics["success_rate"].reshape(n_arms, n_seeds, -1),
         "env_steps": metrics["env_steps"][0],
@@ -350,7 +366,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
         for arm, curve in zip(r["arms"], r["curves"], strict=True):
             auc[prefix + arm] = curve.mean(1)
             out[f"auc_{prefix}{arm}"] = curve.mean(1).tolist()
-            out[f"final_{prefix}{arm}"] = curve[:, -max(1, curve.shape[1] // 5):].mean(1).tolist()
+            out[f"final_{prefix}{arm}"] = curve[:, -max(1, curve.shape[1] // 5) :].mean(1).tolist()
     out["gain_identifiable"] = (auc["fast_slow"] - auc["scratch"]).tolist()
     out["gain_nonidentifiable"] = (auc["noisy_fast_slow"] - auc["noisy_scratch"]).tolist()
     out["pretrain_value_loss"] = results["main"]["pretrain_value_loss"].tolist()
@@ -358,10 +374,20 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     # setting's arms; unlike the success rates it is never 0 at smoke sizes, so the 1-device,
     # 8-device and multi-host runs are compared on the online phase itself.
     out["ppo_final_loss"] = np.mean(
-        np.concatenate([r["ppo_loss"] for r in results.values()]), 0).tolist()
+        np.concatenate([r["ppo_loss"] for r in results.values()]), 0
+    ).tolist()
     with open(os.path.join(workdir, "curves.json"), "w") as f:
-        json.dump({n: {"arms": list(r["arms"]), "env_steps": r["env_steps"].tolist(),
-                       "success_rate": r["curves"].tolist()} for n, r in results.items()}, f)
+        json.dump(
+            {
+                n: {
+                    "arms": list(r["arms"]),
+                    "env_steps": r["env_steps"].tolist(),
+                    "success_rate": r["curves"].tolist(),
+                }
+                for n, r in results.items()
+            },
+            f,
+        )
     _plot(results, workdir)
     return out
 
@@ -386,8 +412,12 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     args = GuideArgs(jax.ShapeDtypeStruct((lanes, 4), jnp.float32), planners, cand, states)
     total = sum(len(SETTINGS[name][2]) for name in SETTINGS) * config.num_seeds
     return PlanSpec(
-        fn=jax.vmap(train), abstract_args=(abstract(keys, split), abstract(args, split)),
-        steps_per_run=config.ppo.num_updates, num_runs=total, runs_per_call=lanes_needed,
+        fn=jax.vmap(train),
+        abstract_args=(abstract(keys, split), abstract(args, split)),
+        steps_per_run=config.ppo.num_updates,
+        num_runs=total,
+        runs_per_call=lanes_needed,
         note="one guided PPO update (rollout with sub-goal planning, IDM ensemble, PPO "
         "epochs) of every arm × seed of a setting; inner loops counted once by XLA (a "
-        "lower bound); passive data and pre-training not planned")
+        "lower bound); passive data and pre-training not planned",
+    )

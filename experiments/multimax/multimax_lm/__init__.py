@@ -10,7 +10,9 @@ EXPERIMENT = Experiment(
     claims=(
         Claim(
             name="MultiMax reaches lower validation perplexity than softmax",
-            metric="val_perplexity_multimax", power=0.13, bounds=(1.0, math.inf),
+            metric="val_perplexity_multimax",
+            power=0.13,
+            bounds=(1.0, math.inf),
             baseline="val_perplexity_softmax",
             paired=True,
             higher_is_better=False,

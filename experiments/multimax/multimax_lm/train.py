@@ -41,9 +41,9 @@ def next_token_nll(apply_fn, params, window: jax.Array) -> jax.Array:
 
 def train_step(state: train_state.TrainState, batch: dict, key: jax.Array):
     del key  # no dropout
-    loss, grads = jax.value_and_grad(
-        lambda p: next_token_nll(state.apply_fn, p, batch["window"])
-    )(state.params)
+    loss, grads = jax.value_and_grad(lambda p: next_token_nll(state.apply_fn, p, batch["window"]))(
+        state.params
+    )
     return state.apply_gradients(grads=grads), {"loss": loss}
 
 
@@ -92,15 +92,20 @@ def block_step(state: train_state.TrainState, batch: dict, key: jax.Array):
 def streamed_perplexity(apply_fn, params, blocks: wikitext.TokenBlocks, config, mesh) -> float:
     """exp(mean NLL) over every token of ``blocks`` (one pass, batches split over ``data``,
     padding rows and padding tokens weighted 0); one batch in a dry run."""
+
     @jax.jit
     def sums(p, batch):
         weights = batch["weights"] * batch["mask"][:, None]
         return jnp.sum(weighted_nll(apply_fn, p, batch["tokens"], weights)), jnp.sum(weights)
 
     total = count = None
-    batches = eval_batches(blocks, [], global_batch=config.eval_batch_size,
-                           max_batches=1 if config.dry_run else None,
-                           workers=config.data_workers)
+    batches = eval_batches(
+        blocks,
+        [],
+        global_batch=config.eval_batch_size,
+        max_batches=1 if config.dry_run else None,
+        workers=config.data_workers,
+    )
     for batch in device_batches(batches, mesh):
         t, n = sums(params, batch)
         total, count = (t, n) if total is None else (total + t, count + n)
@@ -122,44 +127,63 @@ def wikitext_blocks(config: ml_collections.ConfigDict) -> dict[str, wikitext.Tok
     lengths, counts = wikitext.count_lines(train, count_words=True)
     vocabulary = wikitext.fairseq_vocabulary(counts)
     if len(vocabulary) > config.vocab_size:
-        raise ValueError(f"the training split has {len(vocabulary)} tokens, more than "
-                         f"vocab_size {config.vocab_size}")
+        raise ValueError(
+            f"the training split has {len(vocabulary)} tokens, more than "
+            f"vocab_size {config.vocab_size}"
+        )
     blocks = {"train": wikitext.TokenBlocks(train, vocabulary, lengths, config.block_size)}
     for split in config.eval_splits:
         source = open_source("wikitext103", split, data_dir=data_dir)
-        blocks[split] = wikitext.TokenBlocks(source, vocabulary,
-                                             wikitext.count_lines(source)[0], config.block_size)
+        blocks[split] = wikitext.TokenBlocks(
+            source, vocabulary, wikitext.count_lines(source)[0], config.block_size
+        )
     return blocks
 
 
-def train_and_evaluate_streamed(config: ml_collections.ConfigDict,
-                                workdir: str) -> dict[str, float]:
+def train_and_evaluate_streamed(
+    config: ml_collections.ConfigDict, workdir: str
+) -> dict[str, float]:
     """The paper preset: fairseq's WikiText-103 LM recipe, streamed, per normaliser."""
     blocks = wikitext_blocks(config)
     mesh = mesh_from_config(config)
     results: dict[str, float] = {}
     for normalizer in config.normalizers:
         model = make_model(config, normalizer, config.vocab_size)
-        state, train_key = create_state(model, jnp.zeros((1, config.block_size), jnp.int32),
-                                        multimax_optimizer(config),
-                                        jax.random.key(config.seed))
-        loader = make_loader(blocks["train"], [], global_batch=config.batch_size,
-                             seed=config.seed, workers=config.data_workers)
+        state, train_key = create_state(
+            model,
+            jnp.zeros((1, config.block_size), jnp.int32),
+            multimax_optimizer(config),
+            jax.random.key(config.seed),
+        )
+        loader = make_loader(
+            blocks["train"],
+            [],
+            global_batch=config.batch_size,
+            seed=config.seed,
+            workers=config.data_workers,
+        )
         stream = DeviceStream(loader, mesh)
         try:
             state, history = fit(
-                state=state, train_step=block_step, batches=stream,
-                num_steps=config.num_steps, key=train_key,
+                state=state,
+                train_step=block_step,
+                batches=stream,
+                num_steps=config.num_steps,
+                key=train_key,
                 workdir=os.path.join(workdir, normalizer),
-                checkpoint_every=config.checkpoint_every, log_every=config.log_every,
-                mesh=mesh, desc=f"lm/{normalizer}",
-                hparams={**config.to_dict(), "normalizer": normalizer})
+                checkpoint_every=config.checkpoint_every,
+                log_every=config.log_every,
+                mesh=mesh,
+                desc=f"lm/{normalizer}",
+                hparams={**config.to_dict(), "normalizer": normalizer},
+            )
         finally:
             stream.close()
         for split in config.eval_splits:
             name = "val" if split == "validation" else split
             results[f"{name}_perplexity_{normalizer}"] = streamed_perplexity(
-                model.apply, state.params, blocks[split], config, mesh)
+                model.apply, state.params, blocks[split], config, mesh
+            )
         results[f"train_loss_{normalizer}"] = float(history[-1]["loss"])
     return results
 
@@ -178,8 +202,12 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     results: dict[str, float] = {}
     for normalizer in config.normalizers:
         model = make_model(config, normalizer, len(vocabulary))
-        state, train_key = create_state(model, jnp.asarray(train_windows[:1, :-1]),
-                                        multimax_optimizer(config), jax.random.key(config.seed))
+        state, train_key = create_state(
+            model,
+            jnp.asarray(train_windows[:1, :-1]),
+            multimax_optimizer(config),
+            jax.random.key(config.seed),
+        )
         state, history = fit(
             state=state,
             train_step=train_step,
@@ -212,22 +240,29 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
         length = config.seq_len
     window = jax.ShapeDtypeStruct((config.batch_size, length + 1), jnp.int32)
     state = jax.eval_shape(
-        lambda w: create_state(model, w[:1, :-1], multimax_optimizer(config),
-                               jax.random.key(config.seed))[0],
-        window)
+        lambda w: create_state(
+            model, w[:1, :-1], multimax_optimizer(config), jax.random.key(config.seed)
+        )[0],
+        window,
+    )
     rng = jax.eval_shape(lambda: jax.random.key(0))
     if streamed:
-        batch = {"tokens": window,
-                 "weights": jax.ShapeDtypeStruct((config.batch_size, length), jnp.float32)}
+        batch = {
+            "tokens": window,
+            "weights": jax.ShapeDtypeStruct((config.batch_size, length), jnp.float32),
+        }
         fn, what = block_step, f"{length}-token WikiText-103 blocks"
     else:
         batch, fn, what = {"window": window}, train_step, f"{length} characters"
     return PlanSpec(
         fn=fn,
-        abstract_args=(abstract(state, replicated(mesh)),
-                       abstract(batch, batch_sharding(mesh)),
-                       abstract(rng, replicated(mesh))),
+        abstract_args=(
+            abstract(state, replicated(mesh)),
+            abstract(batch, batch_sharding(mesh)),
+            abstract(rng, replicated(mesh)),
+        ),
         steps_per_run=config.num_steps,
         num_runs=len(config.normalizers) * config.num_seeds,
         note=f"one train step of the MultiMax LM (batch {config.batch_size} × {what} "
-        "over data); evaluation not planned")
+        "over data); evaluation not planned",
+    )

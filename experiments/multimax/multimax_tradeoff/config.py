@@ -65,7 +65,8 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.kept_fraction = 0.5  # a peak "keeps mass" if it gets >= this share of 1/num_peaks
     c.fit_steps = 400
     c.fit_optimizer = ml_collections.ConfigDict(  # full-batch steps
-        {"name": "adam", "learning_rate": 0.05})
+        {"name": "adam", "learning_rate": 0.05}
+    )
     c.multimax_order = 2
     # A hand setting of the kind the paper reports (steeper below b, flatter above d), placed
     # from the data description alone: b halfway between noise (0) and peak height (4),
@@ -95,4 +96,3 @@ def dry_run(c: ml_collections.ConfigDict, devices: int) -> ml_collections.Config
     c.fit_steps = DRY_RUN_STEPS
     c.num_vectors = min(c.num_vectors, DRY_RUN_ROWS_PER_DEVICE * devices)
     return c
-

@@ -94,15 +94,18 @@ def one_seed(key: jax.Array, config: ml_collections.ConfigDict) -> dict[str, jax
 
     softmax_loss = lambda log_t, x, pk: kl_to_target(jax.nn.log_softmax(x / jnp.exp(log_t)), pk, m)
     log_t, softmax_curve = fit(softmax_loss, jnp.zeros(()), fit_scores, fit_peaks, config)
-    fitted, multimax_curve = fit(functools.partial(multimax_loss, num_peaks=m),
-                                 init_multimax_params(k_init, config.multimax_order),
-                                 fit_scores, fit_peaks, config)
-    hand = MultiMaxParams(*(jnp.asarray(config[f"hand_{f}"], jnp.float32)
-                            for f in MultiMaxParams._fields))
+    fitted, multimax_curve = fit(
+        functools.partial(multimax_loss, num_peaks=m),
+        init_multimax_params(k_init, config.multimax_order),
+        fit_scores,
+        fit_peaks,
+        config,
+    )
+    hand = MultiMaxParams(
+        *(jnp.asarray(config[f"hand_{f}"], jnp.float32) for f in MultiMaxParams._fields)
+    )
 
-    log_probs = {
-        f"softmax_t{t:g}": jax.nn.log_softmax(scores / t) for t in config.temperatures
-    }
+    log_probs = {f"softmax_t{t:g}": jax.nn.log_softmax(scores / t) for t in config.temperatures}
     log_probs["softmax_fit"] = jax.nn.log_softmax(scores / jnp.exp(log_t))
     log_probs["multimax_fit"] = jax.nn.log_softmax(multimax_modulate(scores, fitted))
     log_probs["multimax_hand"] = jax.nn.log_softmax(multimax_modulate(scores, hand))
@@ -126,17 +129,28 @@ def one_seed(key: jax.Array, config: ml_collections.ConfigDict) -> dict[str, jax
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[str, list]:
     """All ``config.num_seeds`` seeds (``seed + i``) as one program; a list per metric."""
     keys = jnp.stack([jax.random.key(config.seed + i) for i in range(config.num_seeds)])
-    runs = batch_runs(lambda key: one_seed(key, config), in_axes=0, method="auto",
-                      mesh=mesh_from_config(config, RUNS_AXIS))
+    runs = batch_runs(
+        lambda key: one_seed(key, config),
+        in_axes=0,
+        method="auto",
+        mesh=mesh_from_config(config, RUNS_AXIS),
+    )
 
     def flat(keys):
         out = runs(keys)
-        return {f"{group}/{name}": v for group in ("results", "curves")
-                for name, v in out[group].items()}
+        return {
+            f"{group}/{name}": v
+            for group in ("results", "curves")
+            for name, v in out[group].items()
+        }
 
     saved = resumable(workdir, "seeds", config, flat, keys)
-    out = {group: {name.split("/", 1)[1]: v for name, v in saved.items()
-                   if name.startswith(f"{group}/")} for group in ("results", "curves")}
+    out = {
+        group: {
+            name.split("/", 1)[1]: v for name, v in saved.items() if name.startswith(f"{group}/")
+        }
+        for group in ("results", "curves")
+    }
     checkpointer = Checkpointer(workdir)
     if checkpointer.latest_step() != config.fit_steps:  # a resumed run saved it already
         checkpointer.save(config.fit_steps, out["results"])
@@ -154,14 +168,24 @@ def _plot(results: dict, config, path: str) -> None:
     fig = Figure(figsize=(5.5, 4))
     ax = fig.subplots()
     temps = [f"softmax_t{t:g}" for t in config.temperatures]
-    ax.plot([mean[f"sparsity_{n}"] for n in temps], [mean[f"peaks_kept_{n}"] for n in temps],
-            "o-", color="gray", label="softmax, T = " + ", ".join(f"{t:g}" for t in
-                                                                  config.temperatures))
-    markers = {"softmax_fit": "s", "sparsemax": "^", "entmax15": "v", "multimax_fit": "*",
-               "multimax_hand": "P"}
+    ax.plot(
+        [mean[f"sparsity_{n}"] for n in temps],
+        [mean[f"peaks_kept_{n}"] for n in temps],
+        "o-",
+        color="gray",
+        label="softmax, T = " + ", ".join(f"{t:g}" for t in config.temperatures),
+    )
+    markers = {
+        "softmax_fit": "s",
+        "sparsemax": "^",
+        "entmax15": "v",
+        "multimax_fit": "*",
+        "multimax_hand": "P",
+    }
     for name, marker in markers.items():
-        ax.plot(mean[f"sparsity_{name}"], mean[f"peaks_kept_{name}"], marker,
-                markersize=11, label=name)
+        ax.plot(
+            mean[f"sparsity_{name}"], mean[f"peaks_kept_{name}"], marker, markersize=11, label=name
+        )
     ax.set_xlabel(f"sparsity: share of weights < {config.near_zero:g}")
     ax.set_ylabel(f"peaks keeping mass (of {config.num_peaks})")
     ax.set_title("sparsity vs multi-modality (upper right is better)")
@@ -177,16 +201,22 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     lanes = -(-config.num_seeds // runs) * runs
     tx = make_optimizer(config.fit_optimizer)
     loss = functools.partial(multimax_loss, num_peaks=config.num_peaks)
-    carry = jax.eval_shape(jax.vmap(lambda k: (lambda p: (p, tx.init(p)))(
-        init_multimax_params(k, config.multimax_order))),
-        jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes)))
+    carry = jax.eval_shape(
+        jax.vmap(
+            lambda k: (lambda p: (p, tx.init(p)))(init_multimax_params(k, config.multimax_order))
+        ),
+        jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes)),
+    )
     shape = (lanes, config.num_vectors, config.num_entries)
     data = (jax.ShapeDtypeStruct(shape, jnp.float32), jax.ShapeDtypeStruct(shape, jnp.bool_))
     split = runs_sharding(mesh)
     fn = jax.vmap(lambda c, x, pk: fit_step(loss, tx, c, x, pk))
     return PlanSpec(
-        fn=fn, abstract_args=(abstract(carry, split), *abstract(data, split)),
-        steps_per_run=2 * config.fit_steps, num_runs=config.num_seeds,
+        fn=fn,
+        abstract_args=(abstract(carry, split), *abstract(data, split)),
+        steps_per_run=2 * config.fit_steps,
+        num_runs=config.num_seeds,
         runs_per_call=config.num_seeds,
         note="one MultiMax fit step of every seed (the softmax-temperature fit, as many "
-        "steps and cheaper, is counted as one more MultiMax step); evaluation not planned")
+        "steps and cheaper, is counted as one more MultiMax step); evaluation not planned",
+    )

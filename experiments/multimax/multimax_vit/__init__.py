@@ -10,7 +10,9 @@ EXPERIMENT = Experiment(
     claims=(
         Claim(
             name="MultiMax beats softmax on test accuracy",
-            metric="test_accuracy_multimax", power=0.38, bounds=(0.0, 100.0),
+            metric="test_accuracy_multimax",
+            power=0.38,
+            bounds=(0.0, 100.0),
             baseline="test_accuracy_softmax",
             paired=True,
             setting=_SETTING,
@@ -18,7 +20,9 @@ EXPERIMENT = Experiment(
         ),
         Claim(
             name="MultiMax attention is sparser than softmax attention (share of weights < 1e-3)",
-            metric="attention_sparsity_multimax", power=0.1, bounds=(0.0, 1.0),
+            metric="attention_sparsity_multimax",
+            power=0.1,
+            bounds=(0.0, 1.0),
             baseline="attention_sparsity_softmax",
             paired=True,
             setting=_SETTING + "; mean over layers",

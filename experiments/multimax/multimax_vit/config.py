@@ -134,8 +134,9 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.sparsity_images = 64
         c.cpu_budget_s = 30
     if preset == "paper":  # DeiT: warm-up from 1e-6, cosine down to 1e-5
-        c.optimizer = adamw_warmup_cosine(peak_lr, warmup, c.num_steps, weight_decay=0.05,
-                                          init=1e-6, end=1e-5)
+        c.optimizer = adamw_warmup_cosine(
+            peak_lr, warmup, c.num_steps, weight_decay=0.05, init=1e-6, end=1e-5
+        )
     else:  # AdamW, linear warm-up from 0 then cosine decay over the run.
         c.optimizer = adamw_warmup_cosine(peak_lr, warmup, c.num_steps, weight_decay=0.05)
     return c

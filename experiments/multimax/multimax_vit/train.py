@@ -84,8 +84,15 @@ def soft_target_step(config: ml_collections.ConfigDict, num_classes: int):
 
     def step(state: train_state.TrainState, batch: dict, key: jax.Array):
         images, targets = imagenet.mixup_cutmix(
-            key, batch["image"], batch["label"], num_classes, config.mixup_alpha,
-            config.cutmix_alpha, config.mixup_switch_prob, config.label_smoothing)
+            key,
+            batch["image"],
+            batch["label"],
+            num_classes,
+            config.mixup_alpha,
+            config.cutmix_alpha,
+            config.mixup_switch_prob,
+            config.label_smoothing,
+        )
 
         def loss_fn(params):
             logits = state.apply_fn({"params": params}, images)
@@ -107,9 +114,15 @@ def _masked_counts(model: ViT, params, batch: dict) -> tuple[jax.Array, jax.Arra
 def _layer_sparsity(model: ViT, params, images: jax.Array, threshold: float) -> jax.Array:
     """``[depth]``: per layer, the share of attention weights below ``threshold``."""
     _, inter = model.apply({"params": params}, images, mutable=["intermediates"])
-    return jnp.stack([
-        jnp.mean(inter["intermediates"][f"block_{i}"]["attention"]["attention_weights"][0]
-                 < threshold) for i in range(model.depth)])
+    return jnp.stack(
+        [
+            jnp.mean(
+                inter["intermediates"][f"block_{i}"]["attention"]["attention_weights"][0]
+                < threshold
+            )
+            for i in range(model.depth)
+        ]
+    )
 
 
 def evaluate_streamed(model: ViT, params, config: ml_collections.ConfigDict, mesh) -> dict:
@@ -117,10 +130,13 @@ def evaluate_streamed(model: ViT, params, config: ml_collections.ConfigDict, mes
     split over ``data``, padding rows weighted 0) and attention sparsity per layer on the
     first validation batch. One batch in a dry run."""
     source = open_source(config.dataset, "validation", data_dir=config.data_dir or None)
-    batches = eval_batches(source, imagenet.deit_eval_ops(config.image_size),
-                           global_batch=config.eval_batch_size,
-                           max_batches=1 if config.dry_run else None,
-                           workers=config.data_workers)
+    batches = eval_batches(
+        source,
+        imagenet.deit_eval_ops(config.image_size),
+        global_batch=config.eval_batch_size,
+        max_batches=1 if config.dry_run else None,
+        workers=config.data_workers,
+    )
     counts = jax.jit(lambda p, b: _masked_counts(model, p, b))
     sparsity = jax.jit(lambda p, x: _layer_sparsity(model, p, x, config.sparsity_threshold))
     correct = count = layers = None
@@ -137,8 +153,9 @@ def evaluate_streamed(model: ViT, params, config: ml_collections.ConfigDict, mes
     return out
 
 
-def train_and_evaluate_streamed(config: ml_collections.ConfigDict,
-                                workdir: str) -> dict[str, float]:
+def train_and_evaluate_streamed(
+    config: ml_collections.ConfigDict, workdir: str
+) -> dict[str, float]:
     """The paper preset: DeiT on ``imagenet2012`` streamed from TFDS, per normaliser."""
     data_dir = config.data_dir or None
     num_classes = DATASET_SHAPES[config.dataset][1]
@@ -147,14 +164,20 @@ def train_and_evaluate_streamed(config: ml_collections.ConfigDict,
     results: dict[str, float] = {}
     for normalizer in config.normalizers:
         model = make_model(config, normalizer, num_classes)
-        state, train_key = create_state(model, jnp.zeros((1, *shape), jnp.float32),
-                                        multimax_optimizer(config),
-                                        jax.random.key(config.seed))
+        state, train_key = create_state(
+            model,
+            jnp.zeros((1, *shape), jnp.float32),
+            multimax_optimizer(config),
+            jax.random.key(config.seed),
+        )
         source = open_source(config.dataset, "train", data_dir=data_dir)
         loader = make_loader(
-            source, imagenet.deit_train_ops(config.image_size, config.rand_augment,
-                                            config.erase_prob),
-            global_batch=config.batch_size, seed=config.seed, workers=config.data_workers)
+            source,
+            imagenet.deit_train_ops(config.image_size, config.rand_augment, config.erase_prob),
+            global_batch=config.batch_size,
+            seed=config.seed,
+            workers=config.data_workers,
+        )
         stream = DeviceStream(loader, mesh)
         try:
             state, _ = fit(
@@ -199,8 +222,9 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     results: dict[str, float] = {}
     for normalizer in config.normalizers:
         model = make_model(config, normalizer, num_classes)
-        state, train_key = create_state(model, train_images[:1], multimax_optimizer(config),
-                                        jax.random.key(config.seed))
+        state, train_key = create_state(
+            model, train_images[:1], multimax_optimizer(config), jax.random.key(config.seed)
+        )
         state, _ = fit(
             state=state,
             train_step=train_step,
@@ -220,8 +244,11 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
 
 
 #: ``(image shape, classes)`` per dataset, for plans made without the data.
-DATASET_SHAPES = {"fashion_mnist": ((28, 28, 1), 10), "digits": ((8, 8, 1), 10),
-                  "imagenet2012": ((224, 224, 3), 1000)}
+DATASET_SHAPES = {
+    "fashion_mnist": ((28, 28, 1), 10),
+    "digits": ((8, 8, 1), 10),
+    "imagenet2012": ((224, 224, 3), 1000),
+}
 
 
 def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
@@ -230,18 +257,23 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     model = make_model(config, "multimax", num_classes)
     example = jax.ShapeDtypeStruct((1, *shape), jnp.float32)
     state = jax.eval_shape(
-        lambda x: create_state(model, x, multimax_optimizer(config),
-                               jax.random.key(config.seed))[0], example)
+        lambda x: create_state(model, x, multimax_optimizer(config), jax.random.key(config.seed))[
+            0
+        ],
+        example,
+    )
     rows, rep = batch_sharding(mesh), replicated(mesh)
-    batch = {"image": jax.ShapeDtypeStruct((config.batch_size, *shape), jnp.float32),
-             "label": jax.ShapeDtypeStruct((config.batch_size,), jnp.int32)}
+    batch = {
+        "image": jax.ShapeDtypeStruct((config.batch_size, *shape), jnp.float32),
+        "label": jax.ShapeDtypeStruct((config.batch_size,), jnp.int32),
+    }
     rng = jax.eval_shape(lambda: jax.random.key(0))
-    step = soft_target_step(config, num_classes) if config.dataset == "imagenet2012" \
-        else train_step
+    step = soft_target_step(config, num_classes) if config.dataset == "imagenet2012" else train_step
     return PlanSpec(
-        fn=step, abstract_args=(abstract(state, rep), abstract(batch, rows),
-                                      abstract(rng, rep)),
+        fn=step,
+        abstract_args=(abstract(state, rep), abstract(batch, rows), abstract(rng, rep)),
         steps_per_run=config.num_steps,
         num_runs=len(config.normalizers) * config.num_seeds,
         note=f"one train step of the MultiMax ViT ({config.dataset}, batch "
-        f"{config.batch_size} over data); evaluation not planned")
+        f"{config.batch_size} over data); evaluation not planned",
+    )

@@ -5,31 +5,50 @@ import math
 
 from jaxlab.report import Claim, Experiment
 
-_SETTING = ("Fashion-MNIST items on textured 48×48 canvases, a 4-stage CNN trained with "
-            "SimCLR on CPU, instead of natural images and ResNet encoders; no paper number "
-            "at this scale (the paper's tables were not available)")
+_SETTING = (
+    "Fashion-MNIST items on textured 48×48 canvases, a 4-stage CNN trained with "
+    "SimCLR on CPU, instead of natural images and ResNet encoders; no paper number "
+    "at this scale (the paper's tables were not available)"
+)
 
 EXPERIMENT = Experiment(
     name="nem_explanations",
     paper="nem_u",
     requires=("fashion_mnist",),
     claims=(
-        Claim(name="NEM's pointing game is no worse than RELAX's by more than 0.1 "
-                   "(non-inferiority: NEM + 0.1 beats RELAX, paired over seeds)",
-              metric="nem_pointing_game_plus_margin", power=0.11, bounds=(0.0, 1.1),
-              baseline="relax_pointing_game",
-              unit="", paired=True, setting=_SETTING + "; margin 0.1 fixed before the run"),
-        Claim(name="NEM's mass inside the object is no worse than RELAX's by more than 0.05 "
-                   "(non-inferiority, paired over seeds)",
-              metric="nem_mass_inside_plus_margin", power=0.11, bounds=(0.0, 1.05),
-              baseline="relax_mass_inside",
-              unit="", paired=True, setting=_SETTING + "; margin 0.05 fixed before the run"),
-        Claim(name="NEM explains faster than RELAX (log10 explanations per second, same "
-                   "encoder, same images; speed-up reported as speedup_nem_over_relax)",
-              metric="nem_log10_explanations_per_s", bounds=(-math.inf, math.inf), timing=True,
-              baseline="relax_log10_explanations_per_s",
-              unit="", paired=True,
-              setting=_SETTING + "; interleaved wall-clock timing on a shared 2-core CPU, NEM "
-              "timed as encoder + decoder pass; log scale, as speed-ups are ratios"),
+        Claim(
+            name="NEM's pointing game is no worse than RELAX's by more than 0.1 "
+            "(non-inferiority: NEM + 0.1 beats RELAX, paired over seeds)",
+            metric="nem_pointing_game_plus_margin",
+            power=0.11,
+            bounds=(0.0, 1.1),
+            baseline="relax_pointing_game",
+            unit="",
+            paired=True,
+            setting=_SETTING + "; margin 0.1 fixed before the run",
+        ),
+        Claim(
+            name="NEM's mass inside the object is no worse than RELAX's by more than 0.05 "
+            "(non-inferiority, paired over seeds)",
+            metric="nem_mass_inside_plus_margin",
+            power=0.11,
+            bounds=(0.0, 1.05),
+            baseline="relax_mass_inside",
+            unit="",
+            paired=True,
+            setting=_SETTING + "; margin 0.05 fixed before the run",
+        ),
+        Claim(
+            name="NEM explains faster than RELAX (log10 explanations per second, same "
+            "encoder, same images; speed-up reported as speedup_nem_over_relax)",
+            metric="nem_log10_explanations_per_s",
+            bounds=(-math.inf, math.inf),
+            timing=True,
+            baseline="relax_log10_explanations_per_s",
+            unit="",
+            paired=True,
+            setting=_SETTING + "; interleaved wall-clock timing on a shared 2-core CPU, NEM "
+            "timed as encoder + decoder pass; log scale, as speed-ups are ratios",
+        ),
     ),
 )

@@ -55,8 +55,7 @@ from jaxlab.report.configs import DRY_RUN_ROWS_PER_DEVICE, DRY_RUN_STEPS
 
 PAPER_SETTING = PaperSetting(
     datasets=("not retrieved",),
-    splits="not retrieved (natural images with object annotations, for locality; "
-    "unverified)",
+    splits="not retrieved (natural images with object annotations, for locality; unverified)",
     model="frozen self-supervised encoders (not retrieved); NEM-U masking network: a U-Net "
     "decoder (channels 256, 128, 64, 32, 16) on the frozen encoder's stages, trained with "
     "4·d(f(x), f(m ⊙ x)) + ½·mean(m) by Prodigy (lr 1, weight decay 0.01)",
@@ -117,8 +116,13 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.checkpoint_every = 100
     c.nem_batch = 32
     c.nem_optimizer = ml_collections.ConfigDict(  # as the reference code
-        {"name": "contrib.prodigy", "learning_rate": 1.0, "weight_decay": 0.01,
-         "safeguard_warmup": True})
+        {
+            "name": "contrib.prodigy",
+            "learning_rate": 1.0,
+            "weight_decay": 0.01,
+            "safeguard_warmup": True,
+        }
+    )
     # RELAX and metrics.
     c.relax_masks = 1000
     c.relax_chunk = 100

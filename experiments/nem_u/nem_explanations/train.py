@@ -51,17 +51,20 @@ def augment(key, x, config):
     max_shift = config.max_shift
     b, s = x.shape[0], x.shape[1]
     k_shift, k_flip, k_gain, k_bias, k_noise = jax.random.split(key, 5)
-    padded = jnp.pad(x, ((0, 0), (max_shift, max_shift), (max_shift, max_shift), (0, 0)),
-                     mode="edge")
+    padded = jnp.pad(
+        x, ((0, 0), (max_shift, max_shift), (max_shift, max_shift), (0, 0)), mode="edge"
+    )
     shifts = jax.random.randint(k_shift, (b, 2), 0, 2 * max_shift + 1)
     x = jax.vmap(lambda im, sh: jax.lax.dynamic_slice(im, (sh[0], sh[1], 0), (s, s, 1)))(
-        padded, shifts)
+        padded, shifts
+    )
     flip = jax.random.bernoulli(k_flip, config.view_flip, (b, 1, 1, 1))
     x = jnp.where(flip, x[:, :, ::-1], x)
     low, high = config.view_gain
     gain = jax.random.uniform(k_gain, (b, 1, 1, 1), minval=low, maxval=high)
-    bias = jax.random.uniform(k_bias, (b, 1, 1, 1), minval=-config.view_bias,
-                              maxval=config.view_bias)
+    bias = jax.random.uniform(
+        k_bias, (b, 1, 1, 1), minval=-config.view_bias, maxval=config.view_bias
+    )
     return x * gain + bias + config.view_noise * jax.random.normal(k_noise, x.shape)
 
 
@@ -96,8 +99,9 @@ def steps(config) -> Steps:
 
     def nem_loss_fn(theta, batch):
         enc_params, x = batch
-        return nem_objective(enc.apply, dec, NEMParams(enc_params, theta), x, 0.0,
-                             config.lambda_f, config.lambda_s)
+        return nem_objective(
+            enc.apply, dec, NEMParams(enc_params, theta), x, 0.0, config.lambda_f, config.lambda_s
+        )
 
     nem_update = optimizer_step(nem_loss_fn, nem_opt, has_aux=True)
 
@@ -166,8 +170,7 @@ def trainers(config):
 
     def loop(step, carry, num_steps, checkpoints):
         checkpointer = None if checkpoints is None else Checkpointer(checkpoints)
-        return _checkpointed_loop(step, carry, num_steps, config.checkpoint_every,
-                                  checkpointer)
+        return _checkpointed_loop(step, carry, num_steps, config.checkpoint_every, checkpointer)
 
     def train_encoder(key, data, checkpoints=None):
         """SimCLR on ``data [n, S, S, 1]``; returns the encoder's parameters, last loss."""
@@ -176,8 +179,9 @@ def trainers(config):
         def step(carry, t):
             return simclr_step(*carry[:2], data, jax.random.fold_in(k_run, t))
 
-        p, _, loss = loop(step, (*init_encoder(k_init, data[:2]), nan), config.simclr_steps,
-                          checkpoints)
+        p, _, loss = loop(
+            step, (*init_encoder(k_init, data[:2]), nan), config.simclr_steps, checkpoints
+        )
         return p["enc"], loss
 
     def train_decoder(key, enc_params, data, checkpoints=None):
@@ -187,8 +191,12 @@ def trainers(config):
         def step(carry, t):
             return nem_step(*carry[:2], enc_params, data, jax.random.fold_in(k_run, t))
 
-        theta, _, aux = loop(step, (*init_decoder(k_init, enc_params, data[:2]), (nan, nan)),
-                             config.nem_steps, checkpoints)
+        theta, _, aux = loop(
+            step,
+            (*init_decoder(k_init, enc_params, data[:2]), (nan, nan)),
+            config.nem_steps,
+            checkpoints,
+        )
         return theta, *aux
 
     return train_encoder, train_decoder
@@ -210,8 +218,13 @@ def explainers(config):
     def relax_maps(enc_params, theta, x, key):
         del theta
         keys = jax.random.split(key, x.shape[0])
-        one = functools.partial(relax, encode(enc_params), num_masks=config.relax_masks,
-                                chunk_size=config.relax_chunk, cells=config.relax_cells)
+        one = functools.partial(
+            relax,
+            encode(enc_params),
+            num_masks=config.relax_masks,
+            chunk_size=config.relax_chunk,
+            cells=config.relax_cells,
+        )
         return jax.lax.map(lambda a: one(a[0], a[1]), (x, keys))
 
     @jax.jit
@@ -225,11 +238,14 @@ def explainers(config):
         # similarity-weighted average whose constant offset (the mean similarity) carries
         # no location; the raw maps' mass is reported too.
         shifted = maps - jnp.min(maps, axis=(1, 2), keepdims=True)
-        return {"pointing_game": pointing_game(maps, gt).mean(),
-                "mass_inside": mass_inside(shifted, gt).mean(),
-                "mass_inside_raw": mass_inside(maps, gt).mean(),
-                "deletion_auc": deletion_auc(encode(enc_params), x, maps, 0.0,
-                                             config.deletion_steps).mean()}
+        return {
+            "pointing_game": pointing_game(maps, gt).mean(),
+            "mass_inside": mass_inside(shifted, gt).mean(),
+            "mass_inside_raw": mass_inside(maps, gt).mean(),
+            "deletion_auc": deletion_auc(
+                encode(enc_params), x, maps, 0.0, config.deletion_steps
+            ).mean(),
+        }
 
     return {"nem": nem, "relax": relax_maps, "saliency": saliency}, scores
 
@@ -265,18 +281,20 @@ def train_and_evaluate(
         key = jax.random.key(seed, impl="rbg")  # compiles far faster on CPU than threefry
         k_enc, k_dec, k_eval = jax.random.split(key, 3)
         rng = np.random.default_rng(seed)
-        train_items = items[config.train_split][rng.choice(
-            len(items[config.train_split]), config.num_train, replace=False)]
-        eval_items = items["test"][rng.choice(len(items["test"]), config.num_eval,
-                                              replace=False)]
+        train_items = items[config.train_split][
+            rng.choice(len(items[config.train_split]), config.num_train, replace=False)
+        ]
+        eval_items = items["test"][rng.choice(len(items["test"]), config.num_eval, replace=False)]
         train_x, _, _ = textured_canvases(train_items, 10_000 + seed, config.canvas_size)
         eval_x, eval_gt, _ = textured_canvases(eval_items, 20_000 + seed, config.canvas_size)
         train_x, eval_x, eval_gt = map(jnp.asarray, (train_x, eval_x, eval_gt))
         folder = os.path.join(workdir, f"seed_{seed}")
-        enc_params, simclr_loss_final = train_encoder(k_enc, train_x,
-                                                      os.path.join(folder, "encoder"))
-        theta, nem_loss_final, mask_mean = train_decoder(k_dec, enc_params, train_x,
-                                                         os.path.join(folder, "decoder"))
+        enc_params, simclr_loss_final = train_encoder(
+            k_enc, train_x, os.path.join(folder, "encoder")
+        )
+        theta, nem_loss_final, mask_mean = train_decoder(
+            k_dec, enc_params, train_x, os.path.join(folder, "decoder")
+        )
         put("simclr_loss_final", simclr_loss_final)
         put("nem_loss_final", nem_loss_final)
         put("nem_mask_mean", mask_mean)
@@ -288,13 +306,19 @@ def train_and_evaluate(
             for metric, value in scores(enc_params, eval_x, maps, eval_gt).items():
                 put(f"{name}_{metric}", value)
         if seed == config.seed:
-            np.savez(os.path.join(workdir, "examples.npz"),
-                     **{k: v for k, v in to_host(examples).items()})
-        x_time = eval_x[:config.num_time]
+            np.savez(
+                os.path.join(workdir, "examples.npz"),
+                **{k: v for k, v in to_host(examples).items()},
+            )
+        x_time = eval_x[: config.num_time]
         times = time_interleaved(
-            {name: functools.partial(fn, enc_params, theta, x_time, k_eval)
-             for name, fn in methods.items()},
-            repeats=config.time_repeats, warmup=1)
+            {
+                name: functools.partial(fn, enc_params, theta, x_time, k_eval)
+                for name, fn in methods.items()
+            },
+            repeats=config.time_repeats,
+            warmup=1,
+        )
         for name, t in times.items():
             put(f"{name}_explanations_per_s", config.num_time / t)
             put(f"{name}_log10_explanations_per_s", float(np.log10(config.num_time / t)))
@@ -316,7 +340,10 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     p, state = jax.eval_shape(step.init_encoder, key, data)
     rep = replicated(mesh)
     return PlanSpec(
-        fn=step.simclr_step, abstract_args=abstract((p, state, data, key), rep),
-        steps_per_run=config.simclr_steps, num_runs=config.num_seeds,
+        fn=step.simclr_step,
+        abstract_args=abstract((p, state, data, key), rep),
+        steps_per_run=config.simclr_steps,
+        num_runs=config.num_seeds,
         note=f"one SimCLR step (batch {config.simclr_batch} × 2 views of {size}×{size} "
-        "canvases, staged conv encoder); NEM-U decoder steps and explainers not planned")
+        "canvases, staged conv encoder); NEM-U decoder steps and explainers not planned",
+    )

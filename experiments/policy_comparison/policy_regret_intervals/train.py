@@ -53,16 +53,20 @@ def _cross_fit(key, x, z, d, y, num_z, folds, steps, ridge):
 
     def fit(k):
         train = (fold != k).astype(jnp.float32)
-        return (_fit_logistic(feats, df, train, steps, ridge),
-                _fit_logistic(feats, yf, train * df, steps, ridge))
+        return (
+            _fit_logistic(feats, df, train, steps, ridge),
+            _fit_logistic(feats, yf, train * df, steps, ridge),
+        )
 
     beta_e, beta_m = jax.vmap(fit)(jnp.arange(folds))  # [K, p]
     own_e, own_m = beta_e[fold], beta_m[fold]  # each unit's held-out model
 
     def predict(zz):
         f = _features(x, jnp.full_like(z, zz), num_z)
-        return (jax.nn.sigmoid(jnp.sum(f * own_e, axis=1)),
-                jax.nn.sigmoid(jnp.sum(f * own_m, axis=1)))
+        return (
+            jax.nn.sigmoid(jnp.sum(f * own_e, axis=1)),
+            jax.nn.sigmoid(jnp.sum(f * own_m, axis=1)),
+        )
 
     e_z, mu1_z = jax.vmap(predict)(jnp.arange(num_z))
     take = jnp.arange(n)
@@ -77,8 +81,10 @@ def _cross_fit(key, x, z, d, y, num_z, folds, steps, ridge):
 def _intervals(v1, p0, lo, hi):
     out = {}
     for m in P.METRICS:
-        out[m] = (P.regret_interval(v1, p0, lo, hi, m, "delta"),
-                  P.regret_interval(v1, p0, lo, hi, m, "standard"))
+        out[m] = (
+            P.regret_interval(v1, p0, lo, hi, m, "delta"),
+            P.regret_interval(v1, p0, lo, hi, m, "standard"),
+        )
     return out
 
 
@@ -98,21 +104,21 @@ def _replication(key, lam, beta, *, num_samples, setting, num_z, folds, steps, r
         lo, hi = P.mu0_bounds_iv(dat["mu1_z"], dat["e_z"], dat["mu1"], dat["e"])
     res["oracle"] = _intervals(v1, p0, *P.unobserved_cell_bounds(t, dat["e"], lo, hi))
     # estimated nuisances; identified cells from counts
-    e_hat, mu1_hat, e_z, mu1_z = _cross_fit(k_fold, dat["x"], dat["z"], d, y, num_z,
-                                            folds, steps, ridge)
+    e_hat, mu1_hat, e_z, mu1_z = _cross_fit(
+        k_fold, dat["x"], dat["z"], d, y, num_z, folds, steps, ridge
+    )
     v_emp = P.cell_table(y, t, d)
     v1_emp = v_emp[:, :, 1]
     p0_emp = v_emp[:, :, 0].sum(axis=0)
     if setting == "msm":
         lo, hi = P.mu0_bounds_msm(mu1_hat, lam)
-        res["plugin"] = _intervals(v1_emp, p0_emp,
-                                   *P.unobserved_cell_bounds(t, e_hat, lo, hi))
+        res["plugin"] = _intervals(v1_emp, p0_emp, *P.unobserved_cell_bounds(t, e_hat, lo, hi))
         res["dr"] = _intervals(
-            v1_emp, p0_emp, *P.unobserved_cell_bounds_dr(t, d, y, e_hat, mu1_hat, lam))
+            v1_emp, p0_emp, *P.unobserved_cell_bounds_dr(t, d, y, e_hat, mu1_hat, lam)
+        )
     else:
         lo, hi = P.mu0_bounds_iv(mu1_z, e_z, mu1_hat, e_hat)
-        res["plugin"] = _intervals(v1_emp, p0_emp,
-                                   *P.unobserved_cell_bounds(t, e_hat, lo, hi))
+        res["plugin"] = _intervals(v1_emp, p0_emp, *P.unobserved_cell_bounds(t, e_hat, lo, hi))
     return res, truth
 
 
@@ -123,9 +129,15 @@ def _replication(key, lam, beta, *, num_samples, setting, num_z, folds, steps, r
 
 def _one_replication(config: ml_collections.ConfigDict, num_samples: int, setting: str):
     """:func:`_replication` at one sample size and setting, ``(key, lam, beta) -> ...``."""
-    return functools.partial(_replication, num_samples=num_samples, setting=setting,
-                             num_z=config.num_z, folds=config.folds,
-                             steps=config.newton_steps, ridge=config.ridge)
+    return functools.partial(
+        _replication,
+        num_samples=num_samples,
+        setting=setting,
+        num_z=config.num_z,
+        folds=config.folds,
+        steps=config.newton_steps,
+        ridge=config.ridge,
+    )
 
 
 def _flat(res, truth) -> dict[str, jax.Array]:
@@ -134,8 +146,9 @@ def _flat(res, truth) -> dict[str, jax.Array]:
     arrays = {}
     for est, per_metric in res.items():
         for m, (delta, std) in per_metric.items():
-            arrays.update({f"{est}/{m}/delta": delta, f"{est}/{m}/std": std,
-                           f"{est}/{m}/truth": truth[m]})
+            arrays.update(
+                {f"{est}/{m}/delta": delta, f"{est}/{m}/std": std, f"{est}/{m}/truth": truth[m]}
+            )
     return arrays
 
 
@@ -149,8 +162,9 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     def run(setting, n, lam, beta):
         def compute():
             if (setting, n) not in programs:
-                programs[setting, n] = batch_runs(_one_replication(config, n, setting),
-                                                  in_axes=(0, None, None), mesh=mesh)
+                programs[setting, n] = batch_runs(
+                    _one_replication(config, n, setting), in_axes=(0, None, None), mesh=mesh
+                )
             return _flat(*programs[setting, n](keys, jnp.float32(lam), jnp.float32(beta)))
 
         point = f"{setting}_n{n}_lam{lam:g}_beta{beta:g}"
@@ -158,13 +172,24 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         for name in arrays:
             est, m, kind = name.split("/")
             if kind == "delta":
-                rows.append(dict(setting=setting, n=n, lam=lam, beta=beta, est=est, metric=m,
-                                 delta=arrays[name], std=arrays[f"{est}/{m}/std"],
-                                 truth=arrays[f"{est}/{m}/truth"]))
+                rows.append(
+                    dict(
+                        setting=setting,
+                        n=n,
+                        lam=lam,
+                        beta=beta,
+                        est=est,
+                        metric=m,
+                        delta=arrays[name],
+                        std=arrays[f"{est}/{m}/std"],
+                        truth=arrays[f"{est}/{m}/truth"],
+                    )
+                )
 
     # pre-flight: the instrument strata of one replication are populated
-    probe = P.simulate_policy_data(keys[0], config.iv_samples, "iv", 1.0,
-                                   config.iv_strengths[0], config.num_z)
+    probe = P.simulate_policy_data(
+        keys[0], config.iv_samples, "iv", 1.0, config.iv_strengths[0], config.num_z
+    )
     P.check_instrument_strata(np.asarray(probe["z"]), np.asarray(probe["d"]), config.num_z)
 
     for n in config.sample_sizes:
@@ -200,35 +225,50 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
 
     out: dict = {}
     out["frac_delta_not_wider"] = per_replication(
-        [width(r, "delta") <= width(r, "std") + 1e-6 for r in rows])
-    ref = lambda r, lam: (r["setting"] == "msm" and r["n"] == config.reference_n  # noqa: E731
-                          and r["lam"] == lam and r["est"] == "oracle")
+        [width(r, "delta") <= width(r, "std") + 1e-6 for r in rows]
+    )
+    ref = lambda r, lam: (
+        r["setting"] == "msm"
+        and r["n"] == config.reference_n  # noqa: E731
+        and r["lam"] == lam
+        and r["est"] == "oracle"
+    )
     out["width_delta"] = mean_width(lambda r: ref(r, max(config.lambdas)), "delta")
     out["width_standard"] = mean_width(lambda r: ref(r, max(config.lambdas)), "std")
     for lam in config.lambdas:
         key = "width_delta_lambda_" + f"{lam:g}".replace(".", "p")
         out[key] = mean_width(lambda r, lam=lam: ref(r, lam), "delta")
-    out["width_delta_lambda_1p4"] = out.get("width_delta_lambda_1p4",
-                                            mean_width(lambda r: ref(r, 1.4), "delta"))
+    out["width_delta_lambda_1p4"] = out.get(
+        "width_delta_lambda_1p4", mean_width(lambda r: ref(r, 1.4), "delta")
+    )
     out["width_delta_lambda_2"] = mean_width(lambda r: ref(r, 2.0), "delta")
     iv = lambda r, b: r["setting"] == "iv" and r["beta"] == b and r["est"] == "oracle"  # noqa
     out["width_delta_iv_weak"] = mean_width(lambda r: iv(r, min(config.iv_strengths)))
     out["width_delta_iv_strong"] = mean_width(lambda r: iv(r, max(config.iv_strengths)))
-    out["width_standard_iv_strong"] = mean_width(lambda r: iv(r, max(config.iv_strengths)),
-                                                 "std")
+    out["width_standard_iv_strong"] = mean_width(lambda r: iv(r, max(config.iv_strengths)), "std")
     oracle = [r for r in rows if r["est"] == "oracle"]
     out["oracle_coverage_delta"] = per_replication([covers(r, "delta") for r in oracle])
     out["oracle_coverage_standard"] = per_replication([covers(r, "std") for r in oracle])
     for est in ("plugin", "dr"):
-        sel = [r for r in rows if r["est"] == est and r["setting"] == "msm"
-               and r["n"] == config.coverage_n and r["lam"] > 1.0]
+        sel = [
+            r
+            for r in rows
+            if r["est"] == est
+            and r["setting"] == "msm"
+            and r["n"] == config.coverage_n
+            and r["lam"] > 1.0
+        ]
         per_rep = np.mean(np.stack([covers(r, "delta") for r in sel]), axis=0)
         out[f"{est}_coverage_delta"] = per_rep.tolist()
         for n in config.sample_sizes:
-            sel = [r for r in rows if r["est"] == est and r["setting"] == "msm" and r["n"] == n
-                   and r["lam"] > 1.0]
+            sel = [
+                r
+                for r in rows
+                if r["est"] == est and r["setting"] == "msm" and r["n"] == n and r["lam"] > 1.0
+            ]
             out[f"{est}_coverage_delta_n{n}"] = float(
-                np.concatenate([covers(r, "delta") for r in sel]).mean())
+                np.concatenate([covers(r, "delta") for r in sel]).mean()
+            )
     only_d = np.stack([excludes_zero(r, "delta") & ~excludes_zero(r, "std") for r in rows])
     only_s = np.stack([excludes_zero(r, "std") & ~excludes_zero(r, "delta") for r in rows])
     out["frac_only_delta_excludes_zero"] = per_replication(only_d)
@@ -237,8 +277,9 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     out["num_cases"] = float(only_d.size)
     for m in P.METRICS:
         sel = [r for r in rows if r["metric"] == m]
-        out[f"count_only_delta_excludes_zero_{m}"] = float(sum(
-            (excludes_zero(r, "delta") & ~excludes_zero(r, "std")).sum() for r in sel))
+        out[f"count_only_delta_excludes_zero_{m}"] = float(
+            sum((excludes_zero(r, "delta") & ~excludes_zero(r, "std")).sum() for r in sel)
+        )
     return out
 
 
@@ -261,12 +302,15 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     n = max(config.sample_sizes)
 
     spmd = RUNS_AXIS if runs > 1 else None
-    fn = jax.vmap(_one_replication(config, n, "msm"), in_axes=(0, None, None),
-                  spmd_axis_name=spmd)
+    fn = jax.vmap(_one_replication(config, n, "msm"), in_axes=(0, None, None), spmd_axis_name=spmd)
 
     points = len(config.sample_sizes) * len(config.lambdas) + len(config.iv_strengths)
     return PlanSpec(
-        fn=fn, abstract_args=(keys, scalar, scalar), steps_per_run=1,
-        num_runs=points * config.num_seeds, runs_per_call=config.num_seeds,
+        fn=fn,
+        abstract_args=(keys, scalar, scalar),
+        steps_per_run=1,
+        num_runs=points * config.num_seeds,
+        runs_per_call=config.num_seeds,
         note=f"every replication's simulation, cross-fitted logistic nuisances and intervals "
-        f"at N = {n} (MSM); Newton loop counted once by XLA")
+        f"at N = {n} (MSM); Newton loop counted once by XLA",
+    )

@@ -4,40 +4,70 @@ import math
 
 from jaxlab.report import Claim, Experiment
 
-_SETTING = ("small CNN with LayerNorm on Fashion-MNIST (14×14), LayerNorm affine parameters "
-            "adapted; stream of 5 synthetic corruptions with changing severity, 3 passes; "
-            "paper: ImageNet-C / D109 ViTs (numbers from a secondary summary, unverified)")
+_SETTING = (
+    "small CNN with LayerNorm on Fashion-MNIST (14×14), LayerNorm affine parameters "
+    "adapted; stream of 5 synthetic corruptions with changing severity, 3 passes; "
+    "paper: ImageNet-C / D109 ViTs (numbers from a secondary summary, unverified)"
+)
 
 EXPERIMENT = Experiment(
     name="slwi_stream",
     claims=(
-        Claim(name="SLWI lowers TENT's online error on a long non-stationary stream",
-              metric="slwi_online_error", power=0.07, bounds=(0.0, 100.0),
-              baseline="tent_online_error",
-              paper=None,
-              higher_is_better=False, unit="%", paired=True, setting=_SETTING),
-        Claim(name="SLWI limits forgetting: lower clean error after the stream than TENT",
-              metric="slwi_source_error", bounds=(0.0, 100.0), baseline="tent_source_error",
-              paper=None,
-              higher_is_better=False, unit="%", paired=True, setting=_SETTING),
-        Claim(name="the filter adds to plain mean reversion (online error)",
-              metric="slwi_online_error", power=0.07, bounds=(0.0, 100.0),
-              baseline="pull_online_error",
-              paper=None,
-              higher_is_better=False, unit="%", paired=True,
-              setting="TENT + exponential pull toward the source with the same strength (1 − b)"),
-        Claim(name="SLWI's extra time per step is small: at most 5 % (paper: about 2.4 %)",
-              metric="slwi_time_overhead", paper=2.4, threshold=5.0, test="at_most",
-              higher_is_better=False, unit="%", bounds=(-100.0, math.inf), timing=True,
-              unit_of_replication="timing rounds", diagnostic=True,
-              paper_source="ROID 257.5 s vs SLWI 263.8 s, from a secondary summary "
-              "(unverified)",
-              threshold_source="the smallest overhead worth calling not small: 5 %, set "
-              "before the run",
-              setting="diagnostic: the samples are interleaved timing rounds of one pair of "
-              "compiled TENT and TENT + SLWI stream programs (jaxlab.train.timing) pooled "
-              "over seeds, not replications, so no test on them decides; a tallied row needs "
-              "one min-of-k overhead per seed; CPU"),
+        Claim(
+            name="SLWI lowers TENT's online error on a long non-stationary stream",
+            metric="slwi_online_error",
+            power=0.07,
+            bounds=(0.0, 100.0),
+            baseline="tent_online_error",
+            paper=None,
+            higher_is_better=False,
+            unit="%",
+            paired=True,
+            setting=_SETTING,
+        ),
+        Claim(
+            name="SLWI limits forgetting: lower clean error after the stream than TENT",
+            metric="slwi_source_error",
+            bounds=(0.0, 100.0),
+            baseline="tent_source_error",
+            paper=None,
+            higher_is_better=False,
+            unit="%",
+            paired=True,
+            setting=_SETTING,
+        ),
+        Claim(
+            name="the filter adds to plain mean reversion (online error)",
+            metric="slwi_online_error",
+            power=0.07,
+            bounds=(0.0, 100.0),
+            baseline="pull_online_error",
+            paper=None,
+            higher_is_better=False,
+            unit="%",
+            paired=True,
+            setting="TENT + exponential pull toward the source with the same strength (1 − b)",
+        ),
+        Claim(
+            name="SLWI's extra time per step is small: at most 5 % (paper: about 2.4 %)",
+            metric="slwi_time_overhead",
+            paper=2.4,
+            threshold=5.0,
+            test="at_most",
+            higher_is_better=False,
+            unit="%",
+            bounds=(-100.0, math.inf),
+            timing=True,
+            unit_of_replication="timing rounds",
+            diagnostic=True,
+            paper_source="ROID 257.5 s vs SLWI 263.8 s, from a secondary summary (unverified)",
+            threshold_source="the smallest overhead worth calling not small: 5 %, set "
+            "before the run",
+            setting="diagnostic: the samples are interleaved timing rounds of one pair of "
+            "compiled TENT and TENT + SLWI stream programs (jaxlab.train.timing) pooled "
+            "over seeds, not replications, so no test on them decides; a tallied row needs "
+            "one min-of-k overhead per seed; CPU",
+        ),
     ),
     requires=("fashion_mnist",),
 )

@@ -50,9 +50,23 @@ from jaxlab.report import PaperSetting, base_config
 from jaxlab.report.configs import DRY_RUN_STEPS
 
 #: The 15 benchmark corruptions of CIFAR-10-C / ImageNet-C, by their TFDS config names.
-CIFAR10_C = ("gaussian_noise", "shot_noise", "impulse_noise", "defocus_blur",
-             "frosted_glass_blur", "motion_blur", "zoom_blur", "snow", "frost", "fog",
-             "brightness", "contrast", "elastic", "pixelate", "jpeg_compression")
+CIFAR10_C = (
+    "gaussian_noise",
+    "shot_noise",
+    "impulse_noise",
+    "defocus_blur",
+    "frosted_glass_blur",
+    "motion_blur",
+    "zoom_blur",
+    "snow",
+    "frost",
+    "fog",
+    "brightness",
+    "contrast",
+    "elastic",
+    "pixelate",
+    "jpeg_compression",
+)
 
 PAPER_SETTING = PaperSetting(
     datasets=("imagenet2012_corrupted",),
@@ -92,8 +106,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.corruptions = ("noise", "blur", "contrast", "dropout", "shift")
     # TENT's entropy step on the LayerNorm affine parameters (every adapting arm).
     c.tent_optimizer = ml_collections.ConfigDict({"name": "adam", "learning_rate": 1e-3})
-    c.slwi = ml_collections.ConfigDict(dict(a=0.99, q=0.01, b=0.9, zeta=2.0, alpha=2.0,
-                                            warmup=5))
+    c.slwi = ml_collections.ConfigDict(dict(a=0.99, q=0.01, b=0.9, zeta=2.0, alpha=2.0, warmup=5))
     c.pull = 0.9  # mean-reversion arm: θ ← pull·θ + (1 − pull)·θ₀ (= SLWI's b)
     c.source_eval = 1000  # clean test images for the source error after the stream
     # Stream: "synthetic" (Fashion-MNIST, the corruptions above) or "cifar10_corrupted"

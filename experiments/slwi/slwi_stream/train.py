@@ -77,22 +77,33 @@ def _load_cifar10_c(config):
     ops = image_ops.eval_ops("cifar10")
     out = {}
     for split in ("train", "test"):
-        arrays = image_ops.to_arrays(open_source("cifar10", split, data_dir=config.data_dir
-                                                 or None), ops)
+        arrays = image_ops.to_arrays(
+            open_source("cifar10", split, data_dir=config.data_dir or None), ops
+        )
         out[split] = (arrays["image"], arrays["label"])
-    sets = [image_ops.to_arrays(open_source(f"cifar10_corrupted/{name}_{config.severity}",
-                                            "test", data_dir=config.data_dir or None), ops)
-            for name in config.corruptions]
+    sets = [
+        image_ops.to_arrays(
+            open_source(
+                f"cifar10_corrupted/{name}_{config.severity}",
+                "test",
+                data_dir=config.data_dir or None,
+            ),
+            ops,
+        )
+        for name in config.corruptions
+    ]
     n = min(len(a["label"]) for a in sets)
-    out["stream"] = (np.stack([a["image"][:n] for a in sets]),
-                     np.stack([a["label"][:n] for a in sets]))
+    out["stream"] = (
+        np.stack([a["image"][:n] for a in sets]),
+        np.stack([a["label"][:n] for a in sets]),
+    )
     return out
 
 
 def _box_blur(x):
     padded = jnp.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)), mode="edge")
     h, w = x.shape[1], x.shape[2]
-    return sum(padded[:, i:i + h, j:j + w] for i in range(3) for j in range(3)) / 9.0
+    return sum(padded[:, i : i + h, j : j + w] for i in range(3) for j in range(3)) / 9.0
 
 
 def _corrupt(key, x, kind, severity):
@@ -102,8 +113,10 @@ def _corrupt(key, x, kind, severity):
     branches = [
         lambda x: x + 0.08 * s * jax.random.normal(k1, x.shape),
         lambda x: jax.lax.fori_loop(0, severity, lambda _, y: _box_blur(y), x),
-        lambda x: (x - x.mean(axis=(1, 2, 3), keepdims=True)) * (1.0 - 0.17 * s)
-        + x.mean(axis=(1, 2, 3), keepdims=True),
+        lambda x: (
+            (x - x.mean(axis=(1, 2, 3), keepdims=True)) * (1.0 - 0.17 * s)
+            + x.mean(axis=(1, 2, 3), keepdims=True)
+        ),
         lambda x: x * (jax.random.uniform(k2, x.shape) > 0.1 * s),
         lambda x: jnp.roll(x, severity, axis=2),
     ]
@@ -114,8 +127,9 @@ def _stream(key, x_test, y_test, config):
     """Images, labels [T, b, ...] of one stream: segments of one corruption each."""
     n_kinds, per, b = len(config.corruptions), config.batches_per_segment, config.batch_size
     keys = jax.random.split(key, 4)
-    kinds = jnp.concatenate([jax.random.permutation(k, n_kinds)
-                             for k in jax.random.split(keys[0], config.passes)])
+    kinds = jnp.concatenate(
+        [jax.random.permutation(k, n_kinds) for k in jax.random.split(keys[0], config.passes)]
+    )
     severity = jax.random.randint(keys[1], kinds.shape, 1, 6)
     steps = kinds.shape[0] * per
     idx = jax.random.randint(keys[2], (steps, b), 0, x_test.shape[0])
@@ -131,10 +145,12 @@ def _corrupted_stream(key, sets, set_labels, config):
     ``batches_per_segment · b`` equals its size)."""
     n_kinds, per, b = sets.shape[0], config.batches_per_segment, config.batch_size
     keys = jax.random.split(key, 2)
-    kinds = jnp.concatenate([jax.random.permutation(k, n_kinds)
-                             for k in jax.random.split(keys[0], config.passes)])
-    orders = jax.vmap(lambda k: jax.random.permutation(k, sets.shape[1])[:per * b])(
-        jax.random.split(keys[1], kinds.shape[0]))
+    kinds = jnp.concatenate(
+        [jax.random.permutation(k, n_kinds) for k in jax.random.split(keys[0], config.passes)]
+    )
+    orders = jax.vmap(lambda k: jax.random.permutation(k, sets.shape[1])[: per * b])(
+        jax.random.split(keys[1], kinds.shape[0])
+    )
     idx = orders.reshape(-1, b)
     kind_t = jnp.repeat(kinds, per)
     return sets[kind_t[:, None], idx], set_labels[kind_t[:, None], idx]
@@ -201,16 +217,20 @@ def _train_source(key, x, y, config):
     model = Net(tuple(config.channels))
     params = model.init(key, x[:1])["params"]
     opt = make_optimizer(config.source_optimizer)
-    update = optimizer_step(lambda p, batch: optax.softmax_cross_entropy_with_integer_labels(
-        model.apply({"params": p}, batch[0]), batch[1]).mean(), opt)
+    update = optimizer_step(
+        lambda p, batch: optax.softmax_cross_entropy_with_integer_labels(
+            model.apply({"params": p}, batch[0]), batch[1]
+        ).mean(),
+        opt,
+    )
 
     def step(carry, t):
-        idx = jax.random.randint(jax.random.fold_in(key, t), (config.train_batch,), 0,
-                                 x.shape[0])
+        idx = jax.random.randint(jax.random.fold_in(key, t), (config.train_batch,), 0, x.shape[0])
         images = x[idx]
         if config.source_crop_padding:  # CIFAR-10's random crop and flip
-            images = image_ops.random_crop_flip(jax.random.fold_in(key, -1 - t), images,
-                                                config.source_crop_padding, True)
+            images = image_ops.random_crop_flip(
+                jax.random.fold_in(key, -1 - t), images, config.source_crop_padding, True
+            )
         return update(carry, (images, y[idx]))
 
     (params, _), _ = scan_run(step, (params, opt.init(params)), length=config.train_steps)
@@ -224,7 +244,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     data = _load(config)
     (x_tr, y_tr), (x_te, y_te) = data["train"], data["test"]
     params = jax.jit(lambda k, x, y: _train_source(k, x, y, config))(
-        jax.random.key(config.seed), jnp.asarray(x_tr), jnp.asarray(y_tr))
+        jax.random.key(config.seed), jnp.asarray(x_tr), jnp.asarray(y_tr)
+    )
     frozen, source = _split(params)
     # The stream seeds split over the mesh's runs axis; the lanes beyond num_seeds (padding
     # to a multiple of the devices) repeat stream 0 and are dropped from every result.
@@ -233,11 +254,13 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     lanes = np.concatenate([np.arange(n), np.zeros(-n % devices, np.int64)])
     seeds = jnp.asarray(config.seed + lanes, jnp.int32)
     stream = _corrupted_stream if config.stream == "cifar10_corrupted" else _stream
-    make = batch_runs(lambda k, x, y: stream(k, x, y, config), in_axes=(0, None, None),
-                      mesh=mesh)
+    make = batch_runs(lambda k, x, y: stream(k, x, y, config), in_axes=(0, None, None), mesh=mesh)
     x_stream, y_stream = data.get("stream", (x_te, y_te))
-    images, labels = make(jax.vmap(lambda s: jax.random.key(s + 1000))(seeds),
-                          jnp.asarray(x_stream), jnp.asarray(y_stream))
+    images, labels = make(
+        jax.vmap(lambda s: jax.random.key(s + 1000))(seeds),
+        jnp.asarray(x_stream),
+        jnp.asarray(y_stream),
+    )
     del x_stream, y_stream
     # The scans' step inputs: [T, lanes, ...], lanes still split over the runs axis.
     xs = (jnp.swapaxes(images, 0, 1), jnp.swapaxes(labels, 0, 1))
@@ -257,15 +280,20 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     steps = xs[1].shape[0]
     for arm in ("source", "tent", "slwi", "pull"):
         init, step = _arm_step(arm, source, config)
-        states = batch_runs(lambda _, s, init=init: init(s), in_axes=(0, None),
-                            mesh=mesh)(seeds, source)
+        states = batch_runs(lambda _, s, init=init: init(s), in_axes=(0, None), mesh=mesh)(
+            seeds, source
+        )
         (states, _), errors = segmented_scan_run(
-            step, (states, shared), xs, segments=config.segments,
-            checkpointer=Checkpointer(os.path.join(workdir, f"stream_{arm}")))
+            step,
+            (states, shared),
+            xs,
+            segments=config.segments,
+            checkpointer=Checkpointer(os.path.join(workdir, f"stream_{arm}")),
+        )
         errors = errors.T[:n]  # [seeds, T]
         adapted = jax.tree.map(lambda a: a[:n], states[0])
         results[f"{arm}_online_error"] = errors.mean(axis=1).tolist()
-        results[f"{arm}_last_pass_error"] = errors[:, -steps // config.passes:].mean(1).tolist()
+        results[f"{arm}_last_pass_error"] = errors[:, -steps // config.passes :].mean(1).tolist()
         results[f"{arm}_source_error"] = np.asarray(jax.vmap(clean_error)(adapted)).tolist()
         # Error curve over the stream, averaged over seeds, in 10 chunks (for plots).
         chunks = np.array_split(errors.mean(0), min(10, steps))
@@ -274,8 +302,10 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     # before the first round; the streams already placed on the mesh) timed round-robin,
     # one SLWI / TENT ratio per round, so a load burst on the shared machine slows both
     # arms of its round.
-    fns = {arm: functools.partial(jax.jit(_whole_stream(arm, config)), *xs, *shared)
-           for arm in ("tent", "slwi")}
+    fns = {
+        arm: functools.partial(jax.jit(_whole_stream(arm, config)), *xs, *shared)
+        for arm in ("tent", "slwi")
+    }
     jax.block_until_ready([fn() for fn in fns.values()])
     overhead, tent_s = [], []
     for r in range(config.timing_rounds):
@@ -308,8 +338,10 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     rep = replicated(mesh)
     size, b, ch = config.image_size, config.batch_size, _channels(config)
     steps = len(config.corruptions) * config.passes * config.batches_per_segment
-    params = jax.eval_shape(lambda k: Net(tuple(config.channels)).init(
-        k, jnp.zeros((1, size, size, ch)))["params"], jax.eval_shape(lambda: jax.random.key(0)))
+    params = jax.eval_shape(
+        lambda k: Net(tuple(config.channels)).init(k, jnp.zeros((1, size, size, ch)))["params"],
+        jax.eval_shape(lambda: jax.random.key(0)),
+    )
     frozen, source = _split(params)
     images = jax.ShapeDtypeStruct((lanes, steps, b, size, size, ch), jnp.float32)
     labels = jax.ShapeDtypeStruct((lanes, steps, b), jnp.int32)
@@ -317,9 +349,18 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
 
     def run(images, labels, frozen, source):
         return stream(jnp.swapaxes(images, 0, 1), jnp.swapaxes(labels, 0, 1), frozen, source)
+
     return PlanSpec(
-        fn=run, abstract_args=(abstract(images, split), abstract(labels, split),
-                               abstract(frozen, rep), abstract(source, rep)),
-        steps_per_run=steps, num_runs=4 * config.num_seeds, runs_per_call=config.num_seeds,
+        fn=run,
+        abstract_args=(
+            abstract(images, split),
+            abstract(labels, split),
+            abstract(frozen, rep),
+            abstract(source, rep),
+        ),
+        steps_per_run=steps,
+        num_runs=4 * config.num_seeds,
+        runs_per_call=config.num_seeds,
         note=f"one TENT + SLWI step (batch {b} of {size}×{size} images) of every stream; "
-        "source training and timing not planned")
+        "source training and timing not planned",
+    )

@@ -61,8 +61,10 @@ import tensorflow_datasets as tfds
 __all__ = ["ARCHIVE_URL", "Geom", "GeomConfig", "molecule_example"]
 
 ARCHIVE_URL = "https://dataverse.harvard.edu/api/access/datafile/4327252"
-_GEOMOL = ("https://raw.githubusercontent.com/PattanaikL/GeoMol/"
-           "368da546d8f25e20c155781994ad2ecfc70e7baf/data")
+_GEOMOL = (
+    "https://raw.githubusercontent.com/PattanaikL/GeoMol/"
+    "368da546d8f25e20c155781994ad2ecfc70e7baf/data"
+)
 MAX_NEIGHBOURS = 4  # MCF's preprocessing skips conformers with a 5-coordinated atom
 
 
@@ -118,8 +120,9 @@ def molecule_example(record: dict, *, mcf_features: bool) -> dict[str, Any]:
     kept = [kept[i] for i in _order(smiles, len(kept))]
     mol = kept[0]["rd_mol"]
     n = mol.GetNumAtoms()
-    positions = np.stack([np.asarray(c["rd_mol"].GetConformer().GetPositions(), np.float32)
-                          for c in kept])
+    positions = np.stack(
+        [np.asarray(c["rd_mol"].GetConformer().GetPositions(), np.float32) for c in kept]
+    )
     example = {
         "smiles": smiles,
         "mol_block": Chem.MolToMolBlock(mol),
@@ -127,8 +130,7 @@ def molecule_example(record: dict, *, mcf_features: bool) -> dict[str, Any]:
         "num_conformers": np.int32(len(kept)),
         "atomic_numbers": np.asarray([a.GetAtomicNum() for a in mol.GetAtoms()], np.int32),
         "conformers": positions.reshape(-1, 3),
-        "boltzmann_weights": np.asarray([c.get("boltzmannweight", 1.0) for c in kept],
-                                        np.float32),
+        "boltzmann_weights": np.asarray([c.get("boltzmannweight", 1.0) for c in kept], np.float32),
     }
     if mcf_features:
         from jaxlab.data.qm9 import MAX_ATOMS, NUM_EIGENFUNCTIONS
@@ -160,26 +162,32 @@ class Geom(tfds.core.GeneratorBasedBuilder):
     RELEASE_NOTES = {"1.0.0": "rdkit_folder pickles, GeoMol split0 and test_smiles.csv."}
     BUILDER_CONFIGS = [
         GeomConfig(
-            name="qm9", folder="qm9", mcf_features=True,
+            name="qm9",
+            folder="qm9",
+            mcf_features=True,
             description="GEOM-QM9 (CREST ensembles of QM9 molecules) with MCF's inputs.",
             split_url=f"{_GEOMOL}/QM9/splits/split0.npy",
             split_sha256="cf1d553fddb0041530024f425a46b004cdb67db1582f2d1a3e6369fc0787ee9d",
             test_url=f"{_GEOMOL}/QM9/test_smiles.csv",
-            test_sha256="9e253eef6f6f595237a670aa994e746186b572bf94ee579e1c402879ab2ec075"),
+            test_sha256="9e253eef6f6f595237a670aa994e746186b572bf94ee579e1c402879ab2ec075",
+        ),
         GeomConfig(
-            name="drugs", folder="drugs",
+            name="drugs",
+            folder="drugs",
             description="GEOM-DRUGS (CREST ensembles of drug-like molecules).",
             split_url=f"{_GEOMOL}/DRUGS/splits/split0.npy",
             split_sha256="cd0311fce21c87af1c1cf7195aee1a54de983b9e3c63640a041a482731b36779",
             test_url=f"{_GEOMOL}/DRUGS/test_smiles.csv",
-            test_sha256="702eccdf75e62918ce1987021bc595a6f787d60727b743248fd3281afe053d41"),
+            test_sha256="702eccdf75e62918ce1987021bc595a6f787d60727b743248fd3281afe053d41",
+        ),
     ]
     DEFAULT_CONFIG_NAME = "qm9"
     MANUAL_DOWNLOAD_INSTRUCTIONS = (
         "Optional: place GEOM's rdkit_folder.tar.gz (or the extracted rdkit_folder/) from "
         f"{ARCHIVE_URL} in manual_dir to skip the download; GeoMol's split0.npy and "
         "test_smiles.csv may be placed there as <qm9|drugs>_split0.npy and "
-        "<qm9|drugs>_test_smiles.csv.")
+        "<qm9|drugs>_test_smiles.csv."
+    )
 
     def _info(self) -> tfds.core.DatasetInfo:
         features = {
@@ -196,9 +204,11 @@ class Geom(tfds.core.GeneratorBasedBuilder):
             from jaxlab.data.qm9 import NUM_EIGENFUNCTIONS
 
             features["atom_features"] = tfds.features.Tensor(
-                shape=(None, NUM_ATOM_FEATURES), dtype=np.float32)
+                shape=(None, NUM_ATOM_FEATURES), dtype=np.float32
+            )
             features["eigenfunctions"] = tfds.features.Tensor(
-                shape=(None, NUM_EIGENFUNCTIONS), dtype=np.float32)
+                shape=(None, NUM_EIGENFUNCTIONS), dtype=np.float32
+            )
         return tfds.core.DatasetInfo(
             builder=self,
             description=__doc__,
@@ -233,25 +243,33 @@ class Geom(tfds.core.GeneratorBasedBuilder):
         if manual is not None and (manual / "rdkit_folder.tar.gz").exists():
             root = Path(dl_manager.extract(manual / "rdkit_folder.tar.gz"))
         else:
-            root = Path(dl_manager.download_and_extract(
-                tfds.download.Resource(url=ARCHIVE_URL,
-                                       extract_method=tfds.download.ExtractMethod.TAR_GZ)))
+            root = Path(
+                dl_manager.download_and_extract(
+                    tfds.download.Resource(
+                        url=ARCHIVE_URL, extract_method=tfds.download.ExtractMethod.TAR_GZ
+                    )
+                )
+            )
         return root / "rdkit_folder" if (root / "rdkit_folder").is_dir() else root
 
     def _split_generators(self, dl_manager):
         cfg = self.builder_config
         folder = self._rdkit_folder(dl_manager)
-        split = np.load(self._fetch(dl_manager, "split0.npy", cfg.split_url, cfg.split_sha256),
-                        allow_pickle=True)
+        split = np.load(
+            self._fetch(dl_manager, "split0.npy", cfg.split_url, cfg.split_sha256),
+            allow_pickle=True,
+        )
         test_csv = self._fetch(dl_manager, "test_smiles.csv", cfg.test_url, cfg.test_sha256)
         files = sorted((folder / cfg.folder).glob("*.pickle"))
         summary = json.loads((folder / f"summary_{cfg.folder}.json").read_text())
-        test_smiles = [line.split(",")[0] for line in test_csv.read_text().splitlines()[1:]
-                       if line.strip()]
+        test_smiles = [
+            line.split(",")[0] for line in test_csv.read_text().splitlines()[1:] if line.strip()
+        ]
         self.info.metadata["rejected"] = []
         missing = [s for s in test_smiles if s not in summary]
         self.info.metadata["rejected"] += [
-            {"smiles": s, "split": "test", "reason": "not_in_summary"} for s in missing]
+            {"smiles": s, "split": "test", "reason": "not_in_summary"} for s in missing
+        ]
         test_files = [folder / summary[s]["pickle_path"] for s in test_smiles if s in summary]
         return {
             "train": self._generate_examples([files[i] for i in split[0]], "train"),
@@ -269,7 +287,11 @@ class Geom(tfds.core.GeneratorBasedBuilder):
                 example = molecule_example(record, mcf_features=self.builder_config.mcf_features)
             except MoleculeRejected as err:
                 self.info.metadata["rejected"].append(
-                    {"smiles": record.get("smiles", path.stem), "split": split,
-                     "reason": err.reason})
+                    {
+                        "smiles": record.get("smiles", path.stem),
+                        "split": split,
+                        "reason": err.reason,
+                    }
+                )
                 continue
             yield f"{split}/{path.stem}", example

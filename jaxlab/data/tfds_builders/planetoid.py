@@ -104,18 +104,18 @@ def graph_from_example(example: Mapping[str, Any]) -> GraphData:
     features = np.zeros((n, d), np.float32)
     features[coords[:, 0] % n, coords[:, 1]] = values
     edges = np.asarray(example["edges"], np.int64).reshape(-1, 2) % n
-    adj = sp.csr_matrix((np.ones(len(edges), np.float32), (edges[:, 0], edges[:, 1])),
-                        shape=(n, n))
+    adj = sp.csr_matrix((np.ones(len(edges), np.float32), (edges[:, 0], edges[:, 1])), shape=(n, n))
     adj.data[:] = 1.0
 
     def index(key: str) -> np.ndarray:
         mask = np.zeros(n, bool)
         given = np.asarray(example[key], bool).reshape(-1)[:n]
-        mask[:len(given)] = given
+        mask[: len(given)] = given
         return np.flatnonzero(mask).astype(np.int32)
 
-    return GraphData(adj, features, labels, index("train_mask"), index("val_mask"),
-                     index("test_mask"))
+    return GraphData(
+        adj, features, labels, index("train_mask"), index("val_mask"), index("test_mask")
+    )
 
 
 class Planetoid(tfds.core.GeneratorBasedBuilder):
@@ -124,14 +124,18 @@ class Planetoid(tfds.core.GeneratorBasedBuilder):
     VERSION = tfds.core.Version("1.0.0")
     RELEASE_NOTES = {"1.0.0": "The ind.<name>.* files of kimiyoung/planetoid, pinned."}
     BUILDER_CONFIGS = [
-        PlanetoidConfig(name=name, num_classes=classes,
-                        description=f"Planetoid {name} (one example: the whole graph).")
+        PlanetoidConfig(
+            name=name,
+            num_classes=classes,
+            description=f"Planetoid {name} (one example: the whole graph).",
+        )
         for name, classes in NUM_CLASSES.items()
     ]
     DEFAULT_CONFIG_NAME = "cora"
     MANUAL_DOWNLOAD_INSTRUCTIONS = (
         "Optional: place the files ind.<name>.{x,y,tx,ty,allx,ally,graph,test.index} of "
-        "github.com/kimiyoung/planetoid (data/) in manual_dir to skip the download.")
+        "github.com/kimiyoung/planetoid (data/) in manual_dir to skip the download."
+    )
 
     def __init__(self, *, file_format: Any = None, **kwargs: Any):
         super().__init__(file_format=file_format or "array_record", **kwargs)
@@ -140,17 +144,20 @@ class Planetoid(tfds.core.GeneratorBasedBuilder):
         return tfds.core.DatasetInfo(
             builder=self,
             description=__doc__,
-            features=tfds.features.FeaturesDict({
-                "label": tfds.features.Sequence(
-                    tfds.features.ClassLabel(num_classes=self.builder_config.num_classes)),
-                "feature_indices": tfds.features.Tensor(shape=(None, 2), dtype=np.int32),
-                "feature_values": tfds.features.Tensor(shape=(None,), dtype=np.float32),
-                "num_features": np.int32,
-                "edges": tfds.features.Tensor(shape=(None, 2), dtype=np.int32),
-                "train_mask": tfds.features.Tensor(shape=(None,), dtype=np.bool_),
-                "val_mask": tfds.features.Tensor(shape=(None,), dtype=np.bool_),
-                "test_mask": tfds.features.Tensor(shape=(None,), dtype=np.bool_),
-            }),
+            features=tfds.features.FeaturesDict(
+                {
+                    "label": tfds.features.Sequence(
+                        tfds.features.ClassLabel(num_classes=self.builder_config.num_classes)
+                    ),
+                    "feature_indices": tfds.features.Tensor(shape=(None, 2), dtype=np.int32),
+                    "feature_values": tfds.features.Tensor(shape=(None,), dtype=np.float32),
+                    "num_features": np.int32,
+                    "edges": tfds.features.Tensor(shape=(None, 2), dtype=np.int32),
+                    "train_mask": tfds.features.Tensor(shape=(None,), dtype=np.bool_),
+                    "val_mask": tfds.features.Tensor(shape=(None,), dtype=np.bool_),
+                    "test_mask": tfds.features.Tensor(shape=(None,), dtype=np.bool_),
+                }
+            ),
             homepage="https://github.com/kimiyoung/planetoid",
             citation="Yang, Cohen & Salakhutdinov, Revisiting Semi-Supervised Learning with "
             "Graph Embeddings, ICML 2016.",
@@ -180,7 +187,8 @@ class Planetoid(tfds.core.GeneratorBasedBuilder):
             if fetch.sha256_of(path) != remote.sha256:
                 raise fetch.ChecksumError(
                     f"{path}: SHA-256 {fetch.sha256_of(path)} differs from the recorded "
-                    f"{remote.sha256} of {remote.url}")
+                    f"{remote.sha256} of {remote.url}"
+                )
             paths[part] = path
         return paths
 

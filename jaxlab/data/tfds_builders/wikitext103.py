@@ -31,8 +31,11 @@ URL = "https://s3.amazonaws.com/research.metamind.io/wikitext/wikitext-103-v1.zi
 SHA256 = "242ba0f20b329cfdf1ccc61e9e9e5b59becf189db7f7a81cd2a0e2fc31539590"
 ZIP_NAME = "wikitext-103-v1.zip"
 FOLDER = "wikitext-103"
-SPLIT_FILES = {"train": "wiki.train.tokens", "validation": "wiki.valid.tokens",
-               "test": "wiki.test.tokens"}
+SPLIT_FILES = {
+    "train": "wiki.train.tokens",
+    "validation": "wiki.valid.tokens",
+    "test": "wiki.test.tokens",
+}
 
 
 def sha256_of(path: str | Path) -> str:
@@ -51,15 +54,18 @@ class Wikitext103(tfds.core.GeneratorBasedBuilder):
     RELEASE_NOTES = {"1.0.0": "Lines of wikitext-103-v1 with their index."}
     MANUAL_DOWNLOAD_INSTRUCTIONS = (
         f"Put {ZIP_NAME} (from {URL}, SHA-256 {SHA256}) or its extracted {FOLDER}/ folder "
-        "in the manual directory.")
+        "in the manual directory."
+    )
 
     def _info(self) -> tfds.core.DatasetInfo:
         return self.dataset_info_from_configs(
             description="WikiText-103 (word level), one example per line.",
-            features=tfds.features.FeaturesDict({
-                "text": tfds.features.Text(),
-                "line": tfds.features.Scalar(dtype=np.int64),
-            }),
+            features=tfds.features.FeaturesDict(
+                {
+                    "text": tfds.features.Text(),
+                    "line": tfds.features.Scalar(dtype=np.int64),
+                }
+            ),
             homepage="https://blog.einstein.ai/the-wikitext-long-term-dependency-language-"
             "modeling-dataset/",
             license="CC BY-SA 3.0 (Wikipedia text)",
@@ -70,8 +76,9 @@ class Wikitext103(tfds.core.GeneratorBasedBuilder):
 
     def _split_generators(self, dl_manager: tfds.download.DownloadManager) -> dict[str, Any]:
         folder = self._folder(dl_manager)
-        return {split: self._generate_examples(folder / name)
-                for split, name in SPLIT_FILES.items()}
+        return {
+            split: self._generate_examples(folder / name) for split, name in SPLIT_FILES.items()
+        }
 
     def _folder(self, dl_manager: tfds.download.DownloadManager) -> Path:
         """The extracted ``wikitext-103/`` folder: from the manual directory if it holds

@@ -5,6 +5,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+
+from jaxlab.curriculum import EpochInputs
 from jaxlab_experiments.curbench import REFERENCE_SCHEDULES
 from jaxlab_experiments.curbench.trainer import (
     CurriculumData,
@@ -14,8 +16,6 @@ from jaxlab_experiments.curbench.trainer import (
     run_curbench,
     scaled_curriculum,
 )
-
-from jaxlab.curriculum import EpochInputs
 
 _REF = (REFERENCE_SCHEDULES, 200)  # the reference's schedules, for 200-epoch runs
 
@@ -36,8 +36,10 @@ def test_scaled_schedules_match_the_reference_at_200_epochs():
     assert counts == [4, 4, 7, 10]
     short = scaled_curriculum("lgl", 10, 1e-3, 0.2, 0.5, *_REF)  # 20 of 200 epochs -> 1 of 10
     s = short.data_prepare(10, 10, jax.random.key(0))
-    assert [int(short.data_curriculum(s, e, EpochInputs(labels)).extra["classes"].sum())
-            for e in (0, 1, 2)] == [4, 7, 10]
+    assert [
+        int(short.data_curriculum(s, e, EpochInputs(labels)).extra["classes"].sum())
+        for e in (0, 1, 2)
+    ] == [4, 7, 10]
 
 
 def test_settings():
@@ -76,17 +78,34 @@ def test_runs_resume_and_teacher(tmp_path):
 
     def teacher():
         from jaxlab_experiments.curbench.trainer import train_teacher
+
         calls.append(1)
         return train_teacher(data, init, apply, 0, 1, 20, _adam(1e-2), 500, "map")
 
-    curricula = {"baseline": scaled_curriculum("baseline", 2, 1e-2, 0.2, 0.5, *_REF),
-                 "ttcl": scaled_curriculum("ttcl", 2, 1e-2, 0.2, 0.5, *_REF)}
-    kw = dict(seeds=[0], num_epochs=2, batch_size=20, optimizer=_adam(1e-2),
-              workdir=str(tmp_path), seed_batching="map", eval_batch_size=500,
-              teacher=teacher, chunk_steps=2, verbose=False)
-    runs = run_curbench(curricula, ["standard", "noise"],
-                        lambda s: noisy_or_imbalanced(data, s, [0], noise_rate=0.4), init,
-                        apply, **kw)
+    curricula = {
+        "baseline": scaled_curriculum("baseline", 2, 1e-2, 0.2, 0.5, *_REF),
+        "ttcl": scaled_curriculum("ttcl", 2, 1e-2, 0.2, 0.5, *_REF),
+    }
+    kw = dict(
+        seeds=[0],
+        num_epochs=2,
+        batch_size=20,
+        optimizer=_adam(1e-2),
+        workdir=str(tmp_path),
+        seed_batching="map",
+        eval_batch_size=500,
+        teacher=teacher,
+        chunk_steps=2,
+        verbose=False,
+    )
+    runs = run_curbench(
+        curricula,
+        ["standard", "noise"],
+        lambda s: noisy_or_imbalanced(data, s, [0], noise_rate=0.4),
+        init,
+        apply,
+        **kw,
+    )
     assert set(runs) == {"standard", "noise"} and set(runs["noise"]) == {"baseline", "ttcl"}
     assert len(calls) == 1
     again = run_curbench(curricula, ["standard", "noise"], None, init, apply, **kw)
@@ -110,14 +129,18 @@ def test_epoch_cost_ratios_are_per_seed_and_see_extra_work():
         return m.apply({"params": p}, z)
 
     base = scaled_curriculum("baseline", 1, 1e-2, 0.2, 0.5, *_REF)
-    trainers = {"baseline": CurriculumTrainer(base, init,
-                                              lambda p, z, a: m.apply({"params": p}, z),
-                                              batch_size=50, optimizer=_adam(1e-2)),
-                "heavy": CurriculumTrainer(base, init, heavy, batch_size=50,
-                                           optimizer=_adam(1e-2))}
+    trainers = {
+        "baseline": CurriculumTrainer(
+            base,
+            init,
+            lambda p, z, a: m.apply({"params": p}, z),
+            batch_size=50,
+            optimizer=_adam(1e-2),
+        ),
+        "heavy": CurriculumTrainer(base, init, heavy, batch_size=50, optimizer=_adam(1e-2)),
+    }
     ratios = epoch_cost_ratios(trainers, data, seeds=[0, 1, 2], num_epochs=1, repeats=3)
     assert set(ratios) == {"heavy"} and len(ratios["heavy"]) == 3
     assert all(r > 1.5 for r in ratios["heavy"])
     with pytest.raises(ValueError, match="baseline"):
-        epoch_cost_ratios({"heavy": trainers["heavy"]}, data, seeds=[0], num_epochs=1,
-                          repeats=1)
+        epoch_cost_ratios({"heavy": trainers["heavy"]}, data, seeds=[0], num_epochs=1, repeats=1)

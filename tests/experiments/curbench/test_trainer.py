@@ -5,10 +5,10 @@ import dataclasses
 import flax.linen as nn
 import numpy as np
 import pytest
-from jaxlab_experiments.curbench.trainer import CurriculumData, CurriculumTrainer
 
 from jaxlab import curriculum as cl
 from jaxlab.train.mesh import make_mesh
+from jaxlab_experiments.curbench.trainer import CurriculumData, CurriculumTrainer
 
 N, D, C = 120, 4, 3
 
@@ -41,12 +41,18 @@ def data():
     rng = np.random.default_rng(0)
     x = rng.normal(size=(N + 40, D)).astype(np.float32)
     y = (x[:, 0] > 0).astype(np.int32) + (x[:, 1] > 1).astype(np.int32)
-    return CurriculumData(x[:N], y[:N], x[N:N + 20], y[N:N + 20], x[N + 20:], y[N + 20:], C)
+    return CurriculumData(x[:N], y[:N], x[N : N + 20], y[N : N + 20], x[N + 20 :], y[N + 20 :], C)
 
 
 def test_spl_changes_subsets_without_recompiling(data):
-    trainer = CurriculumTrainer(cl.spl(start_rate=0.2, grow_epochs=3), _init, _apply,
-                                batch_size=16, optimizer=_adam(1e-2), max_traces=1)
+    trainer = CurriculumTrainer(
+        cl.spl(start_rate=0.2, grow_epochs=3),
+        _init,
+        _apply,
+        batch_size=16,
+        optimizer=_adam(1e-2),
+        max_traces=1,
+    )
     result = trainer.run(data, seeds=[0, 1], num_epochs=4)
     assert np.shape(result["test_acc"]) == (2,)
     assert np.shape(result["val_acc"]) == (4, 2)
@@ -55,10 +61,12 @@ def test_spl_changes_subsets_without_recompiling(data):
 
 
 def test_baseline_learns_and_map_equals_vmap(data):
-    results = [CurriculumTrainer(cl.baseline(), _init, _apply, batch_size=16,
-                                 optimizer=_adam(3e-2), seed_batching=m).run(
-                   data, seeds=[0, 1], num_epochs=3)
-               for m in ("map", "vmap")]
+    results = [
+        CurriculumTrainer(
+            cl.baseline(), _init, _apply, batch_size=16, optimizer=_adam(3e-2), seed_batching=m
+        ).run(data, seeds=[0, 1], num_epochs=3)
+        for m in ("map", "vmap")
+    ]
     np.testing.assert_allclose(results[0]["val_acc"], results[1]["val_acc"], atol=0.051)
     assert max(results[0]["best_val_acc"]) > 0.6
 
@@ -67,35 +75,40 @@ def test_baseline_learns_and_map_equals_vmap(data):
 def test_seeds_split_over_a_mesh_match_one_device(data, runs, seeds):
     """The seeds of a run split over a ``runs`` mesh axis (padded to it when they do not
     divide it) train exactly as on the default device."""
-    make = lambda mesh: CurriculumTrainer(cl.dcl(), _init, _apply, batch_size=16,
-                                          optimizer=_adam(1e-2), mesh=mesh)
+    make = lambda mesh: CurriculumTrainer(
+        cl.dcl(), _init, _apply, batch_size=16, optimizer=_adam(1e-2), mesh=mesh
+    )
     one = make(None).run(data, seeds=seeds, num_epochs=2)
     split = make(make_mesh({"runs": runs})).run(data, seeds=seeds, num_epochs=2)
     np.testing.assert_allclose(split["val_acc"], one["val_acc"], atol=1e-6)
     np.testing.assert_allclose(split["test_acc"], one["test_acc"], atol=1e-6)
 
 
-@pytest.mark.parametrize("weights,match", [(np.ones(N - 1), "shape"), (-np.ones(N), ">= 0"),
-                                           (np.zeros(N), "no sample")])
+@pytest.mark.parametrize(
+    "weights,match", [(np.ones(N - 1), "shape"), (-np.ones(N), ">= 0"), (np.zeros(N), "no sample")]
+)
 def test_bad_curriculum_weights_are_errors(data, weights, match):
     bad = dataclasses.replace(
-        cl.baseline(), name="bad",
-        data_curriculum=lambda state, epoch, losses: state._replace(weights=weights))
+        cl.baseline(),
+        name="bad",
+        data_curriculum=lambda state, epoch, losses: state._replace(weights=weights),
+    )
     with pytest.raises(ValueError, match=match):
         CurriculumTrainer(bad, _init, _apply, batch_size=16, optimizer=_adam(1e-2)).run(
-            data, seeds=[0], num_epochs=1)
+            data, seeds=[0], num_epochs=1
+        )
 
 
 def test_vision_only_curriculum_refuses_vectors(data):
     vision = dataclasses.replace(cl.baseline(), name="cbs_like", vision_only=True)
     with pytest.raises(ValueError, match="vision-only"):
         CurriculumTrainer(vision, _init, _apply, batch_size=16, optimizer=_adam(1e-2)).run(
-            data, seeds=[0], num_epochs=1)
+            data, seeds=[0], num_epochs=1
+        )
 
 
 def test_resume_from_workdir_matches_uninterrupted(data, tmp_path):
-    make = lambda: CurriculumTrainer(cl.dcl(), _init, _apply, batch_size=32,
-                                     optimizer=_adam(1e-2))
+    make = lambda: CurriculumTrainer(cl.dcl(), _init, _apply, batch_size=32, optimizer=_adam(1e-2))
     full = make().run(data, seeds=[3], num_epochs=2)
     make().run(data, seeds=[3], num_epochs=2, workdir=str(tmp_path), stop_after=1)
     resumed = make().run(data, seeds=[3], num_epochs=2, workdir=str(tmp_path))
@@ -108,8 +121,8 @@ def test_bad_arguments(data):
         CurriculumTrainer(cl.baseline(), _init, _apply, batch_size=0, optimizer=_adam(1e-2))
     with pytest.raises(ValueError, match="train_labels"):
         CurriculumTrainer(cl.baseline(), _init, _apply, batch_size=16, optimizer=_adam(1e-2)).run(
-            data._replace(train_labels=np.zeros((3, N), np.int32)), seeds=[0, 1],
-            num_epochs=1)
+            data._replace(train_labels=np.zeros((3, N), np.int32)), seeds=[0, 1], num_epochs=1
+        )
 
 
 class _Cnn(nn.Module):
@@ -126,16 +139,32 @@ def test_new_curricula_run_without_recompiling(name):
     y = (x[:, :3].mean(axis=(1, 2, 3)) > 0).astype(np.int32) + (x[:, 0, 0, 0] > 1)
     teacher_logits = np.eye(C, dtype=np.float32)[y[:N]] * 2.0
     teacher_losses = np.full(N, 0.2, np.float32)
-    data = CurriculumData(x[:N], y[:N], x[N:N + 20], y[N:N + 20], x[N + 20:], y[N + 20:], C,
-                          teacher_losses, teacher_logits)
+    data = CurriculumData(
+        x[:N],
+        y[:N],
+        x[N : N + 20],
+        y[N : N + 20],
+        x[N + 20 :],
+        y[N + 20 :],
+        C,
+        teacher_losses,
+        teacher_logits,
+    )
     model = _Cnn()
-    kwargs = {"mcl": {"schedule_epochs": 1, "warm_epochs": 1},
-              "lgl": {"grow_interval": 1}, "c2f": {"max_clusters": 2},
-              "adaptive_cl": {"pace_r": 1, "inv": 1}}.get(name, {})
+    kwargs = {
+        "mcl": {"schedule_epochs": 1, "warm_epochs": 1},
+        "lgl": {"grow_interval": 1},
+        "c2f": {"max_clusters": 2},
+        "adaptive_cl": {"pace_r": 1, "inv": 1},
+    }.get(name, {})
     trainer = CurriculumTrainer(
-        cl.get_curriculum(name, **kwargs), lambda k: model.init(k, x[:1])["params"],
-        lambda p, z, a: model.apply({"params": p}, z), batch_size=16, optimizer=_adam(1e-2),
-        max_traces=1)
+        cl.get_curriculum(name, **kwargs),
+        lambda k: model.init(k, x[:1])["params"],
+        lambda p, z, a: model.apply({"params": p}, z),
+        batch_size=16,
+        optimizer=_adam(1e-2),
+        max_traces=1,
+    )
     result = trainer.run(data, seeds=[0, 1], num_epochs=3)
     assert np.shape(result["val_acc"]) == (3, 2)
     if name in ("c2f", "adaptive_cl"):
@@ -147,20 +176,30 @@ def test_new_curricula_run_without_recompiling(name):
 def test_mid_epoch_resume_keeps_the_curriculum_state(data, tmp_path):
     # DIHCL: the loss hook updates the hardness in the state, the epoch's subset is sampled
     # from it; 8 steps per epoch in chunks of 3 (the last chunk padded).
-    make = lambda: CurriculumTrainer(cl.dihcl(warm_epochs=1, bottom_size=0.5), _init, _apply,
-                                     batch_size=16, optimizer=_adam(1e-2), chunk_steps=3,
-                                     max_traces=1)
+    make = lambda: CurriculumTrainer(
+        cl.dihcl(warm_epochs=1, bottom_size=0.5),
+        _init,
+        _apply,
+        batch_size=16,
+        optimizer=_adam(1e-2),
+        chunk_steps=3,
+        max_traces=1,
+    )
     full = make().run(data, seeds=[3, 4], num_epochs=3)
-    whole = CurriculumTrainer(cl.dihcl(warm_epochs=1, bottom_size=0.5), _init, _apply,
-                              batch_size=16, optimizer=_adam(1e-2)).run(
-        data, seeds=[3, 4], num_epochs=3)
+    whole = CurriculumTrainer(
+        cl.dihcl(warm_epochs=1, bottom_size=0.5),
+        _init,
+        _apply,
+        batch_size=16,
+        optimizer=_adam(1e-2),
+    ).run(data, seeds=[3, 4], num_epochs=3)
     np.testing.assert_allclose(full["val_acc"], whole["val_acc"])  # chunking changes nothing
     for stop in (4, 4):  # killed inside epoch 2, then inside epoch 3; resumed to the end
-        make().run(data, seeds=[3, 4], num_epochs=3, workdir=str(tmp_path),
-                   stop_after_chunks=stop)
+        make().run(data, seeds=[3, 4], num_epochs=3, workdir=str(tmp_path), stop_after_chunks=stop)
     resumed = make().run(data, seeds=[3, 4], num_epochs=3, workdir=str(tmp_path))
     np.testing.assert_allclose(resumed["val_acc"], full["val_acc"])
     np.testing.assert_allclose(resumed["test_acc"], full["test_acc"])
     with pytest.raises(ValueError, match="chunk_steps"):
-        CurriculumTrainer(cl.baseline(), _init, _apply, batch_size=16, optimizer=_adam(1e-2),
-                          chunk_steps=0)
+        CurriculumTrainer(
+            cl.baseline(), _init, _apply, batch_size=16, optimizer=_adam(1e-2), chunk_steps=0
+        )

@@ -2,10 +2,11 @@
 
 import numpy as np
 import pytest
+from scipy.spatial.distance import pdist
+
 from jaxlab_experiments.diffusion_reproducibility.diffusion_reproducibility.train import (
     chance_threshold,
 )
-from scipy.spatial.distance import pdist
 
 
 @pytest.mark.parametrize("rate", [0.05, 0.2])
@@ -25,6 +26,7 @@ def test_chance_threshold_refuses_a_rate_outside_0_1():
 def test_unet_denoiser_maps_a_cifar_item_to_its_shape():
     import jax
     import jax.numpy as jnp
+
     from jaxlab_experiments.diffusion_reproducibility.diffusion_reproducibility.train import (
         UNetDenoiser,
     )

@@ -5,9 +5,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from jaxlab_experiments.nem_u.nem_explanations.train import _checkpointed_loop
 
 from jaxlab.train import Checkpointer
+from jaxlab_experiments.nem_u.nem_explanations.train import _checkpointed_loop
 
 KEY = jax.random.key(0, impl="rbg")
 

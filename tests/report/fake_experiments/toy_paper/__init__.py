@@ -1,4 +1,9 @@
 from jaxlab.report import Paper
 
-PAPER = Paper(id="toy_paper", title="Toy paper", authors="A. Author", code="https://example.org",
-              summary="toys work")
+PAPER = Paper(
+    id="toy_paper",
+    title="Toy paper",
+    authors="A. Author",
+    code="https://example.org",
+    summary="toys work",
+)

@@ -1,4 +1,5 @@
 from jaxlab.report import Claim, Experiment
 
-EXPERIMENT = Experiment(name="broken_exp",
-                        claims=(Claim("never measured", metric="x", baseline="y"),))
+EXPERIMENT = Experiment(
+    name="broken_exp", claims=(Claim("never measured", metric="x", baseline="y"),)
+)

@@ -5,7 +5,8 @@ EXPERIMENT = Experiment(
     claims=(
         Claim("method beats baseline", metric="method", baseline="base", setting="toy"),
         Claim("matches the paper", metric="method", paper=1.0, tolerance=0.5),
-        Claim("batched runs are pooled", metric="runs", baseline="base",
-              unit_of_replication="runs"),
+        Claim(
+            "batched runs are pooled", metric="runs", baseline="base", unit_of_replication="runs"
+        ),
     ),
 )
