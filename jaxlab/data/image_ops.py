@@ -93,7 +93,7 @@ class Decode(grain.transforms.Map):
         image = np.asarray(example[self.image_key])
         if image.ndim == 2:
             image = image[..., None]
-        out = {"image": image.astype(np.float32) / np.float32(255.0)}
+        out: dict[str, Any] = {"image": image.astype(np.float32) / np.float32(255.0)}
         if self.label_key is not None:
             out["label"] = np.int32(example[self.label_key])
         return out
@@ -214,8 +214,10 @@ def eval_ops(
     the statistics of ``dataset`` (the training set's, also for an OOD set)."""
     mean, std = stats if stats is not None else _stats(dataset)
     ops: list[Any] = [Decode(label_key=label_key)]
-    if size is not None or channels is not None:
-        ops.append(Resize(size, channels) if size is not None else _Channels(channels))
+    if size is not None:
+        ops.append(Resize(size, channels))
+    elif channels is not None:
+        ops.append(_Channels(channels))
     return [*ops, Normalize(mean, std)]
 
 

@@ -145,7 +145,7 @@ class RandAugment:
     ) -> Image.Image:
         """One operation at ``level`` (the magnitude over 10, in ``[0, 1]``)."""
         sign = 1.0 if rng.random() < 0.5 else -1.0
-        resample = Image.BILINEAR if rng.random() < 0.5 else Image.BICUBIC
+        resample = Image.Resampling.BILINEAR if rng.random() < 0.5 else Image.Resampling.BICUBIC
         width, height = image.size
         if name == "auto_contrast":
             return ImageOps.autocontrast(image)
@@ -173,9 +173,11 @@ class RandAugment:
             return enhancer(image).enhance(1.0 + sign * 0.9 * level)
         if name in ("shear_x", "shear_y"):
             s = sign * 0.3 * level
-            matrix = (1, s, 0, 0, 1, 0) if name == "shear_x" else (1, 0, 0, s, 1, 0)
+            matrix: tuple[float, ...] = (
+                (1, s, 0, 0, 1, 0) if name == "shear_x" else (1, 0, 0, s, 1, 0)
+            )
             return image.transform(
-                image.size, Image.AFFINE, matrix, resample=resample, fillcolor=self.FILL
+                image.size, Image.Transform.AFFINE, matrix, resample=resample, fillcolor=self.FILL
             )
         if name in ("translate_x", "translate_y"):
             shift = sign * 0.45 * level
@@ -185,7 +187,7 @@ class RandAugment:
                 else (1, 0, 0, 0, 1, shift * height)
             )
             return image.transform(
-                image.size, Image.AFFINE, matrix, resample=resample, fillcolor=self.FILL
+                image.size, Image.Transform.AFFINE, matrix, resample=resample, fillcolor=self.FILL
             )
         raise ValueError(f"unknown RandAugment operation {name!r}")
 
@@ -227,7 +229,7 @@ class DeitTrain(grain.transforms.RandomMap):
         image = _rgb(element["image"])
         top, left, h, w = random_resized_crop_box(image.height, image.width, rng)
         image = image.resize(
-            (self.size, self.size), Image.BICUBIC, box=(left, top, left + w, top + h)
+            (self.size, self.size), Image.Resampling.BICUBIC, box=(left, top, left + w, top + h)
         )
         if rng.random() < 0.5:
             image = ImageOps.mirror(image)
@@ -249,7 +251,7 @@ class DeitEval(grain.transforms.Map):
         scale = short / min(image.width, image.height)
         width = max(self.size, int(round(image.width * scale)))
         height = max(self.size, int(round(image.height * scale)))
-        image = image.resize((width, height), Image.BICUBIC)
+        image = image.resize((width, height), Image.Resampling.BICUBIC)
         left, top = (width - self.size) // 2, (height - self.size) // 2
         image = image.crop((left, top, left + self.size, top + self.size))
         return {"image": _normalize(image), "label": np.asarray(element["label"], np.int32)}
