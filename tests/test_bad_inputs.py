@@ -98,6 +98,7 @@ ARG_EXEMPT = {
             "nn.MultiHeadAttention:deterministic",
             "nn.MultiHeadAttention:use_bias",
             "nn.generate:use_cache",
+            "nn.TransformerLM:tie_embeddings",
             "nn.normalized_dot_product_attention:broadcast_dropout",
             "nn.normalized_dot_product_attention:deterministic",
             "rl.dqn_loss:double",

@@ -144,6 +144,7 @@ def test_bad_loader_and_eval_arguments_are_clear_errors(processes):
 
 
 def test_open_source_of_a_missing_dataset_names_the_command(tmp_path):
+    streaming.datasets_read(clear=True)  # reads of earlier tests in this process
     with pytest.raises(DataNotFoundError, match="jaxlab data fetch mnist"):
         streaming.open_source("mnist", "train", data_dir=tmp_path)
     assert streaming.datasets_read(clear=True) == []
