@@ -10,7 +10,8 @@ import jax
 import numpy as np
 from jax.sharding import Mesh
 
-from jaxlab.train.mesh import DATA_AXIS, batch_sharding, replicated
+from jaxlab.train import to_host
+from jaxlab.train.mesh import DATA_AXIS, batch_sharding, replicate
 
 
 def over_queries(
@@ -21,14 +22,15 @@ def over_queries(
     ``fn`` must treat each row independently (e.g. a ``vmap``); ``shared`` (a tuple of
     pytrees) is replicated on every device. A row count that does not divide the ``data``
     axis is padded with copies of row 0, whose outputs are dropped. Returns the ``[n, ...]``
-    result on the host; on one device it is ``fn(*shared, xs)`` exactly.
+    result on the host of every process (every process passes the same ``shared`` and
+    ``xs``); on one device it is ``fn(*shared, xs)`` exactly.
     """
     xs = np.asarray(xs)
     n = xs.shape[0]
     pad = -n % mesh.shape.get(DATA_AXIS, 1)
     if pad:
         xs = np.concatenate([xs, np.repeat(xs[:1], pad, axis=0)])
-    out = fn(
-        *jax.device_put(tuple(shared), replicated(mesh)), jax.device_put(xs, batch_sharding(mesh))
-    )
-    return np.asarray(out)[:n]
+    rows = batch_sharding(mesh)
+    placed = jax.make_array_from_callback(xs.shape, rows, lambda index: xs[index])
+    out = fn(*replicate(tuple(shared), mesh), placed)
+    return to_host(out)[:n]
