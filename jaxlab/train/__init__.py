@@ -22,7 +22,7 @@ from jaxlab.train.metrics import MetricsWriter, log_history, log_result
 from jaxlab.train.optim import make_optimizer, make_schedule, optimizer_step
 from jaxlab.train.prefetch import DeviceStream, device_batches
 from jaxlab.train.runs import batch_runs, jit_run, scan_run, segmented_scan_run
-from jaxlab.train.timing import ratios, time_call, time_interleaved
+from jaxlab.train.timing import ratios, time_call, time_interleaved, time_min_of_k
 
 __all__ = [
     "CheckpointError",
@@ -55,5 +55,6 @@ __all__ = [
     "segmented_scan_run",
     "time_call",
     "time_interleaved",
+    "time_min_of_k",
     "to_host",
 ]

@@ -27,6 +27,19 @@ def test_medians_of_the_timed_calls(monkeypatch):
     assert ratios(times, "fast") == {"fast": 1.0, "slow": pytest.approx(15.0)}
 
 
+def test_min_of_k_is_each_functions_fastest_call(monkeypatch):
+    """``statistic="min"`` / ``time_min_of_k``: the minimum of each function's samples."""
+    values = {"fast": [0.3, 0.1, 0.2], "slow": [5.0, 1.0, 3.0]}
+    for timer in (
+        lambda fns: time_interleaved(fns, repeats=3, warmup=0, statistic="min"),
+        lambda fns: timing.time_min_of_k(fns, k=3, warmup=0),
+    ):
+        samples = {name: iter(v) for name, v in values.items()}
+        monkeypatch.setattr(timing, "_timed_call", lambda fn, samples=samples: next(samples[fn()]))
+        times = timer({"fast": lambda: "fast", "slow": lambda: "slow"})
+        assert times == {"fast": pytest.approx(0.1), "slow": pytest.approx(1.0)}
+
+
 def test_sleeps_are_measured_and_blocked_on():
     times = time_interleaved(
         {
@@ -63,6 +76,8 @@ def test_bad_inputs():
         time_interleaved({"f": lambda: None}, repeats=0)
     with pytest.raises(ValueError, match="warmup"):
         time_interleaved({"f": lambda: None}, warmup=-1)
+    with pytest.raises(ValueError, match="statistic"):
+        time_interleaved({"f": lambda: None}, statistic="mean")
     with pytest.raises(KeyError, match="baseline"):
         ratios({"a": 1.0}, "b")
 
