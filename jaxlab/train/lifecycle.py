@@ -2,11 +2,13 @@
 gathering results to the host on every process, and resuming finished pieces atomically.
 
     mesh = mesh_from_config(config)                 # {"runs": R} or {"runs": R, "data": D}
-    keys = jax.device_put(keys, runs_sharding(mesh))
+    keys = place_runs(keys, mesh)                   # run axis split over "runs"
     out = resumable(workdir, "arm-a", config, program, keys, data)   # once per config
     host = to_host(out)                             # every process gets every run
 
-All three are correct on several processes (``jax.distributed``): ``to_host`` gathers with
+All are correct on several processes (``jax.distributed``): ``place`` and ``place_runs``
+assemble global arrays from the value every process holds (``jax.device_put`` cannot reach
+another process's devices), ``to_host`` gathers with
 ``multihost_utils.process_allgather`` (never ``np.asarray`` on an array another process
 holds), and ``resumable`` writes from process 0 only, through a temporary file and an
 atomic rename, after every process has its copy.
@@ -32,6 +34,8 @@ __all__ = [
     "atomic_write_json",
     "atomic_write_text",
     "padded_runs",
+    "place",
+    "place_runs",
     "resumable",
     "runs_sharding",
     "to_host",
@@ -60,6 +64,63 @@ def padded_runs(num_runs: int, mesh: Mesh | None, axis: str = RUNS_AXIS) -> int:
         raise ValueError(f"num_runs must be >= 1, got {num_runs}")
     size = mesh.shape[axis] if mesh is not None and axis in mesh.axis_names else 1
     return -(-num_runs // size) * size
+
+
+def place(tree: Any, sharding: NamedSharding) -> Any:
+    """Every leaf of ``tree`` placed with ``sharding``.
+
+    On one process this is ``jax.device_put`` (a python scalar becomes a weakly typed array).
+    On several, python scalars are left to ``jit``, and every process holds the same
+    value (same seed, same computation) and each leaf becomes a global array assembled from
+    it (``jax.make_array_from_callback``), typed PRNG keys through their key data.
+    """
+    if jax.process_count() == 1:
+        return jax.tree.map(lambda x: jax.device_put(x, sharding), tree)
+    return jax.tree.map(lambda x: _place_global(x, sharding), tree)
+
+
+def _place_global(x: Any, sharding: NamedSharding) -> Any:
+    if not hasattr(x, "shape"):
+        return x
+    if jnp.issubdtype(x.dtype, jax.dtypes.prng_key):
+        data = _place_global(jax.random.key_data(x), sharding)
+        return jax.random.wrap_key_data(data, impl=jax.random.key_impl(x))
+    host = np.asarray(x)
+    return jax.make_array_from_callback(host.shape, sharding, lambda index: host[index])
+
+
+def place_runs(tree: Any, mesh: Mesh | None, axis: str = RUNS_AXIS, *, pad: bool = False) -> Any:
+    """``tree``'s leading (run) axis split over the mesh's ``axis`` (:func:`runs_sharding`),
+    correct on several processes (:func:`place`); the tree as is without a mesh.
+
+    Args:
+      tree: arrays with a common leading run axis ``[R, ...]``.
+      mesh: the run's mesh, or ``None``.
+      axis: the mesh axis the runs split over.
+      pad: first extend the run axis to :func:`padded_runs` with copies of run 0, which the
+        caller drops from every result (``out[:R]``).
+
+    Raises:
+      ValueError: the leaves' leading axes differ, or (without ``pad``) do not divide over
+        ``axis``.
+    """
+    if mesh is None:
+        return tree
+    leaves = jax.tree.leaves(tree)
+    sizes = {np.shape(x)[0] if np.ndim(x) else None for x in leaves}
+    if len(sizes) != 1 or None in sizes:
+        raise ValueError(f"every leaf needs the same leading run axis, got sizes {sizes}")
+    (num_runs,) = sizes
+    target = padded_runs(num_runs, mesh, axis)
+    if target != num_runs:
+        if not pad:
+            raise ValueError(
+                f"{num_runs} runs do not divide over the mesh's {axis!r} axis of size "
+                f"{mesh.shape[axis]}: pass pad=True (copies of run 0) or change the run count"
+            )
+        extra = target - num_runs
+        tree = jax.tree.map(lambda x: jnp.concatenate([x, jnp.repeat(x[:1], extra, 0)]), tree)
+    return place(tree, runs_sharding(mesh, axis))
 
 
 def to_host(tree: Any) -> Any:

@@ -37,7 +37,7 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from jaxlab.train.checkpoint import Checkpointer
-from jaxlab.train.lifecycle import to_host
+from jaxlab.train.lifecycle import place, to_host
 from jaxlab.train.mesh import RUNS_AXIS
 
 Carry = TypeVar("Carry")
@@ -366,8 +366,8 @@ def batch_runs(
             # there with its shardings; placement and gathering belong to the outer call.
             out = sharded_program(axes, batched, shared)
             return jax.tree.map(lambda x: x[:n], out) if pad else out
-        batched = _place(batched, runs_sharding)
-        shared = _place(shared, replicated)
+        batched = place(batched, runs_sharding)
+        shared = place(shared, replicated)
         out = _gather_processes(sharded_program(axes, batched, shared))
         return jax.tree.map(lambda x: x[:n], out) if pad else out
 
@@ -393,21 +393,3 @@ def _gather_processes(tree: Any) -> Any:
         return np.asarray(multihost_utils.process_allgather(x, tiled=True))
 
     return jax.tree.map(gather, tree)
-
-
-def _place(tree: Any, sharding: NamedSharding) -> Any:
-    """``jax.device_put`` of every leaf (python scalars keep their weak type); on several
-    processes, global arrays assembled from the value every process holds."""
-    if jax.process_count() == 1:
-        return jax.tree.map(lambda x: jax.device_put(x, sharding), tree)
-    return jax.tree.map(lambda x: _place_global(x, sharding), tree)
-
-
-def _place_global(x: Any, sharding: NamedSharding) -> Any:
-    if not hasattr(x, "shape"):
-        return x  # a python scalar: jit places it
-    if jnp.issubdtype(x.dtype, jax.dtypes.prng_key):
-        data = _place_global(jax.random.key_data(x), sharding)
-        return jax.random.wrap_key_data(data, impl=jax.random.key_impl(x))
-    host = np.asarray(x)
-    return jax.make_array_from_callback(host.shape, sharding, lambda index: host[index])

@@ -18,6 +18,8 @@ from jaxlab.train import (
     atomic_write_text,
     make_mesh,
     padded_runs,
+    place,
+    place_runs,
     resumable,
     runs_sharding,
     to_host,
@@ -39,6 +41,31 @@ def test_padded_runs_rounds_up_to_the_run_axis():
     assert padded_runs(5, None) == 5
     with pytest.raises(ValueError, match="num_runs must be >= 1, got 0"):
         padded_runs(0, runs8)
+
+
+def test_place_runs_splits_and_pads_with_copies_of_run_0():
+    mesh = make_mesh({"runs": -1})
+    x = np.arange(5 * 3, dtype=np.float32).reshape(5, 3)
+    keys = jax.random.split(jax.random.key(0), 5)
+    placed, placed_keys = place_runs((x, keys), mesh, pad=True)
+    assert placed.shape == (8, 3) and placed.sharding.spec == PartitionSpec("runs")
+    np.testing.assert_array_equal(np.asarray(placed), np.concatenate([x, np.repeat(x[:1], 3, 0)]))
+    np.testing.assert_array_equal(jax.random.key_data(placed_keys)[:5], jax.random.key_data(keys))
+    assert len(placed.addressable_shards) == 8 and placed.addressable_shards[5].data.shape == (1, 3)
+    assert place_runs(x, None) is x
+    with pytest.raises(ValueError, match="5 runs do not divide over the mesh's 'runs' axis"):
+        place_runs(x, mesh)
+    with pytest.raises(ValueError, match="same leading run axis"):
+        place_runs((x, np.zeros(4)), mesh, pad=True)
+
+
+def test_place_keeps_values_and_python_scalars():
+    mesh = make_mesh({"runs": -1})
+    placed = place({"a": jnp.ones((8, 2))}, runs_sharding(mesh))
+    assert placed["a"].sharding.spec == PartitionSpec("runs")
+    np.testing.assert_array_equal(np.asarray(placed["a"]), np.ones((8, 2)))
+    scalar = place(3, runs_sharding(make_mesh({"data": -1})))  # replicated
+    assert int(scalar) == 3 and scalar.weak_type
 
 
 def test_to_host_returns_numpy_and_key_data():

@@ -15,7 +15,14 @@ from jaxlab.optim import (
     random_relu_mlp,
     reference_random_relu_mlp,
 )
-from jaxlab.train import Checkpointer, batch_runs, mesh_from_config, runs_sharding
+from jaxlab.train import (
+    Checkpointer,
+    batch_runs,
+    mesh_from_config,
+    place_runs,
+    runs_sharding,
+    to_host,
+)
 from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -28,14 +35,6 @@ def _relative(ours: np.ndarray, base: np.ndarray) -> np.ndarray:
 def _adr_from_zero(params, key, num_steps: int, hp: dict):
     """ADR-GD on one network from x0 = 0 (a run of the comparison)."""
     return adr_gd(params, jnp.zeros(params[0][0].shape[0]), key=key, num_steps=num_steps, **hp)
-
-
-def _lanes(tree, mesh):
-    """Run-axis arrays padded to a multiple of the mesh's ``runs`` (with copies of run 0,
-    dropped from every result) and split over it."""
-    pad = -jax.tree.leaves(tree)[0].shape[0] % mesh.shape[RUNS_AXIS]
-    tree = jax.tree.map(lambda x: jnp.concatenate([x, jnp.repeat(x[:1], pad, axis=0)]), tree)
-    return jax.device_put(tree, runs_sharding(mesh))
 
 
 def _compare(key, sizes, count, hp, num_steps, restarts, reference_seed, ref_keys, mesh) -> dict:
@@ -60,8 +59,9 @@ def _compare(key, sizes, count, hp, num_steps, restarts, reference_seed, ref_key
     def gd_one(p, x0):
         return projected_gradient_ascent(p, x0, lr=hp["lr"], num_steps=num_steps)
 
-    nets, noise_keys, zeros = _lanes(
-        (nets, jax.random.split(k_noise, count), jnp.zeros((count, n))), mesh
+    # Runs padded to the mesh's ``runs`` with copies of run 0, dropped from every result.
+    nets, noise_keys, zeros = place_runs(
+        (nets, jax.random.split(k_noise, count), jnp.zeros((count, n))), mesh, pad=True
     )
     # Compiled ahead (from the arrays' run sharding) so that the timing below excludes it.
     adr_run = jax.jit(jax.vmap(adr_one, spmd_axis_name=RUNS_AXIS)).lower(nets, noise_keys).compile()
@@ -76,14 +76,13 @@ def _compare(key, sizes, count, hp, num_steps, restarts, reference_seed, ref_key
     gd_s = time.perf_counter() - start
     if restarts < 1:
         restarts = max(1, int(round(adr_s / gd_s)))
-    best_restarts = np.asarray(gd.best_value[:count], np.float64)  # restart 0: x0 = 0
+    best_gd = np.asarray(to_host(gd.best_value)[:count], np.float64)
+    best_restarts = best_gd  # restart 0: x0 = 0
     for k in jax.random.split(k_starts, restarts)[1:]:
-        starts = _lanes(jax.random.uniform(k, (count, n), minval=-1.0, maxval=1.0), mesh)
-        best_restarts = np.maximum(
-            best_restarts, np.asarray(gd_run(nets, starts).best_value[:count])
-        )
-    best_adr = np.asarray(adr.best_value[:count], np.float64)
-    best_gd = np.asarray(gd.best_value[:count], np.float64)
+        starts = jax.random.uniform(k, (count, n), minval=-1.0, maxval=1.0)
+        starts = place_runs(starts, mesh, pad=True)
+        best_restarts = np.maximum(best_restarts, to_host(gd_run(nets, starts).best_value)[:count])
+    best_adr = np.asarray(to_host(adr.best_value)[:count], np.float64)
     ratio_gd = _relative(best_adr, best_gd)
     ratio_rs = _relative(best_adr, best_restarts)
     ref_adr = batch_runs(adr_one, in_axes=(None, 0), mesh=mesh)(
