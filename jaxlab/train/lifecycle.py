@@ -107,8 +107,8 @@ def place_runs(tree: Any, mesh: Mesh | None, axis: str = RUNS_AXIS, *, pad: bool
     if mesh is None:
         return tree
     leaves = jax.tree.leaves(tree)
-    sizes = {np.shape(x)[0] if np.ndim(x) else None for x in leaves}
-    if len(sizes) != 1 or None in sizes:
+    sizes = {np.shape(x)[0] if np.ndim(x) else -1 for x in leaves}
+    if len(sizes) != 1 or -1 in sizes:
         raise ValueError(f"every leaf needs the same leading run axis, got sizes {sizes}")
     (num_runs,) = sizes
     target = padded_runs(num_runs, mesh, axis)
@@ -120,7 +120,9 @@ def place_runs(tree: Any, mesh: Mesh | None, axis: str = RUNS_AXIS, *, pad: bool
             )
         extra = target - num_runs
         tree = jax.tree.map(lambda x: jnp.concatenate([x, jnp.repeat(x[:1], extra, 0)]), tree)
-    return place(tree, runs_sharding(mesh, axis))
+    sharding = runs_sharding(mesh, axis)
+    assert sharding is not None  # a mesh is given
+    return place(tree, sharding)
 
 
 def to_host(tree: Any) -> Any:
