@@ -649,12 +649,14 @@ def drstrategy_update(
         h = jax.lax.stop_gradient(
             _apply(wm, world_model, windows["obs"].reshape(-1, config.obs_dim), method=wm.encode)
         )
+    # L_lm = ‖D(z_q) − h‖² + β‖z_e − sg(e_l)‖², straight-through z_q.
     (landmarks, opt_landmarks), (landmark_loss_value, (z_e, codes)) = _optimizer_step(
         lambda p, x: landmark_loss(p, nets.landmarks, agent.codebook.codebook, x),
         model_tx,
         (agent.landmarks, opt_landmarks),
         h,
     )
+    # e_k ← EMA of the z_e assigned to k (VQ-VAE, van den Oord et al. 2017, App. A.1).
     codebook = ema_update(agent.codebook, z_e, codes, decay=config.codebook_decay)
     reseeded = reseed_dead_codes(codebook, z_e, k_reseed, min_count=config.dead_code_min_count)
     codebook = jax.tree.map(
@@ -700,12 +702,14 @@ def drstrategy_update(
     def reward(behaviour: jax.Array, states: jax.Array, actions: jax.Array) -> jax.Array:
         """``r_t`` ``[H, B]`` of the behaviour's rollout ``states [H + 1, B, D]``."""
         h_next = _deterministic_part(config, states[1:])
+        # Highway: r = −‖ĥ_l − h‖ (+ α r_knn(h), Choreographer's particle entropy).
         r_highway = highway_reward(h_next, jnp.broadcast_to(target[None], h_next.shape))
         if config.knn_weight:
             r_highway = r_highway + config.knn_weight * jax.vmap(
                 lambda x: knn_particle_reward(x, config.knn_k)
             )(h_next)
-        r_explorer = _explorer_reward(nets, world_model, states, actions)
+        r_explorer = _explorer_reward(nets, world_model, states, actions)  # mean_z Var_e f_e
+        # Achievers: r = −d̂(s, s_g), the TDP's temporal distance to the goal (LEXA).
         pairs = jnp.concatenate([states[1:], jnp.broadcast_to(goals[None], states[1:].shape)], -1)
         r_achiever = -_apply(nets.temporal_distance, agent.temporal_distance, pairs)[..., 0]
         return jnp.where(
@@ -816,9 +820,11 @@ def drstrategy_curiosity(
         [states, jnp.broadcast_to(context[None], states.shape[:2] + context.shape[1:])], -1
     )
     values = _apply(nets.critic, explorer.critic, inputs)[..., 0]
+    # G^λ_t = r_t + γ((1 − λ) v_{t+1} + λ G^λ_{t+1})  (Dreamer's λ-return).
     returns = lambda_returns(
         rewards, jnp.full_like(rewards, config.discount), values[1:], config.lambda_
     )
+    # c_l = mean_{rollouts from ĥ_l} G^λ_0,  p(l) ∝ c_l − min_k c_k + ε.
     _, probabilities = landmark_curiosity(returns[0], starts, config.num_landmarks)
     return probabilities
 
@@ -916,6 +922,7 @@ def drstrategy_episode(
         h = _deterministic_part(config, s)
         nearest = nearest_landmark(h[None], target_h)[0]
         close = jnp.mean(jnp.square(_deterministic_part(config, s - landmark_states[landmark])))
+        # Reached l: h's nearest landmark is l, or mean (h − ĥ_l)² < reach_mse.
         reached = (nearest == landmark) | (close < config.reach_mse)
         reached_landmark = reached_landmark | (reached & ~second_phase)
         second_phase = (
