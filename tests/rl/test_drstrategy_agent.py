@@ -105,8 +105,8 @@ def test_update_steps_the_world_model_by_a_first_adam_step_on_the_rssm_loss(agen
     norm = np.sqrt(sum((x**2).sum() for x in g))
     scale = min(1.0, CLIP / norm)
     want = [
-        np.asarray(p, np.float64) - LR * (s * x) / (np.abs(s * x) + EPS)
-        for p, x, s in zip(jax.tree.leaves(agent.world_model), g, [scale] * len(g), strict=True)
+        np.asarray(p, np.float64) - LR * (scale * x) / (np.abs(scale * x) + EPS)
+        for p, x in zip(jax.tree.leaves(agent.world_model), g, strict=True)
     ]
     for got, ref in zip(jax.tree.leaves(new.world_model), want, strict=True):
         np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6)
