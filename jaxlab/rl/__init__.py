@@ -2,7 +2,9 @@
 
 Environments (a continuous point maze, a grid of rooms) are pure ``reset``/``step`` functions
 for one environment (batch with ``jax.vmap``); losses and single updates are kernels; training
-loops live in ``jaxlab.train.rl`` and the experiments.
+loops live in ``jaxlab.train.rl`` and the experiments. Dr. Strategy's whole agent (its
+state types and the behaviour / episode-mode constants besides the functions exported here)
+is :mod:`jaxlab.rl.drstrategy_agent`.
 """
 
 from jaxlab.rl.dqn import (
@@ -25,6 +27,19 @@ from jaxlab.rl.drstrategy import (
     landmark_loss,
     nearest_landmark,
     temporal_distance_pairs,
+)
+from jaxlab.rl.drstrategy_agent import (
+    DrStrategyConfig,
+    drstrategy_curiosity,
+    drstrategy_decode,
+    drstrategy_encode,
+    drstrategy_episode,
+    drstrategy_filter,
+    drstrategy_init,
+    drstrategy_landmark_of,
+    drstrategy_landmark_states,
+    drstrategy_networks,
+    drstrategy_update,
 )
 from jaxlab.rl.envs import (
     LAYOUTS,
@@ -60,6 +75,7 @@ __all__ = [
     "CellLayout",
     "DQNBatch",
     "DQNState",
+    "DrStrategyConfig",
     "GRID_MOVES",
     "GridRooms",
     "LAYOUTS",
@@ -77,6 +93,16 @@ __all__ = [
     "disagreement_reward",
     "dqn_loss",
     "dqn_update",
+    "drstrategy_curiosity",
+    "drstrategy_decode",
+    "drstrategy_encode",
+    "drstrategy_episode",
+    "drstrategy_filter",
+    "drstrategy_init",
+    "drstrategy_landmark_of",
+    "drstrategy_landmark_states",
+    "drstrategy_networks",
+    "drstrategy_update",
     "ema_update",
     "ensemble_disagreement",
     "epsilon_greedy",

@@ -13,9 +13,11 @@ per-landmark curiosity, the temporal-distance predictor's targets, focused sampl
     Focused sampling: the achiever's imagination starts at ĥ_{l*} (or the visited state
                 nearest to it), l* = argmin_l ‖ĥ_l − h_g‖.
 
-Hand-written (no library has them); hyper-parameters from the reference code
-(``agent/drstrategy.yaml``): 64 landmarks of dimension 16, k = 30, 256 positive TDP pairs
-with negative-sampling factor 0.1, reach thresholds 0.07 (explore) / 0.05 (achieve) in MSE.
+The agent that composes them (world model, landmarks, behaviours, TDP, acting) is
+:mod:`jaxlab.rl.drstrategy_agent`. Hand-written (no library has them); hyper-parameters
+from the reference code (``agent/drstrategy.yaml``): 64 landmarks of dimension 16, k = 30,
+256 positive TDP pairs with negative-sampling factor 0.1, reach thresholds 0.07 (explore) /
+0.05 (achieve) in MSE.
 The explorer reward is latent disagreement (Plan2Explore) rather than the paper's latent
 Bayesian surprise (a head predicting the RSSM's posterior-to-prior KL; not implemented).
 

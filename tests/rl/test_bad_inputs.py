@@ -4,6 +4,9 @@ kernel and argument has a row)."""
 
 from __future__ import annotations
 
+import functools
+from typing import Any
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -619,6 +622,209 @@ CASES = [
         ),
     ),
     Case("rl.target_update", "step", lambda: rl.target_update(Q_PARAMS, Q_PARAMS, 0.5)),
+]
+
+
+# Dr. Strategy's agent (jaxlab.rl.drstrategy_agent): a tiny agent, built on first use.
+DRS_CONFIG = rl.DrStrategyConfig(
+    latent_dim=3,
+    stoch_dim=2,
+    world_model_hidden=4,
+    ensemble_size=2,
+    num_landmarks=2,
+    code_dim=2,
+    policy_hidden=4,
+    episode_length=3,
+)
+DRS_REPLAY = rl.replay_init({"obs": jnp.zeros((3, 2)), "action": jnp.zeros(3, jnp.int32)}, 2)
+DRS_BAD_FIELDS = {
+    "obs_dim": 0,
+    "num_actions": 0,
+    "stochastic_latent": "yes",
+    "latent_dim": 0,
+    "stoch_dim": 0,
+    "world_model_hidden": 0,
+    "ensemble_size": 1,
+    "num_landmarks": 0,
+    "code_dim": 0,
+    "policy_hidden": 0,
+    "kl_balance": 1.5,
+    "free_nats": -1.0,
+    "kl_scale": -1.0,
+    "codebook_decay": 1.0,
+    "dead_code_min_count": -1.0,
+    "reseed_every": 0,
+    "model_batch": 0,
+    "model_length": 1,
+    "imagination_batch": 1,
+    "horizon": 0,
+    "discount": 1.5,
+    "lambda_": -0.1,
+    "entropy_coef": -1.0,
+    "knn_weight": NAN,
+    "knn_k": 0,
+    "tdp_positives": 0,
+    "tdp_neg_factor": -1.0,
+    "episode_length": 0,
+    "reach_mse": -1.0,
+    "max_highway_steps": -1,
+    "curiosity_rollouts": 0,
+    "model_optimizer": "adam",
+    "behaviour_optimizer": None,
+}
+
+
+@functools.cache
+def drs_agent() -> Any:
+    return rl.drstrategy_init(KEY, DRS_CONFIG)
+
+
+def drs_episode(**bad: Any) -> Any:
+    args = dict(
+        agent=drs_agent(),
+        config=DRS_CONFIG,
+        env=MAZE,
+        key=KEY,
+        start=jnp.ones(2),
+        goal=jnp.ones(2),
+        landmark=jnp.array(0),
+        mode=jnp.array(1),
+    )
+    return rl.drstrategy_episode(**{**args, **bad})
+
+
+CASES += [
+    *(
+        Case("rl.DrStrategyConfig", name, lambda n=name, v=value: rl.DrStrategyConfig(**{n: v}))
+        for name, value in DRS_BAD_FIELDS.items()
+    ),
+    Case("rl.drstrategy_networks", "config", lambda: rl.drstrategy_networks({})),
+    Case("rl.drstrategy_init", "key", lambda: rl.drstrategy_init(0, DRS_CONFIG)),
+    Case("rl.drstrategy_init", "config", lambda: rl.drstrategy_init(KEY, None)),
+    Case(
+        "rl.drstrategy_update",
+        "agent",
+        lambda: rl.drstrategy_update(None, DRS_CONFIG, DRS_REPLAY, KEY, 0),
+    ),
+    Case(
+        "rl.drstrategy_update",
+        "config",
+        lambda: rl.drstrategy_update(drs_agent(), None, DRS_REPLAY, KEY, 0),
+    ),
+    Case(
+        "rl.drstrategy_update",
+        "replay",
+        lambda: rl.drstrategy_update(drs_agent(), DRS_CONFIG, REPLAY, KEY, 0),
+    ),
+    Case(
+        "rl.drstrategy_update",
+        "key",
+        lambda: rl.drstrategy_update(drs_agent(), DRS_CONFIG, DRS_REPLAY, 3, 0),
+    ),
+    Case(
+        "rl.drstrategy_update",
+        "step",
+        lambda: rl.drstrategy_update(drs_agent(), DRS_CONFIG, DRS_REPLAY, KEY, 0.5),
+    ),
+    Case(
+        "rl.drstrategy_landmark_states",
+        "agent",
+        lambda: rl.drstrategy_landmark_states({}, DRS_CONFIG),
+    ),
+    Case(
+        "rl.drstrategy_landmark_states",
+        "config",
+        lambda: rl.drstrategy_landmark_states(drs_agent(), None),
+    ),
+    Case(
+        "rl.drstrategy_landmark_of",
+        "agent",
+        lambda: rl.drstrategy_landmark_of(None, DRS_CONFIG, jnp.zeros((2, 5))),
+    ),
+    Case(
+        "rl.drstrategy_landmark_of",
+        "config",
+        lambda: rl.drstrategy_landmark_of(drs_agent(), None, jnp.zeros((2, 5))),
+    ),
+    Case(
+        "rl.drstrategy_landmark_of",
+        "states",
+        lambda: rl.drstrategy_landmark_of(drs_agent(), DRS_CONFIG, jnp.zeros((2, 3))),
+    ),
+    Case(
+        "rl.drstrategy_encode",
+        "agent",
+        lambda: rl.drstrategy_encode(None, DRS_CONFIG, jnp.zeros(2)),
+    ),
+    Case(
+        "rl.drstrategy_encode",
+        "config",
+        lambda: rl.drstrategy_encode(drs_agent(), None, jnp.zeros(2)),
+    ),
+    Case(
+        "rl.drstrategy_encode",
+        "observations",
+        lambda: rl.drstrategy_encode(drs_agent(), DRS_CONFIG, jnp.zeros(3)),
+    ),
+    Case(
+        "rl.drstrategy_decode",
+        "agent",
+        lambda: rl.drstrategy_decode(None, DRS_CONFIG, jnp.zeros(5)),
+    ),
+    Case(
+        "rl.drstrategy_decode",
+        "config",
+        lambda: rl.drstrategy_decode(drs_agent(), None, jnp.zeros(5)),
+    ),
+    Case(
+        "rl.drstrategy_decode",
+        "states",
+        lambda: rl.drstrategy_decode(drs_agent(), DRS_CONFIG, jnp.zeros(3, jnp.int32)),
+    ),
+    Case(
+        "rl.drstrategy_filter",
+        "agent",
+        lambda: rl.drstrategy_filter(None, DRS_CONFIG, OBS, ACTS, KEY),
+    ),
+    Case(
+        "rl.drstrategy_filter",
+        "config",
+        lambda: rl.drstrategy_filter(drs_agent(), None, OBS, ACTS, KEY),
+    ),
+    Case(
+        "rl.drstrategy_filter",
+        "observations",
+        lambda: rl.drstrategy_filter(drs_agent(), DRS_CONFIG, OBS[0], ACTS, KEY),
+    ),
+    Case(
+        "rl.drstrategy_filter",
+        "actions",
+        lambda: rl.drstrategy_filter(drs_agent(), DRS_CONFIG, OBS, ACTS[:, :1], KEY),
+    ),
+    Case(
+        "rl.drstrategy_filter",
+        "key",
+        lambda: rl.drstrategy_filter(drs_agent(), DRS_CONFIG, OBS, ACTS, None),
+    ),
+    Case(
+        "rl.drstrategy_curiosity", "agent", lambda: rl.drstrategy_curiosity(None, DRS_CONFIG, KEY)
+    ),
+    Case(
+        "rl.drstrategy_curiosity", "config", lambda: rl.drstrategy_curiosity(drs_agent(), None, KEY)
+    ),
+    Case(
+        "rl.drstrategy_curiosity",
+        "key",
+        lambda: rl.drstrategy_curiosity(drs_agent(), DRS_CONFIG, 7),
+    ),
+    Case("rl.drstrategy_episode", "agent", lambda: drs_episode(agent=None)),
+    Case("rl.drstrategy_episode", "config", lambda: drs_episode(config=None)),
+    Case("rl.drstrategy_episode", "env", lambda: drs_episode(env=None)),
+    Case("rl.drstrategy_episode", "key", lambda: drs_episode(key=1)),
+    Case("rl.drstrategy_episode", "start", lambda: drs_episode(start=jnp.ones(3))),
+    Case("rl.drstrategy_episode", "goal", lambda: drs_episode(goal=jnp.ones((1, 2)))),
+    Case("rl.drstrategy_episode", "landmark", lambda: drs_episode(landmark=jnp.array(2))),
+    Case("rl.drstrategy_episode", "mode", lambda: drs_episode(mode=jnp.array(4))),
 ]
 
 
