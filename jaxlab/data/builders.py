@@ -77,7 +77,7 @@ class Digits(tfds.core.GeneratorBasedBuilder, skip_registration=True):  # type: 
             yield int(i), {"image": images[i], "label": int(labels[i]), "index": int(i)}
 
 
-class FashionMnist(tfds.core.GeneratorBasedBuilder, skip_registration=True):  # type: ignore[call-arg]
+class FashionMnist(tfds.core.GeneratorBasedBuilder, skip_registration=True):  # type: ignore[call-arg]  # as Digits
     """Fashion-MNIST (Xiao et al. 2017) from local IDX files, its official 60000/10000 split.
 
     The files are looked up in ``<data_dir>/fashion-mnist/`` and then in the Debian package's
