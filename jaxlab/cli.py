@@ -491,7 +491,7 @@ def _cmd_reproduce(args) -> int:
     if args.paper:
         papers = registry.discover_papers()
         _check_names(args.paper, list(papers), "paper")
-        chosen = [e for e in chosen if e.paper.id in args.paper]
+        chosen = [e for e in chosen if e.paper is not None and e.paper.id in args.paper]
     if args.only:
         _check_names(args.only, list(experiments), "experiment")
         chosen = [e for e in chosen if e.name in args.only]
@@ -641,8 +641,8 @@ def _cmd_data(args) -> int:
     if args.name not in fetch.available():
         from jaxlab.data import streaming
 
-        path = streaming.prepare(args.name, data_dir=args.data_dir)
-        print(f"{args.name}: prepared as array_record under {path}")
+        prepared = streaming.prepare(args.name, data_dir=args.data_dir)
+        print(f"{args.name}: prepared as array_record under {prepared}")
         return 0
     path = fetch.fetch(args.name, args.data_dir)
     print(f"{args.name}: verified and in place under {path}")

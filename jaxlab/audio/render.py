@@ -154,11 +154,13 @@ def sample_metadata(
     )
 
 
-def _midi_to_hz(midi: np.ndarray) -> np.ndarray:
-    return 440.0 * 2.0 ** ((np.asarray(midi, float) - 69.0) / 12.0)
+def _midi_to_hz(midi: int) -> float:
+    return float(440.0 * 2.0 ** ((np.asarray(midi, float) - 69.0) / 12.0))
 
 
-def _tone(freq: float, n: int, sample_rate: int, instrument: str, rng: np.random.Generator):
+def _tone(
+    freq: float, n: int, sample_rate: int, instrument: str, rng: np.random.Generator
+) -> np.ndarray:
     """One note of ``n`` samples: harmonics below Nyquist with the instrument's envelope."""
     t = np.arange(n) / sample_rate
     if instrument == "organ":

@@ -8,6 +8,7 @@ adapter that forwards each query to any ``ci_test(u, v, cond) -> bool`` (so a
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -23,7 +24,9 @@ def pc_adjacency(num_vars: int, ci_test: Callable[..., bool], stable: bool = Tru
     pc = import_optional("causallearn.search.ConstraintBased.PC", extra="causal").pc
     cit = import_optional("causallearn.utils.cit", extra="causal")
 
-    class _Adapter(cit.CIT_Base):
+    cit_base: Any = cit.CIT_Base  # a class of a runtime-imported module
+
+    class _Adapter(cit_base):
         def __init__(self, data, test=None, **kwargs):
             super().__init__(data, **kwargs)
             self.method = "jaxlab_callable"

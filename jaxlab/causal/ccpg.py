@@ -23,11 +23,14 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections.abc import Callable, Hashable, Iterable
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from jaxlab._optional import lazy_import
 
-nx = lazy_import("networkx", extra="causal")
+if TYPE_CHECKING:
+    import networkx as nx
+else:
+    nx = lazy_import("networkx", extra="causal")
 
 
 CITest = Callable[..., bool]
@@ -102,7 +105,9 @@ def prefix_set(nodes: Iterable[Hashable], ci_test: CITest, prefix: Iterable[Hash
     _check_ci_test(ci_test)
     nodes, s = set(nodes), set(prefix)
     if not s <= nodes:
-        raise ValueError(f"prefix must be a subset of nodes, got extra {sorted(s - nodes)}")
+        raise ValueError(
+            f"prefix must be a subset of nodes, got extra {sorted(s - nodes, key=repr)}"
+        )
     outside = nodes - s
 
     def disqualified_d(w):

@@ -20,7 +20,7 @@ Python; only the numerics of the Fisher-z test are JAX kernels
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import jax
 import jax.numpy as jnp
@@ -31,7 +31,10 @@ from jax.typing import ArrayLike
 from jaxlab._checks import as_float, check_integer, check_range, check_rank
 from jaxlab._optional import lazy_import
 
-nx = lazy_import("networkx", extra="causal")
+if TYPE_CHECKING:
+    import networkx as nx
+else:
+    nx = lazy_import("networkx", extra="causal")
 
 
 class CITest(Protocol):
@@ -193,13 +196,16 @@ class FisherZTest:
         self._cache: dict[tuple[frozenset, frozenset], float] = {}
 
     def _index(self, u: Hashable, v: Hashable, cond: Iterable[Hashable]) -> tuple[int, ...]:
-        cond = tuple(sorted(set(cond)))
-        for node in (u, v, *cond):
+        nodes: list[int | np.integer] = []
+        for node in (u, v, *set(cond)):
             if not isinstance(node, int | np.integer) or not 0 <= node < self.num_vars:
                 raise ValueError(f"unknown node {node!r}; nodes are 0..{self.num_vars - 1}")
-        if u == v or u in cond or v in cond:
-            raise ValueError(f"u, v and cond must be disjoint, got u={u}, v={v}, cond={cond}")
-        return (int(u), int(v), *map(int, cond))
+            nodes.append(node)
+        node_u, node_v, *rest = nodes
+        given = tuple(sorted(rest))
+        if node_u == node_v or node_u in given or node_v in given:
+            raise ValueError(f"u, v and cond must be disjoint, got u={u}, v={v}, cond={given}")
+        return (int(node_u), int(node_v), *map(int, given))
 
     def p_value(self, u: int, v: int, cond: Iterable[int] = ()) -> float:
         """The Fisher-z p-value of ``u ⟂ v | cond`` (memoised)."""

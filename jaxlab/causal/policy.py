@@ -505,8 +505,8 @@ def simulate_policy_data(
     check_integer("num_samples", num_samples, low=1)
     check_range("beta_zd", beta_zd)
     check_key("key", key)
-    lam, beta_zd = jnp.asarray(lam, jnp.float32), jnp.asarray(beta_zd, jnp.float32)
-    return _simulate(key, num_samples, setting, lam, beta_zd, num_z)
+    lam_a, beta_zd_a = jnp.asarray(lam, jnp.float32), jnp.asarray(beta_zd, jnp.float32)
+    return _simulate(key, num_samples, setting, lam_a, beta_zd_a, num_z)
 
 
 @functools.partial(jax.jit, static_argnums=(1, 2, 5))

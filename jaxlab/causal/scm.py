@@ -84,10 +84,10 @@ def random_vstructure_dag(
 
 def all_edges_in_vstructures(adj: ArrayLike) -> bool:
     """True when each edge u → v has another parent w of v not adjacent to u."""
-    adj = _square(adj) != 0
-    skeleton = adj | adj.T
-    for u, v in zip(*np.nonzero(adj), strict=True):
-        if not any(w != u and not skeleton[u, w] for w in np.flatnonzero(adj[:, v])):
+    edge: np.ndarray = _square(adj) != 0
+    skeleton = edge | edge.T
+    for u, v in zip(*np.nonzero(edge), strict=True):
+        if not any(w != u and not skeleton[u, w] for w in np.flatnonzero(edge[:, v])):
             return False
     return True
 

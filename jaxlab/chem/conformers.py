@@ -72,12 +72,12 @@ def embed_conformers(mol: Chem.Mol, num_conformers: int, seed: int = 0) -> np.nd
         raise ValueError(f"num_conformers must be ≥ 1; got {num_conformers}")
     mol = Chem.Mol(mol)
     for attempt in range(3):
-        params = AllChem.ETKDGv3()
+        params = AllChem.ETKDGv3()  # type: ignore[attr-defined]  # absent from rdkit's stubs
         params.randomSeed = seed
         params.useRandomCoords = attempt >= 1
         params.enforceChirality = attempt < 2
         mol.RemoveAllConformers()
-        ids = list(AllChem.EmbedMultipleConfs(mol, num_conformers, params))
+        ids = list(AllChem.EmbedMultipleConfs(mol, num_conformers, params))  # type: ignore[attr-defined]  # absent from rdkit's stubs
         if ids:
             return np.stack([mol.GetConformer(i).GetPositions() for i in ids]).astype(np.float32)
     return np.zeros((0, mol.GetNumAtoms(), 3), np.float32)

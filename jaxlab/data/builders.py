@@ -24,7 +24,14 @@ FASHION_MNIST_FILES = {
     "test": ("t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"),
 }
 # IDX type codes (the third byte of the magic number) and their big-endian dtypes.
-_IDX_DTYPES = {0x08: np.uint8, 0x09: np.int8, 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4", 0x0E: ">f8"}
+_IDX_DTYPES: dict[int, type[np.generic] | str] = {
+    0x08: np.uint8,
+    0x09: np.int8,
+    0x0B: ">i2",
+    0x0C: ">i4",
+    0x0D: ">f4",
+    0x0E: ">f8",
+}
 
 
 def _image_features(height: int, width: int) -> tfds.features.FeaturesDict:
@@ -39,7 +46,8 @@ def _image_features(height: int, width: int) -> tfds.features.FeaturesDict:
     )
 
 
-class Digits(tfds.core.GeneratorBasedBuilder, skip_registration=True):
+# tfds is untyped (an Any base), so mypy checks the class keyword against object's.
+class Digits(tfds.core.GeneratorBasedBuilder, skip_registration=True):  # type: ignore[call-arg]
     """scikit-learn's 8×8 handwritten digits (1797 images), a fixed 1437/360 split.
 
     Pixel values 0..16 are stored as uint8; the split is a stratified shuffle with seed 0.
@@ -69,7 +77,7 @@ class Digits(tfds.core.GeneratorBasedBuilder, skip_registration=True):
             yield int(i), {"image": images[i], "label": int(labels[i]), "index": int(i)}
 
 
-class FashionMnist(tfds.core.GeneratorBasedBuilder, skip_registration=True):
+class FashionMnist(tfds.core.GeneratorBasedBuilder, skip_registration=True):  # type: ignore[call-arg]  # as Digits
     """Fashion-MNIST (Xiao et al. 2017) from local IDX files, its official 60000/10000 split.
 
     The files are looked up in ``<data_dir>/fashion-mnist/`` and then in the Debian package's

@@ -265,7 +265,7 @@ def load_geom_gcn(name: str, data_dir: PathLike = None) -> GraphData:
         fields = line.rstrip().split("\t")
         _check(len(fields) == 3, node_path, f"expected 3 tab-separated fields, got {line!r}")
         ids.append(int(fields[0]))
-        values = np.array(fields[1].split(","), dtype=np.int64)
+        values: np.ndarray = np.array(fields[1].split(","), dtype=np.int64)
         if name == "film":
             row = np.zeros(932, np.float32)
             row[values] = 1.0
@@ -273,12 +273,12 @@ def load_geom_gcn(name: str, data_dir: PathLike = None) -> GraphData:
         feats.append(values)
         labels.append(int(fields[2]))
     order = np.argsort(ids)
-    ids = np.asarray(ids)[order]
-    _check(np.array_equal(ids, np.arange(len(ids))), node_path, "node ids are not 0..n-1")
+    node_ids = np.asarray(ids)[order]
+    _check(np.array_equal(node_ids, np.arange(len(node_ids))), node_path, "node ids are not 0..n-1")
     features = np.asarray(np.stack(feats)[order], np.float32)
     edges = np.loadtxt(edge_path, dtype=np.int64, skiprows=1, delimiter="\t", ndmin=2)
-    _check(edges.shape[1] == 2 and edges.max() < len(ids), edge_path, "bad edge list")
-    n = len(ids)
+    _check(edges.shape[1] == 2 and edges.max() < len(node_ids), edge_path, "bad edge list")
+    n = len(node_ids)
     adj = sp.csr_matrix((np.ones(len(edges), np.float32), (edges[:, 0], edges[:, 1])), shape=(n, n))
     adj.data[:] = 1.0  # duplicate lines count once (a DiGraph)
     empty = np.zeros((0,), np.int32)

@@ -65,7 +65,7 @@ def require_file(relative: str | os.PathLike, data_dir: str | os.PathLike | None
             raise DataNotFoundError(f"{error}{remedy}") from None
         root = _candidates(data_dir)[-1]
     path = root / relative
-    if not path.exists() and download:
+    if not path.exists() and download and dataset is not None:
         fetch.fetch(dataset, root)
     if not path.exists():
         raise DataNotFoundError(f"missing data file {relative!s}: looked for {path}{remedy}")

@@ -242,7 +242,7 @@ def qm9_builder(config: str = "subset", data_dir: str | os.PathLike | None = Non
     if not builder.is_prepared():
         from rdkit import RDLogger
 
-        RDLogger.DisableLog("rdApp.*")
+        RDLogger.DisableLog("rdApp.*")  # type: ignore[attr-defined]  # absent from rdkit's stubs
         with open(root / f".qm9_{config}.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)  # parallel callers build it once
             builder.download_and_prepare()

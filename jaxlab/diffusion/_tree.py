@@ -22,7 +22,9 @@ def apply_mask(tree: PyTree, mask: jax.Array | None) -> PyTree:
     return jax.tree.map(lambda x: x * expand_to(mask, x).astype(x.dtype), tree)
 
 
-def check_mask(tree: PyTree, mask: jax.typing.ArrayLike | None, name: str = "mask"):
+def check_mask(
+    tree: PyTree, mask: jax.typing.ArrayLike | None, name: str = "mask"
+) -> jax.Array | None:
     """Validates that ``mask`` is a prefix of every leaf's shape; returns it as an array."""
     if mask is None:
         return None

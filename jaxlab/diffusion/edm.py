@@ -75,7 +75,10 @@ def edm_precondition(
     c_in = 1.0 / jnp.sqrt(total)
     c_noise = jnp.log(sigma) / 4.0
     valid = (sigma > 0) & (jnp.asarray(sigma_data) > 0)  # traced σ ≤ 0: NaN, not a number
-    return tuple(jnp.where(valid, c, jnp.nan) for c in (c_skip, c_out, c_in, c_noise))
+    c_skip, c_out, c_in, c_noise = (
+        jnp.where(valid, c, jnp.nan) for c in (c_skip, c_out, c_in, c_noise)
+    )
+    return c_skip, c_out, c_in, c_noise
 
 
 def edm_denoise(

@@ -62,7 +62,7 @@ def q_sample(schedule: Schedule, x0: PyTree, t: jax.typing.ArrayLike, noise: PyT
             f"t must lie in [0, {schedule.num_steps}), got values in "
             f"[{int(t.min())}, {int(t.max())}]"
         )
-    if jax.tree.structure(x0) != jax.tree.structure(noise):
+    if jax.tree.structure(x0) != jax.tree.structure(noise):  # type: ignore[operator]  # jaxlib has no PyTreeDef stub
         raise ValueError("noise must have the pytree structure of x0")
     a = schedule.sqrt_alphas_cumprod[t]
     b = schedule.sqrt_one_minus_alphas_cumprod[t]
@@ -85,7 +85,7 @@ def masked_mse(pred: PyTree, target: PyTree, mask: jax.typing.ArrayLike | None =
     """
     mask = check_mask(pred, mask)
     leaves_p, leaves_t = jax.tree.leaves(pred), jax.tree.leaves(target)
-    if jax.tree.structure(pred) != jax.tree.structure(target) or not leaves_p:
+    if jax.tree.structure(pred) != jax.tree.structure(target) or not leaves_p:  # type: ignore[operator]  # jaxlib has no PyTreeDef stub
         raise ValueError("pred and target must be non-empty pytrees of the same structure")
     if any(jnp.shape(p) != jnp.shape(q) for p, q in zip(leaves_p, leaves_t, strict=True)):
         raise ValueError("pred and target must have the same leaf shapes")

@@ -12,7 +12,7 @@ Hand-written: no maintained JAX library ships NEM.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import flax.linen as nn
 import jax
@@ -112,7 +112,7 @@ class MaskDecoder(nn.Module):
         return jax.image.resize(mask, (mask.shape[0], h, w), "bilinear")
 
 
-def _upsample_to(y: jax.Array, hw: tuple[int, int]) -> jax.Array:
+def _upsample_to(y: jax.Array, hw: tuple[int, ...]) -> jax.Array:
     """Nearest-neighbour upsampling of ``y [b, h, w, c]`` to ``hw`` (``jnp.repeat`` for
     integer factors, which compiles and differentiates faster than a gather)."""
     (h, w), (th, tw) = y.shape[1:3], hw
@@ -174,7 +174,8 @@ def nem_mask(
     _check_x(x)
     frozen = jax.tree.map(jax.lax.stop_gradient, params.encoder)
     emb, stages = stages_fn(frozen, x)
-    mask = decoder.apply(params.decoder, tuple(stages), x.shape[1:3])
+    # Module.apply's annotation includes the (output, variables) pair of a mutable apply.
+    mask = cast(jax.Array, decoder.apply(params.decoder, tuple(stages), x.shape[1:3]))
     return mask, emb
 
 

@@ -76,8 +76,8 @@ def masked_input(
     if mask.shape != x.shape[:3]:
         raise ValueError(f"mask must have shape {x.shape[:3]} ([b, H, W]); got {mask.shape}")
     if not isinstance(mask, jax.core.Tracer):
-        m = np.asarray(mask)
-        if not (np.all(np.isfinite(m)) and m.min() >= 0.0 and m.max() <= 1.0):
+        host = np.asarray(mask)
+        if not (np.all(np.isfinite(host)) and host.min() >= 0.0 and host.max() <= 1.0):
             raise ValueError("mask values must lie in [0, 1]")
     m = mask[..., None]
     return m * x + (1.0 - m) * jnp.broadcast_to(jnp.asarray(baseline, x.dtype), x.shape)

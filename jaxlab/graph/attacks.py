@@ -175,12 +175,12 @@ def project_flip_budget(s: ArrayLike, budget: float, *, tol: float = 1e-5) -> ja
     s = as_float("s", s)
     check_range("budget", budget, 0.0, None)
     check_range("tol", tol, 0.0, None, low_open=True)
-    budget = jnp.asarray(budget, s.dtype)
+    cap = jnp.asarray(budget, s.dtype)
 
     def excess_and_slope(mu):
         t = s - mu
         return (
-            jnp.sum(jnp.clip(t, 0.0, 1.0)) - budget,
+            jnp.sum(jnp.clip(t, 0.0, 1.0)) - cap,
             jnp.sum(((t > 0) & (t < 1)).astype(s.dtype)),
         )
 
@@ -204,7 +204,7 @@ def project_flip_budget(s: ArrayLike, budget: float, *, tol: float = 1e-5) -> ja
     init = (bot0, jnp.max(s), bot0, f0, slope0, jnp.array(jnp.inf, s.dtype), jnp.array(0))
     mu = jax.lax.while_loop(cond, body, init)[2]
     clipped = jnp.clip(s, 0.0, 1.0)
-    return jnp.where(jnp.sum(clipped) <= budget, clipped, jnp.clip(s - mu, 0.0, 1.0))
+    return jnp.where(jnp.sum(clipped) <= cap, clipped, jnp.clip(s - mu, 0.0, 1.0))
 
 
 def pgd_structure_attack(
@@ -283,12 +283,12 @@ def pgd_structure_attack(
         budget = int(budget)
     else:
         raise ValueError(f"budget_form must be 'flips' or 'rate', got {budget_form!r}")
-    for name, value in (
+    for name, setting in (
         ("iterations", iterations),
         ("sampling_tries", sampling_tries),
         ("max_draws", max_draws),
     ):
-        check_integer(name, value, low=1)
+        check_integer(name, setting, low=1)
     check_range("base_lr", base_lr, 0.0, None, low_open=True)
     n = adj.shape[0]
     if n < 2:

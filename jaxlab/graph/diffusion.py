@@ -19,6 +19,7 @@ from typing import Literal
 import jax
 import jax.numpy as jnp
 import jraph
+import numpy as np
 from jax.typing import ArrayLike
 
 from jaxlab._checks import as_float, check_integer, check_range, is_traced
@@ -198,7 +199,7 @@ def heat_diffusion(
         return out, acc + out
 
     _, acc = jax.lax.fori_loop(0, num_terms, body, (x, x))
-    return jnp.exp(-t) * acc
+    return jnp.exp(jnp.negative(t)) * acc
 
 
 def edge_cosine(graph: jraph.GraphsTuple, features: jax.Array) -> jax.Array:
@@ -262,7 +263,7 @@ def adversarial_transition(
         apply_cos = make_propagate(graph.senders, graph.receivers, cos, n)
         return lambda v: apply_cos(v) + v
     a_hat = gcn_normalize(graph, n, degree=degree)
-    if not is_traced(eps) and float(eps) == 0.0:  # T = Â: skip computing Φ
+    if not is_traced(eps) and float(np.asarray(eps)) == 0.0:  # T = Â: skip computing Φ
         return make_propagate(a_hat.senders, a_hat.receivers, a_hat.edges, n)
     if phi == "gram":
         propagate_a = make_propagate(a_hat.senders, a_hat.receivers, a_hat.edges, n)

@@ -199,10 +199,10 @@ def csr_layout(senders: ArrayLike, receivers: ArrayLike, num_nodes: int) -> CsrL
         if isinstance(senders, jax.core.Tracer) or isinstance(receivers, jax.core.Tracer)
         else np
     )
-    senders, receivers = xp.asarray(senders), xp.asarray(receivers)
+    snd, rcv = xp.asarray(senders), xp.asarray(receivers)
     offsets = xp.arange(num_nodes + 1)
-    perm = xp.argsort(receivers, stable=True)
-    rows, cols = receivers[perm], senders[perm]
+    perm = xp.argsort(rcv, stable=True)
+    rows, cols = rcv[perm], snd[perm]
     t_from_m = xp.argsort(cols, stable=True)  # M's entries re-sorted by column
     fields = (
         perm,

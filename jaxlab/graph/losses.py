@@ -8,7 +8,9 @@ import optax
 from jax.typing import ArrayLike
 
 
-def _check(logits: ArrayLike, labels: ArrayLike, mask: ArrayLike):
+def _check(
+    logits: ArrayLike, labels: ArrayLike, mask: ArrayLike
+) -> tuple[jax.Array, jax.Array, jax.Array]:
     logits, labels, mask = jnp.asarray(logits), jnp.asarray(labels), jnp.asarray(mask)
     if logits.ndim != 2:
         raise ValueError(f"logits must be [n, c], got shape {logits.shape}")

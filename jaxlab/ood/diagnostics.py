@@ -155,7 +155,7 @@ def loss_barrier(
     if not callable(loss_fn):
         raise ValueError(f"loss_fn must be callable, got {type(loss_fn).__name__}")
     struct_a, struct_b = jax.tree.structure(params_a), jax.tree.structure(params_b)
-    if struct_a != struct_b:
+    if struct_a != struct_b:  # type: ignore[operator]  # jaxlib has no PyTreeDef stub
         raise ValueError(f"params_a and params_b differ in structure: {struct_a} vs {struct_b}")
     for i, (a, b) in enumerate(
         zip(jax.tree.leaves(params_a), jax.tree.leaves(params_b), strict=True)
@@ -228,7 +228,7 @@ def weight_match_mlp(
     widths = [w.shape[1] for w, _ in a[:-1]]
     # Start from a forward pass matching incoming weights only (exact for permuted copies),
     # then refine all layers by coordinate ascent on the full objective.
-    perms = []
+    perms: list[np.ndarray] = []
     for layer in range(len(widths)):
         w_b = b[layer][0] if layer == 0 else b[layer][0][perms[-1], :]
         cost = a[layer][0].T @ w_b + np.outer(a[layer][1], b[layer][1])

@@ -14,7 +14,7 @@ Params = Any
 class WorkerMomentumState(NamedTuple):
     """State of :func:`worker_momentum`: the step count and the momentum m_t."""
 
-    count: jax.Array
+    count: jax.Array  # type: ignore[assignment]  # shadows tuple.count, as optax states do
     momentum: Params
 
 

@@ -56,14 +56,14 @@ Params = Any
 class StormState(NamedTuple):
     """State of :func:`storm`: the number of estimates made and the running estimate d_t."""
 
-    count: jax.Array
+    count: jax.Array  # type: ignore[assignment]  # shadows tuple.count, as optax states do
     estimate: Params
 
 
 class AnyTimeState(NamedTuple):
     """State of :func:`anytime_averaging`: the step count t and the SGD iterate w_t."""
 
-    count: jax.Array
+    count: jax.Array  # type: ignore[assignment]  # shadows tuple.count, as optax states do
     iterate: Params
 
 

@@ -54,7 +54,9 @@ def _folder_files(folder: Path) -> list[Path]:
 @functools.cache
 def jaxlab_hash() -> str:
     """SHA-256 over the installed ``jaxlab`` package's ``.py`` files (once per process)."""
-    root = Path(importlib.import_module("jaxlab").__file__).parent
+    init = importlib.import_module("jaxlab").__file__
+    assert init is not None, "jaxlab is a regular package: it has an __init__.py"
+    root = Path(init).parent
     return _digest(root, (p for p in root.rglob("*.py") if "__pycache__" not in p.parts))
 
 

@@ -285,8 +285,24 @@ def _two_sided(p_up: float, p_down: float) -> str:
     return SUPPORTS if p_up < p_down else CONTRADICTS
 
 
+def _bound(claim: Claim) -> float:
+    """``claim.bound``: :func:`verdict` runs a test only for a claim that has one."""
+    bound = claim.bound
+    if bound is None:
+        raise ValueError(f"claim {claim.name!r} has no number to compare with")
+    return float(bound)
+
+
+def _tolerance(claim: Claim) -> float:
+    """``claim.tolerance`` of a ``"matches"`` claim (the registry requires one)."""
+    tolerance = claim.tolerance
+    if tolerance is None:
+        raise ValueError(f"claim {claim.name!r}: test 'matches' needs a tolerance")
+    return float(tolerance)
+
+
 def _matches(claim: Claim, ours: np.ndarray) -> Verdict:
-    centre, tol = float(claim.bound), float(claim.tolerance)
+    centre, tol = _bound(claim), _tolerance(claim)
     low, high = centre - tol, centre + tol
     n, effect = len(ours), float(np.mean(ours)) - centre
     if claim.samples != "continuous":
@@ -324,7 +340,7 @@ def _inside(interval: tuple[float, float], tol: float) -> bool:
 
 
 def _one_sided(claim: Claim, ours: np.ndarray) -> Verdict:
-    bound = float(claim.bound)
+    bound = _bound(claim)
     sign = 1.0 if claim.kind == "at_least" else -1.0
     up, down = ("greater", "less") if sign > 0 else ("less", "greater")
     n, effect = len(ours), sign * (float(np.mean(ours)) - bound)
@@ -352,7 +368,7 @@ def _draw(claim: Claim, ours: np.ndarray) -> Verdict:
     """Is ``claim.bound`` a plausible draw from our samples' distribution (module
     docstring)? ``effect`` = value − mean; ``ci`` = the prediction interval, centred the
     same way."""
-    value, n = float(claim.bound), len(ours)
+    value, n = _bound(claim), len(ours)
     mean, sd = float(np.mean(ours)), float(np.std(ours, ddof=1))
     effect = value - mean
     if _near(sd, 0.0):
@@ -396,22 +412,23 @@ def _disagree(name: str, x: np.ndarray) -> str:
 def _deterministic(claim: Claim, ours: np.ndarray, base: np.ndarray | None) -> Verdict:
     """A deterministic claim: its (agreeing) value compared exactly, with no test."""
     n = len(ours)
-    arms = [("ours", ours)] + ([("the baseline", base)] if claim.kind == "better" else [])
+    compared = base if claim.kind == "better" else None  # the baseline's samples
+    arms = [("ours", ours)] + ([("the baseline", compared)] if compared is not None else [])
     for name, x in arms:
         problem = _disagree(name, x)
         if problem:
             return Verdict(FAILED, NO_TEST, n, reason=problem)
     value = float(ours[0])
     why = f"deterministic: exact comparison of {n} equal value(s)"
-    if claim.kind == "better":
+    if compared is not None:
         sign = 1.0 if claim.higher_is_better else -1.0
-        return _exact(sign * (value - float(base[0])), n, why, closed=False)
+        return _exact(sign * (value - float(compared[0])), n, why, closed=False)
     if claim.kind == "matches":
-        effect = value - float(claim.bound)
-        verdict = _exact(float(claim.tolerance) - abs(effect), n, why, closed=True)
+        effect = value - _bound(claim)
+        verdict = _exact(_tolerance(claim) - abs(effect), n, why, closed=True)
         return dataclasses.replace(verdict, effect=effect)
     sign = 1.0 if claim.kind == "at_least" else -1.0
-    return _exact(sign * (value - float(claim.bound)), n, why, closed=True)
+    return _exact(sign * (value - _bound(claim)), n, why, closed=True)
 
 
 def _non_finite(name: str, x: np.ndarray) -> str:
@@ -464,12 +481,12 @@ def verdict(claim: Claim, ours: np.ndarray, baseline: np.ndarray | None = None) 
         return Verdict(INCONCLUSIVE, NO_TEST, n, reason="diagnostic: nothing to compare with")
     if claim.deterministic:
         return _deterministic(claim, ours, base)
-    fewest = min(n, len(base)) if kind == "better" else n
+    fewest = min(n, len(base)) if kind == "better" and base is not None else n
     if fewest < MIN_SAMPLES:
         return Verdict(
             INCONCLUSIVE, NO_TEST, n, reason=f"{fewest} sample(s) < {MIN_SAMPLES}: never decisive"
         )
-    if kind == "better":
+    if kind == "better" and base is not None:
         return _better(claim, ours, base)
     if kind == "matches":
         return _matches(claim, ours)

@@ -18,7 +18,7 @@ Truncated (time-limit) episodes are not terminal: they keep ``γ_t = γ`` and bo
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import flax.linen as nn
 import jax
@@ -32,7 +32,10 @@ from jax.typing import ArrayLike
 from jaxlab._checks import check_callable, check_integer, check_key, check_type, check_widths
 from jaxlab._optional import lazy_import
 
-distrax = lazy_import("distrax", extra="rl")
+if TYPE_CHECKING:
+    import distrax
+else:
+    distrax = lazy_import("distrax", extra="rl")
 rlax = lazy_import("rlax", extra="rl")
 
 __all__ = [
@@ -230,7 +233,7 @@ def target_update(
     Polyak averaging. Uses ``optax.incremental_update``.
     """
     _check_unit("tau", tau)
-    if jax.tree.structure(params) != jax.tree.structure(target_params):
+    if jax.tree.structure(params) != jax.tree.structure(target_params):  # type: ignore[operator]  # jaxlib has no PyTreeDef stub
         raise ValueError("target_params must have the structure of params")
     if not jnp.issubdtype(jnp.asarray(step).dtype, jnp.integer):
         raise ValueError(f"step must be an integer step count, got {step!r}")

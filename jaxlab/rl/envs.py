@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -155,6 +155,13 @@ class CellLayout:
     start_cells: np.ndarray  # [S, 2] int (row, col)
     goal_cells: np.ndarray  # [G, 2] int (row, col)
 
+    if TYPE_CHECKING:  # what each environment on the layout defines, for _end_step
+        max_steps: int
+
+        def reset(self, key: ArrayLike) -> tuple[MazeState, jax.Array]: ...
+
+        def observe(self, state: MazeState) -> jax.Array: ...
+
     def __post_init__(self) -> None:
         walls = np.asarray(self.walls)
         if walls.ndim != 2 or walls.dtype != bool:
@@ -175,7 +182,9 @@ class CellLayout:
                 f"{jnp.shape(state.pos)}"
             )
 
-    def _end_step(self, state: MazeState, pos: jax.Array, success: jax.Array, key: jax.Array):
+    def _end_step(
+        self, state: MazeState, pos: jax.Array, success: jax.Array, key: ArrayLike
+    ) -> tuple[MazeState, jax.Array, jax.Array, jax.Array, dict[str, Any]]:
         """The step's common tail: count the step, end the episode on success or at
         ``max_steps`` (truncated), auto-reset with ``key``; returns ``step``'s 5-tuple.
 

@@ -8,7 +8,7 @@ is written here. The rollout/update loop lives in the harness (``jaxlab.train.rl
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import flax.linen as nn
 import jax
@@ -26,7 +26,10 @@ from jaxlab._checks import (
 )
 from jaxlab._optional import lazy_import
 
-distrax = lazy_import("distrax", extra="rl")
+if TYPE_CHECKING:
+    import distrax
+else:
+    distrax = lazy_import("distrax", extra="rl")
 rlax = lazy_import("rlax", extra="rl")
 
 __all__ = ["ActorCritic", "PPOBatch", "gae", "policy_distribution", "ppo_loss", "ppo_update"]

@@ -68,7 +68,7 @@ def replay_add(buffer: ReplayBuffer, segments: Any) -> ReplayBuffer:
     cap = jax.tree.leaves(buffer.data)[0].shape[0]
     leaves = jax.tree.leaves(segments)
     n = leaves[0].shape[0]
-    if jax.tree.structure(segments) != jax.tree.structure(buffer.data):
+    if jax.tree.structure(segments) != jax.tree.structure(buffer.data):  # type: ignore[operator]  # jaxlib has no PyTreeDef stub
         raise ValueError("segments must have the same pytree structure as the buffer's items")
     for new, old in zip(leaves, jax.tree.leaves(buffer.data), strict=True):
         if new.shape[1:] != old.shape[1:] or new.shape[0] != n:

@@ -44,6 +44,8 @@ References:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
@@ -53,7 +55,10 @@ from jaxlab._checks import check_integer, check_key, check_range, check_type
 from jaxlab._optional import lazy_import
 from jaxlab.rl.world_model import MLP, check_sequences
 
-distrax = lazy_import("distrax", extra="rl")
+if TYPE_CHECKING:
+    import distrax
+else:
+    distrax = lazy_import("distrax", extra="rl")
 
 __all__ = ["RSSM", "gaussian", "kl_balance", "rssm_loss"]
 

@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.typing import ArrayLike
 
 from jaxlab._checks import check_integer, check_key, check_range
@@ -138,7 +139,7 @@ def sample_icl_prompt(
             f"positive and negative must be [d] and irrelevant [M, d]; got {pos.shape}, "
             f"{neg.shape}, {irr.shape}"
         )
-    if not isinstance(alpha, jax.core.Tracer) and not 0.0 <= float(alpha) <= 1.0:
+    if not isinstance(alpha, jax.core.Tracer) and not 0.0 <= float(np.asarray(alpha)) <= 1.0:
         raise ValueError(f"alpha must be in [0, 1], got {alpha}")
     if length < 1:
         raise ValueError(f"length must be >= 1, got {length}")
@@ -325,18 +326,20 @@ def magnitude_prune(
     _check_params(params)
     if order not in PRUNE_ORDERS:
         raise ValueError(f"order must be one of {PRUNE_ORDERS}, got {order!r}")
-    if not isinstance(rate, jax.core.Tracer) and not 0.0 <= float(rate) <= 1.0:
+    if not isinstance(rate, jax.core.Tracer) and not 0.0 <= float(np.asarray(rate)) <= 1.0:
         raise ValueError(f"rate must be in [0, 1], got {rate}")
     if order == "random" and key is None:
         raise ValueError("order 'random' needs a key")
     w_o = params.w_o
     m = w_o.shape[0]
     norms = jnp.linalg.norm(w_o, axis=1)
-    score = {
-        "smallest": lambda: norms,
-        "largest": lambda: -norms,
-        "random": lambda: jax.random.uniform(key, (m,)),
-    }[order]()
+    if order == "smallest":
+        score = norms
+    elif order == "largest":
+        score = -norms
+    else:
+        assert key is not None  # "random" without a key raised above
+        score = jax.random.uniform(key, (m,))
     rank = jnp.argsort(jnp.argsort(score))  # 0 = first to prune
     removed = rank < jnp.floor(jnp.asarray(rate) * m + 1e-6)
     return params._replace(w_o=jnp.where(removed[:, None], 0.0, w_o))

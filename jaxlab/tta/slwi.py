@@ -157,12 +157,12 @@ def mean_reversion(params: Params, source: Params, a: float, mask: Any = None) -
       1.8
     """
     check_range("a", a, 0.0, 1.0)
-    if jax.tree.structure(params) != jax.tree.structure(source):
+    if jax.tree.structure(params) != jax.tree.structure(source):  # type: ignore[operator]  # jaxlib has no PyTreeDef stub
         raise ValueError(
             f"source must have the structure of params {jax.tree.structure(params)}"
             f", got {jax.tree.structure(source)}"
         )
-    if mask is not None and jax.tree.structure(mask) != jax.tree.structure(params):
+    if mask is not None and jax.tree.structure(mask) != jax.tree.structure(params):  # type: ignore[operator]  # jaxlib has no PyTreeDef stub
         raise ValueError(
             f"mask must have the structure of params {jax.tree.structure(params)}, "
             f"got {jax.tree.structure(mask)}"
@@ -190,7 +190,7 @@ class SLWIState(NamedTuple):
     prev_log_pred: jax.Array
     score_mean: jax.Array
     score_m2: jax.Array
-    count: jax.Array
+    count: jax.Array  # type: ignore[assignment]  # shadows tuple.count, as optax states do
 
 
 class SLWIInfo(NamedTuple):
@@ -311,7 +311,7 @@ def slwi_update(
         check_integer("warmup", warmup, low=0)
     struct = jax.tree.structure(state.mean)
     for name, tree in (("observed", observed), ("update", update)):
-        if jax.tree.structure(tree) != struct:
+        if jax.tree.structure(tree) != struct:  # type: ignore[operator]  # jaxlib has no PyTreeDef stub
             raise ValueError(
                 f"{name} must have the structure of the filtered parameters "
                 f"{struct}, got {jax.tree.structure(tree)}"
