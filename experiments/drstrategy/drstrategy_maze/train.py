@@ -26,6 +26,7 @@ import jax.numpy as jnp
 import ml_collections
 import numpy as np
 
+from jaxlab.nn.mlp import MLP
 from jaxlab.rl import (
     LandmarkVQ,
     LatentWorldModel,
@@ -54,7 +55,6 @@ from jaxlab.rl import (
 )
 from jaxlab.rl.grid import room_of
 from jaxlab.rl.rssm import RSSM, rssm_loss
-from jaxlab.rl.world_model import MLP
 from jaxlab.train import (
     Checkpointer,
     atomic_write_json,
@@ -141,9 +141,9 @@ def make_nets(c) -> Nets:
     return Nets(
         wm,
         LandmarkVQ(latent=c.latent, code_dim=c.code_dim, hidden=(c.wm_hidden,)),
-        MLP(NUM_ACTIONS, h2),
-        MLP(1, h2),
-        MLP(1, h2),
+        MLP(NUM_ACTIONS, h2, activation=jax.nn.elu),
+        MLP(1, h2, activation=jax.nn.elu),
+        MLP(1, h2, activation=jax.nn.elu),
     )
 
 
