@@ -70,9 +70,9 @@ def optimizer_spec(config: ml_collections.ConfigDict) -> dict:
       >>> import ml_collections
       >>> from jaxlab_experiments.mcf.mcf_qm9.train import optimizer_spec
       >>> c = ml_collections.ConfigDict(
-      ...     dict(learning_rate=1e-3, warmup_steps=0, num_steps=1, clip_global_norm=2.0))
-      >>> optimizer_spec(c)["learning_rate"]["decay_steps"]
-      2
+      ...     dict(learning_rate=1e-3, warmup_steps=5, num_steps=3, clip_global_norm=2.0))
+      >>> optimizer_spec(c)["learning_rate"]["decay_steps"]  # past the warm-up
+      6
     """
     return {
         "name": "adamw",
