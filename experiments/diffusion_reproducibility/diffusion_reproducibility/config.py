@@ -52,10 +52,10 @@ Mesh (every preset): ``{"runs": -1}``: the (dataset, seed, n) runs are independe
 denoisers (a few MB each with their training set at quick; at paper up to 400 MB of
 CIFAR-10 images per run); they split over devices.
 
-Checkpoints: every run's training is one scan of ``num_steps`` steps in ``segments``
-pieces, checkpointed after each (a killed run resumes bit-identically): smoke 1 (each piece
-length compiles once), quick 4 (every 125 steps: well under a minute apart within the
-quick run's 212 s on 2 idle cores), paper 125 (every 3,125 steps).
+Checkpoints: every run's training is one scan of ``num_steps`` steps in ``segments`` pieces,
+checkpointed after each (a killed run resumes bit-identically): smoke 1 (each piece length compiles
+once), quick 4 (every 125 steps, four checkpoints within the quick budget), paper 125 (every 3,125
+steps).
 """
 
 import ml_collections

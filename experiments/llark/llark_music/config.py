@@ -34,8 +34,7 @@ padded lanes idle) and the features are replicated (≈ 1.4 GB at the paper pres
 Checkpoints: each arm trains as one scan of ``num_steps`` steps in ``segments`` pieces,
 checkpointed after each in its own folder of the workdir (a killed run resumes
 bit-identically; a finished arm is not trained again): smoke 1 (each piece compiles once),
-quick 2 (a checkpoint every 200 steps, ≈ 20-30 s on 2 idle cores), paper 100 (every 1,000
-steps).
+quick 2 (a checkpoint every 200 steps), paper 100 (every 1,000 steps).
 
 Presets: every one renders its clips (``datasets = ("generated",)``). ``paper`` is the
 largest miniature this code path supports: LLark's step count, batch, learning rate and
