@@ -39,11 +39,12 @@ def _reference_bias_init(key, shape, dtype=jnp.float32):
     return reference_init(key, (1, *shape), dtype)[0]
 
 
-def _dense_inits(init_scheme: str) -> dict[str, Callable]:
+def _dense_inits(init_scheme: str) -> tuple[Callable, Callable]:
+    """``(kernel_init, bias_init)`` of an init scheme."""
     if init_scheme == "reference":
-        return {"kernel_init": reference_init, "bias_init": _reference_bias_init}
+        return reference_init, _reference_bias_init
     if init_scheme == "default":
-        return {}
+        return nn.linear.default_kernel_init, nn.initializers.zeros_init()
     raise ValueError(f"init must be 'reference' or 'default', got {init_scheme!r}")
 
 
@@ -74,13 +75,15 @@ def node_mlp(
       >>> sorted(params["params"])
       ['dense_0', 'dense_1']
     """
+    kernel_init, bias_init = _dense_inits(init_scheme)
     return MLP(
         num_classes,
         hidden,
         dropout=dropout,
+        kernel_init=kernel_init,
+        bias_init=bias_init,
         layer_name="dense",
         name=name,
-        **_dense_inits(init_scheme),
     )
 
 

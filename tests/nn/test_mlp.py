@@ -64,13 +64,32 @@ def test_small_mlp_flattens_images_into_the_same_tree():
     assert all(jax.tree.leaves(jax.tree.map(lambda a, b: bool((a == b).all()), params, reference)))
 
 
-def test_node_mlp_names_layers_and_uses_the_reference_init():
-    params = node_mlp((4,), 3, 0.5, "reference").init(KEY, X, train=False)["params"]
-    assert sorted(params) == ["dense_0", "dense_1"]
-    # reference_init draws N(-s, s²), s = 1/√fan_out: every kernel's mean sits below 0.
-    assert float(params["dense_0"]["kernel"].mean()) < 0.0
-    kernel = reference_init(jax.random.key(3), (6, 4))
-    assert kernel.shape == (6, 4)
+class _NamedStack(nn.Module):
+    """The node classifiers' reference: Dense layers named dense_0, ... with given inits."""
+
+    hidden: tuple[int, ...]
+    out: int
+    reference: bool
+
+    @nn.compact
+    def __call__(self, x):
+        kw = {}
+        if self.reference:
+            kw = dict(
+                kernel_init=reference_init,
+                bias_init=lambda k, s, d=jnp.float32: reference_init(k, (1, *s), d)[0],
+            )
+        for i, h in enumerate(self.hidden):
+            x = nn.relu(nn.Dense(h, name=f"dense_{i}", **kw)(x))
+        return nn.Dense(self.out, name=f"dense_{len(self.hidden)}", **kw)(x)
+
+
+@pytest.mark.parametrize("scheme", ["default", "reference"])
+def test_node_mlp_matches_a_named_dense_stack(scheme):
+    params = node_mlp((4,), 3, 0.5, scheme).init(KEY, X, train=False)
+    reference = _NamedStack((4,), 3, scheme == "reference").init(KEY, X)
+    assert sorted(params["params"]) == ["dense_0", "dense_1"]
+    assert all(jax.tree.leaves(jax.tree.map(lambda a, b: bool((a == b).all()), params, reference)))
 
 
 def test_node_mlp_drops_before_every_layer_only_when_training():
