@@ -32,7 +32,7 @@ from jaxlab.graph.csbm import csbm
 from jaxlab.graph.dense import row_normalize
 from jaxlab.graph.diffusion import gadc, ppr_diffusion
 from jaxlab.graph.graphs import from_scipy
-from jaxlab.graph.models import MLP
+from jaxlab.graph.models import node_mlp
 from jaxlab.train.timing import time_call, time_interleaved
 from jaxlab_experiments.gadc.trainer import decoupled_runs, flax_fns, train_node_classifier
 
@@ -65,7 +65,7 @@ def _table1(cells, runs: int, epochs: int, pipeline: str) -> tuple[float, float]
         f, labels, masks, num_classes = _table1_cell(ds, rate, k)
         if pipeline == "loop":
             if ds not in single:
-                init_fn, apply_fn = flax_fns(MLP((32,), num_classes, 0.5, "reference"), f)
+                init_fn, apply_fn = flax_fns(node_mlp((32,), num_classes, 0.5, "reference"), f)
                 sizes = tuple(int(np.sum(m)) for m in masks)
                 single[ds] = jax.jit(
                     lambda key, f, y, m, i=init_fn, a=apply_fn, s=sizes: train_node_classifier(

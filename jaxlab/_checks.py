@@ -194,7 +194,7 @@ def numpy_seed(name: str, key: Any) -> int:
     """The integer a concrete key was made from: ``numpy_seed(jax.random.key(s)) == s``.
 
     Host-side numpy kernels seed their generators with it, so a key reproduces the stream
-    an integer seed used to give.
+    of the integer seed it is made from.
     """
     key = check_key(name, key)
     if is_traced(key):

@@ -41,7 +41,7 @@ from jax.typing import ArrayLike
 from jaxlab.graph.diffusion import gcn_normalize
 from jaxlab.graph.graphs import make_propagate
 from jaxlab.graph.losses import masked_accuracy, masked_cross_entropy
-from jaxlab.graph.models import MLP
+from jaxlab.graph.models import node_mlp
 from jaxlab.train import (
     Checkpointer,
     batch_runs,
@@ -138,11 +138,11 @@ def train_node_classifier(
 
     Example:
       >>> import jax, jax.numpy as jnp
-      >>> from jaxlab.graph.models import MLP
+      >>> from jaxlab.graph.models import node_mlp
       >>> from jaxlab_experiments.gadc.trainer import flax_fns, train_node_classifier
       >>> x = jax.random.normal(jax.random.key(0), (8, 3))
       >>> labels = (x[:, 0] > 0).astype(jnp.int32)
-      >>> init_fn, apply_fn = flax_fns(MLP((4,), 2, 0.0), x)
+      >>> init_fn, apply_fn = flax_fns(node_mlp((4,), 2, 0.0), x)
       >>> masks = [jnp.arange(8) % 3 == r for r in range(3)]
       >>> metrics, _ = train_node_classifier(jax.random.key(1), init_fn, apply_fn, x, labels,
       ...     *masks, optimizer={"name": "adam", "learning_rate": 0.1, "l2_weight_decay": 0.0},
@@ -305,7 +305,7 @@ def _decoupled_program(
     mesh: Mesh | None,
 ) -> Callable:
     """The compiled batch of MLP trainings, cached: cells of one table share it."""
-    module = MLP(hidden, num_classes, dropout, init)
+    module = node_mlp(hidden, num_classes, dropout, init)
 
     def train_one(k, x, tr, va, te, labels):
         init_fn, apply_fn = flax_fns(module, x)

@@ -24,7 +24,7 @@ def adamw_warmup_cosine(
     warmup: int,
     num_steps: int,
     weight_decay: float,
-    clip: float | None = None,
+    clip_global_norm: float | None = None,
     init: float = 0.0,
     end: float | None = None,
 ) -> ml_collections.ConfigDict:
@@ -43,7 +43,7 @@ def adamw_warmup_cosine(
         {
             "name": "adamw",
             "weight_decay": weight_decay,
-            "clip_global_norm": clip,
+            "clip_global_norm": clip_global_norm,
             "learning_rate": schedule,
         }
     )

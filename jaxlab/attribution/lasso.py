@@ -4,7 +4,7 @@ The linear operator is a pair of functions (``apply_w``, ``apply_wt``) so that d
 matrices, convolutions and transposed convolutions share one solver; for a last layer
 given as an affine callable, :func:`final_layer_inversion` derives the adjoint with
 ``jax.linear_transpose``. Hand-written: no maintained JAX library ships a FISTA lasso for
-matrix-free operators (jaxopt, which had one, is no longer maintained).
+matrix-free operators (jaxopt's is unmaintained).
 """
 
 from __future__ import annotations

@@ -54,16 +54,6 @@ class MCFState(struct.PyTreeNode):
     opt_state: Any
 
 
-def make_optimizer(
-    learning_rate: float, warmup_steps: int, total_steps: int, grad_clip: float = 2.0
-) -> optax.GradientTransformation:
-    """AdamW with linear warm-up then cosine decay, after global-norm clipping (the paper's)."""
-    schedule = optax.warmup_cosine_decay_schedule(
-        0.0, learning_rate, max(warmup_steps, 1), max(total_steps, warmup_steps + 1)
-    )
-    return optax.chain(optax.clip_by_global_norm(grad_clip), optax.adamw(schedule))
-
-
 def init_state(
     model: MCFDenoiser,
     optimizer: optax.GradientTransformation,

@@ -43,9 +43,9 @@ def prepare(name: str, data_dir: str | os.PathLike | None = None):
 def _decoded_split(builder, split: str) -> tuple[np.ndarray, np.ndarray]:
     """The split's raw ``(uint8 images, int32 labels)`` in source order, decoded once.
 
-    TFDS decodes a record at a time in Python (about 10 s for Fashion-MNIST's 60000 training
+    TFDS decodes a record at a time in Python (slow for Fashion-MNIST's 60000 training
     images), so the decoded arrays are kept beside the records, in the builder's versioned
-    folder, and later calls read them in milliseconds.
+    folder, and later calls read them as one array each.
     """
     path = Path(builder.data_dir) / f"arrays-{split}.npz"
     if path.exists():

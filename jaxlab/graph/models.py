@@ -1,4 +1,4 @@
-"""Node-classification models: MLP / linear, GCN, SGC features and APPNP.
+"""Node-classification models: MLP / linear (:func:`node_mlp`), GCN, SGC features and APPNP.
 
 Graph models take the propagation as a function ``propagate_fn: v ↦ Â v`` so one model
 runs on a sparse graph (training) and on a dense relaxed adjacency (gradient attacks).
@@ -20,6 +20,7 @@ import jax.numpy as jnp
 
 from jaxlab._checks import check_integer
 from jaxlab.graph.diffusion import neumann_series
+from jaxlab.nn.mlp import MLP, Dropout
 
 Propagate = Callable[[jax.Array], jax.Array]
 
@@ -38,83 +39,52 @@ def _reference_bias_init(key, shape, dtype=jnp.float32):
     return reference_init(key, (1, *shape), dtype)[0]
 
 
-def dropout(key: jax.Array, x: jax.Array, rate: float) -> jax.Array:
-    """Inverted dropout; at ``rate = 0.5`` it draws one random bit per entry.
+def _dense_inits(init_scheme: str) -> tuple[Callable, Callable]:
+    """``(kernel_init, bias_init)`` of an init scheme."""
+    if init_scheme == "reference":
+        return reference_init, _reference_bias_init
+    if init_scheme == "default":
+        return nn.linear.default_kernel_init, nn.initializers.zeros_init()
+    raise ValueError(f"init must be 'reference' or 'default', got {init_scheme!r}")
 
-    Each uint32 from the PRNG supplies 32 keep/drop decisions, so the mask of a
-    ``[R, n, d]`` batch costs ``R·n·d/32`` random words instead of ``R·n·d`` floats — on CPU
-    the random numbers, not the matmuls, dominate a vmap-ed batch of MLPs otherwise.
+
+def node_mlp(
+    hidden: Sequence[int],
+    num_classes: int,
+    dropout: float = 0.5,
+    init_scheme: str = "default",
+    *,
+    name: str | None = None,
+) -> MLP:
+    """The node classifiers' :class:`jaxlab.nn.mlp.MLP`: Dropout → Dense → ReLU → … →
+    Dropout → Dense, layers ``dense_0 …``; ``hidden=()`` is a linear model.
 
     Args:
-      key: PRNG key.
-      x: ``[..., d]`` input.
-      rate: drop probability in [0, 1).
-
-    Returns:
-      ``x`` with entries zeroed with probability ``rate`` and the rest scaled by
-      ``1/(1 − rate)``.
-    """
-    if not 0.0 <= rate < 1.0:
-        raise ValueError(f"rate must lie in [0, 1), got {rate}")
-    if rate == 0.0:
-        return x
-    if rate == 0.5:
-        width = x.shape[-1]
-        words = -(-width // 32)
-        bits = jax.random.bits(key, (*x.shape[:-1], words, 1), jnp.uint32)
-        shifts = jnp.arange(32, dtype=jnp.uint32).reshape((1,) * (x.ndim) + (32,))
-        keep = ((bits >> shifts) & 1).reshape(*x.shape[:-1], words * 32)[..., :width] == 1
-    else:
-        keep = jax.random.bernoulli(key, 1.0 - rate, x.shape)
-    return jnp.where(keep, x / (1.0 - rate), 0.0)
-
-
-class Dropout(nn.Module):
-    """Flax wrapper of :func:`dropout` (rng stream ``"dropout"``)."""
-
-    rate: float
-
-    @nn.compact
-    def __call__(self, x: jax.Array, *, train: bool) -> jax.Array:
-        if not train or self.rate == 0.0:
-            return x
-        return dropout(self.make_rng("dropout"), x, self.rate)
-
-
-def _dense(features: int, init: str, name: str) -> nn.Dense:
-    if init == "reference":
-        return nn.Dense(
-            features, kernel_init=reference_init, bias_init=_reference_bias_init, name=name
-        )
-    if init == "default":
-        return nn.Dense(features, name=name)
-    raise ValueError(f"init must be 'reference' or 'default', got {init!r}")
-
-
-class MLP(nn.Module):
-    """Dropout → Dense → ReLU → … → Dropout → Dense; ``hidden=()`` is a linear model.
-
-    Attributes:
       hidden: hidden widths.
       num_classes: output width.
       dropout: dropout rate applied before every layer (none before a linear model).
       init_scheme: ``"default"`` (flax LeCun normal) or ``"reference"`` (see ``reference_init``).
+      name: the module's name in its parent.
+
+    Returns:
+      The module; call it as ``apply(params, x [n, d], train=...)`` → logits ``[n, c]``.
+
+    Example:
+      >>> from jaxlab.graph.models import node_mlp
+      >>> params = node_mlp((4,), 2).init(jax.random.key(0), jnp.ones((3, 5)), train=False)
+      >>> sorted(params["params"])
+      ['dense_0', 'dense_1']
     """
-
-    hidden: Sequence[int]
-    num_classes: int
-    dropout: float = 0.5
-    init_scheme: str = "default"
-
-    @nn.compact
-    def __call__(self, x: jax.Array, *, train: bool) -> jax.Array:
-        """``x: [n, d]`` → logits ``[n, num_classes]``."""
-        for i, width in enumerate(self.hidden):
-            x = Dropout(self.dropout)(x, train=train)
-            x = nn.relu(_dense(width, self.init_scheme, f"dense_{i}")(x))
-        if self.hidden:
-            x = Dropout(self.dropout)(x, train=train)
-        return _dense(self.num_classes, self.init_scheme, f"dense_{len(self.hidden)}")(x)
+    kernel_init, bias_init = _dense_inits(init_scheme)
+    return MLP(
+        num_classes,
+        hidden,
+        dropout=dropout,
+        kernel_init=kernel_init,
+        bias_init=bias_init,
+        layer_name="dense",
+        name=name,
+    )
 
 
 class GCN(nn.Module):
@@ -185,7 +155,9 @@ class APPNP(nn.Module):
     @nn.compact
     def __call__(self, x: jax.Array, propagate_fn: Propagate, *, train: bool) -> jax.Array:
         """``x: [n, d]`` → diffused logits ``[n, c]``."""
-        logits = MLP((self.hidden,), self.num_classes, self.dropout, name="mlp")(x, train=train)
+        logits = node_mlp((self.hidden,), self.num_classes, self.dropout, name="mlp")(
+            x, train=train
+        )
         return neumann_series(propagate_fn, logits, 1.0 - self.alpha, self.alpha, self.num_terms)
 
 

@@ -9,6 +9,8 @@ import jax
 import jax.numpy as jnp
 import optax
 
+from jaxlab.nn.mlp import MLP
+
 
 class SmallCNN(nn.Module):
     """conv(5×5) → ReLU → max-pool(2) blocks, then a linear classifier.
@@ -39,16 +41,18 @@ class SmallCNN(nn.Module):
         return nn.Dense(self.num_classes)(x.reshape(x.shape[0], -1))
 
 
-class SmallMLP(nn.Module):
-    """Flatten → (Dense → ReLU)* → Dense: a multilayer perceptron on raw pixels.
+class SmallMLP(MLP):
+    """Flatten → :class:`jaxlab.nn.mlp.MLP`: a multilayer perceptron on raw pixels.
 
     With ``hidden=(64,)`` on 8×8 digits it has d = 64·64 + 64 + 64·10 + 10 = 4810 parameters.
 
     Attributes:
-      num_classes: number of output logits.
+      out: number of output logits.
       hidden: widths of the hidden layers (``()`` is a linear softmax classifier).
+      (and the other attributes of :class:`~jaxlab.nn.mlp.MLP`, ReLU and no dropout by
+      default).
 
-    Input ``[batch, h, w, c]`` float images, output ``[batch, num_classes]`` logits.
+    Input ``[batch, h, w, c]`` float images, output ``[batch, out]`` logits.
 
     Example:
       >>> from jaxlab.nn.cnn import SmallMLP
@@ -57,17 +61,14 @@ class SmallMLP(nn.Module):
       4810
     """
 
-    num_classes: int = 10
+    out: int = 10
     hidden: Sequence[int] = (64,)
 
     @nn.compact
-    def __call__(self, images: jax.Array) -> jax.Array:
+    def __call__(self, images: jax.Array, *, train: bool = False) -> jax.Array:
         if images.ndim != 4:
             raise ValueError(f"images must be [batch, h, w, c], got shape {images.shape}")
-        x = images.reshape(images.shape[0], -1)
-        for width in self.hidden:
-            x = nn.relu(nn.Dense(width)(x))
-        return nn.Dense(self.num_classes)(x)
+        return super().__call__(images.reshape(images.shape[0], -1), train=train)
 
 
 def classifier_functions(model: nn.Module, image_shape: Sequence[int]):

@@ -198,7 +198,7 @@ def mu2sgd(
     beta_floor: float = 0.01,
     gamma_floor: float = 0.0,
     scale_by_alpha: bool = False,
-    max_norm: float | None = None,
+    clip_global_norm: float | None = None,
 ) -> optax.GradientTransformationExtraArgs:
     r"""μ²-SGD on one machine: :func:`storm` → optional clipping → :func:`anytime_averaging`.
 
@@ -218,7 +218,8 @@ def mu2sgd(
       beta_floor: floor of the STORM weight β_t = 1/t.
       gamma_floor: floor of the averaging weight γ_t = 2/(t + 2).
       scale_by_alpha: use the paper's step η α_t (True) or the reference's η (False).
-      max_norm: if set, clip the estimate to this global norm before the step (reference: 2).
+      clip_global_norm: if set, clip the estimate to this global norm before the step
+        (reference: 2).
 
     Returns:
       An ``optax.GradientTransformationExtraArgs``; ``update`` needs ``params`` and the
@@ -228,11 +229,15 @@ def mu2sgd(
       Levy 2023; Dahan & Levy, ICML 2024.
     """
     _check_learning_rate(learning_rate)
-    if max_norm is not None:
-        check_range("max_norm", max_norm, 0.0, low_open=True)
+    if clip_global_norm is not None:
+        check_range("clip_global_norm", clip_global_norm, 0.0, low_open=True)
     estimator = storm(beta_floor)
     server = anytime_averaging(learning_rate, scale_by_alpha, gamma_floor)
-    clip = optax.clip_by_global_norm(max_norm) if max_norm is not None else optax.identity()
+    clip = (
+        optax.clip_by_global_norm(clip_global_norm)
+        if clip_global_norm is not None
+        else optax.identity()
+    )
 
     def init_fn(params: Params) -> Mu2SGDState:
         return Mu2SGDState(

@@ -46,8 +46,8 @@ from jaxlab._checks import (
     check_type,
     check_widths,
 )
+from jaxlab.nn.mlp import MLP
 from jaxlab.rl.landmarks import quantize
-from jaxlab.rl.world_model import MLP
 
 __all__ = [
     "LandmarkVQ",
@@ -76,8 +76,8 @@ class LandmarkVQ(nn.Module):
         super().__post_init__()
 
     def setup(self):
-        self.enc = MLP(self.code_dim, self.hidden)
-        self.dec = MLP(self.latent, self.hidden)
+        self.enc = MLP(self.code_dim, self.hidden, activation=nn.elu)
+        self.dec = MLP(self.latent, self.hidden, activation=nn.elu)
 
     def encode(self, h: jax.Array) -> jax.Array:
         return self.enc(h)

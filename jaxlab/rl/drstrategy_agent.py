@@ -58,6 +58,7 @@ from jax.typing import ArrayLike
 
 from jaxlab._checks import check_integer, check_key, check_range, check_type, is_traced
 from jaxlab._optional import lazy_import
+from jaxlab.nn.mlp import MLP
 from jaxlab.rl.drstrategy import (
     LandmarkVQ,
     disagreement_reward,
@@ -74,7 +75,7 @@ from jaxlab.rl.imagination import actor_critic_loss, imagine, lambda_returns
 from jaxlab.rl.landmarks import VQState, ema_update, init_vq, reseed_dead_codes
 from jaxlab.rl.replay import ReplayBuffer, replay_sample
 from jaxlab.rl.rssm import RSSM, rssm_loss
-from jaxlab.rl.world_model import MLP, LatentWorldModel, world_model_loss
+from jaxlab.rl.world_model import LatentWorldModel, world_model_loss
 
 distrax = lazy_import("distrax", extra="rl")
 
@@ -353,9 +354,9 @@ def drstrategy_networks(config: DrStrategyConfig) -> DrStrategyNetworks:
             code_dim=config.code_dim,
             hidden=(config.world_model_hidden,),
         ),
-        MLP(config.num_actions, hidden),
-        MLP(1, hidden),
-        MLP(1, hidden),
+        MLP(config.num_actions, hidden, activation=nn.elu),
+        MLP(1, hidden, activation=nn.elu),
+        MLP(1, hidden, activation=nn.elu),
     )
 
 

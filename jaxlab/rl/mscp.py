@@ -27,10 +27,9 @@ References:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
-import flax.linen as nn
 import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
@@ -38,7 +37,6 @@ from jax.typing import ArrayLike
 from jaxlab._checks import as_float, check_callable, check_range
 
 __all__ = [
-    "MLP",
     "ensemble_disagreement",
     "expectile_loss",
     "goal_value_loss",
@@ -48,19 +46,6 @@ __all__ = [
     "propose",
     "select_subgoal",
 ]
-
-
-class MLP(nn.Module):
-    """A plain MLP ``x [..., d] -> [..., out]`` with ReLU hidden layers."""
-
-    out: int
-    hidden: Sequence[int] = (64, 64)
-
-    @nn.compact
-    def __call__(self, x: jax.Array) -> jax.Array:
-        for h in self.hidden:
-            x = nn.relu(nn.Dense(h)(x))
-        return nn.Dense(self.out)(x)
 
 
 def _check_pairs(apply_fn: Callable, scale: float, s: jax.Array, **others: jax.Array) -> None:

@@ -53,7 +53,8 @@ from jax.typing import ArrayLike
 
 from jaxlab._checks import check_integer, check_key, check_range, check_type
 from jaxlab._optional import lazy_import
-from jaxlab.rl.world_model import MLP, check_sequences
+from jaxlab.nn.mlp import MLP
+from jaxlab.rl.world_model import check_sequences
 
 if TYPE_CHECKING:
     import distrax
@@ -167,14 +168,14 @@ class RSSM(nn.Module):
 
     def setup(self):
         h2 = (self.hidden, self.hidden)
-        self.enc = MLP(self.embed_dim, h2)
+        self.enc = MLP(self.embed_dim, h2, activation=nn.elu)
         self.img_in = nn.Dense(self.hidden)
         self.gru = nn.GRUCell(features=self.deter)
-        self.prior_net = MLP(2 * self.stoch, (self.hidden,))
-        self.post_net = MLP(2 * self.stoch, (self.hidden,))
-        self.dec = MLP(self.obs_dim, h2)
-        self.rew = MLP(1, h2)
-        self.goal = MLP(self.deter + self.stoch, h2)
+        self.prior_net = MLP(2 * self.stoch, (self.hidden,), activation=nn.elu)
+        self.post_net = MLP(2 * self.stoch, (self.hidden,), activation=nn.elu)
+        self.dec = MLP(self.obs_dim, h2, activation=nn.elu)
+        self.rew = MLP(1, h2, activation=nn.elu)
+        self.goal = MLP(self.deter + self.stoch, h2, activation=nn.elu)
         self.heads = nn.vmap(
             MLP,
             variable_axes={"params": 0},
@@ -182,7 +183,7 @@ class RSSM(nn.Module):
             in_axes=None,
             out_axes=0,
             axis_size=self.ensemble_size,
-        )(self.embed_dim, (self.hidden,))
+        )(self.embed_dim, (self.hidden,), activation=nn.elu)
 
     def _stats(self, raw: jax.Array) -> tuple[jax.Array, jax.Array]:
         mean, std = jnp.split(raw, 2, -1)

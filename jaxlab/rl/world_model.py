@@ -27,29 +27,15 @@ References:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
 from jax.typing import ArrayLike
 
 from jaxlab._checks import check_integer, check_type
+from jaxlab.nn.mlp import MLP
 
-__all__ = ["MLP", "LatentWorldModel", "world_model_loss"]
-
-
-class MLP(nn.Module):
-    """ELU MLP ``[..., d_in] -> [..., out]``."""
-
-    out: int
-    hidden: Sequence[int] = (128, 128)
-
-    @nn.compact
-    def __call__(self, x: jax.Array) -> jax.Array:
-        for h in self.hidden:
-            x = nn.elu(nn.Dense(h)(x))
-        return nn.Dense(self.out)(x)
+__all__ = ["LatentWorldModel", "world_model_loss"]
 
 
 class LatentWorldModel(nn.Module):
@@ -73,9 +59,9 @@ class LatentWorldModel(nn.Module):
 
     def setup(self):
         h2 = (self.hidden, self.hidden)
-        self.enc = MLP(self.latent, h2)
-        self.dyn = MLP(self.latent, h2)
-        self.dec = MLP(self.obs_dim, h2)
+        self.enc = MLP(self.latent, h2, activation=nn.elu)
+        self.dyn = MLP(self.latent, h2, activation=nn.elu)
+        self.dec = MLP(self.obs_dim, h2, activation=nn.elu)
         self.heads = nn.vmap(
             MLP,
             variable_axes={"params": 0},
@@ -83,7 +69,7 @@ class LatentWorldModel(nn.Module):
             in_axes=None,
             out_axes=0,
             axis_size=self.ensemble_size,
-        )(self.latent, (self.hidden,))
+        )(self.latent, (self.hidden,), activation=nn.elu)
 
     def encode(self, obs: jax.Array) -> jax.Array:
         return jnp.tanh(self.enc(obs))

@@ -1,7 +1,7 @@
 """Order statistics over the (small) worker axis with a sorting network.
 
 ``jnp.sort`` / ``jnp.median`` over axis 0 of a ``[m, d]`` matrix sorts ``d`` short columns
-with a generic comparison sort, which is slow on CPU (≈1 s at m = 17, d = 1e6). For the small
+with a generic comparison sort, which XLA:CPU runs slowly for large ``d``. For the small
 ``m`` of Byzantine-robust training a fixed comparator network is much faster: it is a
 straight-line program of ``jnp.minimum`` / ``jnp.maximum`` over whole rows, which XLA fuses
 into one vectorized loop over the coordinates, and it is differentiable (sub-gradients of

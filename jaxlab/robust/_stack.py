@@ -105,10 +105,10 @@ def squared_distances_to_computed_point(x: jax.Array, point: jax.Array) -> jax.A
     Same value as ``jnp.sum((x - point) ** 2, axis=1)``, except that every entry is +inf
     (not NaN) when ``point[0]`` is NaN. Why not that one-liner: when ``point`` is a long
     elementwise expression of ``x`` such as the sorting network of CWMed / CWTM, XLA:CPU
-    fuses it into the row reduction and emits it very badly — at m = 64, d = 1e5 the network
-    alone takes 11 ms, the distances with ``point`` passed in 2 ms, both in one jit 150 ms
-    (even ``jnp.sum(point)`` takes 145 ms). ``optimization_barrier`` did not help on CPU, nor
-    did materialising ``point`` through ``max(stack(...))`` (fused as well).
+    fuses it into the row reduction and emits it very badly: at m = 64, d = 1e5 the fused
+    program is an order of magnitude slower than the network and the distances run apart
+    (even ``jnp.sum(point)`` is). ``optimization_barrier`` does not prevent it on CPU, nor
+    does materialising ``point`` through ``max(stack(...))`` (fused as well).
 
     XLA does not fuse across a loop boundary, so the reduction runs as the body of a
     ``while_loop`` whose trip count XLA cannot know: it starts at ``isnan(point[0])``, so it
@@ -140,8 +140,8 @@ def gram_matrix(x: jax.Array) -> jax.Array:
     """``[m, m]`` Gram matrix ``x xᵀ`` of ``x: [m, d]``, summed over column blocks of ≈ 2 MB.
 
     XLA:CPU runs one ``[m, d] × [d, m]`` product with a long contraction 1.5–2.5× slower
-    than the sum of the blocks' products (measured at m ∈ {17, 64}, d ∈ {1e5, 1e6}: e.g.
-    99 → 40 ms at m = 17, d = 1e6); at most 64 blocks keep the program small.
+    than the sum of the blocks' products (at m ∈ {17, 64}, d ∈ {1e5, 1e6}); at most 64
+    blocks keep the program small.
     """
     m, d = x.shape
     block = max((2 << 20) // (4 * m), -(-d // 64))
@@ -167,7 +167,8 @@ def weighted_row_sum(weights: jax.Array, x: jax.Array) -> jax.Array:
     """``Σ_i w_i x_i`` as a matrix–vector product.
 
     XLA:CPU reduces over the leading axis of a ``[m, d]`` array very slowly (``jnp.mean(x,
-    axis=0)`` takes ≈1 s at m = 17, d = 1e6); a ``[m] @ [m, d]`` product takes ≈20 ms.
+    axis=0)`` at m = 17, d = 1e6); a ``[m] @ [m, d]`` product is over an order of magnitude
+    faster.
     """
     return jnp.matmul(weights.astype(x.dtype), x, precision=jax.lax.Precision.HIGHEST)
 

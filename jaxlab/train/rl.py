@@ -52,7 +52,7 @@ __all__ = [
 class PPOConfig:
     """PPO hyper-parameters (PureJaxRL defaults scaled down for small mazes).
 
-    The optimiser is ``optax.chain(clip_by_global_norm(max_grad_norm), adam(lr,
+    The optimiser is ``optax.chain(clip_by_global_norm(clip_global_norm), adam(lr,
     eps=adam_eps))``: the update clips the whole gradient's global norm, then takes an Adam
     step. An experiment sets every field from its config (e.g. ``mscp_passive_data``'s
     ``config.ppo``); the defaults serve tests and benchmarks.
@@ -65,7 +65,7 @@ class PPOConfig:
     num_minibatches: int = 4
     lr: float = 3e-4
     adam_eps: float = 1e-5  # Adam's ε (PureJaxRL's; optax's default is 1e-8)
-    max_grad_norm: float = 0.5
+    clip_global_norm: float = 0.5
     gamma: float = 0.99
     gae_lambda: float = 0.95
     clip_eps: float = 0.2
@@ -142,7 +142,9 @@ def make_ppo_train(env: Any, config: PPOConfig, guide: Guide | None = None) -> C
     guide = guide or _no_guide(env.num_actions)
     net = ActorCritic(num_actions=env.num_actions, hidden=c.hidden)
     # Clip the gradient's global norm, then an Adam step.
-    tx = optax.chain(optax.clip_by_global_norm(c.max_grad_norm), optax.adam(c.lr, eps=c.adam_eps))
+    tx = optax.chain(
+        optax.clip_by_global_norm(c.clip_global_norm), optax.adam(c.lr, eps=c.adam_eps)
+    )
     reset_v = jax.vmap(env.reset)
     step_v = jax.vmap(env.step)
 
@@ -238,7 +240,7 @@ class DQNConfig:
     buffer_size: int = 10_000
     learning_starts: int = 256
     lr: float = 1e-3
-    max_grad_norm: float = 10.0
+    clip_global_norm: float = 10.0
     gamma: float = 0.99
     double: bool = True
     huber_delta: float = 1.0
@@ -283,7 +285,7 @@ def make_dqn_train(env: Any, config: DQNConfig) -> Callable:
     if c.learning_starts < 1 or c.batch_size < 1 or c.updates_per_step < 1:
         raise ValueError("learning_starts, batch_size and updates_per_step must be >= 1")
     net = QNetwork(num_actions=env.num_actions, hidden=c.hidden)
-    tx = optax.chain(optax.clip_by_global_norm(c.max_grad_norm), optax.adam(c.lr))
+    tx = optax.chain(optax.clip_by_global_norm(c.clip_global_norm), optax.adam(c.lr))
     total = c.num_iterations * c.steps_per_iteration * c.num_envs
     decay = max(int(c.eps_fraction * total), 1)
     eps_fn = epsilon_schedule(c.eps_start, c.eps_end, decay)

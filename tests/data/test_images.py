@@ -38,7 +38,7 @@ def _raw_idx(path, header: int) -> np.ndarray:
 @pytest.mark.parametrize("split, prefix, n", [("train", "train", 60000), ("test", "t10k", 10000)])
 def test_fashion_mnist_is_the_idx_files_bytes_over_255(split, prefix, n):
     # The arrays every Fashion-MNIST experiment reads (slwi_stream, mc_ensemble_ood and
-    # curbench_vision used to parse these files themselves): same values, order and dtype.
+    # curbench_vision): the IDX files' values, order and dtype.
     x, y = load_images("fashion_mnist", split)
     folder = builders.find_fashion_mnist()
     pixels = _raw_idx(folder / f"{prefix}-images-idx3-ubyte.gz", header=16)

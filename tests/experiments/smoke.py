@@ -32,12 +32,12 @@ def smoke_results(name: str, devices: int = 1) -> list[dict]:
     env = {**os.environ, "JAX_NUM_CPU_DEVICES": str(devices)}
     if devices > 1:
         # Synchronous dispatch: with XLA:CPU's asynchronous dispatch, two 8-device programs
-        # with collectives enqueued back to back deadlocked twice on 2 loaded cores (6 of 8
-        # device threads in an all-reduce, the other 2 waiting to launch; llark_music).
+        # with collectives enqueued back to back can deadlock on oversubscribed cores (some
+        # device threads in an all-reduce, the others waiting to launch; llark_music).
         env["JAX_CPU_ENABLE_ASYNC_DISPATCH"] = "false"
         # A collective waits for all 8 device threads; on 2 cores shared with another
-        # worker's 8-device run, one thread came more than XLA's default 40 s late and XLA
-        # aborted the process (CI, llark_music, synchronous dispatch). 10 minutes.
+        # worker's 8-device run a thread can come later than XLA's default timeout (40 s),
+        # which aborts the process. 10 minutes.
         env["XLA_FLAGS"] = f"{env.get('XLA_FLAGS', '')} {COLLECTIVE_TIMEOUT_FLAG}".strip()
     done = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False

@@ -8,11 +8,9 @@
   as on one device, so only the vectorized width changes (float32 reassociation);
   data-parallel ``fit`` sums each gradient over 8 devices in another order. Every
   experiment has a case. Each costs a whole 8-device smoke run (padded runs on 2 cores).
-  The 11 whose run took at most about 11 s (66 s together, imports aside) run in the
-  default test run, covering ``batch_runs`` over ``runs`` and the one-device layouts.
-  The other 17 (16-127 s each; 7.0 min for them and the two slow multi-process tests) are
-  ``slow``: CI runs them after the default run, reusing its 1-device runs (``make
-  test-devices``).
+  The 11 cheapest run in the default test run, covering ``batch_runs`` over ``runs`` and
+  the one-device layouts. The other 17 are ``slow``: CI runs them after the default run,
+  reusing its 1-device runs (``make test-devices``).
 """
 
 import jax

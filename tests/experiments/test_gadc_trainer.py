@@ -20,7 +20,7 @@ from jaxlab.graph.csbm import csbm
 from jaxlab.graph.dense import dense_gcn_propagate
 from jaxlab.graph.graphs import from_scipy
 from jaxlab.graph.losses import masked_accuracy, masked_cross_entropy
-from jaxlab.graph.models import GCN, MLP
+from jaxlab.graph.models import GCN, node_mlp
 from jaxlab.train import resumable
 from jaxlab_experiments.gadc.trainer import (
     decoupled_runs,
@@ -68,7 +68,7 @@ def _softmax_ce(logits, y):
 def test_training_matches_a_python_loop(select):
     """A linear model (no dropout): Adam + L2 in a Python loop, selection in numpy."""
     _, x, y, masks = _problem(0)
-    init_fn, apply_fn = flax_fns(MLP((), 3, 0.0), x)
+    init_fn, apply_fn = flax_fns(node_mlp((), 3, 0.0), x)
     kw = dict(optimizer=_adam(0.05, 1e-3), epochs=12, select=select)
     metrics, best = jax.jit(
         lambda k: train_node_classifier(k, init_fn, apply_fn, x, y, *masks, **kw)
@@ -113,7 +113,7 @@ def test_training_matches_a_python_loop(select):
 
 def test_vmapped_training_equals_loop_and_learns():
     _, x, y, masks = _problem(1, n=200, classes=2)
-    init_fn, apply_fn = flax_fns(MLP((8,), 2, 0.5), x)
+    init_fn, apply_fn = flax_fns(node_mlp((8,), 2, 0.5), x)
     run = lambda k: train_node_classifier(  # noqa: E731
         k, init_fn, apply_fn, x, y, *masks, optimizer=_adam(0.05, 0.0), epochs=30, select="val_loss"
     )[0]
@@ -131,7 +131,7 @@ def test_row_wise_training_matches_full_evaluation():
     _, x, y, _ = _problem(2, n=150)
     idx = np.random.default_rng(1).permutation(150)
     masks = index_masks(150, idx[:20], idx[20:45], idx[45:])
-    init_fn, apply_fn = flax_fns(MLP((8,), 3, 0.0), x)
+    init_fn, apply_fn = flax_fns(node_mlp((8,), 3, 0.0), x)
     kw = dict(optimizer=_adam(0.05, 1e-4), epochs=25, select="val_loss")
     full, p_full = train_node_classifier(jax.random.key(3), init_fn, apply_fn, x, y, *masks, **kw)
     rows, p_rows = train_node_classifier(
@@ -170,7 +170,7 @@ def test_decoupled_runs_equal_single_runs(batching):
         **kw,
     )
     keys = jax.random.split(jax.random.key(7), runs)
-    init_fn, apply_fn = flax_fns(MLP((8,), 3, 0.0), x)
+    init_fn, apply_fn = flax_fns(node_mlp((8,), 3, 0.0), x)
     single = jax.jit(
         lambda k, xi, m: train_node_classifier(k, init_fn, apply_fn, xi, y, *m, **kw)[0]
     )
@@ -202,7 +202,7 @@ def test_graph_model_runs_equal_dense_propagation():
 
 def test_bad_inputs():
     _, x, y, masks = _problem(0, n=30)
-    init_fn, apply_fn = flax_fns(MLP((), 3, 0.0), x)
+    init_fn, apply_fn = flax_fns(node_mlp((), 3, 0.0), x)
     with pytest.raises(ValueError, match="select"):
         train_node_classifier(
             jax.random.key(0),

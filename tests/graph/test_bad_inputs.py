@@ -250,10 +250,9 @@ CASES = [
         "labels",
     ),
     # models
-    ("dropout/rate", lambda: models.dropout(KEY, X, 1.0), "rate"),
     ("GCN/activation", lambda: _gcn(activation="tanh"), "activation"),
     ("GCN/init_scheme", lambda: _gcn(init_scheme="he"), "init_scheme"),
-    ("MLP/init_scheme", lambda: models.MLP((2,), 2, 0.0, "he").init(KEY, X, train=False), "init"),
+    ("node_mlp/init_scheme", lambda: models.node_mlp((2,), 2, 0.0, "he"), "init"),
     ("sgc_features/num_terms", lambda: models.sgc_features(lambda v: v, X, -1), "num_terms"),
     # csbm
     ("csbm/key", lambda: csbm.csbm(0, 10, 20), "key"),

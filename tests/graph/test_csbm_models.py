@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from jaxlab.graph.csbm import csbm, edge_homophily
-from jaxlab.graph.models import dropout
+from jaxlab.nn.mlp import dropout
 
 
 @pytest.mark.parametrize("h", [0.1, 0.5, 0.9])

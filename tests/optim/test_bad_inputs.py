@@ -96,7 +96,7 @@ CASES = [
     Case("optim.anytime_averaging", "learning_rate", lambda: optim.anytime_averaging(-0.1)),
     Case("optim.mu2sgd", "learning_rate", lambda: optim.mu2sgd(0.0)),
     Case("optim.mu2sgd", "beta_floor", lambda: optim.mu2sgd(0.1, beta_floor=-0.5)),
-    Case("optim.mu2sgd", "max_norm", lambda: optim.mu2sgd(0.1, max_norm=0.0)),
+    Case("optim.mu2sgd", "clip_global_norm", lambda: optim.mu2sgd(0.1, clip_global_norm=0.0)),
     Case("optim.storm", "beta_floor", lambda: optim.storm(beta_floor=1.5)),
     Case("optim.worker_momentum", "beta", lambda: optim.worker_momentum(beta=1.0)),
     Case("optim.adr_gd", "lower", lambda: optim.adr_gd(MLP, jnp.zeros(2), lower=jnp.zeros(3))),

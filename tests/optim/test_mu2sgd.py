@@ -22,7 +22,7 @@ def grad_np(x, a, z):
     return a * (x - CENTER) + z
 
 
-def mu2sgd_numpy(x1, lr, steps, scale_by_alpha, beta_floor, gamma_floor, max_norm=None):
+def mu2sgd_numpy(x1, lr, steps, scale_by_alpha, beta_floor, gamma_floor, clip_global_norm=None):
     """Independent loop written from the paper's equations (no jaxlab code)."""
     a_s, z_s = noisy_quadratic_samples(steps)
     x, w, x_prev, d = x1.copy(), x1.copy(), x1.copy(), None
@@ -33,8 +33,8 @@ def mu2sgd_numpy(x1, lr, steps, scale_by_alpha, beta_floor, gamma_floor, max_nor
         beta = max(1.0 / t, beta_floor)
         d = g_new if d is None else g_new + (1 - beta) * (d - g_old)
         g = d
-        if max_norm is not None and np.linalg.norm(g) > max_norm:
-            g = g * max_norm / np.linalg.norm(g)
+        if clip_global_norm is not None and np.linalg.norm(g) > clip_global_norm:
+            g = g * clip_global_norm / np.linalg.norm(g)
         w = w - lr * (t if scale_by_alpha else 1.0) * g
         gamma = max(2.0 / (t + 2.0), gamma_floor)
         x_prev, x = x, (1 - gamma) * x + gamma * w
@@ -70,7 +70,7 @@ def mu2sgd_jax(x1, lr, steps, **kwargs):
     [
         dict(scale_by_alpha=False, beta_floor=0.01, gamma_floor=0.0),
         dict(scale_by_alpha=True, beta_floor=0.0, gamma_floor=0.01),
-        dict(scale_by_alpha=False, beta_floor=0.1, gamma_floor=0.05, max_norm=1.0),
+        dict(scale_by_alpha=False, beta_floor=0.1, gamma_floor=0.05, clip_global_norm=1.0),
     ],
 )
 def test_mu2sgd_matches_numpy_step_for_step(kwargs):

@@ -37,7 +37,7 @@ def test_seed_count_is_the_first_reaching_power():
 
 
 def test_power_of_a_huge_effect_is_one_not_nan():
-    assert 0.9999 < t_test_power(4, 0.05, 0.0088) <= 1.0  # was NaN (scipy nct.cdf tail)
+    assert 0.9999 < t_test_power(4, 0.05, 0.0088) <= 1.0  # not NaN (scipy nct.cdf's tail)
     assert seeds_for_power(0.05, 0.0088) == 3
 
 

@@ -80,7 +80,7 @@ def test_ppo_solves_corridor():
 def test_ppo_first_update_is_one_adam_step_with_the_configured_eps(adam_eps):
     """One update of one epoch and one minibatch is Adam's first step, whose size per
     parameter is exactly ``lr·|g|/(|g| + ε)`` (bias-corrected m̂ = g, v̂ = g²): ≈ lr where
-    ``ε ≪ |g|``, and at most ``lr·max_grad_norm/ε`` after the global-norm clip."""
+    ``ε ≪ |g|``, and at most ``lr·clip_global_norm/ε`` after the global-norm clip."""
     env = make_point_maze("corridor", start_cells=[(1, 1)], goal_cells=[(1, 5)], max_steps=20)
     lr, clip = 1e-2, 0.5
     cfg = PPOConfig(
@@ -91,7 +91,7 @@ def test_ppo_first_update_is_one_adam_step_with_the_configured_eps(adam_eps):
         num_minibatches=1,
         lr=lr,
         adam_eps=adam_eps,
-        max_grad_norm=clip,
+        clip_global_norm=clip,
         hidden=(16,),
     )
     key = jax.random.key(3)

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from jaxlab.chem import SIZES, MCFDenoiser
-from jaxlab.chem.training import init_state, make_optimizer, make_train_step
+from jaxlab.chem.training import init_state, make_train_step
 from jaxlab.diffusion import cosine_beta_schedule
-from jaxlab.train import fit
+from jaxlab.train import fit, make_optimizer
 from jaxlab.train.data_parallel import compute_dtype, data_parallel_mesh
 
 
@@ -29,7 +29,16 @@ def _batch(b=16, n=6, c=11, seed=0):
 
 def _train(model, mesh, steps=2):
     batch = _batch()
-    optimizer = make_optimizer(1e-3, 1, steps)
+    schedule = {
+        "name": "warmup_cosine_decay_schedule",
+        "init_value": 0.0,
+        "peak_value": 1e-3,
+        "warmup_steps": 1,
+        "decay_steps": max(steps, 2),
+    }
+    optimizer = make_optimizer(
+        {"name": "adamw", "learning_rate": schedule, "clip_global_norm": 2.0}
+    )
     state = init_state(model, optimizer, {k: v[:1] for k, v in batch.items()}, jax.random.key(0))
     step = make_train_step(model, optimizer, cosine_beta_schedule(100), 0.9)
     state, history = fit(

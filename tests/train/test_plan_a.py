@@ -26,7 +26,7 @@ EXPERIMENTS = (
     "gadc_adaptive",
 )
 HOST_PROGRAMS = ("ccpg_discovery",)
-# Minutes of compilation on 2 loaded cores: `pytest -m slow tests/train/test_plan_a.py`.
+# Long compilations on CPU: `pytest -m slow tests/train/test_plan_a.py`.
 SLOW = ("adr_gd_attack", "diffusion_reproducibility", "drstrategy_maze", "eureka_two_step")
 
 

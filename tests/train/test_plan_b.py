@@ -11,7 +11,7 @@ from jaxlab.train import mesh_from_config, plan
 
 EXPERIMENTS = registry.discover()
 FAST = ("gadc_feature_noise", "gadc_metattack", "nem_explanations", "slwi_stream")
-# 20-80 s each of compilation on 2 loaded cores: `pytest -m slow` runs them
+# Long compilations (the slowest of the plan tests on CPU): `pytest -m slow` runs them
 SLOW = (
     "gadc_heterophily",
     "icl_nonlinear",

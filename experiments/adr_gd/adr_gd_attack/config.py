@@ -3,7 +3,7 @@
 Command: ``jaxlab run adr_gd_attack --preset quick``; the paper preset (300 images per
 classifier, the reference's MNIST attack hyper-parameters) ``jaxlab run adr_gd_attack --preset
 paper``, its program on mock data ``jaxlab run adr_gd_attack --preset paper --dry-run``.
-CPU time on 2 cores: smoke ≈ 10 s, quick ≈ 40 s, paper ≈ 5 min.
+Budgets (``cpu_budget_s``, 2 CPU cores): smoke 15 s, quick 60 s, paper 300 s.
 Paper numbers: the paper's attack tables are on MNIST / CIFAR-10 / ImageNet models (values
 not retrieved); ADR-GD's attack hyper-parameters follow the reference's
 ``configs/adv_MNIST_clean_config.py`` (T = 300, η = 0.5, η_σ = 0.25, η_c = 1e-4, c = 0.5,
@@ -16,7 +16,7 @@ success rate. The committed pilot pooled images, so the per-seed sd of the ADR �
 difference is bounded from its discordance, assumed at most 5 % of the images (the pilot's
 rates differ by 0.3 points and both attacks succeed on the same images, docs/adr_gd.md):
 sd ≈ √(0.05/100) = 0.022 for 100 images per seed. That needs 4 seeds (3: power 0.55);
-quick runs 5 (power 0.96), vmapped: about 5/3 of the 28 s pilot wall time.
+quick runs 5 (power 0.96), vmapped, within the quick budget.
 
 Mesh (every preset): ``{"runs": -1}``: each attack (seed × image) is an independent run of
 a tiny MLP; the attacked images split over devices (each device attacks its images under

@@ -4,7 +4,7 @@ Command: ``jaxlab run adr_gd_random_nets --preset quick``; the paper preset (the
 hyper-parameters and networks, 121 small and 10 large random networks, T = 3000)
 ``jaxlab run adr_gd_random_nets --preset paper``, its program on mock data with
 ``--dry-run``.
-CPU time on 2 cores: smoke ≈ 10 s, quick ≈ 2-3 min, paper ≈ 15 min.
+Budgets (``cpu_budget_s``, 2 CPU cores): smoke 15 s, quick 150 s, paper 900 s.
 Paper numbers: the reference notebook's single-seed outputs (small net GD 19.96 vs ADR-GD
 24.84; large net 31236 vs 34681); the paper itself reports no random-network table. The
 notebook runs ADR-GD once per network (no restarts), so its ADR-GD value is one draw over

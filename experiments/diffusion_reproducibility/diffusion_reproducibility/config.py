@@ -15,22 +15,21 @@ pass. The proxy's cosines live on another scale, so τ is calibrated on the data
 (1 − ``chance_rate``)-quantile of the cosine between two distinct dataset items, i.e. an
 unrelated pair passes with probability ``chance_rate`` = 5 %. The chance floor (the same
 models on mismatched noises) then sits near 5 % instead of 0, and "RP above chance" is
-testable. (The earlier calibration — midway between a noised copy and the *nearest*
-distinct item — gave τ ≈ 0.985: RP and its floor were 0 in every cell.) The memorization
+testable. (A threshold midway between a noised copy and the *nearest* distinct item gives
+τ ≈ 0.985, where RP and its floor are 0 in every cell.) The memorization
 score keeps the copy-detection threshold (``calibrate_threshold`` on lightly noised
 copies), since it asks whether a sample copies a training item.
 
 Seeds and power (before the run; every claim is paired by seed — the same noises feed both
-families, D* and the floor — two-sided, as the verdict's paired t-test, α = 0.05). No pilot
-exists for RP at the new τ (the committed RP values were all 0), so the smallest effect
+families, D* and the floor — two-sided, as the verdict's paired t-test, α = 0.05). No
+pilot of RP at this τ precedes the choice, so the smallest effect
 worth a row, an RP difference of 0.2, is set against a per-seed sd of 0.1 (the binomial sd
 of an RP over 256 pairs is ≤ 0.03; the rest is the seed): 47 % power at 3 seeds, 5 seeds for
-80 %. A check run after the change (digits only, one seed, quick otherwise) found τ = 0.596,
-the floor at 0.12 (n = 16) to 0.03 (n = 1797) and RP(MLP, U-Net) at 0.83 to 1.0 — no longer
-0 — so the RP claims can be decided; its effects (≥ 0.6) are far above the 0.2 planned for.
-The threshold-free cosine claims (pilot: effect ≥ 0.63, sd ≤ 0.05) have power ≈ 1. Budget
-trade-off: the quick run already takes more than its budget on the shared machine, so the
-seed count stays at 3.
+80 %. A check run at this τ (digits only, one seed, quick otherwise) found τ = 0.596, the
+floor at 0.12 (n = 16) to 0.03 (n = 1797) and RP(MLP, U-Net) at 0.83 to 1.0, so the RP
+claims can be decided; its effects (≥ 0.6) are far above the 0.2 planned for. The
+threshold-free cosine claims (pilot: effect ≥ 0.63, sd ≤ 0.05) have power ≈ 1. Budget
+trade-off: 3 seeds fill quick's budget (``cpu_budget_s`` 220), so the seed count is 3.
 
 Paper preset: the paper's CIFAR-10 setting (Fig. 2, 4) at its data, sizes and sampling —
 TFDS ``cifar10`` (train split, 32x32x3 in [-1, 1]), training sets of n = 2^6 … 2^15
@@ -42,9 +41,8 @@ seed (the paper trains one model per setting). ``jaxlab run diffusion_reproducib
 --preset paper --dry-run`` checks the program on mock CIFAR-10.
 
 Command: ``jaxlab run diffusion_reproducibility --preset quick``.
-Expected time on 2 idle cores: smoke ≈ 15 s (mostly compilation), quick 212 s wall for
-both datasets (measured session 7; ≈ 9 min with another experiment and CI sharing the
-cores); paper: an accelerator run (10 runs of 390,625 steps), not a CPU run. Quick uses 256
+Budgets (``cpu_budget_s``, 2 CPU cores): smoke 15 s (mostly compilation), quick 220 s for
+both datasets; paper: an accelerator run (10 runs of 390,625 steps), not a CPU run. Quick uses 256
 shared noises (the spec suggests 1000) to fit the CPU budget.
 Paper numbers: none at this scale (the paper reports RP curves on CIFAR-10 in Fig. 2; RP
 above 0.9 at both ends is recalled, not verified), so the claims compare against baselines
@@ -54,10 +52,10 @@ Mesh (every preset): ``{"runs": -1}``: the (dataset, seed, n) runs are independe
 denoisers (a few MB each with their training set at quick; at paper up to 400 MB of
 CIFAR-10 images per run); they split over devices.
 
-Checkpoints: every run's training is one scan of ``num_steps`` steps in ``segments``
-pieces, checkpointed after each (a killed run resumes bit-identically): smoke 1 (each piece
-length compiles once), quick 4 (every 125 steps: well under a minute apart within the
-quick run's 212 s on 2 idle cores), paper 125 (every 3,125 steps).
+Checkpoints: every run's training is one scan of ``num_steps`` steps in ``segments`` pieces,
+checkpointed after each (a killed run resumes bit-identically): smoke 1 (each piece length compiles
+once), quick 4 (every 125 steps, four checkpoints within the quick budget), paper 125 (every 3,125
+steps).
 """
 
 import ml_collections

@@ -7,22 +7,21 @@ initial W) trained by SGD on the DPO loss (β = 0.1), and by cross-entropy on th
 answer (SFT) as the second baseline. Equal and unequal mixtures; then misalignment: the
 DPO-aligned head trained on flipped preferences against a fresh head.
 
-Command: ``jaxlab run dpo_dynamics --preset quick`` (quick: ≈ 20 s on 2 CPU cores, 10 seeds
-batched with vmap; smoke: ≈ 5 s). The paper preset (50 seeds, 8000 steps, 8192 evaluation
-prompts) ``jaxlab run dpo_dynamics --preset paper``; its program at 2 steps with
-``--dry-run``. The paper's LLM runs are not reproduced (see ``PAPER_SETTING``). The paper
-reports orderings, not table values (no headline number); its model and definitions were
-recalled from the abstract (unverified).
+Command: ``jaxlab run dpo_dynamics --preset quick`` (10 seeds batched with vmap; budgets,
+``cpu_budget_s`` on 2 CPU cores: quick 60 s, smoke 15 s). The paper preset (50 seeds, 8000
+steps, 8192 evaluation prompts) ``jaxlab run dpo_dynamics --preset paper``; its program
+at 2 steps with ``--dry-run``. The paper's LLM runs are not reproduced (see
+``PAPER_SETTING``). The paper reports orderings, not table values (no headline number);
+its model and definitions were recalled from the abstract (unverified).
 
 Power ( ``jaxlab.report.power.seeds_for_power``, α = 0.05, power
 0.8, paired t-tests over seeds, per-seed difference sd bounded by √(s₁² + s₂²) of the
 committed quick pilot's sds, 10 seeds). Steps to 90 % (equal mixture): effect 1428 steps, sd
 ≤ 368 → 3 seeds; unequal mixture: 531, ≤ 274 → 5; early slope: 0.144, ≤ 0.014 → 3; R²:
-0.124, ≤ 0.0033 → 4. Misalignment at the new 90 % threshold (a 10-seed quick pilot of this
-change, since the committed pilot used the 0.5 threshold): the fresh head's steps have sd
-15.6; the smallest effect worth reporting, 50 steps (10 % of the stage), needs 4 seeds.
-Quick keeps its 10 seeds (vmapped, seconds on an idle machine; unchanged after the pilot):
-power ≥ 0.99 for every claim.
+0.124, ≤ 0.0033 → 4. Misalignment at the 90 % threshold (a 10-seed quick pilot at that
+threshold): the fresh head's steps have sd 15.6; the smallest effect worth reporting, 50
+steps (10 % of the stage), needs 4 seeds. Quick runs 10 seeds (vmapped, within its
+budget): power ≥ 0.99 for every claim.
 
 Mesh (every preset): ``{"runs": -1}``: the seeds are independent runs of a 2 × dim head
 and its evaluation set (a few MB); they split over devices.

@@ -92,7 +92,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     )
     c.arms = ("softmax", "heat", "norm_softmax", "norm_softmax_std")
     if preset == "paper":  # the CNN reference curve (no claim uses it): XLA:CPU convolutions
-        c.arms += ("cnn",)  # cost ≈ 0.16 s per seed-step, more than all ViT arms together
+        c.arms += ("cnn",)  # cost more per seed-step than all ViT arms together
     if preset == "smoke":  # the arms the claims name; each arm costs one compilation
         c.arms = ("softmax", "heat", "norm_softmax")
     c.tile = 28 if preset == "paper" else 14
@@ -111,7 +111,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.num_steps = {"smoke": 10, "quick": 800, "paper": PAPER_STEPS}[preset]
     # Checkpointed pieces of each (arm, task) run, each one compiled program (a divisor of
     # num_steps keeps it one compilation); every run is also checkpointed at its end, so a
-    # killed quick run (≈ 15 s per run) resumes after its last finished run.
+    # killed quick run resumes after its last finished run.
     c.segments = {"smoke": 1, "quick": 1, "paper": 30}[preset]
     # AdamW, linear warm-up then cosine decay over the whole run (decay_steps must equal
     # num_steps: override both) to 0 (paper: to the reference's min-lr 1e-6).

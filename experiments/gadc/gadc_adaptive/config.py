@@ -24,11 +24,10 @@ t-tests on the per-split differences. Effect = the paper's gaps, 12.3 points (ev
 minimum) a two-sided paired test at α = 0.05 has power ≥ 0.8 as long as the sd of the
 per-split difference is ≤ 3.7 points (evasion) / ≤ 6.6 points (poisoning)
 (``t_test_power(3, 12.32, 3.7) = 0.81``); the quick run (made after this choice) measured
-0.5 / 1.35. Each split costs one Aux-Attack protocol (≈ 110 s of CPU), so 3 splits are
-what quick's budget allows (measured: 406 s of CPU for the whole quick run, within the
-former 1-split budget of 410 s; that run took 207 s of CPU); the paper
-preset runs all 5 splits. The "matches" claims (TOST within 3 points of Table 2) have
-little power at n = 3 and are expected to stay inconclusive unless the spread is small.
+0.5 / 1.35. Each split costs one Aux-Attack protocol, so 3 splits are what quick's budget
+(``cpu_budget_s`` 420) allows; the paper preset runs all 5 splits. The "matches" claims
+(TOST within 3 points of Table 2) have little power at n = 3 and are expected to stay
+inconclusive unless the spread is small.
 Our PGD rows: one model seed in quick (diagnostics, never decisive), 5 in paper.
 
 Presets: every preset reads the Pro-GNN files of the data directory (``prognn_files``:
@@ -36,9 +35,9 @@ Presets: every preset reads the Pro-GNN files of the data directory (``prognn_fi
 
 Command: ``jaxlab run gadc_adaptive``; the paper program's dry run:
 ``jaxlab run gadc_adaptive --preset paper --dry-run``.
-Expected CPU time (2 shared cores): quick ≈ 7 min (3 splits × 2 Aux-Attacks of 200 PGD
-steps on the 2485×2485 relaxed adjacency are most of it), paper ≈ 75 min (Cora and
-Citeseer, 5 splits, the through-cosine variant, all budgets, poisoning for our PGD too).
+Budgets (``cpu_budget_s``, 2 CPU cores): quick 420 s (3 splits × 2 Aux-Attacks of 200 PGD
+steps on the 2485×2485 relaxed adjacency are most of it), paper 4500 s (Cora and Citeseer,
+5 splits, the through-cosine variant, all budgets, poisoning for our PGD too).
 Paper (Table 2, Cora / Citeseer): evasion GCN 59.71 / 62.78, GADC(IV) 72.03 / 72.94;
 poisoned GCN 48.99 / 46.98, GADC(IV) 70.73 / 68.36.
 
@@ -122,7 +121,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
             num_seeds=1 if quick else 5,
             budgets=(0.2,) if quick else (0.05, 0.1, 0.2),
             iterations=20 if quick else 100,
-            base_lr=0.2,  # × budget/√t: 0.2 · 1013 ≈ the earlier unscaled step 200 at 20 %
+            base_lr=0.2,  # × budget/√t: 0.2 · 1013 ≈ a step of 200 at the 20 % budget
             sampling_tries=5 if quick else 20,
             max_draws=20,
             poisoning=not quick,

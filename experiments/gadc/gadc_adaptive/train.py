@@ -22,7 +22,7 @@ from jaxlab.graph.dense import (
 )
 from jaxlab.graph.diffusion import neumann_series
 from jaxlab.graph.losses import masked_accuracy, masked_cross_entropy
-from jaxlab.graph.models import APPNP, GCN, MLP
+from jaxlab.graph.models import APPNP, GCN, node_mlp
 from jaxlab.train import resumable
 from jaxlab.train.mesh import replicated
 from jaxlab.train.plan import PlanSpec, abstract
@@ -226,7 +226,7 @@ def _our_pgd(config: ml_collections.ConfigDict, data: GraphData, key) -> dict[st
     masks = index_masks(data.num_nodes, data.idx_train, data.idx_val, data.idx_test)
     cosine = cosine_matrix(x_raw)
     g, pgd = config.gadc, config.pgd
-    mlp = MLP((g.hidden,), data.num_classes, g.dropout, g.init_scheme)
+    mlp = node_mlp((g.hidden,), data.num_classes, g.dropout, g.init_scheme)
 
     def gadc_diffuse(a, v):
         t = dense_limit_transition(a, cosine)

@@ -21,17 +21,16 @@ paper's ξ = 0.1 ablation gap, 1.0, is below it): ξ = 0.5 vs ε = 0 and vs APPN
 (67.6 − 63.0), flip vs ε = 0 7.5 (72.8 − 65.3), ξ = 0.1 and ξ = 1.0 vs ε = 0 1.5. Pilot: a
 separate 6-draw run of this quick preset (seeds not reused as results), sd of the paired
 differences 0.85 (ξ = 0.5 vs ε = 0), 2.27 (vs APPNP), 5.6 (flip), 1.75 (ξ = 0.1),
-2.79 (ξ = 1.0); it took 248 s of CPU (≈ 30 s per draw). ``seeds_for_power`` asks for 3, 5,
-7, 13 and 30 draws. Quick's budget allows 10: power ≥ 0.96 for the ξ = 0.5 and flip
+2.79 (ξ = 1.0). ``seeds_for_power`` asks for 3, 5, 7, 13 and 30 draws. Quick's budget
+(``cpu_budget_s`` 400) allows 10: power ≥ 0.96 for the ξ = 0.5 and flip
 comparisons, 0.68 for ξ = 0.1 and 0.33 for ξ = 1.0 (those two are likely inconclusive
 unless the effect is larger than 1.5 points); the "matches" claims (TOST, ±2 points) had
 pilot sds 1.73 (ξ = 0.5) and 0.85 (flip). The paper preset runs the reference's 100 runs.
 
 Command: ``jaxlab run gadc_feature_noise``; the paper program's dry run:
 ``jaxlab run gadc_feature_noise --preset paper --dry-run``.
-Expected CPU time (2 cores): quick ≈ 6.5 min (Cora, 10 noise draws per cell); paper not
-measured, ≈ 30 h estimated from quick's cost per draw and cell (three graphs, six noise
-levels, 100 draws: an accelerator's job).
+Budgets (``cpu_budget_s``, 2 CPU cores): quick 400 s (Cora, 10 noise draws per cell),
+paper 108000 s (three graphs, six noise levels, 100 draws: an accelerator's job).
 Paper: Cora ξ = 0.5: GADC 67.6 vs APPNP 63.0; ξ = 0.1: ε = 0 → 76.4, ε = 1 → 77.4;
 flip p = 0.4: 72.8 vs 65.3.
 

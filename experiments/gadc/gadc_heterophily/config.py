@@ -12,7 +12,7 @@ Presets: every preset reads the Geom-GCN files of the data directory
 
 Command: ``jaxlab run gadc_heterophily``; the paper program's dry run:
 ``jaxlab run gadc_heterophily --preset paper --dry-run``.
-Expected CPU time (2 cores): quick ≈ 3 min (10 runs), paper ≈ 25 min (100 runs).
+Budgets (``cpu_budget_s``, 2 CPU cores): quick 300 s (10 runs), paper 3600 s (100 runs).
 Paper: Texas 74.9 → 77.8, Wisconsin 73.2 → 78.2 (ε = 0 → 1).
 
 Power (``jaxlab.report.power``, α = 0.05; pilot: the committed quick result, 10 splits).

@@ -17,8 +17,8 @@ split and the GADC repository's Metattack graphs from the data directory
 Command: ``jaxlab run gadc_metattack`` (``--preset paper``: all three graphs and all
 baselines; GADC's own cells run the paper's 10 runs in every preset). Dry run of the paper
 program: ``jaxlab run gadc_metattack --preset paper --dry-run``.
-Expected CPU time (2 cores): quick ≈ 1 min; paper not measured (its Pubmed cells need the
-Pubmed files, which the offline data store lacks).
+Budgets (``cpu_budget_s``, 2 CPU cores): quick 350 s, paper 900 s (its Pubmed cells need
+the Pubmed files, which the offline data store lacks).
 Paper: Cora 76.00 / 70.29 / 66.06, Citeseer 71.55 / 66.47 / 65.25, Pubmed 86.74 / – /
 85.29 (GCN at 25%: Cora 54.09, Citeseer 56.21, Pubmed 43.29; APPNP 56.08 / 60.15 / 38.36).
 
@@ -76,7 +76,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.batch_seeds = True  # runs are vmap lanes inside one call
     c.mesh = {"runs": -1}
     c.lam = 1.0
-    c.num_seeds = 10  # the paper's protocol, also in quick (≈ 5 s per dataset on CPU)
+    c.num_seeds = 10  # the paper's protocol, also in quick (one vmapped program per dataset)
     c.hidden = 32
     c.dropout = 0.5
     c.optimizer = _adam(0.02, 1e-5)

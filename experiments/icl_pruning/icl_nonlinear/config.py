@@ -9,9 +9,10 @@ prompt length l and α, against the weighted-vote reference and the untrained mo
 vs pruning rate (smallest / random / largest ‖W_O,i‖ first); attention mass on
 same-pattern demonstrations over training.
 
-Command: ``jaxlab run icl_nonlinear --preset quick`` (quick: ≈ 2-3 min on 2 busy CPU cores,
-10 seeds vmapped; smoke: ≈ 15 s). The paper's constants (d, m, l, M1, M2, κ) were not retrieved
-(unverified); the values here are the spec's small setting. No paper numbers are quoted.
+Command: ``jaxlab run icl_nonlinear --preset quick`` (10 seeds vmapped; budgets,
+``cpu_budget_s`` on 2 CPU cores: quick 110 s, smoke 15 s). The paper's constants (d, m, l,
+M1, M2, κ) were not retrieved (unverified); the values here are the spec's small setting.
+No paper numbers are quoted.
 
 Seeds (quick: 10), from a power calculation (``jaxlab.report.power``, paired t-test,
 α = 0.05, two-sided) made before the committed run, on a 5-seed quick pilot of this code
@@ -84,7 +85,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.num_steps = {"smoke": 20, "quick": 1000, "paper": 10000}[preset]
     # Training in checkpointed pieces (each one compiled program; a divisor of num_steps
     # keeps it one compilation): smoke one (compile-bound), quick a checkpoint every
-    # ≈ 20-30 s of its ≈ 2 min, paper every 500 steps.
+    # 250 steps, paper every 500 steps.
     c.segments = {"smoke": 1, "quick": 4, "paper": 20}[preset]
     c.init_scale = 1.0
     c.lengths = (5, 10, 20, 40)

@@ -11,9 +11,8 @@ gated off), projector-only (LM frozen after text-only training, as many steps),
 logistic-regression probe on the pooled features; 3 seeds (model init and batch order; one
 data set).
 
-Command: ``jaxlab run llark_music --preset quick`` (quick: estimated 5-7 min on 2 idle CPU
-cores from runs on a heavily loaded machine, where it took about 35 min; smoke: about 70 s
-under that load, est. 15-20 s idle). The paper's numbers (Jukebox-5B + Llama-2-7B-chat, zero-shot on
+Command: ``jaxlab run llark_music --preset quick`` (budgets, ``cpu_budget_s`` on 2 CPU
+cores: quick 160 s, smoke 20 s). The paper's numbers (Jukebox-5B + Llama-2-7B-chat, zero-shot on
 GiantSteps-Key/Tempo, GTZAN, MusicNet; 164k tracks) are not comparable to this miniature and
 were not retrieved; the spec lists them as unverified.
 
@@ -35,8 +34,7 @@ padded lanes idle) and the features are replicated (≈ 1.4 GB at the paper pres
 Checkpoints: each arm trains as one scan of ``num_steps`` steps in ``segments`` pieces,
 checkpointed after each in its own folder of the workdir (a killed run resumes
 bit-identically; a finished arm is not trained again): smoke 1 (each piece compiles once),
-quick 2 (a checkpoint every 200 steps, ≈ 20-30 s on 2 idle cores), paper 100 (every 1,000
-steps).
+quick 2 (a checkpoint every 200 steps), paper 100 (every 1,000 steps).
 
 Presets: every one renders its clips (``datasets = ("generated",)``). ``paper`` is the
 largest miniature this code path supports: LLark's step count, batch, learning rate and

@@ -3,8 +3,8 @@
 Command: ``jaxlab run mc_ensemble_ood --preset quick`` (digits); ``--preset paper`` runs
 CIFAR-10 (TFDS ``cifar10``) in distribution against CIFAR-100 (``cifar100``, near-OOD) and
 SVHN (``svhn_cropped``, far-OOD); ``--preset paper --dry-run`` checks that program on mock
-data. CPU time on 2 cores: smoke ≈ 15 s, quick ≈ 1-2 min; the paper preset is an
-accelerator run.
+data. Budgets (``cpu_budget_s``, 2 CPU cores): smoke 15 s, quick 150 s; the paper preset
+is an accelerator run.
 Paper numbers: the paper evaluates CIFAR-10 / ImageNet ResNets; its numbers were not
 retrieved, so every claim here compares arms of our own run.
 

@@ -42,9 +42,9 @@ model). GEOM-DRUGS (MCF-S/B/L, δ = 0.75 Å) is the paper's other experiment: th
 then ``jaxlab run mcf_qm9 --preset paper``; ``--dry-run`` checks the program on mock data.
 
 Command: ``jaxlab run mcf_qm9``.
-Expected CPU time: quick about 2 min per seed on 2 shared cores without the curve (the first
-run adds ≈ 2 min to build the QM9 subset into the cache); paper: a GPU/TPU run (300k steps),
-not a CPU run. Paper's number: COV-R 95.0% / MAT-R 0.103 Å (GEOM-QM9, MCF-B).
+Budgets (``cpu_budget_s``, 2 CPU cores): quick 600 s (a first run also builds the QM9
+subset into the cache); paper: a GPU/TPU run (300k steps), not a CPU run.
+Paper's number: COV-R 95.0% / MAT-R 0.103 Å (GEOM-QM9, MCF-B).
 
 Mesh (every preset): ``{"data": -1}``: one seed is one long SGD run of one model, so its
 batch splits over every device (data parallel, the state replicated: ≈ 1 GB for size B);
@@ -103,7 +103,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.samples_per_reference = 2  # 2K generated conformers for K references
     c.num_diffusion_steps = 1000
     c.ema_decay = 0.999
-    c.grad_clip = 2.0
+    c.clip_global_norm = 2.0
     c.eval_batch_size = 256
     c.compute_dtype = "float32"  # "bfloat16" in the paper preset (the paper trains in bf16)
     c.data_parallel = True  # batch split over this process's devices (jaxlab.train.fit mesh)

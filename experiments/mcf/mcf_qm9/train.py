@@ -32,7 +32,7 @@ from jaxlab.chem import SIZES, MCFDenoiser, coverage_matching, mcf_sample
 from jaxlab.chem.conformers import embed_conformers, random_conformers
 from jaxlab.chem.features import NUM_ATOM_FEATURES
 from jaxlab.chem.rmsd import best_rmsd_matrix, kabsch_rmsd
-from jaxlab.chem.training import PositionScale, init_state, make_optimizer, make_train_step
+from jaxlab.chem.training import PositionScale, init_state, make_train_step
 from jaxlab.data.pipeline import batch_dataset
 from jaxlab.data.qm9 import (
     MAX_ATOMS,
@@ -49,6 +49,7 @@ from jaxlab.train import (
     batch_sharding,
     device_batches,
     fit,
+    make_optimizer,
     mesh_from_config,
     replicated,
     to_host,
@@ -58,6 +59,32 @@ from jaxlab.train.mesh import DATA_AXIS
 from jaxlab.train.plan import PlanSpec, abstract
 
 METRICS = ("cov_r", "mat_r", "cov_p", "mat_p")
+
+
+def optimizer_spec(config: ml_collections.ConfigDict) -> dict:
+    """The paper's optimiser as a :func:`jaxlab.train.make_optimizer` entry: AdamW whose rate
+    warms up linearly from 0 to ``learning_rate`` over ``warmup_steps`` (at least 1) and then
+    decays by a cosine to 0 at ``num_steps``, after clipping to ``clip_global_norm``.
+
+    Example:
+      >>> import ml_collections
+      >>> from jaxlab_experiments.mcf.mcf_qm9.train import optimizer_spec
+      >>> c = ml_collections.ConfigDict(
+      ...     dict(learning_rate=1e-3, warmup_steps=5, num_steps=3, clip_global_norm=2.0))
+      >>> optimizer_spec(c)["learning_rate"]["decay_steps"]  # past the warm-up
+      6
+    """
+    return {
+        "name": "adamw",
+        "learning_rate": {
+            "name": "warmup_cosine_decay_schedule",
+            "init_value": 0.0,
+            "peak_value": config.learning_rate,
+            "warmup_steps": max(config.warmup_steps, 1),
+            "decay_steps": max(config.num_steps, config.warmup_steps + 1),
+        },
+        "clip_global_norm": config.clip_global_norm,
+    }
 
 
 def _make_sampler(model, schedule, config, steps: int | None = None):
@@ -172,9 +199,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     # ---------------------------------------------------------------- model
     model = MCFDenoiser(SIZES[config.model_size], dtype=compute_dtype(config.compute_dtype))
     schedule = cosine_beta_schedule(config.num_diffusion_steps)
-    optimizer = make_optimizer(
-        config.learning_rate, config.warmup_steps, config.num_steps, config.grad_clip
-    )
+    optimizer = make_optimizer(optimizer_spec(config))
     example = {k: v[:1] for k, v in train_arrays.items()}
     state = init_state(model, optimizer, example, init_rng)
     dataset = batch_dataset(train_arrays, config.batch_size, config.seed)
@@ -484,9 +509,7 @@ def _train_and_evaluate_geom(config: ml_collections.ConfigDict, workdir: Path) -
     # ---------------------------------------------------------------- model
     model = MCFDenoiser(SIZES[config.model_size], dtype=compute_dtype(config.compute_dtype))
     schedule = cosine_beta_schedule(config.num_diffusion_steps)
-    optimizer = make_optimizer(
-        config.learning_rate, config.warmup_steps, config.num_steps, config.grad_clip
-    )
+    optimizer = make_optimizer(optimizer_spec(config))
     width = NUM_EIGENFUNCTIONS + NUM_ATOM_FEATURES
     example = {
         "atom_coords": np.zeros((1, MAX_ATOMS, width), np.float32),
@@ -573,9 +596,7 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     ``fit(mesh=...)`` places them). Sampling and scoring (host RDKit) are not planned."""
     model = MCFDenoiser(SIZES[config.model_size], dtype=compute_dtype(config.compute_dtype))
     schedule = cosine_beta_schedule(config.num_diffusion_steps)
-    optimizer = make_optimizer(
-        config.learning_rate, config.warmup_steps, config.num_steps, config.grad_clip
-    )
+    optimizer = make_optimizer(optimizer_spec(config))
     width = NUM_EIGENFUNCTIONS + NUM_ATOM_FEATURES
 
     def batch(size):

@@ -24,7 +24,7 @@ identifiability gain 104 (0.18). The quick run already takes longer than its 60 
 with 5 seeds (every arm × seed in one vmap; CPU time grows linearly with seeds), so quick
 keeps 5: power 0.19, 0.19, 0.74, 0.44, 0.65, 0.08 for a 0.05 effect; the observed pilot
 gains over scratch (≈ 0.2) are detected with power ≥ 0.9. The paper preset is for an
-accelerator, where 25+ seeds cost little more wall time.
+accelerator, where 25+ seeds run side by side.
 
 Mesh (every preset): ``{"runs": -1}``: the arm × seed lanes of a setting are independent
 small PPO runs, so they split over every device (read by ``jaxlab plan``).
@@ -113,7 +113,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
             num_minibatches=4,
             lr=1e-3,
             adam_eps=1e-5,
-            max_grad_norm=0.5,
+            clip_global_norm=0.5,
             gamma=0.99,
             gae_lambda=0.95,
             clip_eps=0.2,

@@ -19,10 +19,10 @@ import ml_collections
 import numpy as np
 import optax
 
+from jaxlab.nn.mlp import MLP
 from jaxlab.rl import cell_distances, make_point_maze, rooms_layout, shortest_path_direction
 from jaxlab.rl.grid import room_cells
 from jaxlab.rl.mscp import (
-    MLP,
     ensemble_disagreement,
     goal_value_loss,
     idm_loss,

@@ -124,7 +124,9 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     if preset == "paper":  # fairseq: Adam(0.9, 0.98), wd 0.01, inverse_sqrt, no clipping
         c.optimizer = adam_inverse_sqrt(5e-4, 4000, init=1e-7, weight_decay=0.01)
     else:  # AdamW, linear warm-up from 0 then cosine decay over the run, global-norm clip.
-        c.optimizer = adamw_warmup_cosine(peak_lr, warmup, c.num_steps, weight_decay=0.1, clip=1.0)
+        c.optimizer = adamw_warmup_cosine(
+            peak_lr, warmup, c.num_steps, weight_decay=0.1, clip_global_norm=1.0
+        )
     return c
 
 

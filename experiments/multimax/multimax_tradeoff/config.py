@@ -9,7 +9,8 @@ every peak and nothing else, gets both.
 Setting: score vectors of ``num_entries`` entries, ``num_peaks`` of which are nominally equal
 peaks (height ``peak_height`` plus Gaussian jitter ``peak_jitter``) among N(0, 1) noise.
 
-Command: ``jaxlab run multimax_tradeoff`` (quick: about 30 s on 2 CPU cores, 3 seeds).
+Command: ``jaxlab run multimax_tradeoff`` (quick: 3 seeds, budget ``cpu_budget_s`` 60 s on 2
+CPU cores).
 
 Mesh (every preset): ``{"runs": -1}``: the seeds are independent runs of a few MB each, so
 they split over every device (one program, no communication; fewer seeds than devices

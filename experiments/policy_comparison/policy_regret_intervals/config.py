@@ -8,7 +8,7 @@ replications. Reports interval widths, containment of the true regret and the ca
 only the δ-interval excludes 0.
 
 Command: `jaxlab run policy_regret_intervals --preset quick`.
-Expected CPU time (2 cores): smoke ≈ 10 s, quick ≈ 60 s, paper ≈ 5 min.
+Budgets (``cpu_budget_s``, 2 CPU cores): smoke 15 s, quick 90 s, paper 600 s.
 Paper numbers: the paper reports widths and coverage only in figures; the claims use the
 stated results (δ tighter, valid coverage), see docs/policy_comparison.md.
 
@@ -19,7 +19,7 @@ difference sds ≤ 0.0068 (√(s₁² + s₂²) of the pilot's sds) need n = 3 e
 0.95 (one-sided): the pilot's coverage is 1.0 in every replication (sd 0), so the sd is
 bounded by a binomial one at the threshold, √(0.95·0.05/10) = 0.069 for 10 cells per
 replication; detecting a true coverage of 1.0 (effect 0.05) needs n = 14; the 20 vmapped
-replications (power 0.93) cost no extra wall time worth saving.
+replications (power 0.93) run in one vmapped program.
 
 Mesh (every preset): ``{"runs": -1}``: the replications are independent vmap lanes (a few MB
 each at N = 50,000), so they split over every device (read by ``jaxlab plan``).
