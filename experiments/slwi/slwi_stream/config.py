@@ -30,10 +30,10 @@ SLWI − TENT), so the paper preset runs 12 streams (power 0.8 for 1 point). Tim
 the effect worth showing is the paper's 2.4 %, 2.6 points below the bound; a separate pilot
 of this timing at the quick shapes (4 pilot streams, seeds 100-103, not the run's; the
 source model trained 20 steps, which does not change the cost; 2 loaded cores) measured
-overheads of 49 ± 20 % (sd 20 points): ``t_test_power(5, 2.6, 20.1, one_sided=True)`` =
-0.08 at quick (5 streams), 0.11 at 12; ``seeds_for_power`` gives 370 streams. Quick keeps 5:
-underpowered for an overhead near the paper's, which the claim's row says; an overhead near
-the pilot's 49 % is far outside the bound at any of these counts.
+overheads of 49 ± 20 % (sd 20 points; a recheck of one stream's min-of-5 gave −2 to +27 %
+from call to call: the spread is the load): ``t_test_power(5, 2.6, 20.1, one_sided=True)``
+= 0.08 at quick (5 streams), 0.11 at 12; ``seeds_for_power`` gives 370 streams. Quick keeps
+5: underpowered for an overhead near the paper's on a loaded CPU, which the claim's row says.
 
 Mesh (every preset): ``{"runs": -1}``: the stream seeds are independent vmap lanes (≈ 0.3 GB
 of stream each at the paper preset), so they split over every device and the small CNN is
