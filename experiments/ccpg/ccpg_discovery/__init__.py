@@ -73,9 +73,11 @@ EXPERIMENT = Experiment(
             higher_is_better=False,
             unit="s",
             paired=True,
-            setting="paired per seed (both on the same samples); n = 12 (PC through "
-            "causal-learn, same JAX Fisher-z); reference README: n = 20, CCPG ≈0.06 s vs PC "
-            "≈360 s",
+            power=0.95,
+            setting="paired per seed: both on that seed's samples, each the fastest of k = 3 "
+            "interleaved end-to-end runs (jaxlab.train.timing.time_min_of_k, after one "
+            "untimed run each), on the run's CPU; n = 12 (PC through causal-learn, same JAX "
+            "Fisher-z); reference README: n = 20, CCPG ≈0.06 s vs PC ≈360 s",
         ),
     ),
 )
