@@ -4,6 +4,7 @@ from jaxlab.train.checkpoint import Checkpointer, CheckpointError
 from jaxlab.train.lifecycle import (
     atomic_write_json,
     atomic_write_text,
+    from_process_0,
     padded_runs,
     place,
     place_runs,
@@ -33,6 +34,7 @@ __all__ = [
     "MetricsWriter",
     "atomic_write_json",
     "atomic_write_text",
+    "from_process_0",
     "batch_runs",
     "batch_sharding",
     "create_state",

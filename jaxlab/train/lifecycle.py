@@ -33,6 +33,7 @@ from jaxlab.train.mesh import RUNS_AXIS
 __all__ = [
     "atomic_write_json",
     "atomic_write_text",
+    "from_process_0",
     "padded_runs",
     "place",
     "place_runs",
@@ -171,14 +172,36 @@ def _digest(config: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
+def from_process_0(value: Any) -> Any:
+    """Process 0's ``value`` (a pytree of numbers or arrays) on every process.
+
+    For anything one process measures or decides on its own (a wall time, a file's
+    existence) that then sets the program: every process must take the same branch and the
+    same number of steps, or their collectives wait on each other. On one process, ``value``
+    as is; on several, ``multihost_utils.broadcast_one_to_all`` (numpy leaves back).
+
+    Example:
+      >>> from_process_0({"restarts": 3})
+      {'restarts': 3}
+    """
+    if jax.process_count() == 1:
+        return value
+    from jax.experimental import multihost_utils
+
+    out = multihost_utils.broadcast_one_to_all(jax.tree.map(np.asarray, value))
+    return jax.tree.map(_like, out, value)
+
+
+def _like(received: Any, sent: Any) -> Any:
+    """``received`` (a numpy array) as the type of ``sent`` when that was a scalar."""
+    array = np.asarray(received)
+    return array.item() if isinstance(sent, (bool, int, float)) else array
+
+
 def _agreed(flag: bool) -> bool:
     """Process 0's ``flag`` on every process, so all take the same branch (a piece computed
     by some processes and loaded by others would leave its collectives waiting)."""
-    if jax.process_count() == 1:
-        return flag
-    from jax.experimental import multihost_utils
-
-    return bool(multihost_utils.broadcast_one_to_all(np.asarray(flag)))
+    return bool(from_process_0(flag))
 
 
 def resumable(

@@ -18,6 +18,7 @@ from jaxlab.optim import (
 from jaxlab.train import (
     Checkpointer,
     batch_runs,
+    from_process_0,
     mesh_from_config,
     place_runs,
     runs_sharding,
@@ -74,8 +75,8 @@ def _compare(key, sizes, count, hp, num_steps, restarts, reference_seed, ref_key
     start = time.perf_counter()
     gd = jax.block_until_ready(gd_run(nets, zeros))
     gd_s = time.perf_counter() - start
-    if restarts < 1:
-        restarts = max(1, int(round(adr_s / gd_s)))
+    if restarts < 1:  # process 0's count on every process (each times its own calls)
+        restarts = from_process_0(max(1, int(round(adr_s / gd_s))))
     best_gd = np.asarray(to_host(gd.best_value)[:count], np.float64)
     best_restarts = best_gd  # restart 0: x0 = 0
     for k in jax.random.split(k_starts, restarts)[1:]:

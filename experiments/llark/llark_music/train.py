@@ -33,6 +33,7 @@ from jaxlab.audio.instructions import AUDIO
 from jaxlab.nn import AudioLM, answer_loss, generate
 from jaxlab.train import (
     Checkpointer,
+    atomic_write_json,
     batch_runs,
     make_optimizer,
     mesh_from_config,
@@ -400,8 +401,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     results["key_score_gap_to_probe"] = [
         p - f for p, f in zip(results["key_score_probe"], results["key_score_full"], strict=True)
     ]
-    with open(os.path.join(workdir, "llark_examples.json"), "w") as f:
-        json.dump(examples, f, indent=1)
+    atomic_write_json(os.path.join(workdir, "llark_examples.json"), examples)
     return results
 
 

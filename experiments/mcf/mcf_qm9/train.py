@@ -15,7 +15,6 @@ coordinates with the reference's centroid and radius of gyration.
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
@@ -194,7 +193,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     train_arrays["positions"] = scale.normalize(train_arrays["positions"], train_arrays["mask"])
     test_arrays = pad_molecules(test)
     rejected = list(meta["rejected"])
-    (workdir / "rejected.json").write_text(json.dumps(rejected, indent=1))
+    atomic_write_json(workdir / "rejected.json", rejected)
 
     # ---------------------------------------------------------------- model
     model = MCFDenoiser(SIZES[config.model_size], dtype=compute_dtype(config.compute_dtype))
@@ -273,15 +272,13 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         etkdg_failures=float(len(etkdg_failures)),
         train_s=train_s,
     )
-    (workdir / "per_molecule.json").write_text(
-        json.dumps(
-            {
-                "smiles": [ex["smiles"] for ex in test],
-                **{f"{p}{m}": [r[m] for r in v] for p, v in rows.items() for m in METRICS},
-                "etkdg_failures": etkdg_failures,
-            },
-            indent=1,
-        )
+    atomic_write_json(
+        workdir / "per_molecule.json",
+        {
+            "smiles": [ex["smiles"] for ex in test],
+            **{f"{p}{m}": [r[m] for r in v] for p, v in rows.items() for m in METRICS},
+            "etkdg_failures": etkdg_failures,
+        },
     )
     _plot(workdir, rows)
     if config.curve_every:
@@ -298,19 +295,17 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         for row in curve:
             for m in ("cov_r", "mat_r"):
                 results[f"curve_{m}_step{row['step']}"] = row[m]
-        (workdir / "learning_curve.json").write_text(
-            json.dumps(
-                {
-                    "num_molecules": len(curve_test),
-                    "points": curve,
-                    **{
-                        f"{p}{m}": results[f"{p}{m}"]
-                        for p in ("etkdg_", "random_")
-                        for m in ("cov_r", "mat_r")
-                    },
+        atomic_write_json(
+            workdir / "learning_curve.json",
+            {
+                "num_molecules": len(curve_test),
+                "points": curve,
+                **{
+                    f"{p}{m}": results[f"{p}{m}"]
+                    for p in ("etkdg_", "random_")
+                    for m in ("cov_r", "mat_r")
                 },
-                indent=1,
-            )
+            },
         )
         _plot_curve(workdir, curve, results)
     return results

@@ -9,7 +9,6 @@ arms share one compiled program and the seeds' random streams (paired comparison
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 from typing import Any, NamedTuple
 
@@ -32,6 +31,7 @@ from jaxlab.rl.mscp import (
 )
 from jaxlab.train import (
     Checkpointer,
+    atomic_write_json,
     batch_runs,
     make_optimizer,
     mesh_from_config,
@@ -376,18 +376,17 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     out["ppo_final_loss"] = np.mean(
         np.concatenate([r["ppo_loss"] for r in results.values()]), 0
     ).tolist()
-    with open(os.path.join(workdir, "curves.json"), "w") as f:
-        json.dump(
-            {
-                n: {
-                    "arms": list(r["arms"]),
-                    "env_steps": r["env_steps"].tolist(),
-                    "success_rate": r["curves"].tolist(),
-                }
-                for n, r in results.items()
-            },
-            f,
-        )
+    atomic_write_json(
+        os.path.join(workdir, "curves.json"),
+        {
+            n: {
+                "arms": list(r["arms"]),
+                "env_steps": r["env_steps"].tolist(),
+                "success_rate": r["curves"].tolist(),
+            }
+            for n, r in results.items()
+        },
+    )
     _plot(results, workdir)
     return out
 

@@ -30,9 +30,11 @@ from jaxlab.train import (
     make_optimizer,
     mesh_from_config,
     optimizer_step,
+    replicate,
     runs_sharding,
     scan_run,
     segmented_scan_run,
+    to_host,
 )
 from jaxlab.train.mesh import RUNS_AXIS, replicated
 from jaxlab.train.plan import PlanSpec, abstract
@@ -221,10 +223,11 @@ def _time_overhead(xs, shared, n: int, config) -> tuple[list[float], list[float]
     one-lane stream before the first timing), timed with ``time_min_of_k(k=timing_k)``;
     overhead = 100 (min_SLWI / min_TENT − 1) %.
     """
-    frozen, source = jax.device_put(jax.device_get(shared))
+    frozen, source = jax.device_put(to_host(shared))
+    host_xs = to_host(xs)
 
     def lane(s):  # one stream on the default device, its lane axis kept (of size 1)
-        return tuple(jnp.asarray(np.asarray(a[:, s : s + 1])) for a in xs)
+        return tuple(jnp.asarray(a[:, s : s + 1]) for a in host_xs)
 
     first = lane(0)
     compiled = {
@@ -302,7 +305,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     del images, labels
     # The model's frozen and source parameters ride in every carry, replicated (a few
     # thousand floats: checkpointed with the lanes' states at no real cost).
-    shared = jax.device_put((frozen, source), replicated(mesh))
+    shared = replicate((frozen, source), mesh)
     clean_x = jnp.asarray(x_te[: config.source_eval])
     clean_y = jnp.asarray(y_te[: config.source_eval])
     model = Net(tuple(config.channels))
@@ -329,7 +332,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         adapted = jax.tree.map(lambda a: a[:n], states[0])
         results[f"{arm}_online_error"] = errors.mean(axis=1).tolist()
         results[f"{arm}_last_pass_error"] = errors[:, -steps // config.passes :].mean(1).tolist()
-        results[f"{arm}_source_error"] = np.asarray(jax.vmap(clean_error)(adapted)).tolist()
+        results[f"{arm}_source_error"] = to_host(jax.vmap(clean_error)(adapted)).tolist()
         # Error curve over the stream, averaged over seeds, in 10 chunks (for plots).
         chunks = np.array_split(errors.mean(0), min(10, steps))
         results[f"{arm}_error_curve"] = [float(c.mean()) for c in chunks]
