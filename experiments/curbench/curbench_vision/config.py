@@ -30,10 +30,12 @@ gains are small). Noise gain vs standard gain: the paper's difference (3.6 point
 sd ≈ 1.5 gives 59 % (4 seeds for 80 %). Cost (at least 4×, the paper's lower bound, the
 baseline's epoch, per method): no per-method pilot (the committed metric pooled three
 methods and three settings: mean 2.50, sd 0.29); against that sd an effect of 0.5 gives 61 %
-at 3 seeds (4 for 80 %); the interleaved per-seed ratios of one method are expected to vary
-less. Budget trade-off: the quick run was at its 420 s budget on the shared machine before
-the timing (about 40 s more: four one-seed compiles and 5 rounds per seed; budget now 460
-s), so the seed count stays at 3.
+at 3 seeds (4 for 80 %). Each seed gives one ratio: on that seed's inputs, every method's
+epoch is the fastest of ``timing_repeats`` (5) interleaved calls after a warm-up (min-of-k,
+``jaxlab.train.time_min_of_k``); load only ever adds time, so the per-seed ratios of one
+method are expected to vary less than the pooled pilot. Budget trade-off: the timing adds
+four one-seed compiles and 5 interleaved rounds per seed to the quick run (budget 460 s), so
+the seed count stays at 3.
 
 Mesh (every preset): ``{"runs": -1}``: the seeds of a (setting, method) run are independent
 small models (a few MB each with the training set); they split over devices (padded to
@@ -125,7 +127,8 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.reference_schedules = ml_collections.ConfigDict(REFERENCE_SCHEDULES)
     c.grow_fraction = 0.5  # pacing reaches the whole set at this fraction of the epochs
     # The cost claim: one epoch of each meta-gradient method over the baseline's, per seed,
-    # standard setting, same model and data, timed interleaved (jaxlab.train.timing).
+    # standard setting, same model and data: the fastest of timing_repeats interleaved calls
+    # after a warm-up, on that seed's inputs (min-of-k, jaxlab.train.time_min_of_k).
     c.meta_methods = META_METHODS
     c.timing_repeats = 5
     if preset == "smoke":
