@@ -82,6 +82,7 @@ from jaxlab.train.runs import batch_runs
 from jaxlab.train.timing import time_min_of_k
 
 __all__ = [
+    "BENCHMARK_FIELDS",
     "SETTINGS",
     "TEACHER_SEED_OFFSET",
     "CurriculumData",

@@ -6,12 +6,12 @@ Benchmark" (ICML 2024): a LeNet-style CNN on Fashion-MNIST (Debian package
 under the standard, noise-0.4 and imbalance-50 settings, Adam 1e-3, the test accuracy of
 the best-validation epoch, and the wall time of each method relative to the baseline.
 
-Command: ``jaxlab run curbench_vision --preset quick`` (quick: about 6.5 min wall / 4 min
-CPU on the shared 2-core machine under load — 640 training images at 14×14, 5 epochs,
-3 seeds, 15 curricula and the baseline × 3 settings; smoke: about 20 CPU-seconds, mostly
-XLA compiles). Paper's numbers (ResNet-18 on CIFAR-10, Table 3, best of 15 curricula):
-standard 92.33 → 92.88, noise-0.4 82.75 → 86.92, imbalance-50 75.49 → 76.43 (LeNet: 69.95 →
-70.43, 65.02 → 65.93, 44.93 → 45.28); meta-gradient methods 4–7× the cost (Table 8a). The
+Command: ``jaxlab run curbench_vision --preset quick`` (quick: 640 training images at
+14×14, 5 epochs, 3 seeds, 15 curricula and the baseline × 3 settings; smoke: 100 images,
+1 epoch, 2 seeds, the baseline and LRE, mostly XLA compiles). Paper's numbers (ResNet-18
+on CIFAR-10, Table 3, best of 15 curricula): standard 92.33 → 92.88, noise-0.4 82.75 →
+86.92, imbalance-50 75.49 → 76.43 (LeNet: 69.95 → 70.43, 65.02 → 65.93, 44.93 → 45.28);
+meta-gradient methods 4–7× the cost (Table 8a). The
 ``paper`` preset is CurBench's CIFAR-10 LeNet setting: TFDS ``cifar10`` normalised with
 CurBench's statistics, 40,000 training / 5,000 validation images from the training split
 (5,000 more for the teacher of TTCL, C2F and Adaptive CL), the 10,000 test images, Adam at
