@@ -15,7 +15,8 @@ PAPER = Paper(
 )
 
 # The reference's curriculum schedules, in epochs of its 200-epoch runs (keyword -> epochs);
-# each experiment's config copies them and the trainer scales them to the run.
+# each experiment's config copies them and the trainer scales them to the run
+# (jaxlab.train.curriculum.scaled_curriculum).
 REFERENCE_SCHEDULES = {
     "cbs": {"grow_interval": 5},
     "dihcl": {"warm_epochs": 50},
@@ -32,8 +33,10 @@ def meta_cost_claims(model: str, power: float | None = None) -> tuple[Claim, ...
     calculation).
 
     The ratio is CurBench's quantity (a method's time over the baseline's on the same
-    backbone and data), timed on this machine by ``epoch_cost_ratios``; the threshold is the
-    paper's lower bound, fixed before the run.
+    backbone and data), timed on this machine by
+    :func:`jaxlab.train.curriculum.epoch_cost_ratios`: per seed, on that seed's inputs, the
+    fastest of ``k`` interleaved calls of each epoch program after a warm-up (one min-of-k
+    sample per seed); the threshold is the paper's lower bound, fixed before the run.
     """
     names = {"lre": "LRE", "mw_net": "MW-Net", "dds": "DDS"}
     return tuple(
@@ -51,7 +54,8 @@ def meta_cost_claims(model: str, power: float | None = None) -> tuple[Claim, ...
             paper_source="Table 8a, ResNet-18 on a V100 GPU: meta-gradient methods 4-7x",
             threshold_source="the paper's lower bound (4x)",
             setting=f"{model}; one epoch over the baseline's, same model and data, standard "
-            "setting, one ratio per seed, timed interleaved on CPU (not a GPU)",
+            "setting, one ratio per seed (on that seed's inputs, each epoch the fastest of "
+            "timing_repeats interleaved calls after a warm-up: min-of-k), on CPU (not a GPU)",
         )
         for method, label in names.items()
     )

@@ -1,11 +1,11 @@
 """``jaxlab plan`` for CurBench's experiments: one training step of the costliest run.
 
-The step is ``CurriculumTrainer._step`` (what ``trainer.run`` scans) of the first
-meta-gradient method the config runs (LRE, MW-Net or DDS: a look-ahead step and a meta
-gradient, the heaviest per step; the baseline otherwise), with the trainer's ``"vmap"`` seed
-batching: every seed advances in one call, the seeds split over the ``runs`` mesh axis
-(padded to it), the training set replicated. Every run is costed at this step, an upper
-bound for the cheaper curricula.
+The step is :meth:`jaxlab.train.curriculum.CurriculumTrainer.train_step` (what ``run``
+scans) of the first meta-gradient method the config runs (LRE, MW-Net or DDS: a look-ahead
+step and a meta gradient, the heaviest per step; the baseline otherwise), with the
+trainer's ``"vmap"`` seed batching: every seed advances in one call, the seeds split over
+the ``runs`` mesh axis (padded to it), the training set replicated. Every run is costed at
+this step, an upper bound for the cheaper curricula.
 """
 
 from __future__ import annotations
@@ -17,11 +17,10 @@ import jax
 import jax.numpy as jnp
 from jax.sharding import Mesh
 
+from jaxlab.train.curriculum import CurriculumTrainer, TrainCarry, curriculum_from_config
 from jaxlab.train.lifecycle import runs_sharding
 from jaxlab.train.mesh import RUNS_AXIS, replicated
 from jaxlab.train.plan import PlanSpec, abstract
-
-from .trainer import Carry, CurriculumTrainer, curriculum_from_config
 
 
 def plan_spec(
@@ -37,7 +36,7 @@ def plan_spec(
     Args:
       config: the experiment's config (methods, meta_methods, settings, num_seeds,
         num_epochs, batch_size, optimizer, eval_batch_size and the curriculum's fields, see
-        ``trainer.curriculum_from_config``).
+        :func:`jaxlab.train.curriculum.curriculum_from_config`).
       mesh: the plan's mesh.
       init_fn, apply_fn: the model, as the experiment gives them to the trainer.
       train_inputs: the training set's shape and dtype ``[N, ...]``.
@@ -58,12 +57,12 @@ def plan_spec(
     lanes = -(-config.num_seeds // runs) * runs
     n, b = train_inputs.shape[0], config.batch_size
 
-    def init(key):  # as CurriculumTrainer._start, for one seed
+    def init(key):  # as CurriculumTrainer.run's initial state, for one seed
         k_model, k_cur, k_run = jax.random.split(key, 3)
         params = init_fn(k_model)
         state = curriculum.data_prepare(n, num_classes, k_cur)
         state = curriculum.model_prepare(state, params, config.num_epochs)
-        return Carry(
+        return TrainCarry(
             params,
             trainer.tx.init(params),
             state,
@@ -84,7 +83,7 @@ def plan_spec(
 
     def fn(carry, xs, labels, model_args, data):
         def one(c, x, y, m):
-            return trainer._step(data, m, y, c, x)[0]
+            return trainer.train_step(data, m, y, c, x)[0]
 
         return jax.vmap(one, spmd_axis_name=spmd)(carry, xs, labels, model_args)
 

@@ -1,8 +1,8 @@
 """Curriculum learning as CurBench's five hooks: the protocol, the curricula, the settings.
 
 A curriculum is a :class:`Curriculum` of five pure hooks (see ``jaxlab.curriculum.base``);
-one trainer (``experiments/curbench/trainer.py``, beside the CurBench experiments) runs
-every method, the no-op :func:`baseline` included. The settings of the benchmark are data
+one trainer (:class:`jaxlab.train.curriculum.CurriculumTrainer`, in the harness: it holds
+the training loop) runs every method, the no-op :func:`baseline` included. The settings of the benchmark are data
 transforms (:func:`noisy_labels`, :func:`imbalance`).
 """
 

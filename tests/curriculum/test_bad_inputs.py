@@ -1,15 +1,21 @@
 """Bad input, one row per argument of every public ``jaxlab.curriculum`` kernel (the table
 convention of ``tests/test_bad_inputs.py``, whose meta-tests check that every public
-kernel and argument has a row)."""
+kernel and argument has a row), and a second table for the curriculum trainer
+``jaxlab.train.curriculum`` with its own meta-test."""
 
 from __future__ import annotations
 
+import inspect
+
+import flax.linen as nn
 import jax.numpy as jnp
+import ml_collections
 import numpy as np
 import pytest
 
 from jaxlab import curriculum as cl
 from jaxlab.curriculum.mw_net import init_weight_net
+from jaxlab.train import curriculum as ct
 from tests.bad_inputs import KEY, NAN, Case, case_id, check
 
 LOGITS = jnp.zeros((4, 3))
@@ -406,3 +412,246 @@ CASES = [
 @pytest.mark.parametrize("case", CASES, ids=case_id)
 def test_bad_input(case: Case) -> None:
     check(case)
+
+
+# ---------------------------------------------------------------- the curriculum trainer
+# ``jaxlab.train.curriculum`` (the trainer the curricula run in): one row per argument of
+# each public function and class of its ``__all__``; checked by the meta-test below.
+
+_DENSE = nn.Dense(3)
+INIT = lambda key: _DENSE.init(key, jnp.zeros((1, 2)))["params"]  # noqa: E731
+APPLY = lambda params, x, model_args: _DENSE.apply({"params": params}, x)  # noqa: E731
+OPT = {"name": "adam", "learning_rate": 1e-2}
+_X = np.zeros((6, 2), np.float32)
+_Y = np.zeros(6, np.int32)
+DATA = ct.CurriculumData(_X, _Y, _X, _Y, _X, _Y, 3)
+TRAINER = ct.CurriculumTrainer(cl.baseline(), INIT, APPLY, batch_size=2, optimizer=OPT)
+SCHEDULES = {"lgl": {"grow_interval": 20}}
+RESULT = {"test_acc": [0.5], "best_val_acc": [0.5], "val_acc": [[0.5]], "epoch_time_s": [1.0]}
+CONFIG = ml_collections.ConfigDict(
+    {
+        "seed": 0,
+        "num_seeds": 1,
+        "methods": ("baseline",),
+        "settings": ("standard",),
+        "num_epochs": 1,
+        "batch_size": 2,
+        "optimizer": OPT,
+        "eval_batch_size": 6,
+        "spl_start_rate": 0.2,
+        "grow_fraction": 0.5,
+        "reference_schedules": SCHEDULES,
+        "reference_epochs": 200,
+        "seed_batching": "map",
+        "chunk_steps": None,
+        "meta_methods": (),
+        "timing_repeats": 1,
+    }
+)
+
+
+def _trainer(**overrides):
+    kwargs = dict(
+        curriculum=cl.baseline(), init_fn=INIT, apply_fn=APPLY, batch_size=2, optimizer=OPT
+    )
+    return ct.CurriculumTrainer(**{**kwargs, **overrides})
+
+
+def _scaled(**overrides):
+    kwargs = dict(
+        name="lgl",
+        num_epochs=10,
+        lr=1e-3,
+        spl_start_rate=0.2,
+        grow_fraction=0.5,
+        schedules=SCHEDULES,
+        reference_epochs=200,
+    )
+    return ct.scaled_curriculum(**{**kwargs, **overrides})
+
+
+def _setting(**overrides):
+    kwargs = dict(data=DATA, setting="noise", seeds=[0], noise_rate=0.4)
+    return ct.benchmark_setting(**{**kwargs, **overrides})
+
+
+def _costs(**overrides):
+    kwargs = dict(trainers={"baseline": TRAINER}, data=DATA, seeds=[0], num_epochs=1, k=1)
+    return ct.epoch_cost_ratios(**{**kwargs, **overrides})
+
+
+def _teacher(**overrides):
+    kwargs = dict(
+        teacher_data=DATA,
+        init_fn=INIT,
+        apply_fn=APPLY,
+        seed=0,
+        num_epochs=1,
+        batch_size=2,
+        optimizer=OPT,
+        eval_batch_size=6,
+        seed_batching="map",
+    )
+    return ct.train_teacher(**{**kwargs, **overrides})
+
+
+def _grid(tmp="/nonexistent/curbench-bad-input", **overrides):
+    kwargs = dict(
+        curricula={"baseline": cl.baseline()},
+        settings=["standard"],
+        make_data=lambda setting: DATA,
+        init_fn=INIT,
+        apply_fn=APPLY,
+        seeds=[0],
+        num_epochs=1,
+        batch_size=2,
+        optimizer=OPT,
+        workdir=tmp,
+        seed_batching="map",
+        eval_batch_size=6,
+        teacher=None,
+        chunk_steps=None,
+        mesh=None,
+        verbose=False,
+    )
+    return ct.run_benchmark_grid(**{**kwargs, **overrides})
+
+
+def _benchmark(**overrides):
+    kwargs = dict(
+        config=CONFIG,
+        data=DATA,
+        init_fn=INIT,
+        apply_fn=APPLY,
+        workdir="/nonexistent/curbench-bad-input",
+        teacher_data=None,
+    )
+    return ct.run_benchmark(**{**kwargs, **overrides})
+
+
+T = "train.curriculum."
+TRAINER_CASES = [
+    Case(T + "CurriculumTrainer", "curriculum", lambda: _trainer(curriculum="spl")),
+    Case(T + "CurriculumTrainer", "init_fn", lambda: _trainer(init_fn=None)),
+    Case(T + "CurriculumTrainer", "apply_fn", lambda: _trainer(apply_fn=None)),
+    Case(T + "CurriculumTrainer", "batch_size", lambda: _trainer(batch_size=0)),
+    Case(T + "CurriculumTrainer", "optimizer", lambda: _trainer(optimizer={"name": "adam"})),
+    Case(T + "CurriculumTrainer", "seed_batching", lambda: _trainer(seed_batching="pmap")),
+    Case(T + "CurriculumTrainer", "eval_batch_size", lambda: _trainer(eval_batch_size=0)),
+    Case(T + "CurriculumTrainer", "max_traces", lambda: _trainer(max_traces=0)),
+    Case(T + "CurriculumTrainer", "chunk_steps", lambda: _trainer(chunk_steps=0)),
+    Case(T + "CurriculumTrainer", "mesh", lambda: _trainer(mesh="runs")),
+    Case(T + "CurriculumTrainer.run", "data", lambda: TRAINER.run(None, [0], 1)),
+    Case(T + "CurriculumTrainer.run", "seeds", lambda: TRAINER.run(DATA, [], 1)),
+    Case(T + "CurriculumTrainer.run", "num_epochs", lambda: TRAINER.run(DATA, [0], 0)),
+    Case(
+        T + "CurriculumTrainer.run", "stop_after", lambda: TRAINER.run(DATA, [0], 1, stop_after=0)
+    ),
+    Case(
+        T + "CurriculumTrainer.run",
+        "stop_after_chunks",
+        lambda: TRAINER.run(DATA, [0], 1, stop_after_chunks=-1),
+    ),
+    Case(
+        T + "CurriculumTrainer.run",
+        "train_labels",
+        lambda: TRAINER.run(DATA._replace(train_labels=np.zeros((3, 6), np.int32)), [0, 1], 1),
+    ),
+    Case(T + "CurriculumTrainer.epoch_program", "seed", lambda: TRAINER.epoch_program(DATA, -1, 1)),
+    Case(T + "benchmark_setting", "data", lambda: _setting(data=None)),
+    Case(T + "benchmark_setting", "setting", lambda: _setting(setting="shift")),
+    Case(T + "benchmark_setting", "seeds", lambda: _setting(seeds=[])),
+    Case(T + "benchmark_setting", "noise_rate", lambda: _setting(noise_rate=1.5)),
+    Case(T + "benchmark_setting", "noise_rate", lambda: _setting(noise_rate=None)),
+    Case(
+        T + "benchmark_setting",
+        "imbalance_ratio",
+        lambda: _setting(setting="imbalance", noise_rate=None, imbalance_ratio=0.5),
+    ),
+    Case(
+        T + "benchmark_setting",
+        "imbalance_ratio",
+        lambda: _setting(setting="imbalance", noise_rate=None),
+    ),
+    Case(T + "benchmark_setting", "imbalance_seed", lambda: _setting(imbalance_seed=-1)),
+    Case(T + "curriculum_from_config", "name", lambda: ct.curriculum_from_config("x", CONFIG)),
+    Case(T + "curriculum_from_config", "config", lambda: ct.curriculum_from_config("spl", {})),
+    Case(T + "epoch_cost_ratios", "trainers", lambda: _costs(trainers={"baseline": "x"})),
+    Case(T + "epoch_cost_ratios", "data", lambda: _costs(data=None)),
+    Case(T + "epoch_cost_ratios", "seeds", lambda: _costs(seeds=[])),
+    Case(T + "epoch_cost_ratios", "num_epochs", lambda: _costs(num_epochs=0)),
+    Case(T + "epoch_cost_ratios", "k", lambda: _costs(k=0)),
+    Case(T + "epoch_cost_ratios", "baseline", lambda: _costs(baseline="none")),
+    Case(T + "run_benchmark", "config", lambda: _benchmark(config={})),
+    Case(T + "run_benchmark", "data", lambda: _benchmark(data=None)),
+    Case(T + "run_benchmark", "init_fn", lambda: _benchmark(init_fn=None)),
+    Case(T + "run_benchmark", "apply_fn", lambda: _benchmark(apply_fn=None)),
+    Case(T + "run_benchmark", "workdir", lambda: _benchmark(workdir=None)),
+    Case(T + "run_benchmark", "teacher_data", lambda: _benchmark(teacher_data="x")),
+    Case(T + "run_benchmark_grid", "curricula", lambda: _grid(curricula={})),
+    Case(T + "run_benchmark_grid", "settings", lambda: _grid(settings="standard")),
+    Case(T + "run_benchmark_grid", "make_data", lambda: _grid(make_data=None)),
+    Case(T + "run_benchmark_grid", "init_fn", lambda: _grid(init_fn=None)),
+    Case(T + "run_benchmark_grid", "apply_fn", lambda: _grid(apply_fn=None)),
+    Case(T + "run_benchmark_grid", "seeds", lambda: _grid(seeds=[-1])),
+    Case(T + "run_benchmark_grid", "num_epochs", lambda: _grid(num_epochs=0)),
+    Case(T + "run_benchmark_grid", "batch_size", lambda: _grid(batch_size=0)),
+    Case(T + "run_benchmark_grid", "optimizer", lambda: _grid(optimizer={})),
+    Case(T + "run_benchmark_grid", "workdir", lambda: _grid(workdir=None)),
+    Case(T + "run_benchmark_grid", "seed_batching", lambda: _grid(seed_batching="pmap")),
+    Case(T + "run_benchmark_grid", "eval_batch_size", lambda: _grid(eval_batch_size=0)),
+    Case(T + "run_benchmark_grid", "teacher", lambda: _grid(teacher="x")),
+    Case(T + "run_benchmark_grid", "chunk_steps", lambda: _grid(chunk_steps=0)),
+    Case(T + "run_benchmark_grid", "mesh", lambda: _grid(mesh="runs")),
+    Case(T + "scaled_curriculum", "name", lambda: _scaled(name="bogus")),
+    Case(T + "scaled_curriculum", "num_epochs", lambda: _scaled(num_epochs=0)),
+    Case(T + "scaled_curriculum", "lr", lambda: _scaled(lr=0.0)),
+    Case(T + "scaled_curriculum", "spl_start_rate", lambda: _scaled(spl_start_rate=1.5)),
+    Case(T + "scaled_curriculum", "grow_fraction", lambda: _scaled(grow_fraction=NAN)),
+    Case(T + "scaled_curriculum", "schedules", lambda: _scaled(schedules=None)),
+    Case(T + "scaled_curriculum", "schedules", lambda: _scaled(schedules={"lgl": {"inv": 0}})),
+    Case(T + "scaled_curriculum", "reference_epochs", lambda: _scaled(reference_epochs=0)),
+    Case(T + "summarize_runs", "runs", lambda: ct.summarize_runs({})),
+    Case(
+        T + "summarize_runs",
+        "baseline",
+        lambda: ct.summarize_runs({"standard": {"baseline": RESULT}}, baseline="none"),
+    ),
+    Case(T + "train_teacher", "teacher_data", lambda: _teacher(teacher_data=None)),
+    Case(T + "train_teacher", "init_fn", lambda: _teacher(init_fn=None)),
+    Case(T + "train_teacher", "apply_fn", lambda: _teacher(apply_fn=None)),
+    Case(T + "train_teacher", "seed", lambda: _teacher(seed=-1)),
+    Case(T + "train_teacher", "num_epochs", lambda: _teacher(num_epochs=0)),
+    Case(T + "train_teacher", "batch_size", lambda: _teacher(batch_size=0)),
+    Case(T + "train_teacher", "optimizer", lambda: _teacher(optimizer={"name": "sgd"})),
+    Case(T + "train_teacher", "eval_batch_size", lambda: _teacher(eval_batch_size=0)),
+    Case(T + "train_teacher", "seed_batching", lambda: _teacher(seed_batching="pmap")),
+    Case(T + "with_teacher", "trainer", lambda: ct.with_teacher(None, {}, DATA)),
+    Case(T + "with_teacher", "params", lambda: ct.with_teacher(TRAINER, None, DATA)),
+    Case(T + "with_teacher", "data", lambda: ct.with_teacher(TRAINER, {}, None)),
+]
+
+# Public names of jaxlab.train.curriculum without a bad value to feed, by reason.
+TRAINER_EXEMPT = {
+    "CurriculumData": "task NamedTuple (checked by the functions that take it)",
+    "TrainCarry": "state NamedTuple built by the trainer",
+    "run_benchmark_grid:verbose": "a bool flag: both values are valid",
+}
+
+
+@pytest.mark.parametrize("case", TRAINER_CASES, ids=case_id)
+def test_trainer_bad_input(case: Case) -> None:
+    check(case)
+
+
+def test_every_public_trainer_argument_has_a_row() -> None:
+    covered = {(case.kernel.removeprefix(T), case.arg) for case in TRAINER_CASES}
+    missing = []
+    for name in ct.__all__:
+        obj = getattr(ct, name)
+        if name in TRAINER_EXEMPT or not callable(obj):
+            continue
+        for arg in inspect.signature(obj).parameters:
+            if (name, arg) not in covered and f"{name}:{arg}" not in TRAINER_EXEMPT:
+                missing.append(f"{name}:{arg}")
+    assert not missing, f"trainer arguments without a bad-input row or a reason: {missing}"

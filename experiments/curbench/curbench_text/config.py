@@ -31,10 +31,12 @@ the pilot's per-seed gain sd 2.33: 5 seeds give 31 % (13 for 80 %); the pilot's 
 gain matches +1.2 within 1.5 (TOST): the pilot's sd 0.41 gives power ≈ 1. Cost (at least 4×,
 the paper's lower bound, the baseline's epoch, per method): no per-method pilot exists (the
 committed metric pooled three methods and two settings, mean 2.97, sd 0.86); against that sd
-a true 5× (effect 1.0) gives 69 % at 5 seeds (7 for 80 %), and the interleaved per-seed
-ratios of one method are expected to vary far less. Budget trade-off: the seeds are batched
-in one program, so 5 seeds cost little more than 3; the timing adds one compile per meta
-method and 5 rounds per seed (seconds).
+a true 5× (effect 1.0) gives 69 % at 5 seeds (7 for 80 %). Each seed gives one ratio: on
+that seed's inputs, every method's epoch is the fastest of ``timing_repeats`` (5) interleaved
+calls after a warm-up (min-of-k, ``jaxlab.train.time_min_of_k``); load only ever adds time,
+so these ratios are expected to vary far less than the pooled pilot. Budget trade-off: the
+seeds are batched in one program, so 5 seeds cost little more than 3; the timing adds one
+compile per meta method and 5 interleaved rounds per seed (seconds).
 
 Mesh (every preset): ``{"runs": -1}``: the seeds of a (setting, method) run are independent
 small models (a few MB each with the training set); they split over devices (padded to
@@ -123,7 +125,8 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.reference_schedules = ml_collections.ConfigDict(REFERENCE_SCHEDULES)
     c.grow_fraction = 0.5
     # The cost claim: one epoch of each meta-gradient method over the baseline's, per seed,
-    # standard setting, same model and data, timed interleaved (jaxlab.train.timing).
+    # standard setting, same model and data: the fastest of timing_repeats interleaved calls
+    # after a warm-up, on that seed's inputs (min-of-k, jaxlab.train.time_min_of_k).
     c.meta_methods = META_METHODS
     c.timing_repeats = 5
     if preset == "smoke":

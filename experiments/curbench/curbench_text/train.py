@@ -1,8 +1,9 @@
 """CurBench text: every text curriculum on a GLUE task read from TFDS (paper), or on which
 Shakespeare play a window of speech comes from (quick, smoke).
 
-The runs go through the paper's trainer (``experiments/curbench/trainer.py``: one trainer per
-curriculum, resumable per run under ``<workdir>/runs``).
+Config in, metrics out: the windows are read and hashed into character n-grams, the model is
+defined, and the curriculum trainer's benchmark (:func:`jaxlab.train.curriculum.run_benchmark`)
+runs every (setting, method), resumable per run under ``<workdir>/runs``.
 """
 
 from __future__ import annotations
@@ -17,15 +18,10 @@ import numpy as np
 
 from jaxlab.data.streaming import open_source
 from jaxlab.data.text import char_vocabulary, encode, load_plays
+from jaxlab.train.curriculum import CurriculumData, run_benchmark
 from jaxlab.train.plan import PlanSpec
 
 from ..plan import plan_spec
-from ..trainer import (
-    CurriculumData,
-    noisy_or_imbalanced,
-    run_experiment,
-    train_teacher,
-)
 
 # A speaker tag: "Ham.", "First Citizen.", "P. King." on a line of its own.
 _SPEAKER = re.compile(r"^[A-Z][A-Za-z .']{0,24}\.$")
@@ -170,48 +166,27 @@ def _model(config, num_ngrams: int) -> tuple:
 
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
-    seeds = list(range(config.seed, config.seed + config.num_seeds))
     w = load_glue(config) if config.task else load_windows(config)
     for split in ("train", "val", "test", "teacher"):
         w[f"{split}_x"] = char_ngrams(w[f"{split}_x"], tuple(config.ngram_orders), config.buckets)
-    num_classes = _num_classes(config)
     init_fn, apply_fn = _model(config, w["train_x"].shape[1])
-
-    clean = CurriculumData(
-        w["train_x"], w["train_y"], w["val_x"], w["val_y"], w["test_x"], w["test_y"], num_classes
+    data = CurriculumData(
+        w["train_x"],
+        w["train_y"],
+        w["val_x"],
+        w["val_y"],
+        w["test_x"],
+        w["test_y"],
+        _num_classes(config),
     )
-
-    def teacher():  # TTCL, Adaptive CL: a baseline model on a disjoint clean split
-        data = CurriculumData(
-            w["teacher_x"],
-            w["teacher_y"],
-            w["val_x"],
-            w["val_y"],
-            w["val_x"],
-            w["val_y"],
-            num_classes,
-        )
-        return train_teacher(
-            data,
-            init_fn,
-            apply_fn,
-            config.seed + 10_000,
-            config.num_epochs,
-            config.batch_size,
-            config.optimizer,
-            config.eval_batch_size,
-            config.seed_batching,
-        )
-
-    return run_experiment(
-        config,
-        lambda setting: noisy_or_imbalanced(clean, setting, seeds, noise_rate=config.noise_rate),
-        init_fn,
-        apply_fn,
-        seeds=seeds,
-        workdir=workdir,
-        teacher=teacher,
+    # The teacher of TTCL and Adaptive CL: a baseline model on a disjoint clean split.
+    teacher_data = data._replace(
+        train_inputs=w["teacher_x"],
+        train_labels=w["teacher_y"],
+        test_inputs=w["val_x"],
+        test_labels=w["val_y"],
     )
+    return run_benchmark(config, data, init_fn, apply_fn, workdir, teacher_data=teacher_data)
 
 
 def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:

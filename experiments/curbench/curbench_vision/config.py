@@ -6,12 +6,12 @@ Benchmark" (ICML 2024): a LeNet-style CNN on Fashion-MNIST (Debian package
 under the standard, noise-0.4 and imbalance-50 settings, Adam 1e-3, the test accuracy of
 the best-validation epoch, and the wall time of each method relative to the baseline.
 
-Command: ``jaxlab run curbench_vision --preset quick`` (quick: about 6.5 min wall / 4 min
-CPU on the shared 2-core machine under load — 640 training images at 14×14, 5 epochs,
-3 seeds, 15 curricula and the baseline × 3 settings; smoke: about 20 CPU-seconds, mostly
-XLA compiles). Paper's numbers (ResNet-18 on CIFAR-10, Table 3, best of 15 curricula):
-standard 92.33 → 92.88, noise-0.4 82.75 → 86.92, imbalance-50 75.49 → 76.43 (LeNet: 69.95 →
-70.43, 65.02 → 65.93, 44.93 → 45.28); meta-gradient methods 4–7× the cost (Table 8a). The
+Command: ``jaxlab run curbench_vision --preset quick`` (quick: 640 training images at
+14×14, 5 epochs, 3 seeds, 15 curricula and the baseline × 3 settings; smoke: 100 images,
+1 epoch, 2 seeds, the baseline and LRE, mostly XLA compiles). Paper's numbers (ResNet-18
+on CIFAR-10, Table 3, best of 15 curricula): standard 92.33 → 92.88, noise-0.4 82.75 →
+86.92, imbalance-50 75.49 → 76.43 (LeNet: 69.95 → 70.43, 65.02 → 65.93, 44.93 → 45.28);
+meta-gradient methods 4–7× the cost (Table 8a). The
 ``paper`` preset is CurBench's CIFAR-10 LeNet setting: TFDS ``cifar10`` normalised with
 CurBench's statistics, 40,000 training / 5,000 validation images from the training split
 (5,000 more for the teacher of TTCL, C2F and Adaptive CL), the 10,000 test images, Adam at
@@ -30,10 +30,12 @@ gains are small). Noise gain vs standard gain: the paper's difference (3.6 point
 sd ≈ 1.5 gives 59 % (4 seeds for 80 %). Cost (at least 4×, the paper's lower bound, the
 baseline's epoch, per method): no per-method pilot (the committed metric pooled three
 methods and three settings: mean 2.50, sd 0.29); against that sd an effect of 0.5 gives 61 %
-at 3 seeds (4 for 80 %); the interleaved per-seed ratios of one method are expected to vary
-less. Budget trade-off: the quick run was at its 420 s budget on the shared machine before
-the timing (about 40 s more: four one-seed compiles and 5 rounds per seed; budget now 460
-s), so the seed count stays at 3.
+at 3 seeds (4 for 80 %). Each seed gives one ratio: on that seed's inputs, every method's
+epoch is the fastest of ``timing_repeats`` (5) interleaved calls after a warm-up (min-of-k,
+``jaxlab.train.time_min_of_k``); load only ever adds time, so the per-seed ratios of one
+method are expected to vary less than the pooled pilot. Budget trade-off: the timing adds
+four one-seed compiles and 5 interleaved rounds per seed to the quick run (budget 460 s), so
+the seed count stays at 3.
 
 Mesh (every preset): ``{"runs": -1}``: the seeds of a (setting, method) run are independent
 small models (a few MB each with the training set); they split over devices (padded to
@@ -125,7 +127,8 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.reference_schedules = ml_collections.ConfigDict(REFERENCE_SCHEDULES)
     c.grow_fraction = 0.5  # pacing reaches the whole set at this fraction of the epochs
     # The cost claim: one epoch of each meta-gradient method over the baseline's, per seed,
-    # standard setting, same model and data, timed interleaved (jaxlab.train.timing).
+    # standard setting, same model and data: the fastest of timing_repeats interleaved calls
+    # after a warm-up, on that seed's inputs (min-of-k, jaxlab.train.time_min_of_k).
     c.meta_methods = META_METHODS
     c.timing_repeats = 5
     if preset == "smoke":

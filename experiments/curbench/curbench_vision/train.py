@@ -1,8 +1,9 @@
-"""CurBench vision: each curriculum × setting through the paper's trainer
-(``experiments/curbench/trainer.py``).
+"""CurBench vision: each curriculum × setting of a LeNet on an image subset, through the
+curriculum trainer (:func:`jaxlab.train.curriculum.run_benchmark`).
 
-Every (setting, method) run trains all seeds in one program and is saved to
-``<workdir>/runs/<setting>__<method>.json``; a killed experiment resumes at the next run.
+Config in, metrics out: the splits are read, the model is defined, and the benchmark runs
+every (setting, method) with all seeds in one program, saved to
+``<workdir>/runs/<setting>__<method>.json`` (a killed experiment resumes at the next run).
 """
 
 from __future__ import annotations
@@ -15,15 +16,10 @@ import numpy as np
 from jaxlab.data import image_ops, load_images
 from jaxlab.data.streaming import open_source
 from jaxlab.nn.lenet import LeNet
+from jaxlab.train.curriculum import CurriculumData, run_benchmark
 from jaxlab.train.plan import PlanSpec
 
 from ..plan import plan_spec
-from ..trainer import (
-    CurriculumData,
-    noisy_or_imbalanced,
-    run_experiment,
-    train_teacher,
-)
 
 NUM_CLASSES = 10
 
@@ -74,27 +70,6 @@ def load_splits(config) -> dict[str, np.ndarray]:
     }
 
 
-def setting_data(splits, setting: str, config, seeds) -> CurriculumData:
-    """The task of one setting: clean, per-seed noisy labels, or an imbalanced subset."""
-    clean = CurriculumData(
-        splits["x"],
-        splits["y"],
-        splits["val_x"],
-        splits["val_y"],
-        splits["test_x"],
-        splits["test_y"],
-        NUM_CLASSES,
-    )
-    return noisy_or_imbalanced(
-        clean,
-        setting,
-        seeds,
-        noise_rate=config.noise_rate,
-        imbalance_ratio=config.imbalance_ratio,
-        imbalance_seed=config.seed,
-    )
-
-
 def _model(image_shape) -> tuple:
     """``(init_fn, apply_fn)`` of the LeNet on images of ``image_shape`` ``(h, w, c)``."""
     model = LeNet(num_classes=NUM_CLASSES)
@@ -110,41 +85,25 @@ def _model(image_shape) -> tuple:
 
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
-    seeds = list(range(config.seed, config.seed + config.num_seeds))
     splits = load_splits(config)
     init_fn, apply_fn = _model(splits["x"].shape[1:])
-
-    def teacher():  # TTCL, C2F, Adaptive CL: a baseline LeNet on a disjoint clean split
-        data = CurriculumData(
-            splits["teacher_x"],
-            splits["teacher_y"],
-            splits["val_x"],
-            splits["val_y"],
-            splits["val_x"],
-            splits["val_y"],
-            NUM_CLASSES,
-        )
-        return train_teacher(
-            data,
-            init_fn,
-            apply_fn,
-            config.seed + 10_000,
-            config.num_epochs,
-            config.batch_size,
-            config.optimizer,
-            config.eval_batch_size,
-            config.seed_batching,
-        )
-
-    return run_experiment(
-        config,
-        lambda setting: setting_data(splits, setting, config, seeds),
-        init_fn,
-        apply_fn,
-        seeds=seeds,
-        workdir=workdir,
-        teacher=teacher,
+    data = CurriculumData(
+        splits["x"],
+        splits["y"],
+        splits["val_x"],
+        splits["val_y"],
+        splits["test_x"],
+        splits["test_y"],
+        NUM_CLASSES,
     )
+    # The teacher of TTCL, C2F and Adaptive CL: a baseline LeNet on a disjoint clean split.
+    teacher_data = data._replace(
+        train_inputs=splits["teacher_x"],
+        train_labels=splits["teacher_y"],
+        test_inputs=splits["val_x"],
+        test_labels=splits["val_y"],
+    )
+    return run_benchmark(config, data, init_fn, apply_fn, workdir, teacher_data=teacher_data)
 
 
 def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:

@@ -1,4 +1,5 @@
-"""The shared CurBench loop: settings, scaled schedules, teacher inputs, resumable runs."""
+"""CurBench's benchmark over the curriculum trainer: settings, scaled schedules, teacher
+inputs, resumable runs, the cost timing, the config-driven benchmark."""
 
 import flax.linen as nn
 import jax
@@ -7,15 +8,24 @@ import numpy as np
 import pytest
 
 from jaxlab.curriculum import EpochInputs
-from jaxlab_experiments.curbench import REFERENCE_SCHEDULES
-from jaxlab_experiments.curbench.trainer import (
+from jaxlab.train.curriculum import (
     CurriculumData,
     CurriculumTrainer,
+    benchmark_setting,
     epoch_cost_ratios,
-    noisy_or_imbalanced,
-    run_curbench,
+    run_benchmark_grid,
     scaled_curriculum,
+    train_teacher,
 )
+
+# The reference's schedules (CurBench's defaults), in epochs of its 200-epoch runs.
+REFERENCE_SCHEDULES = {
+    "cbs": {"grow_interval": 5},
+    "dihcl": {"warm_epochs": 50},
+    "mcl": {"schedule_epochs": 20, "warm_epochs": 5},
+    "lgl": {"grow_interval": 20},
+    "adaptive_cl": {"pace_r": 15, "inv": 20},
+}
 
 _REF = (REFERENCE_SCHEDULES, 200)  # the reference's schedules, for 200-epoch runs
 
@@ -46,17 +56,17 @@ def test_settings():
     rng = np.random.default_rng(0)
     x, y = rng.normal(size=(500, 3)), rng.integers(0, 5, 500)
     data = CurriculumData(x, y, x[:10], y[:10], x[:10], y[:10], 5)
-    noisy = noisy_or_imbalanced(data, "noise", [0, 1], noise_rate=0.4)
+    noisy = benchmark_setting(data, "noise", [0, 1], noise_rate=0.4)
     assert noisy.train_labels.shape == (2, 500)
     assert 0.3 < np.mean(noisy.train_labels[0] != y) < 0.5
     assert not np.array_equal(noisy.train_labels[0], noisy.train_labels[1])
-    imb = noisy_or_imbalanced(data, "imbalance", [0], imbalance_ratio=20.0)
+    imb = benchmark_setting(data, "imbalance", [0], imbalance_ratio=20.0)
     counts = np.bincount(imb.train_labels, minlength=5)
     assert len(imb.train_inputs) == len(imb.train_labels) and counts[0] > 3 * counts[4]
     with pytest.raises(ValueError, match="setting"):
-        noisy_or_imbalanced(data, "shift", [0])
+        benchmark_setting(data, "shift", [0])
     with pytest.raises(ValueError, match="noise_rate"):  # no silent default rate
-        noisy_or_imbalanced(data, "noise", [0])
+        benchmark_setting(data, "noise", [0])
 
 
 class _Lin(nn.Module):
@@ -77,8 +87,6 @@ def test_runs_resume_and_teacher(tmp_path):
     calls = []
 
     def teacher():
-        from jaxlab_experiments.curbench.trainer import train_teacher
-
         calls.append(1)
         return train_teacher(data, init, apply, 0, 1, 20, _adam(1e-2), 500, "map")
 
@@ -98,17 +106,18 @@ def test_runs_resume_and_teacher(tmp_path):
         chunk_steps=2,
         verbose=False,
     )
-    runs = run_curbench(
+    runs = run_benchmark_grid(
         curricula,
         ["standard", "noise"],
-        lambda s: noisy_or_imbalanced(data, s, [0], noise_rate=0.4),
+        lambda s: benchmark_setting(data, s, [0], noise_rate=0.4),
         init,
         apply,
         **kw,
     )
     assert set(runs) == {"standard", "noise"} and set(runs["noise"]) == {"baseline", "ttcl"}
     assert len(calls) == 1
-    again = run_curbench(curricula, ["standard", "noise"], None, init, apply, **kw)
+    unused = lambda s: pytest.fail("a finished run is read back, its data never made")  # noqa: E731
+    again = run_benchmark_grid(curricula, ["standard", "noise"], unused, init, apply, **kw)
     assert again == runs and len(calls) == 1  # every run read back from the workdir
     assert (tmp_path / "checkpoints" / "noise__ttcl").is_dir()
 
@@ -139,8 +148,8 @@ def test_epoch_cost_ratios_are_per_seed_and_see_extra_work():
         ),
         "heavy": CurriculumTrainer(base, init, heavy, batch_size=50, optimizer=_adam(1e-2)),
     }
-    ratios = epoch_cost_ratios(trainers, data, seeds=[0, 1, 2], num_epochs=1, repeats=3)
+    ratios = epoch_cost_ratios(trainers, data, seeds=[0, 1, 2], num_epochs=1, k=3)
     assert set(ratios) == {"heavy"} and len(ratios["heavy"]) == 3
     assert all(r > 1.5 for r in ratios["heavy"])
     with pytest.raises(ValueError, match="baseline"):
-        epoch_cost_ratios({"heavy": trainers["heavy"]}, data, seeds=[0], num_epochs=1, repeats=1)
+        epoch_cost_ratios({"heavy": trainers["heavy"]}, data, seeds=[0], num_epochs=1, k=1)

@@ -1,14 +1,17 @@
-"""The curriculum trainer: one compile per run, bad curricula rejected, resumable."""
+"""The curriculum trainer: one compile per run, bad curricula rejected, resumable after a
+kill, and a weighted run equal to an independent numpy reference."""
 
 import dataclasses
 
 import flax.linen as nn
+import jax
 import numpy as np
 import pytest
 
 from jaxlab import curriculum as cl
+from jaxlab.train.checkpoint import Checkpointer
+from jaxlab.train.curriculum import CurriculumData, CurriculumTrainer
 from jaxlab.train.mesh import make_mesh
-from jaxlab_experiments.curbench.trainer import CurriculumData, CurriculumTrainer
 
 N, D, C = 120, 4, 3
 
@@ -203,3 +206,94 @@ def test_mid_epoch_resume_keeps_the_curriculum_state(data, tmp_path):
         CurriculumTrainer(
             cl.baseline(), _init, _apply, batch_size=16, optimizer=_adam(1e-2), chunk_steps=0
         )
+
+
+def _softmax(z):
+    z = z - z.max(-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(-1, keepdims=True)
+
+
+def test_weighted_subset_run_matches_a_numpy_reference(data):
+    """A linear softmax classifier under fixed curriculum weights (40 samples left out, the
+    odd ones weighted 2), plain SGD, 2 epochs: every step is ``θ ← θ − η ∇_θ (1/m) Σ_i w_i
+    ℓ_i`` over the ``m`` valid rows of the batch, with ``∇_W ℓ_i = x_i (p_i − e_{y_i})ᵀ``,
+    written here in float64 numpy. The batch order is the trainer's documented plan (the
+    kept samples permuted by ``default_rng([seed, 2, epoch])``, padded to whole batches);
+    the validation accuracies, the best-validation parameters and their test accuracy
+    match."""
+    seed, lr, b, epochs = 5, 0.5, 16, 2
+    w = np.ones(N, np.float32)
+    w[:40] = 0.0
+    w[1::2] *= 2.0
+    fixed = dataclasses.replace(
+        cl.baseline(),
+        name="fixed_weights",
+        data_curriculum=lambda state, epoch, losses: state._replace(weights=w),
+    )
+    dense = nn.Dense(C)
+    init = lambda key: dense.init(key, np.zeros((1, D), np.float32))["params"]  # noqa: E731
+    apply = lambda p, x, a: dense.apply({"params": p}, x)  # noqa: E731
+    result = CurriculumTrainer(
+        fixed, init, apply, batch_size=b, optimizer={"name": "sgd", "learning_rate": lr}
+    ).run(data, seeds=[seed], num_epochs=epochs, return_params=True)
+
+    p0 = init(jax.random.split(jax.random.key(seed), 3)[0])  # the trainer's model key
+    kernel, bias = np.asarray(p0["kernel"], np.float64), np.asarray(p0["bias"], np.float64)
+    x, y = np.asarray(data.train_inputs, np.float64), np.asarray(data.train_labels)
+    accuracy = lambda k, c, xs, ys: float(np.mean((xs @ k + c).argmax(-1) == ys))  # noqa: E731
+    best, best_val, vals = None, -1.0, []
+    for epoch in range(epochs):
+        order = np.random.default_rng([seed, 2, epoch]).permutation(np.flatnonzero(w > 0))
+        for start in range(0, len(order), b):
+            rows = order[start : start + b]
+            p = _softmax(x[rows] @ kernel + bias)
+            p[np.arange(len(rows)), y[rows]] -= 1.0
+            g = w[rows, None] * p / len(rows)
+            kernel, bias = kernel - lr * x[rows].T @ g, bias - lr * g.sum(0)
+        vals.append(accuracy(kernel, bias, data.val_inputs, data.val_labels))
+        if vals[-1] > best_val:
+            best, best_val = (kernel.copy(), bias.copy()), vals[-1]
+    np.testing.assert_allclose(np.asarray(result["val_acc"])[:, 0], vals)
+    params = result["params"]
+    np.testing.assert_allclose(np.asarray(params["kernel"][0]), best[0], rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(params["bias"][0]), best[1], rtol=1e-4, atol=1e-5)
+    assert result["test_acc"] == [accuracy(*best, data.test_inputs, data.test_labels)]
+
+
+class _Killed(Exception):
+    """Stands for the process dying right after a checkpoint was written."""
+
+
+def test_run_killed_after_a_checkpoint_resumes_bit_identical(data, tmp_path, monkeypatch):
+    """DCL (its loss hook learns per-sample data parameters: curriculum state that moves
+    every step), 8 steps per epoch in chunks of 3: a run killed after its 2nd checkpoint
+    (mid-epoch 1), resumed and killed again after 3 more (mid-epoch 2), then resumed to the
+    end, equals the uninterrupted run exactly: accuracies and parameters."""
+    make = lambda: CurriculumTrainer(  # noqa: E731
+        cl.dcl(), _init, _apply, batch_size=16, optimizer=_adam(1e-2), chunk_steps=3
+    )
+    seeds, epochs = [3, 4], 2
+    full = make().run(data, seeds=seeds, num_epochs=epochs, return_params=True)
+    save = Checkpointer.save
+    for kill_after in (2, 3):
+        saves = []
+
+        def dying_save(self, *args, _saves=saves, _after=kill_after, **kwargs):
+            save(self, *args, **kwargs)
+            self.wait()
+            _saves.append(args[0])
+            if len(_saves) == _after:
+                raise _Killed(args[0])
+
+        monkeypatch.setattr(Checkpointer, "save", dying_save)
+        with pytest.raises(_Killed):
+            make().run(data, seeds=seeds, num_epochs=epochs, workdir=str(tmp_path))
+    monkeypatch.setattr(Checkpointer, "save", save)
+    assert saves == [3, 4, 5]  # the second life started after the first one's 2 chunks
+    resumed = make().run(
+        data, seeds=seeds, num_epochs=epochs, workdir=str(tmp_path), return_params=True
+    )
+    np.testing.assert_array_equal(resumed["val_acc"], full["val_acc"])
+    np.testing.assert_array_equal(resumed["test_acc"], full["test_acc"])
+    jax.tree.map(np.testing.assert_array_equal, resumed["params"], full["params"])
