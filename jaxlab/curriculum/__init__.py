@@ -2,8 +2,8 @@
 
 A curriculum is a :class:`Curriculum` of five pure hooks (see ``jaxlab.curriculum.base``);
 one trainer (:class:`jaxlab.train.curriculum.CurriculumTrainer`, in the harness: it holds
-the training loop) runs every method, the no-op :func:`baseline` included. The settings of the benchmark are data
-transforms (:func:`noisy_labels`, :func:`imbalance`).
+the training loop) runs every method, the no-op :func:`baseline` included. The settings of
+the benchmark are data transforms (:func:`noisy_labels`, :func:`imbalance`).
 """
 
 from jaxlab.curriculum.adaptive_cl import adaptive_cl, adaptive_pace, teacher_kl
