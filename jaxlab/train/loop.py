@@ -64,7 +64,8 @@ def fit(
       eval_fn: ``state -> {name: value}``, run every ``eval_every`` steps and at the end.
       checkpoint_every: save every this many steps (and always at the end); 0: at the end.
       keep: checkpoints kept.
-      log_every: log train metrics every this many steps (and at the last step).
+      log_every: log train metrics every this many steps (and at the last step); a row is
+        read from the device after the next step is dispatched.
       mesh: place the state replicated and batches split over the mesh's ``data`` axis;
         ``None`` runs on the default device.
 
@@ -128,25 +129,36 @@ def fit(
         return row
 
     bar = tqdm.tqdm(total=num_steps, initial=start, desc=desc, disable=not progress)
+    # A logged step's metrics are read one step late: after the next step is dispatched, so
+    # the host's read does not stall the device between steps.
+    pending: list[tuple[int, Mapping[str, Any]]] = []
+
+    def flush() -> None:
+        for done, metrics in pending:
+            row = log(done, metrics)
+            bar.set_postfix({k: f"{v:.4g}" for k, v in row.items() if k != "step"}, refresh=False)
+        pending.clear()
+
     try:
         for step in range(start, num_steps):
             batch = next(batches) if batches is not None else batch_at(step)  # type: ignore[misc]
             state, metrics = jitted(state, place(batch), key, step)
+            flush()
             done = step + 1
             if done % max(log_every, 1) == 0 or done == num_steps:
-                row = log(done, metrics)
-                bar.set_postfix(
-                    {k: f"{v:.4g}" for k, v in row.items() if k != "step"}, refresh=False
-                )
+                pending.append((done, metrics))
             if eval_fn is not None and (
                 (eval_every and done % eval_every == 0) or done == num_steps
             ):
+                flush()
                 log(done, eval_fn(state))
             if checkpointer is not None and (
                 (checkpoint_every and done % checkpoint_every == 0) or done == num_steps
             ):
+                flush()  # a checkpoint never holds a step whose metrics are unwritten
                 checkpointer.save(done, state, key, data=batches)
             bar.update(1)
+        flush()
     finally:  # also on an exception (an interrupt): the checkpoint being written completes
         bar.close()
         if checkpointer is not None:
