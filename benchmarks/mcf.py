@@ -22,9 +22,10 @@ from rdkit import Chem, RDLogger
 
 from jaxlab.chem import SIZES, MCFDenoiser, mcf_sample
 from jaxlab.chem.conformers import embed_conformers
-from jaxlab.chem.training import PositionScale, init_state, make_optimizer, make_train_step
+from jaxlab.chem.training import PositionScale, init_state, make_train_step
 from jaxlab.data.qm9 import load_split, pad_molecules, qm9_builder
 from jaxlab.diffusion import cosine_beta_schedule
+from jaxlab.train import make_optimizer
 from jaxlab.train.timing import time_call
 
 
@@ -32,7 +33,19 @@ def bench_model(size: str, arrays: dict, batch: int, train_repeats: int, sample_
     """(train steps/s, DDIM-50 conformers/s) of the MCF denoiser of ``size``."""
     model = MCFDenoiser(SIZES[size])
     schedule = cosine_beta_schedule(1000)
-    optimizer = make_optimizer(1e-4, 10, 1000)
+    optimizer = make_optimizer(
+        {
+            "name": "adamw",
+            "learning_rate": {
+                "name": "warmup_cosine_decay_schedule",
+                "init_value": 0.0,
+                "peak_value": 1e-4,
+                "warmup_steps": 10,
+                "decay_steps": 1000,
+            },
+            "clip_global_norm": 2.0,
+        }
+    )
     batch_arrays = {k: v[:batch] for k, v in arrays.items()}
     state = init_state(model, optimizer, batch_arrays, jax.random.key(0))
     step = jax.jit(make_train_step(model, optimizer, schedule, 0.999))
