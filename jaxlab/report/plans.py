@@ -39,7 +39,7 @@ from jaxlab.report import registry
 from jaxlab.train import plan as plan_lib
 from jaxlab.train.plan import ACCELERATORS, UTILISATION, Plan
 
-#: The longest "what is missing" text of the table's runnable column.
+#: The longest text of the table's runnable column.
 _MISSING_CHARS = 160
 
 
@@ -56,25 +56,28 @@ def plan(name: str, preset: str = "paper") -> Plan:
 
 
 def runnable(name: str) -> str:
-    """Whether ``name``'s ``paper`` preset runs the paper's experiment today: ``"yes"``, or
-    ``"no: "`` and what is missing (from the config module's ``PAPER_SETTING.difference``
-    and its ``dry_run``; an experiment without them says so)."""
+    """Whether ``name``'s ``paper`` preset runs today: ``"yes"`` when it is the paper's
+    experiment, ``"yes, differs: "`` and how when it runs a stated variant (from the config
+    module's ``PAPER_SETTING.difference``), ``"no: "`` and what is missing when the config
+    module has no ``PAPER_SETTING`` or no ``dry_run`` (the preset is untested)."""
     experiment = registry.get_experiment(name)
     module = importlib.import_module(f"{experiment.module}.config")
     setting = getattr(module, "PAPER_SETTING", None)
     missing = []
     if setting is None:
         missing.append("no PAPER_SETTING in config.py")
-    elif getattr(setting, "difference", "same") != "same":
-        missing.append(" ".join(str(setting.difference).split()))
     if getattr(module, "dry_run", None) is None:
         missing.append("no dry_run in config.py (the paper preset is untested)")
-    if not missing:
-        return "yes"
-    text = "; ".join(missing)
+    if missing:
+        return _clipped("no: " + "; ".join(missing))
+    difference = " ".join(str(getattr(setting, "difference", "same")).split())
+    return "yes" if difference == "same" else _clipped(f"yes, differs: {difference}")
+
+
+def _clipped(text: str) -> str:
     if len(text) > _MISSING_CHARS:
-        text = text[: _MISSING_CHARS - 3].rstrip() + "..."
-    return f"no: {text}"
+        return text[: _MISSING_CHARS - 3].rstrip() + "..."
+    return text
 
 
 def _trips(p: Plan) -> str:

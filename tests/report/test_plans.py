@@ -110,18 +110,18 @@ def test_runnable_says_what_is_missing(config_module):
     config_module(PAPER_SETTING=_setting())
     assert plans.runnable("x") == "no: no dry_run in config.py (the paper preset is untested)"
     config_module(PAPER_SETTING=_setting("the\nweights are not public"), dry_run=lambda c, d: c)
-    assert plans.runnable("x") == "no: the weights are not public"
+    assert plans.runnable("x") == "yes, differs: the weights are not public"
     config_module()
     assert plans.runnable("x").startswith("no: no PAPER_SETTING in config.py; no dry_run")
     config_module(PAPER_SETTING=_setting("x" * 500), dry_run=lambda c, d: c)
     text = plans.runnable("x")
-    assert text.endswith("...") and len(text) <= 4 + 160
+    assert text.startswith("yes, differs: x") and text.endswith("...") and len(text) == 160
 
 
 def test_runnable_reads_every_registered_experiment():
     for name in registry.discover():
         status = plans.runnable(name)
-        assert status == "yes" or status.startswith("no: "), (name, status)
+        assert status == "yes" or status.startswith(("yes, differs: ", "no: ")), (name, status)
 
 
 def test_a_row_of_a_registered_experiment_renders_every_column():
