@@ -31,13 +31,13 @@ class PositionScale(NamedTuple):
 
     def normalize(self, positions: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """``positions [B, N, 3]`` in Å, ``mask [B, N]`` → normalized and centered."""
-        mask = jnp.asarray(mask)
-        centered = center_positions(jnp.asarray(positions, jnp.float32), mask)
+        mask_j = jnp.asarray(mask)
+        centered = center_positions(jnp.asarray(positions, jnp.float32), mask_j)
         axes = (1,) * (centered.ndim - 1) + (3,)
         lo = jnp.reshape(jnp.asarray(self.minimum, jnp.float32), axes)
         span = jnp.reshape(jnp.asarray(self.maximum - self.minimum, jnp.float32), axes)
         scaled = 2.0 * (centered - lo) / span - 1.0
-        return np.asarray(center_positions(scaled, mask))
+        return np.asarray(center_positions(scaled, mask_j))
 
     def denormalize(self, positions: np.ndarray) -> np.ndarray:
         """Normalized → Å (up to a translation, which RMSD ignores)."""

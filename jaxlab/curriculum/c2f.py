@@ -123,7 +123,7 @@ def affinity_clustering(distances: ArrayLike, max_clusters: int) -> np.ndarray:
         roots = np.array([find(a) for a in range(c)])
         _, new_ids = np.unique(roots, return_inverse=True)
         # number clusters by their smallest class
-        first = {}
+        first: dict[int, int] = {}
         for a in range(c):
             first.setdefault(new_ids[a], len(first))
         levels.append(np.array([first[new_ids[a]] for a in range(c)]))

@@ -44,6 +44,8 @@ def dds_reward(
     """
     check_range("eps", eps, 0.0, low_open=True)
     check_meta(loss_fn, 1.0, labels)
+    inputs, labels = jnp.asarray(inputs), jnp.asarray(labels)
+    meta_inputs, meta_labels = jnp.asarray(meta_inputs), jnp.asarray(meta_labels)
     meta_grad = jax.grad(lambda p: jnp.mean(loss_fn(p, meta_inputs, meta_labels)))(params)
     moved = jax.tree.map(lambda p, g: p - eps * g, params, meta_grad)
     return (loss_fn(moved, inputs, labels) - loss_fn(params, inputs, labels)) / eps

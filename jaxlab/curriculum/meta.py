@@ -20,7 +20,9 @@ from jaxlab._checks import check_range
 LossFn = Callable[[Any, jax.Array, jax.Array], jax.Array]
 
 
-def check_meta(loss_fn: LossFn, lr: float, labels: ArrayLike, **per_sample: ArrayLike) -> None:
+def check_meta(
+    loss_fn: LossFn, lr: float, labels: ArrayLike, **per_sample: ArrayLike | None
+) -> None:
     """The meta-gradient kernels' shared checks: a callable ``loss_fn``, ``lr ≥ 0`` (when
     concrete; 0 is a look-ahead that does not move) and per-sample arrays (``weights``,
     ``valid``) of the batch's length."""
@@ -65,6 +67,7 @@ def lookahead_params(
       0.6
     """
     check_meta(loss_fn, lr, labels, weights=weights)
+    inputs, labels = jnp.asarray(inputs), jnp.asarray(labels)
     grads = jax.grad(lambda p: jnp.sum(weights * loss_fn(p, inputs, labels)))(params)
     return jax.tree.map(lambda p, g: p - lr * g, params, grads)
 
@@ -94,4 +97,4 @@ def lookahead_meta_loss(
     """
     check_meta(loss_fn, lr, labels, weights=weights)
     new = lookahead_params(params, loss_fn, inputs, labels, weights, lr)
-    return jnp.mean(loss_fn(new, meta_inputs, meta_labels))
+    return jnp.mean(loss_fn(new, jnp.asarray(meta_inputs), jnp.asarray(meta_labels)))

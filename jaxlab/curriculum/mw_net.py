@@ -87,6 +87,8 @@ def mw_net_meta_loss(
     valid = jnp.asarray(valid, jnp.float32)
     n = jnp.maximum(jnp.sum(valid), 1.0)
 
+    inputs, labels = jnp.asarray(inputs), jnp.asarray(labels)
+
     def inner_loss(p):
         losses = loss_fn(p, inputs, labels)
         return jnp.sum(weight_net(vparams, losses) * losses * valid) / n
@@ -94,7 +96,7 @@ def mw_net_meta_loss(
     # As in the reference graph, V's input ℓ(θ) is differentiated in the inner step too.
     grads = jax.grad(inner_loss)(params)
     new = jax.tree.map(lambda p, g: p - lr * g, params, grads)
-    return jnp.mean(loss_fn(new, meta_inputs, meta_labels))
+    return jnp.mean(loss_fn(new, jnp.asarray(meta_inputs), jnp.asarray(meta_labels)))
 
 
 def mw_net(hidden: int = 100, lr: float = 1e-3, weight_decay: float = 1e-4) -> Curriculum:

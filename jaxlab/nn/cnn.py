@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 import flax.linen as nn
 import jax
@@ -88,7 +89,8 @@ def classifier_functions(model: nn.Module, image_shape: Sequence[int]):
         return model.init(key, dummy)["params"]
 
     def predict_fn(params, images: jax.Array) -> jax.Array:
-        return model.apply({"params": params}, images)
+        # Module.apply's annotation includes the (output, variables) pair of a mutable apply.
+        return cast(jax.Array, model.apply({"params": params}, images))
 
     def loss_fn(params, images: jax.Array, labels: jax.Array) -> jax.Array:
         logits = predict_fn(params, images)

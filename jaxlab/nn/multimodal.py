@@ -14,6 +14,8 @@ attention call for one over a key/value cache (:func:`cached_attention`, through
 
 from __future__ import annotations
 
+from typing import cast
+
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
@@ -130,7 +132,8 @@ def cached_attention(
 
     def project(name: str) -> jax.Array:
         dense = nn.DenseGeneral((heads, head_dim), axis=-1, use_bias=module.use_bias)
-        return dense.apply({"params": params[name]}, inputs)
+        # Module.apply's annotation includes the (output, variables) pair of a mutable apply.
+        return cast(jax.Array, dense.apply({"params": params[name]}, inputs))
 
     key_cache = jax.lax.dynamic_update_slice_in_dim(key_cache, project("key"), position, 1)
     value_cache = jax.lax.dynamic_update_slice_in_dim(value_cache, project("value"), position, 1)
@@ -147,7 +150,8 @@ def cached_attention(
     out = nn.DenseGeneral(
         module.out_features or inputs.shape[-1], axis=(-2, -1), use_bias=module.use_bias
     )
-    return out.apply({"params": params["out"]}, x), (key_cache, value_cache)
+    # Module.apply's annotation includes the (output, variables) pair of a mutable apply.
+    return cast(jax.Array, out.apply({"params": params["out"]}, x)), (key_cache, value_cache)
 
 
 class AudioLM(nn.Module):

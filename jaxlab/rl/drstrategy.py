@@ -32,6 +32,7 @@ References:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 import flax.linen as nn
 import jax
@@ -113,9 +114,11 @@ def landmark_loss(
     h = jax.lax.stop_gradient(jnp.asarray(h))
     if h.ndim != 2 or h.shape[1] != model.latent:
         raise ValueError(f"h must be [n, {model.latent}], got {h.shape}")
-    z_e = model.apply(params, h, method=model.encode)
+    # Module.apply's annotation includes the (output, variables) pair of a mutable apply.
+    z_e = cast(jax.Array, model.apply(params, h, method=model.encode))
     z_q, codes, commit = quantize(z_e, codebook, beta)
-    recon = jnp.mean(jnp.sum(jnp.square(model.apply(params, z_q, method=model.decode) - h), -1))
+    decoded = cast(jax.Array, model.apply(params, z_q, method=model.decode))
+    recon = jnp.mean(jnp.sum(jnp.square(decoded - h), -1))
     return recon + commit, (z_e, codes)
 
 
