@@ -540,6 +540,10 @@ class CurriculumTrainer:
                     "times": epoch_times,
                 }
                 checkpointer.save(position, state, jax.random.key(0))
+                # The save completes before the next epoch's programs run: orbax's background
+                # save must not overlap a multi-device program (XLA:CPU's collectives of two
+                # programs in flight at once can wait on each other).
+                checkpointer.wait()
 
         if checkpointer is not None:
             target = {
