@@ -158,6 +158,15 @@ def _stack(trees: Sequence[Any]) -> Any:
     return jax.tree.map(lambda *a: jnp.stack([jnp.asarray(v) for v in a]), *trees)
 
 
+@jax.jit
+def _select_seeds(take: Any, new: Any, old: Any) -> Any:
+    """Per seed, ``new``'s leaves where ``take [S]`` is true, else ``old``'s (one program for
+    the whole tree)."""
+    return jax.tree.map(
+        lambda a, b: jnp.where(take.reshape((-1,) + (1,) * (a.ndim - 1)), a, b), new, old
+    )
+
+
 def _per_sample_cross_entropy(logits: jax.Array, labels: jax.Array) -> jax.Array:
     """``ℓ_i = −log softmax(logits_i)[y_i]``: ``[b, C], [b] -> [b]``."""
     return optax.softmax_cross_entropy_with_integer_labels(logits, labels)
@@ -621,14 +630,7 @@ class CurriculumTrainer:
             val = self._accuracy(carry.params, val_x, val_y, model_args)
             better = val > best_val
             best_val = np.where(better, val, best_val)
-            sel = jnp.asarray(better)
-            best_params = jax.tree.map(
-                lambda new, old, sel=sel: jnp.where(
-                    sel.reshape((-1,) + (1,) * (new.ndim - 1)), new, old
-                ),
-                carry.params,
-                best_params,
-            )
+            best_params = _select_seeds(better, carry.params, best_params)
             val_hist[epoch] = val
             epoch_times[epoch] = time.perf_counter() - tick
             checkpoint(position)

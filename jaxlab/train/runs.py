@@ -357,21 +357,53 @@ def batch_runs(
         axes, batched, shared = split(args)
         n = jax.tree.leaves(batched)[0].shape[0]
         pad = -n % devices
-        if pad:
-            batched = jax.tree.map(
-                lambda x: jnp.concatenate([x, jnp.repeat(x[:1], pad, axis=0)]), batched
-            )
         if _traced((batched, shared)):
             # Called inside another program (a scan, a jit): the sharded program is inlined
             # there with its shardings; placement and gathering belong to the outer call.
-            out = sharded_program(axes, batched, shared)
-            return jax.tree.map(lambda x: x[:n], out) if pad else out
-        batched = place(batched, runs_sharding)
+            out = sharded_program(axes, _pad_runs(batched, pad), shared)
+            return _first_runs(out, n) if pad else out
+        batched = place(_padded_runs_program(batched, pad), runs_sharding)
         shared = place(shared, replicated)
         out = _gather_processes(sharded_program(axes, batched, shared))
-        return jax.tree.map(lambda x: x[:n], out) if pad else out
+        out = _first_runs_program(out, n) if pad else out
+        # The call ends when its programs have: XLA:CPU runs a multi-device program on a
+        # pool of one thread per device, and a host that has queued many such programs
+        # ahead (up to its per-device limit of in-flight computations) can leave a launch
+        # waiting for a thread that waits, in a collective, for that launch.
+        return jax.block_until_ready(out)
 
     return sharded_call
+
+
+def _pad_runs(tree: Any, pad: int) -> Any:
+    """Every leaf's run axis extended by ``pad`` copies of run 0 (dropped from results)."""
+    if not pad:
+        return tree
+    return jax.tree.map(lambda x: jnp.concatenate([x, jnp.repeat(x[:1], pad, axis=0)]), tree)
+
+
+def _first_runs(tree: Any, n: int) -> Any:
+    """Every leaf's first ``n`` runs (the padding copies dropped)."""
+    return jax.tree.map(lambda x: x[:n], tree)
+
+
+# One program for a whole tree (not one eager op per leaf); host arrays stay on the host.
+_padded_runs_device = jax.jit(_pad_runs, static_argnums=1)
+_first_runs_device = jax.jit(_first_runs, static_argnums=1)
+
+
+def _padded_runs_program(tree: Any, pad: int) -> Any:
+    if not pad:
+        return tree
+    if all(isinstance(x, np.ndarray | np.generic) for x in jax.tree.leaves(tree)):
+        return jax.tree.map(lambda x: np.concatenate([x, np.repeat(x[:1], pad, axis=0)]), tree)
+    return _padded_runs_device(tree, pad)
+
+
+def _first_runs_program(tree: Any, n: int) -> Any:
+    if all(isinstance(x, np.ndarray | np.generic) for x in jax.tree.leaves(tree)):
+        return _first_runs(tree, n)
+    return _first_runs_device(tree, n)
 
 
 def _traced(tree: Any) -> bool:
