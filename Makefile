@@ -59,21 +59,20 @@ test: install
 
 # The slow device tests: the smoke runs on 8 fake CPU devices against their 1-device runs of
 # the 17 experiments too heavy for `make test` (tests/experiments/test_devices.py, the
-# registry-wide 8 = 1 test; the other 11 run in `make test`) and the 2 x 4 = 1 x 8
-# multi-process runs of multimax_vit and mscp (test_multihost.py). CI runs it after
-# `make test` with JAXLAB_REPORTS_DIR shared, so the 1-device runs are reused.
+# registry-wide 8 = 1 test; the other 11 run in `make test`) and the smoke runs on
+# 2 processes x 4 devices against 1 x 8 of the 27 experiments not in `make test`
+# (test_multihost.py). CI runs it after `make test` with JAXLAB_REPORTS_DIR shared, so the
+# 1-device and 8-device runs are computed once.
 test-devices: install
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=10 \
 	  -m "slow and not pod" tests/experiments/test_devices.py tests/experiments/test_multihost.py \
 	  $(PYTEST_ARGS)
 
 # What a user runs before renting a pod: every paper preset's dry run on 8 fake CPU devices
-# (tests/experiments/test_dry_run.py), multimax_vit's dry run on 2 processes x 4 devices, and
-# every experiment's smoke run on 2 processes x 4 devices against 1 x 8 (test_multihost.py).
+# (tests/experiments/test_dry_run.py) and multimax_vit's on 2 processes x 4 devices.
 test-pod: install
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=0 -m pod \
-	  tests/experiments/test_dry_run.py tests/experiments/test_multihost.py \
-	  tests/experiments/test_multihost_dry_run.py $(PYTEST_ARGS)
+	  tests/experiments/test_dry_run.py tests/experiments/test_multihost_dry_run.py $(PYTEST_ARGS)
 
 bench: install
 	# ByzFL (and the CPU build of torch it needs) is a benchmark baseline, not a dependency.

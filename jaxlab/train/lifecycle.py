@@ -16,6 +16,7 @@ atomic rename, after every process has its copy.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -71,18 +72,27 @@ def place(tree: Any, sharding: NamedSharding) -> Any:
     """Every leaf of ``tree`` placed with ``sharding``.
 
     On one process this is ``jax.device_put`` (a python scalar becomes a weakly typed array).
-    On several, python scalars are left to ``jit``, and every process holds the same
-    value (same seed, same computation) and each leaf becomes a global array assembled from
-    it (``jax.make_array_from_callback``), typed PRNG keys through their key data.
+    On several, python scalars are left to ``jit``; a global array (one that spans other
+    processes' devices, e.g. an earlier program's output) is resharded by a program; any
+    other leaf is a value every process holds alike (same seed, same computation) and
+    becomes a global array assembled from it (``jax.make_array_from_callback``), typed PRNG
+    keys through their key data.
     """
     if jax.process_count() == 1:
         return jax.tree.map(lambda x: jax.device_put(x, sharding), tree)
     return jax.tree.map(lambda x: _place_global(x, sharding), tree)
 
 
+@functools.partial(jax.jit, static_argnums=1)
+def _reshard(x: jax.Array, sharding: NamedSharding) -> jax.Array:
+    return jax.lax.with_sharding_constraint(x, sharding)
+
+
 def _place_global(x: Any, sharding: NamedSharding) -> Any:
     if not hasattr(x, "shape"):
         return x
+    if isinstance(x, jax.Array) and not x.is_fully_addressable:
+        return _reshard(x, sharding)
     if jnp.issubdtype(x.dtype, jax.dtypes.prng_key):
         data = _place_global(jax.random.key_data(x), sharding)
         return jax.random.wrap_key_data(data, impl=jax.random.key_impl(x))

@@ -19,6 +19,20 @@ from jaxlab.report import runner
 COLLECTIVE_TIMEOUT_FLAG = "--xla_cpu_collective_call_terminate_timeout_seconds=600"
 
 
+def multi_device_env(env: dict[str, str]) -> dict[str, str]:
+    """``env`` for a process with several CPU devices on the suite's loaded cores."""
+    env = dict(env)
+    # Synchronous dispatch: with XLA:CPU's asynchronous dispatch, two 8-device programs
+    # with collectives enqueued back to back can deadlock on oversubscribed cores (some
+    # device threads in an all-reduce, the others waiting to launch; llark_music).
+    env["JAX_CPU_ENABLE_ASYNC_DISPATCH"] = "false"
+    # A collective waits for all device threads; on 2 cores shared with another worker's
+    # multi-device run a thread can come later than XLA's default timeout (40 s), which
+    # aborts the process. 10 minutes.
+    env["XLA_FLAGS"] = f"{env.get('XLA_FLAGS', '')} {COLLECTIVE_TIMEOUT_FLAG}".strip()
+    return env
+
+
 def smoke_results(name: str, devices: int = 1) -> list[dict]:
     """``runner.load_or_run(name, "smoke")`` on ``devices`` CPU devices, computed (when not
     saved yet) in a subprocess. The 1-device results live where ``jaxlab reproduce --preset
@@ -31,14 +45,7 @@ def smoke_results(name: str, devices: int = 1) -> list[dict]:
     code = f"from jaxlab.report import runner; runner.load_or_run({name!r}, 'smoke', {out!r})"
     env = {**os.environ, "JAX_NUM_CPU_DEVICES": str(devices)}
     if devices > 1:
-        # Synchronous dispatch: with XLA:CPU's asynchronous dispatch, two 8-device programs
-        # with collectives enqueued back to back can deadlock on oversubscribed cores (some
-        # device threads in an all-reduce, the others waiting to launch; llark_music).
-        env["JAX_CPU_ENABLE_ASYNC_DISPATCH"] = "false"
-        # A collective waits for all 8 device threads; on 2 cores shared with another
-        # worker's 8-device run a thread can come later than XLA's default timeout (40 s),
-        # which aborts the process. 10 minutes.
-        env["XLA_FLAGS"] = f"{env.get('XLA_FLAGS', '')} {COLLECTIVE_TIMEOUT_FLAG}".strip()
+        env = multi_device_env(env)
     done = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False
     )

@@ -19,24 +19,16 @@ import sys
 import numpy as np
 import pytest
 
-from tests.experiments.smoke import smoke_results
+from tests.experiments.smoke import multi_device_env, smoke_results
 from tests.experiments.test_devices import CASES as DEVICE_CASES
 
 # Every experiment, with the tolerance and the wall-time metrics of its 8 = 1 case
 # (test_devices.py): the two layouts split the same runs and rows, but gloo sums a
-# data-parallel gradient over processes in another order. Only multimax_tradeoff runs in
-# `make test`; multimax_vit and mscp_passive_data in `make test-devices` (CI); the other 25
-# in `make test-pod`.
+# data-parallel gradient over processes in another order. multimax_tradeoff runs in
+# `make test`; the other 27 in `make test-devices` (CI), which reuses the 8-device runs of
+# test_devices.py.
 FAST = {"multimax_tradeoff"}
-# Run by `make test-devices` (and CI); the others by `make test-pod`.
-DEVICES = {"multimax_vit", "mscp_passive_data"}
 CASES = {name: (rtol, timed, name not in FAST) for name, (rtol, timed, _) in DEVICE_CASES.items()}
-
-
-def _marks(name: str, slow: bool) -> list:
-    if not slow:
-        return []
-    return [pytest.mark.slow] if name in DEVICES else [pytest.mark.slow, pytest.mark.pod]
 
 
 def _free_port() -> int:
@@ -49,7 +41,7 @@ def run_two_processes(name: str, workdir) -> list[dict]:
     """The results of ``jaxlab run NAME --preset smoke --multihost`` on 2 × 4 CPU devices."""
     address = f"127.0.0.1:{_free_port()}"
     env = {
-        **os.environ,
+        **multi_device_env(dict(os.environ)),
         "JAX_PLATFORMS": "cpu",
         "JAX_NUM_CPU_DEVICES": "4",
         "JAX_CPU_COLLECTIVES_IMPLEMENTATION": "gloo",
@@ -91,7 +83,7 @@ def run_two_processes(name: str, workdir) -> list[dict]:
 @pytest.mark.parametrize(
     ("name", "rtol", "timed"),
     [
-        pytest.param(name, rtol, timed, marks=_marks(name, slow), id=name)
+        pytest.param(name, rtol, timed, marks=[pytest.mark.slow] if slow else [], id=name)
         for name, (rtol, timed, slow) in CASES.items()
     ],
 )
