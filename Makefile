@@ -57,12 +57,11 @@ test: install
 	$(BIN)/python -m mypy
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=15 $(PYTEST_ARGS)
 
-# The slow device tests: the smoke runs on 8 fake CPU devices against their 1-device runs of
-# the 17 experiments too heavy for `make test` (tests/experiments/test_devices.py, the
-# registry-wide 8 = 1 test; the other 11 run in `make test`) and the smoke runs on
-# 2 processes x 4 devices against 1 x 8 of the 27 experiments not in `make test`
-# (test_multihost.py). CI runs it after `make test` with JAXLAB_REPORTS_DIR shared, so the
-# 1-device and 8-device runs are computed once.
+# The slow device tests: the smoke runs on 8 fake CPU devices against their 1-device runs
+# (tests/experiments/test_devices.py, the registry-wide 8 = 1 test) and on 2 processes x 4
+# devices against 1 x 8 (test_multihost.py) of the 27 experiments not in `make test`.
+# CI runs it after `make test` with JAXLAB_REPORTS_DIR shared, so the 1-device and 8-device
+# runs are computed once.
 test-devices: install
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=10 \
 	  -m "slow and not pod" tests/experiments/test_devices.py tests/experiments/test_multihost.py \

@@ -393,6 +393,7 @@ _first_runs_device = jax.jit(_first_runs, static_argnums=1)
 
 
 def _padded_runs_program(tree: Any, pad: int) -> Any:
+    """:func:`_pad_runs` in numpy when every leaf is a host array, else as one program."""
     if not pad:
         return tree
     if all(isinstance(x, np.ndarray | np.generic) for x in jax.tree.leaves(tree)):
@@ -401,6 +402,7 @@ def _padded_runs_program(tree: Any, pad: int) -> Any:
 
 
 def _first_runs_program(tree: Any, n: int) -> Any:
+    """:func:`_first_runs` in numpy when every leaf is a host array, else as one program."""
     if all(isinstance(x, np.ndarray | np.generic) for x in jax.tree.leaves(tree)):
         return _first_runs(tree, n)
     return _first_runs_device(tree, n)

@@ -7,10 +7,10 @@
   ``rtol`` stated per experiment. Runs split over ``runs`` compute each run on one device
   as on one device, so only the vectorized width changes (float32 reassociation);
   data-parallel ``fit`` sums each gradient over 8 devices in another order. Every
-  experiment has a case. Each costs a whole 8-device smoke run (padded runs on 2 cores).
-  The 11 cheapest run in the default test run, covering ``batch_runs`` over ``runs`` and
-  the one-device layouts. The other 17 are ``slow``: CI runs them after the default run,
-  reusing its 1-device runs (``make test-devices``).
+  experiment has a case. Each costs a whole 8-device smoke run (padded runs on 2 cores), so
+  all but ``multimax_tradeoff`` (seconds; test_multihost.py's canary in the default run)
+  are ``slow``: CI runs them after the default run, reusing its 1-device runs
+  (``make test-devices``).
 """
 
 import jax
@@ -24,39 +24,41 @@ from tests.experiments.smoke import smoke_results
 EXPERIMENTS = registry.discover()
 # Experiments whose config declares one device at smoke (the reason is in the config).
 ONE_DEVICE = {"ccpg_discovery", "nem_explanations", "gadc_adaptive"}
-# name: (rtol, substrings of the metric names that depend on wall time: not compared, slow)
+# Run in the default test run; every other case is slow.
+FAST = {"multimax_tradeoff"}
+# name: (rtol, substrings of the metric names that depend on wall time: not compared)
 CASES = {
-    "multimax_tradeoff": (1e-4, (), False),
-    "byzantine_lr_sensitivity": (1e-4, ("agg_ms",), False),
-    "byzantine_grid": (1e-4, ("agg_ms",), False),
-    "multimax_vit": (1e-3, (), True),
-    "multimax_lm": (1e-3, (), True),
-    "flipad_attribution": (1e-6, (), True),
-    "flipad_images": (1e-6, (), False),
-    "dpo_dynamics": (1e-6, (), False),
-    "icl_nonlinear": (1e-6, (), True),
-    "eureka_two_step": (1e-6, (), True),
-    "diffusion_reproducibility": (1e-5, (), True),
-    "llark_music": (1e-6, (), True),
-    "drstrategy_maze": (1e-5, (), True),
-    "mscp_passive_data": (1e-5, (), True),
-    "slwi_stream": (1e-4, ("slwi_time_overhead", "tent_ms_per_step"), True),
-    "adr_gd_attack": (1e-3, (), False),  # ADR-GD's noise kicks amplify rounding
+    "multimax_tradeoff": (1e-4, ()),
+    "byzantine_lr_sensitivity": (1e-4, ("agg_ms",)),
+    "byzantine_grid": (1e-4, ("agg_ms",)),
+    "multimax_vit": (1e-3, ()),
+    "multimax_lm": (1e-3, ()),
+    "flipad_attribution": (1e-6, ()),
+    "flipad_images": (1e-6, ()),
+    "dpo_dynamics": (1e-6, ()),
+    "icl_nonlinear": (1e-6, ()),
+    "eureka_two_step": (1e-6, ()),
+    "diffusion_reproducibility": (1e-5, ()),
+    "llark_music": (1e-6, ()),
+    "drstrategy_maze": (1e-5, ()),
+    "mscp_passive_data": (1e-5, ()),
+    "slwi_stream": (1e-4, ("slwi_time_overhead", "tent_ms_per_step")),
+    "adr_gd_attack": (1e-3, ()),  # ADR-GD's noise kicks amplify rounding
     # ADR-GD's noise kicks on the reference network end at another local maximum (5 % apart
     # seen); the GD-restart baseline gets as many restarts as ADR-GD's wall time buys.
-    "adr_gd_random_nets": (0.1, ("_time_s", "restarts"), False),
-    "gadc_feature_noise": (1e-6, (), True),
-    "mc_ensemble_ood": (1e-4, (), True),
-    "mcf_qm9": (1e-3, ("train_s",), True),  # data-parallel fit: gradients summed in another order
-    "gadc_metattack": (1e-6, (), True),
-    "gadc_heterophily": (1e-6, (), True),
-    "curbench_text": (1e-6, ("meta_cost_ratio",), True),
-    "curbench_vision": (1e-6, ("meta_cost_ratio",), True),
-    "policy_regret_intervals": (1e-6, (), False),
+    "adr_gd_random_nets": (0.1, ("_time_s", "restarts")),
+    "gadc_feature_noise": (1e-6, ()),
+    "mc_ensemble_ood": (1e-4, ()),
+    "mcf_qm9": (1e-3, ("train_s",)),  # data-parallel fit: gradients summed in another order
+    "gadc_metattack": (1e-6, ()),
+    "gadc_heterophily": (1e-6, ()),
+    "curbench_text": (1e-6, ("meta_cost_ratio",)),
+    "curbench_vision": (1e-6, ("meta_cost_ratio",)),
+    "policy_regret_intervals": (1e-6, ()),
     # One-device layouts (ONE_DEVICE): the same program in a process that has 8 devices.
-    "ccpg_discovery": (1e-6, ("runtime_s",), False),
-    "nem_explanations": (1e-6, ("per_s", "speedup"), False),
-    "gadc_adaptive": (1e-6, (), False),
+    "ccpg_discovery": (1e-6, ("runtime_s",)),
+    "nem_explanations": (1e-6, ("per_s", "speedup")),
+    "gadc_adaptive": (1e-6, ()),
 }
 assert set(CASES) == set(EXPERIMENTS), f"no 8 = 1 case for {set(EXPERIMENTS) ^ set(CASES)}"
 
@@ -91,8 +93,8 @@ def test_main_program_is_split_over_every_device(name):
 @pytest.mark.parametrize(
     ("name", "rtol", "timings"),
     [
-        pytest.param(name, *case[:2], marks=[pytest.mark.slow] if case[2] else [], id=name)
-        for name, case in CASES.items()
+        pytest.param(name, rtol, timings, marks=[] if name in FAST else [pytest.mark.slow], id=name)
+        for name, (rtol, timings) in CASES.items()
     ],
 )
 def test_eight_devices_equal_one(name, rtol, timings):

@@ -21,14 +21,14 @@ import pytest
 
 from tests.experiments.smoke import multi_device_env, smoke_results
 from tests.experiments.test_devices import CASES as DEVICE_CASES
+from tests.experiments.test_devices import FAST
 
 # Every experiment, with the tolerance and the wall-time metrics of its 8 = 1 case
 # (test_devices.py): the two layouts split the same runs and rows, but gloo sums a
 # data-parallel gradient over processes in another order. multimax_tradeoff runs in
 # `make test`; the other 27 in `make test-devices` (CI), which reuses the 8-device runs of
 # test_devices.py.
-FAST = {"multimax_tradeoff"}
-CASES = {name: (rtol, timed, name not in FAST) for name, (rtol, timed, _) in DEVICE_CASES.items()}
+CASES = DEVICE_CASES
 
 
 def _free_port() -> int:
@@ -83,8 +83,8 @@ def run_two_processes(name: str, workdir) -> list[dict]:
 @pytest.mark.parametrize(
     ("name", "rtol", "timed"),
     [
-        pytest.param(name, rtol, timed, marks=[pytest.mark.slow] if slow else [], id=name)
-        for name, (rtol, timed, slow) in CASES.items()
+        pytest.param(name, rtol, timed, marks=[] if name in FAST else [pytest.mark.slow], id=name)
+        for name, (rtol, timed) in CASES.items()
     ],
 )
 def test_two_processes_of_four_devices_equal_one_of_eight(name, rtol, timed, tmp_path):
