@@ -100,6 +100,31 @@ def _place_global(x: Any, sharding: NamedSharding) -> Any:
     return jax.make_array_from_callback(host.shape, sharding, lambda index: host[index])
 
 
+def _concat_run_0(tree: Any, pad: int) -> Any:
+    return jax.tree.map(lambda x: jnp.concatenate([x, jnp.repeat(x[:1], pad, axis=0)]), tree)
+
+
+_concat_run_0_program = jax.jit(_concat_run_0, static_argnums=1)
+
+
+def pad_with_run_0(tree: Any, pad: int) -> Any:
+    """Every leaf's leading (run) axis extended by ``pad`` copies of run 0.
+
+    Host arrays are padded in numpy, traced ones in the caller's program, device arrays in
+    one program for the whole tree: one eager op per leaf would queue a multi-device
+    computation per leaf, and XLA:CPU's per-device limit on queued computations can then
+    deadlock a later program's collective.
+    """
+    leaves = jax.tree.leaves(tree)
+    if not pad:
+        return tree
+    if all(isinstance(x, np.ndarray | np.generic) for x in leaves):
+        return jax.tree.map(lambda x: np.concatenate([x, np.repeat(x[:1], pad, axis=0)]), tree)
+    if any(isinstance(x, jax.core.Tracer) for x in leaves):
+        return _concat_run_0(tree, pad)
+    return _concat_run_0_program(tree, pad)
+
+
 def place_runs(tree: Any, mesh: Mesh | None, axis: str = RUNS_AXIS, *, pad: bool = False) -> Any:
     """``tree``'s leading (run) axis split over the mesh's ``axis`` (:func:`runs_sharding`),
     correct on several processes (:func:`place`); the tree as is without a mesh.
@@ -129,8 +154,7 @@ def place_runs(tree: Any, mesh: Mesh | None, axis: str = RUNS_AXIS, *, pad: bool
                 f"{num_runs} runs do not divide over the mesh's {axis!r} axis of size "
                 f"{mesh.shape[axis]}: pass pad=True (copies of run 0) or change the run count"
             )
-        extra = target - num_runs
-        tree = jax.tree.map(lambda x: jnp.concatenate([x, jnp.repeat(x[:1], extra, 0)]), tree)
+        tree = pad_with_run_0(tree, target - num_runs)
     sharding = runs_sharding(mesh, axis)
     assert sharding is not None  # a mesh is given
     return place(tree, sharding)

@@ -37,7 +37,7 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from jaxlab.train.checkpoint import Checkpointer
-from jaxlab.train.lifecycle import place, to_host
+from jaxlab.train.lifecycle import pad_with_run_0, place, to_host
 from jaxlab.train.mesh import RUNS_AXIS
 
 Carry = TypeVar("Carry")
@@ -360,9 +360,9 @@ def batch_runs(
         if _traced((batched, shared)):
             # Called inside another program (a scan, a jit): the sharded program is inlined
             # there with its shardings; placement and gathering belong to the outer call.
-            out = sharded_program(axes, _pad_runs(batched, pad), shared)
+            out = sharded_program(axes, pad_with_run_0(batched, pad), shared)
             return _first_runs(out, n) if pad else out
-        batched = place(_padded_runs_program(batched, pad), runs_sharding)
+        batched = place(pad_with_run_0(batched, pad), runs_sharding)
         shared = place(shared, replicated)
         out = _gather_processes(sharded_program(axes, batched, shared))
         out = _first_runs_program(out, n) if pad else out
@@ -375,30 +375,13 @@ def batch_runs(
     return sharded_call
 
 
-def _pad_runs(tree: Any, pad: int) -> Any:
-    """Every leaf's run axis extended by ``pad`` copies of run 0 (dropped from results)."""
-    if not pad:
-        return tree
-    return jax.tree.map(lambda x: jnp.concatenate([x, jnp.repeat(x[:1], pad, axis=0)]), tree)
-
-
 def _first_runs(tree: Any, n: int) -> Any:
     """Every leaf's first ``n`` runs (the padding copies dropped)."""
     return jax.tree.map(lambda x: x[:n], tree)
 
 
-# One program for a whole tree (not one eager op per leaf); host arrays stay on the host.
-_padded_runs_device = jax.jit(_pad_runs, static_argnums=1)
+# One program for a whole tree (not one eager op per leaf, see pad_with_run_0).
 _first_runs_device = jax.jit(_first_runs, static_argnums=1)
-
-
-def _padded_runs_program(tree: Any, pad: int) -> Any:
-    """:func:`_pad_runs` in numpy when every leaf is a host array, else as one program."""
-    if not pad:
-        return tree
-    if all(isinstance(x, np.ndarray | np.generic) for x in jax.tree.leaves(tree)):
-        return jax.tree.map(lambda x: np.concatenate([x, np.repeat(x[:1], pad, axis=0)]), tree)
-    return _padded_runs_device(tree, pad)
 
 
 def _first_runs_program(tree: Any, n: int) -> Any:
