@@ -33,6 +33,13 @@ def base_config(preset: str) -> ml_collections.ConfigDict:
         for data that is no TFDS dataset, a short name of its source (``"generated"``,
         ``"qm9pack"``); ``docs/paper_presets.md`` lists them.
       data_workers: worker processes that decode and augment a streamed input.
+      matmul_precision: the precision of float32 matrix products and convolutions
+        (``"highest"``, ``"high"`` or ``"default"``; ``jaxlab.train.precision``):
+        ``"highest"`` at smoke and quick, so CPU and GPU results agree; a paper preset
+        names the paper's choice.
+      compute_dtype: the models' activation and matrix-product dtype (``"float32"``;
+        ``"bfloat16"`` where the paper trained in mixed precision).
+      param_dtype: the parameters' and optimiser state's dtype (float32 master weights).
       dry_run: set by ``jaxlab run --dry-run`` (see :func:`dry_run_config`): the paper
         program at its real model shapes, 2 steps a phase, one evaluation batch, on mock
         data.
@@ -52,6 +59,9 @@ def base_config(preset: str) -> ml_collections.ConfigDict:
     config.fast_compile = preset == "smoke"
     config.datasets = ()
     config.data_workers = 0
+    config.matmul_precision = "highest"
+    config.compute_dtype = "float32"
+    config.param_dtype = "float32"
     config.dry_run = False
     return config
 

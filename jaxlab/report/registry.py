@@ -19,6 +19,7 @@ seeds); the report pools them over the runner's seeds.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 import math
 import pkgutil
@@ -37,6 +38,9 @@ REQUIRED_CONFIG_KEYS = (
     "datasets",
     "data_workers",
     "dry_run",
+    "matmul_precision",
+    "compute_dtype",
+    "param_dtype",
 )
 TESTS = ("better", "matches", "at_least", "at_most", "draw")
 SAMPLES = ("continuous", "binary", "proportion")
@@ -328,7 +332,18 @@ class Experiment:
 
     @property
     def train_and_evaluate(self) -> Callable[[ml_collections.ConfigDict, str], dict[str, Any]]:
-        return importlib.import_module(f"{self.module}.train").train_and_evaluate
+        """The experiment's ``train_and_evaluate``, traced at the config's numerics
+        (``jaxlab.train.precision.numerics_scope``: its ``matmul_precision``)."""
+        function = importlib.import_module(f"{self.module}.train").train_and_evaluate
+
+        @functools.wraps(function)
+        def at_config_precision(config: ml_collections.ConfigDict, workdir: str) -> dict[str, Any]:
+            from jaxlab.train.precision import numerics_scope
+
+            with numerics_scope(config):
+                return function(config, workdir)
+
+        return at_config_precision
 
 
 def _subpackages(module) -> list[str]:

@@ -23,6 +23,7 @@ from jaxlab.train.mesh import (
 )
 from jaxlab.train.metrics import MetricsWriter, log_history, log_result
 from jaxlab.train.optim import make_optimizer, make_schedule, optimizer_step
+from jaxlab.train.precision import compute_dtype, numerics_scope, param_dtype
 from jaxlab.train.prefetch import DeviceStream, device_batches
 from jaxlab.train.runs import batch_runs, jit_run, scan_run, segmented_scan_run
 from jaxlab.train.timing import ratios, time_call, time_interleaved, time_min_of_k
@@ -37,6 +38,7 @@ __all__ = [
     "from_process_0",
     "batch_runs",
     "batch_sharding",
+    "compute_dtype",
     "create_state",
     "device_batches",
     "fit",
@@ -47,8 +49,10 @@ __all__ = [
     "make_optimizer",
     "make_schedule",
     "mesh_from_config",
+    "numerics_scope",
     "optimizer_step",
     "padded_runs",
+    "param_dtype",
     "place",
     "place_runs",
     "put_batch",
