@@ -35,7 +35,11 @@ class PerceiverLayer(nn.Module):
         width = x.shape[-1]
         attn_mask = None if mask is None else mask[:, None, None, :].astype(bool)
         attended = nn.MultiHeadDotProductAttention(
-            num_heads=self.num_heads, qkv_features=width, out_features=width, dtype=self.dtype
+            num_heads=self.num_heads,
+            qkv_features=width,
+            out_features=width,
+            dtype=self.dtype,
+            force_fp32_for_softmax=True,  # softmax in float32 under bf16 compute
         )(
             nn.LayerNorm(dtype=self.dtype)(x),
             nn.LayerNorm(dtype=self.dtype)(context),

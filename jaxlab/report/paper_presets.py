@@ -20,6 +20,8 @@ from jaxlab.report import registry
 
 DOC = Path("docs") / "paper_presets.md"
 SAME = "same"
+#: The column of the paper preset's numerics (smoke and quick: highest, float32).
+PRECISION = "precision of our `paper`"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,6 +73,11 @@ def _preset(config: Any, key: str) -> str:
     return f"{datasets}; {key} {steps}; {config.num_seeds} seed(s)"
 
 
+def numerics(config: Any) -> str:
+    """The precision cell of a preset: its ``matmul_precision`` and ``compute_dtype``."""
+    return f"{config.matmul_precision} matmuls, {config.compute_dtype} compute"
+
+
 def _cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
@@ -88,8 +95,10 @@ def rows() -> list[dict[str, str]]:
             f"**eval** {setting.evaluation}; **hardware** {setting.hardware}"
         )
         row["source"] = setting.source
-        for preset in ("paper", "quick", "smoke"):
-            row[f"our `{preset}`"] = _preset(experiment.get_config(preset), setting.steps_key)
+        configs = {preset: experiment.get_config(preset) for preset in ("paper", "quick", "smoke")}
+        for preset, config in configs.items():
+            row[f"our `{preset}`"] = _preset(config, setting.steps_key)
+        row[PRECISION] = numerics(configs["paper"])
         row["difference"] = setting.difference
         out.append({k: _cell(v) for k, v in row.items()})
     return out
@@ -108,7 +117,10 @@ def render() -> str:
         "Our columns: the datasets read (TFDS names, or the source of generated data), the step",
         'count under the config key that holds it, and the seeds. "same": the `paper` preset',
         "runs the paper's setting (`jaxlab run NAME --preset paper --dry-run` checks its",
-        "program on mock data); otherwise the difference and why.",
+        "program on mock data); otherwise the difference and why. Precision: the `paper`",
+        "preset's `matmul_precision` and `compute_dtype` (the paper's, from its reference code;",
+        "parameters and optimiser state are float32); `smoke` and `quick` use highest matmuls",
+        "and float32 compute, so CPU and GPU results agree.",
         "",
         "| " + " | ".join(header) + " |",
         "|" + "---|" * len(header),

@@ -46,3 +46,35 @@ def test_paper_setting_matches_the_paper_preset(name):
 def test_every_preset_names_its_datasets(name):
     for preset in ("paper", "quick", "smoke"):
         assert EXPERIMENTS[name].get_config(preset).datasets, (name, preset)
+
+
+def _committed_rows() -> dict[str, dict[str, str]]:
+    """The committed table, one ``{column: cell}`` per experiment name."""
+    lines = [ln for ln in (ROOT / paper_presets.DOC).read_text().splitlines() if ln.startswith("|")]
+    header = [h.strip() for h in lines[0].strip("|").split(" | ")]
+    rows = {}
+    for line in lines[2:]:
+        cells = [c.strip() for c in line.strip("|").split(" | ")]
+        rows[cells[0].strip("`")] = dict(zip(header, cells, strict=True))
+    return rows
+
+
+def test_the_precision_column_names_each_paper_presets_numerics():
+    rows = _committed_rows()
+    assert set(rows) == set(EXPERIMENTS)
+    for name, experiment in EXPERIMENTS.items():
+        config = experiment.get_config("paper")
+        cell = rows[name][paper_presets.PRECISION]
+        assert cell == f"{config.matmul_precision} matmuls, {config.compute_dtype} compute", name
+        assert config.param_dtype == "float32", name  # float32 master weights
+
+
+@pytest.mark.parametrize("name", sorted(EXPERIMENTS))
+def test_smoke_and_quick_run_full_float32(name):
+    """Quick and smoke results agree on CPU and GPU: highest matmuls, float32 compute."""
+    for preset in ("smoke", "quick"):
+        config = EXPERIMENTS[name].get_config(preset)
+        assert (config.matmul_precision, config.compute_dtype) == ("highest", "float32"), (
+            name,
+            preset,
+        )

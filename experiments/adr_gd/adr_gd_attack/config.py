@@ -84,6 +84,10 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.num_steps = 20
     if preset == "paper":
         c.num_images = 300
+    if preset == "paper":  # the paper's numerics; smoke and quick: base_config's
+        # hoy021/ADR-GD sets no AMP or TF32 (PyTorch default: float32, no TF32 matmuls)
+        c.matmul_precision = "highest"
+        c.compute_dtype = "float32"
     return c
 
 

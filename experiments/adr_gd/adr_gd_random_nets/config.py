@@ -97,6 +97,10 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.small_ref_keys = 3
         c.large_ref_keys = 3
         c.num_steps = 100
+    if preset == "paper":  # the paper's numerics; smoke and quick: base_config's
+        # hoy021/ADR-GD notebook sets no AMP or TF32 (PyTorch default: float32, no TF32 matmuls)
+        c.matmul_precision = "highest"
+        c.compute_dtype = "float32"
     return c
 
 

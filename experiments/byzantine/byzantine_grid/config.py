@@ -136,6 +136,10 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.timing_k = 1
         c.timing_dim = 1000
         c.cpu_budget_s = 30
+    if preset == "paper":  # the paper's numerics; smoke and quick: base_config's
+        # the reference's main.py runs float64 (.double()); float32 here, full-precision matmuls
+        c.matmul_precision = "highest"
+        c.compute_dtype = "float32"
     return c
 
 

@@ -87,6 +87,10 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.learning_rates = (0.1, 1.0)
         c.num_seeds = 2
         c.cpu_budget_s = 30
+    if preset == "paper":  # the paper's numerics; smoke and quick: base_config's
+        # the reference's main.py runs float64 (.double()); float32 here, full-precision matmuls
+        c.matmul_precision = "highest"
+        c.compute_dtype = "float32"
     return c
 
 

@@ -109,6 +109,10 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.random_graphs_per_n = 10
         c.pc_random_max_n = 50
         c.runtime_nodes = 20
+    if preset == "paper":  # the paper's numerics; smoke and quick: base_config's
+        # uhlerlab/CCPG runs NumPy float64 on a CPU; float32 here, full-precision matmuls
+        c.matmul_precision = "highest"
+        c.compute_dtype = "float32"
     return c
 
 

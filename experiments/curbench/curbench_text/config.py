@@ -146,6 +146,10 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         # the test set is GLUE's validation split (872), whole (num_test 0).
         c.num_train, c.num_val, c.num_test, c.num_teacher = 60000, 2000, 0, 5000
         c.num_epochs = 30
+    if preset == "paper":  # the paper's numerics; smoke and quick: base_config's
+        # THUMNLab/CurBench sets no AMP or TF32 (PyTorch default: float32, no TF32 matmuls)
+        c.matmul_precision = "highest"
+        c.compute_dtype = "float32"
     return c
 
 

@@ -148,6 +148,10 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.channels = 3
         c.num_epochs = 200
         c.optimizer.learning_rate = 1e-4  # CurBench: Adam, constant 1e-4
+    if preset == "paper":  # the paper's numerics; smoke and quick: base_config's
+        # THUMNLab/CurBench sets no AMP or TF32 (PyTorch default: float32, no TF32 matmuls)
+        c.matmul_precision = "highest"
+        c.compute_dtype = "float32"
     return c
 
 

@@ -157,4 +157,9 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.unet_channels = 128
         c.num_samples = 10_000  # the paper's 10k noises (seeds 100000-109999)
         c.calibration_items = 5_000
+    if preset == "paper":  # the paper's numerics; smoke and quick: base_config's
+        # edm/train.py --fp16 default False (the README's commands keep it) and
+        # edm/training/training_loop.py sets allow_tf32 = False
+        c.matmul_precision = "highest"
+        c.compute_dtype = "float32"
     return c

@@ -178,6 +178,11 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.ac_optimizer.learning_rate = 8e-5
         c.wm_optimizer.learning_rate = 3e-4
         c.segments = c.rounds + 1
+    if preset == "paper":  # the paper's numerics; smoke and quick: base_config's
+        # ahn-ml/drstrategy configs/default.yaml precision: 32 (no AMP; PyTorch default:
+        # float32, no TF32 matmuls)
+        c.matmul_precision = "highest"
+        c.compute_dtype = "float32"
     return c
 
 

@@ -75,7 +75,9 @@ PAPER_SETTING = PaperSetting(
     difference="the same data, model, schedule and per-arm learning rates, but no drop-path "
     "and no RandAugment (jaxlab.nn.ViT has neither), images drawn fresh each step rather "
     "than as epochs over the Fashion-MNIST targets, 10 seeds per arm (the code's default "
-    "is one seed), and evaluation on 2000 test-split images instead of all 10,000",
+    "is one seed), evaluation on 2000 test-split images instead of all 10,000, and float32 "
+    "compute where the reference trains under float16 autocast (jaxlab.nn.ViT takes no "
+    "dtype)",
 )
 
 
@@ -130,6 +132,10 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     )
     if preset == "paper":
         c.optimizer.learning_rate.end_value = 1e-6
+        # eurekaMoments engine.py: torch.cuda.amp.autocast() (float16) with a NativeScaler;
+        # float32 compute here, as jaxlab.nn.ViT takes no dtype; PyTorch default matmuls
+        c.matmul_precision = "highest"
+        c.compute_dtype = "float32"
     # Peak learning rate per arm (replacing optimizer.learning_rate.peak_value); empty: one
     # rate for all. Paper: the reference README's (softmax and the CNN keep 5e-4).
     c.arm_peak_lr = ml_collections.ConfigDict(

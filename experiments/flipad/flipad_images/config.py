@@ -107,6 +107,10 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.num_test = 400
         c.lasso_iters = 10_000
         c.sad_steps = 2000
+    if preset == "paper":  # the paper's numerics; smoke and quick: base_config's
+        # MikeLasz/flipad trains without AMP or TF32 (PyTorch default: float32, no TF32 matmuls)
+        c.matmul_precision = "highest"
+        c.compute_dtype = "float32"
     return c
 
 

@@ -82,6 +82,10 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.epochs = 3
         c.num_terms = 2
         c.cpu_budget_s = 30
+    if preset == "paper":  # the paper's numerics; smoke and quick: base_config's
+        # SongtaoLiu0823/GADC sets no AMP or TF32 (PyTorch default: float32, no TF32 matmuls)
+        c.matmul_precision = "highest"
+        c.compute_dtype = "float32"
     return c
 
 

@@ -95,6 +95,10 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.prune_length = 20
     c.prune_alpha = 0.5
     c.mass_prompts = 32  # prompts for the attention-mass curve (every step)
+    if preset == "paper":  # the paper's numerics; smoke and quick: base_config's
+        # not stated (no reference code): float32, full-precision matmuls
+        c.matmul_precision = "highest"
+        c.compute_dtype = "float32"
     return c
 
 

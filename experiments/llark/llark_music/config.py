@@ -78,7 +78,9 @@ PAPER_SETTING = PaperSetting(
     "music datasets are not available offline (no trained LLark weights are released); our "
     "paper preset keeps LLark's steps, batch and optimiser schedule but trains a 6-layer, "
     "width-512 AudioLM on log-mel/chroma/onset features of 20,000 rendered clips with exact "
-    "key/tempo labels and template instructions, scored with the same key and tempo metrics",
+    "key/tempo labels and template instructions, scored with the same key and tempo metrics; "
+    "float32 compute with TF32 matmuls where the reference trains in bf16 (jaxlab's "
+    "TransformerBlock takes no dtype)",
 )
 
 
@@ -130,6 +132,11 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.num_heads = 8
         c.mlp_dim = 2048
         c.num_steps = 100_000
+        # spotify-research/llark scripts/training/train_llark.sh: --tf32 True (TF32 float32
+        # matmuls) and --bf16 True; float32 compute here, as jaxlab.nn.TransformerBlock
+        # (AudioLM's block) takes no dtype
+        c.matmul_precision = "high"
+        c.compute_dtype = "float32"
     c.optimizer = _optimizer(5e-5 if preset == "paper" else 1e-3, c.num_steps)
     return c
 

@@ -118,6 +118,10 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.knn_k = 50
         c.knn_bank = 10000
         c.max_shift = 4
+    if preset == "paper":  # the paper's numerics; smoke and quick: base_config's
+        # not stated (no reference code): float32, full-precision matmuls
+        c.matmul_precision = "highest"
+        c.compute_dtype = "float32"
     return c
 
 

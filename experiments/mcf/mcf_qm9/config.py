@@ -105,7 +105,6 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.ema_decay = 0.999
     c.clip_global_norm = 2.0
     c.eval_batch_size = 256
-    c.compute_dtype = "float32"  # "bfloat16" in the paper preset (the paper trains in bf16)
     c.data_parallel = True  # batch split over this process's devices (jaxlab.train.fit mesh)
     c.mesh = {"data": -1}
     c.curve_every = 0  # learning curve: COV-R / MAT-R every this many steps (0: none)
@@ -143,6 +142,9 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.warmup_steps = 30_000
         c.sampler_steps = 0  # 0 = 1000-step ancestral sampling (the paper's test protocol)
         c.eta = 1.0
+        # apple/ml-mcf configs/qm9_pio.yaml precision: bf16; train_mcf.py
+        # torch.set_float32_matmul_precision("medium") (bf16 or TF32 float32 matmuls)
+        c.matmul_precision = "default"
         c.compute_dtype = "bfloat16"
         c.curve_every = 10_000  # the reference's eval_freq: validation COV-R / MAT-R
         c.curve_num_test = 50  # validation molecules (reference n_molecules)

@@ -150,6 +150,10 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.ppo.num_steps = 64
         c.ppo.num_updates = 300
         c.num_candidates = 128
+    if preset == "paper":  # the paper's numerics; smoke and quick: base_config's
+        # not stated (no reference code): float32, full-precision matmuls
+        c.matmul_precision = "highest"
+        c.compute_dtype = "float32"
     return c
 
 

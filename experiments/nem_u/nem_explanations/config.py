@@ -168,6 +168,10 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.nem_steps = 10_000
         c.checkpoint_every = 1000
         c.relax_masks = 3000
+    if preset == "paper":  # the paper's numerics; smoke and quick: base_config's
+        # baerminator/NEM_T notebooks: MIXED_PRECISION = False (precision=32)
+        c.matmul_precision = "highest"
+        c.compute_dtype = "float32"
     return c
 
 
