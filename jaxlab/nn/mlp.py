@@ -83,6 +83,10 @@ class MLP(nn.Module):
       kernel_init, bias_init: the layers' initialisers (flax's ``Dense`` defaults: LeCun
         normal, zeros).
       layer_name: prefix of the layers' names in the parameter tree.
+      dtype: the layers' computation dtype (``None``: the inputs' and parameters' promoted
+        dtype, float32 for float32 inputs); ``jnp.bfloat16`` computes the activations and
+        matrix products in bf16 from float32 parameters (``param_dtype``).
+      param_dtype: the parameters' dtype (float32: the master weights).
 
     Input ``x [..., d]``, output ``[..., out]``; ``train`` switches dropout on (it then
     needs the ``"dropout"`` rng).
@@ -101,6 +105,8 @@ class MLP(nn.Module):
     kernel_init: Initializer = nn.linear.default_kernel_init
     bias_init: Initializer = nn.initializers.zeros_init()
     layer_name: str = "Dense"
+    dtype: Any = None
+    param_dtype: Any = jnp.float32
 
     def _dense(self, features: int, index: int) -> nn.Dense:
         return nn.Dense(
@@ -108,6 +114,8 @@ class MLP(nn.Module):
             kernel_init=self.kernel_init,
             bias_init=self.bias_init,
             name=f"{self.layer_name}_{index}",
+            dtype=self.dtype,
+            param_dtype=self.param_dtype,
         )
 
     @nn.compact
