@@ -9,9 +9,9 @@ accuracy and aggregation time per step.
 Command: ``jaxlab run byzantine_grid`` (``--preset paper`` for MNIST and CIFAR-10 and the full
 grid; ``jaxlab run byzantine_grid --preset paper --dry-run`` checks that program on mock data).
 
-Expected CPU time (2 cores): quick ≈ 8 min (one compilation per optimiser, ≈ 45 s, covers
-the whole grid: each cell is one call of it, ≈ 15–20 s under load, with attacks × seeds as
-its ``vmap`` lanes); paper ≈ several hours.
+Expected CPU time (2 cores, ``cpu_budget_s``): quick ≈ 8 min (one compilation per
+optimiser covers the whole grid: each cell is one call of it, with attacks × seeds as its
+``vmap`` lanes); paper ≈ several hours.
 
 Quick preset: scikit-learn digits (8×8, 1437 train / 360 test), an MLP 64 → 64 → 10 (ReLU;
 d = 4810 parameters, the size the aggregators work on), 200 steps, 16 examples per worker
@@ -24,23 +24,23 @@ reference does, CIFAR-10 minibatches randomly cropped with padding 2 and flipped
 reference's CNN (16/32 channels, 5×5, without its BatchNorm), batch 4 per worker and learning
 rate 0.1; the MNIST results keep the plain keys, CIFAR-10's are prefixed ``cifar10/``.
 
-Paper's numbers: Tables 1–2 of the paper (MNIST / CIFAR-10, per aggregator × attack) were
-not available offline when this preset was written, so no per-cell number is quoted; the
+Paper's numbers: Tables 1–2 of the paper (MNIST / CIFAR-10, per aggregator × attack) are
+not available offline, so no per-cell number is quoted; the
 claims carry the paper's qualitative statements (CTMA ≈ NNM, μ²-SGD ≥ momentum).
 
 Mesh (every preset): ``{"runs": -1}``: the lanes (runs) are independent and outnumber a
 node's devices, so they split over all of them without communication; the 17 workers of a
 run stay on its device.
 
-Seeds (power calculation, ``jaxlab.report.power.seeds_for_power``, α = 0.05, before the
-statistical re-run, committed quick pilot sds as upper bounds on the paired sd): CTMA vs
+Seeds (power calculation, ``jaxlab.report.power.seeds_for_power``, α = 0.05, the
+committed quick pilot's sds as upper bounds on the paired sd): CTMA vs
 plain, effect 1 point, sd ≤ 2.9 → 67 seeds; CTMA − NNM equivalence within ±2 points, sd ≤
 0.93 → 4 seeds; worst-attack accuracy, effect 2 points, sd ≤ 9.6 → 182 seeds; best
 combination, effect 1 point, sd ≤ 1.9 → 32 seeds. The quick grid keeps 3 seeds (the grid
 already costs ≈ 8 min), so its comparative claims are underpowered at ``quick`` by design.
 CTMA vs NNM cost (paired t-test, two-sided, one min-of-20 interleaved timing per seed at
 d = 1e5): the effect worth a row is half of NNM's cost; a separate pilot of this timing
-(pilot seeds 100-104, not the run's; 2 loaded cores) measured NNM 13.7 ms on average and a
+(pilot seeds 100-104, not the run's) gave NNM 13.7 ms on average and a
 CTMA − NNM difference of −9.6 ms with sd 7.1 ms, so ``t_test_power(3, 6.87, 7.08)`` = 0.17
 at quick (3 seeds) and ``seeds_for_power(6.87, 7.08)`` = 11 seeds; quick keeps 3, the row
 says it is underpowered there. The per-cell ``agg_ms/<cell>`` timings (every cell at the

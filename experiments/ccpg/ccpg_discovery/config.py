@@ -23,7 +23,7 @@ Seeds (quick: 6), from a power calculation made before the run
 - ``ccpg_runtime_s`` vs ``pc_runtime_s`` (paired t-test, two-sided; one min-of-3
   interleaved runtime per seed): the smallest effect worth a row is half of PC's pilot time.
   A separate pilot of this timing (the quick runtime part on pilot seeds 100-103, not the
-  run's; 2 loaded cores) measured PC 8.6 s on average and a CCPG − PC difference of
+  run's) gave PC 8.6 s on average and a CCPG − PC difference of
   −8.4 s with sd 2.3 s: ``seeds_for_power(4.31, 2.29)`` = 5 and ``t_test_power(6, 4.31,
   2.29)`` = 0.95 at quick's 6 seeds (kept: the sample-ratio claim above needs them).
 - The oracle counts and recovery are exact (``deterministic``): seeds do not matter there.

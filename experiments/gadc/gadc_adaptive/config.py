@@ -23,7 +23,7 @@ t-tests on the per-split differences. Effect = the paper's gaps, 12.3 points (ev
 72.03 − 59.71) and 21.7 (poisoning, 70.73 − 48.99). With n = 3 splits (the verdict rule's
 minimum) a two-sided paired test at α = 0.05 has power ≥ 0.8 as long as the sd of the
 per-split difference is ≤ 3.7 points (evasion) / ≤ 6.6 points (poisoning)
-(``t_test_power(3, 12.32, 3.7) = 0.81``); the quick run (made after this choice) measured
+(``t_test_power(3, 12.32, 3.7) = 0.81``); a quick run gave sds of
 0.5 / 1.35. Each split costs one Aux-Attack protocol, so 3 splits are what quick's budget
 (``cpu_budget_s`` 420) allows; the paper preset runs all 5 splits. The "matches" claims
 (TOST within 3 points of Table 2) have little power at n = 3 and are expected to stay

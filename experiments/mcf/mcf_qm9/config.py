@@ -20,8 +20,8 @@ varies by 0.35 / √60 ≈ 0.05 Å from the test set alone, and the training see
 part: at a per-seed sd of 0.1 Å, 3 seeds give the verdict's two-sided paired t-test 79 %
 power (``jaxlab.report.power.t_test_power(3, 0.32, 0.1)``), at 0.15 Å 51 %. The ETKDGv3 gaps
 (≈ 1.4 Å) have power ≈ 1 at 3 seeds. Budget trade-off: 3 seeds cost three trainings, so
-quick drops the learning curve (``curve_every = 0``; the paper preset keeps it) and its
-budget grows from 540 s to 600 s.
+quick has no learning curve (``curve_every = 0``; the paper preset keeps it) and a
+600 s budget.
 
 Paper preset: the paper's GEOM-QM9 experiment as its reference code (``apple/ml-mcf``,
 ``configs/qm9_pio.yaml``, ``configs/test_qm9.yaml``, ``process_data.py``,

@@ -11,8 +11,8 @@ deletion AUC, and explanations per second (per seed, the fastest of ``timing_k``
 interleaved calls of each method: ``jaxlab.train.time_min_of_k``).
 
 Command: ``jaxlab run nem_explanations --preset quick``.
-Expected CPU time on 2 cores: smoke ≈ 15 s, quick ≈ 3 min (3 seeds; measured 251 s wall,
-159 s CPU, on a 2-core machine shared with other jobs), paper: not run.
+Expected CPU time on 2 cores (``cpu_budget_s``): smoke ≈ 15 s, quick ≈ 3 min (3 seeds),
+paper: not run.
 Paper numbers: none used; the paper's locality and speed tables were not available here
 (see docs/nem.md); the claims compare NEM with RELAX in the same run.
 
@@ -26,7 +26,7 @@ differences bounded by √(sd_NEM² + sd_RELAX²):
 - speed (log10 explanations per second, paired two-sided t-test on one min-of-3
   interleaved timing per seed): the effect worth a row is one decade (10×). A separate
   pilot of this timing at the quick shapes (pilot seeds 100-102, not the run's; encoder
-  and decoder trained 2 steps, which does not change the cost; 2 loaded cores) measured a
+  and decoder trained 2 steps, which does not change the cost) gave a
   NEM − RELAX difference of 2.48 decades with sd 0.087, so ``t_test_power(3, 1.0, 0.087)``
   > 0.99 at quick's 3 seeds.
 Trade-off: one seed (SimCLR encoder + NEM decoder) costs ≈ 1 min here, already above the

@@ -24,14 +24,14 @@ point of error. The committed pilot (5 streams) has only each arm's sd (online 3
 11 (source error) and 194 (vs mean reversion) streams — a bound that ignores the pairing,
 which removes the stream-to-stream difficulty the arms share. Quick keeps 5 streams (power
 ≥ 0.8 for the source-error claim; unknown, at most the bound's 0.07, for the online ones);
-the first quick run of this change measured a paired sd of 1.1 points (online,
-SLWI − TENT), so the paper preset runs 12 streams (power 0.8 for 1 point). Time overhead
+a quick pilot gave a paired sd of 1.1 points (online, SLWI − TENT), so the paper
+preset runs 12 streams (power 0.8 for 1 point). Time overhead
 (one-sided t-test over stream seeds, ≤ 5 %; one min-of-5 interleaved overhead per seed):
 the effect worth showing is the paper's 2.4 %, 2.6 points below the bound; a separate pilot
 of this timing at the quick shapes (4 pilot streams, seeds 100-103, not the run's; the
-source model trained 20 steps, which does not change the cost; 2 loaded cores) measured
-overheads of 49 ± 20 % (sd 20 points; a recheck of one stream's min-of-5 gave −2 to +27 %
-from call to call: the spread is the load): ``t_test_power(5, 2.6, 20.1, one_sided=True)``
+source model trained 20 steps, which does not change the cost) gave overheads of
+49 ± 20 % (sd 20 points; one stream's min-of-5 ranges over −2 to +27 % from call to call
+on a shared CPU): ``t_test_power(5, 2.6, 20.1, one_sided=True)``
 = 0.08 at quick (5 streams), 0.11 at 12; ``seeds_for_power`` gives 370 streams. Quick keeps
 5: underpowered for an overhead near the paper's on a loaded CPU, which the claim's row says.
 
@@ -43,11 +43,10 @@ Segments: each arm's stream scan runs in ``segments`` pieces (``segmented_scan_r
 checkpointed under the workdir after each one, so a killed run resumes after its last
 finished piece. Every piece compiles once (the pieces are of equal length: 120 quick steps
 in 2, 1500 paper steps in 10), so smoke keeps 1 (compile-bound, a checkpoint at each arm's
-end). Quick: an arm is ≈ 10 s on 2 loaded cores, nearly all compilation (a 60-step piece
-runs in < 1 s), so 2 pieces put a checkpoint every few seconds mid-arm at the cost of one
-extra save; the overhead timing after the arms (per stream seed, one stream at a time) is
-not checkpointed (timings are re-measured, never resumed). Paper (1500 steps of 12 streams
-at 28×28): pieces of 150 steps.
+end). Quick: an arm's time is nearly all compilation, so 2 pieces put a checkpoint
+every few seconds mid-arm at the cost of one extra save; the overhead timing after the arms
+(per stream seed, one stream at a time) is not checkpointed (timings are re-measured, never
+resumed). Paper (1500 steps of 12 streams at 28×28): pieces of 150 steps.
 """
 
 import ml_collections
