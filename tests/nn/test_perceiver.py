@@ -2,6 +2,7 @@
 
 import chex
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -131,3 +132,29 @@ def test_bad_shapes(params):
         MODEL.apply(params, x, q[:1], mask)
     with pytest.raises(ValueError, match="input_mask"):
         MODEL.apply(params, x, q, mask[:, :3])
+
+
+def test_bf16_layer_keeps_float32_parameters_and_softmax():
+    """bf16 compute (``dtype=jnp.bfloat16``): float32 parameters, bf16 matrix products, the
+    attention softmax in float32, and the output within bf16 rounding of the float64
+    reference. bf16 keeps 8 significand bits (unit roundoff u = 2⁻⁸); the layer rounds its
+    operands at ≈ 8 matrix products and norms in a row, so the tolerance is 8u relative to
+    the output's scale."""
+    x, _, mask = inputs()
+    z = np.random.default_rng(1).normal(size=(2, 3, 8)).astype(np.float32)
+    layer = PerceiverLayer(num_heads=2, widening_factor=2, dtype=jnp.bfloat16)
+    params = jax.jit(layer.init)(jax.random.key(0), z, x, mask)
+    assert {leaf.dtype for leaf in jax.tree.leaves(params)} == {jnp.dtype(jnp.float32)}
+    out = jax.jit(layer.apply)(params, z, x, mask)
+    ref = np_perceiver_layer(
+        as_np(params["params"]), z.astype(np.float64), x.astype(np.float64), mask
+    )
+    scale = np.abs(ref).max()
+    np.testing.assert_allclose(np.asarray(out, np.float64), ref, rtol=0, atol=8 * 2.0**-8 * scale)
+    jaxpr = jax.make_jaxpr(layer.apply)(params, z, x, mask)
+    exps = [e for e in jaxpr.jaxpr.eqns if e.primitive.name == "exp"]
+    assert exps and all(e.outvars[0].aval.dtype == jnp.float32 for e in exps)
+    # every product in bf16 but the float32 attention weights times the values
+    dots = [e for e in jaxpr.jaxpr.eqns if e.primitive.name == "dot_general"]
+    in_bf16 = [all(v.aval.dtype == jnp.bfloat16 for v in e.invars) for e in dots]
+    assert len(dots) == 8 and sum(in_bf16) == 7  # q, k, v, logits, out, 2 MLP | weights·v
