@@ -327,11 +327,12 @@ def _is_primary(args) -> bool:
     return jax.process_index() == 0
 
 
-def _missing_data(experiments) -> bool:
-    """Prints what data is missing for ``experiments`` (the remedy per line); True if any."""
+def _missing_data(experiments, preset: str = "quick", config=None) -> bool:
+    """Prints what data the ``preset`` runs of ``experiments`` (or the one run of
+    ``config``) miss, one remedy per line; True if any."""
     from jaxlab.report import runner
 
-    problems = runner.check_prerequisites(experiments)
+    problems = runner.check_prerequisites(experiments, preset, config=config)
     if problems:
         print("jaxlab: data missing, nothing was run:\n  " + "\n  ".join(problems), file=sys.stderr)
     return bool(problems)
@@ -406,7 +407,7 @@ def _cmd_run(args) -> int:
         runner.calls(config)
     except (KeyError, ValueError) as error:
         raise SystemExit(f"jaxlab: {error.args[0] if error.args else error}") from error
-    if not args.dry_run and _missing_data([experiment]):
+    if _missing_data([experiment], args.preset, config):
         return 2
     folder = f"{args.preset}-dry-run" if args.dry_run else args.preset
     workdir = Path(args.workdir or os.path.join("workdirs", args.name, folder))
@@ -498,7 +499,7 @@ def _cmd_reproduce(args) -> int:
     out = Path(args.out) if args.out else runner.default_out(args.preset)
     if not chosen:
         print("No experiment is registered yet; writing an empty report.")
-    if _missing_data(chosen):
+    if _missing_data(chosen, args.preset):
         return 2
     start = time.perf_counter()
     with workdir.claimed(out, lock=_is_primary(args)):
