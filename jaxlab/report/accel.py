@@ -152,6 +152,8 @@ def accel_check(
         ``jax.default_backend()`` in ``workers`` processes (default ``test_workers()``).
       benchmarks: the benchmarks to run ``--quick`` (default all).
     """
+    # Before JAX's backend starts: the test processes share its device with this one.
+    os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
     import jax
 
     start = time.perf_counter()

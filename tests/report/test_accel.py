@@ -15,6 +15,7 @@ def test_accel_check_table_and_failures(monkeypatch, tmp_path):
         return {"ours/baseline": 0.5}
 
     monkeypatch.setattr(accel, "run_benchmark", fake_benchmark)
+    monkeypatch.setenv("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # accel_check's default
     assert accel.accel_check(tmp_path, tests=False, benchmarks=["good"])
     table = (tmp_path / "ACCEL.md").read_text()
     assert "| `jaxlab bench good --quick` | passed |" in table and "ours/baseline 0.5" in table
@@ -76,7 +77,8 @@ def test_table_names_the_tests_backend_and_warns_past_the_budget():
     assert "budget" not in accel.render(record)
 
 
-def test_kernel_tests_run_on_the_reported_backend_and_say_so(tmp_path):
+def test_kernel_tests_run_on_the_reported_backend_and_say_so(tmp_path, monkeypatch):
+    monkeypatch.setenv("XLA_PYTHON_CLIENT_PREALLOCATE", "false")  # accel_check's default
     assert accel.accel_check(
         tmp_path,
         benchmarks=[],
