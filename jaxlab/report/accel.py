@@ -34,6 +34,7 @@ from jaxlab.report import xla_env
 
 BENCHMARKS_PACKAGE = "jaxlab_benchmarks"
 HARNESS_TEST_DIRS = ("experiments", "report", "data")  # not kernels: left to `make test`
+SUMMARY_CHARS = 200  # of pytest's last line in the table; kernel_tests.txt has all of it
 BUDGET_S = 480.0  # the whole check (kernel tests, every benchmark --quick) on one GPU
 
 
@@ -66,6 +67,15 @@ def kernel_test_paths(root: str | os.PathLike = "tests") -> list[str]:
     )
 
 
+def platform_name() -> str:
+    """The ``JAX_PLATFORMS`` name of JAX's default backend: ``cuda`` where
+    ``jax.default_backend()`` says ``gpu`` (``JAX_PLATFORMS=gpu`` would ask for ROCm too)."""
+    from jax.extend import backend
+
+    default = backend.get_backend()
+    return next((k for k, v in backend.backends().items() if v is default), default.platform)
+
+
 def backend_problem(backend: str, records: list[dict[str, Any]]) -> str | None:
     """Why kernel tests with these backend records (``xla_env.write_backend_record``, one a
     test process) do not count as run on ``backend``; None when they do.
@@ -87,6 +97,7 @@ def backend_problem(backend: str, records: list[dict[str, Any]]) -> str | None:
 def _kernel_tests(
     out: Path, backend: str, paths: Sequence[str] | None, workers: int
 ) -> dict[str, Any]:
+    """Runs the tests on ``backend`` (``jax.default_backend()``'s name)."""
     paths = kernel_test_paths() if paths is None else list(paths)
     if not paths:
         return {"status": "skipped (no tests/ folder here: run from the repository root)"}
@@ -94,7 +105,7 @@ def _kernel_tests(
     shutil.rmtree(records, ignore_errors=True)
     env = {
         **os.environ,
-        "JAX_PLATFORMS": backend,  # the tests' conftest keeps it (its default is cpu)
+        "JAX_PLATFORMS": platform_name(),  # the tests' conftest keeps it (default: cpu)
         "XLA_PYTHON_CLIENT_PREALLOCATE": "false",  # several test processes share a device
         xla_env.RECORDS_ENV: str(records),
     }
@@ -108,7 +119,7 @@ def _kernel_tests(
         env=env,
     )
     (out / "kernel_tests.txt").write_text(proc.stdout + proc.stderr)
-    tail = (proc.stdout.strip().splitlines() or ["(no output)"])[-1]
+    tail = (proc.stdout.strip().splitlines() or ["(no output)"])[-1][:SUMMARY_CHARS]
     found = xla_env.read_backend_records(records) if records.is_dir() else []
     problem = backend_problem(backend, found)
     return {

@@ -174,14 +174,21 @@ def add_flags(
 
 def failure_message(result: Probe, env: Mapping[str, str]) -> str:
     """One paragraph: what failed, XLA's or Python's line about it, what to do."""
+    if "Unknown flag" in result.error:
+        remedy = (
+            "Remove that flag from XLA_FLAGS: this XLA does not know it (flags change "
+            "between XLA versions; the tested ones are in requirements/lock-cpu.txt)."
+        )
+    else:
+        remedy = (
+            "Set JAX_PLATFORMS to a backend that is installed and free (cpu always is), "
+            "or install the tested versions (make install, requirements/lock-cpu.txt)."
+        )
     return (
         "JAX's backend does not start in this environment, so no test can run: a probe "
         f"process (python -c 'import jax; jax.devices()', jaxlib {jaxlib_version()}, "
         f"JAX_PLATFORMS={env.get('JAX_PLATFORMS', '')!r}, "
-        f"XLA_FLAGS={env.get('XLA_FLAGS', '')!r}) failed with: {result.error} -- "
-        "Remove the flag XLA names from XLA_FLAGS (this XLA does not know it), or set "
-        "JAX_PLATFORMS to a backend that is installed (cpu always is), or install the "
-        "locked versions (make install, requirements/lock-cpu.txt)."
+        f"XLA_FLAGS={env.get('XLA_FLAGS', '')!r}) failed with: {result.error} -- {remedy}"
     )
 
 

@@ -48,6 +48,12 @@ def test_backend_problem_fails_an_accelerator_check_whose_tests_ran_on_the_cpu()
     assert "no test process" in accel.backend_problem("gpu", [])
 
 
+def test_platform_name_is_the_one_jax_platforms_takes():
+    import jax
+
+    assert accel.platform_name() in jax.extend.backend.backends()
+
+
 def test_test_workers():
     assert [accel.test_workers(c) for c in (1, 2, 3, 4, 16)] == [1, 2, 3, 4, 4]
 

@@ -40,7 +40,10 @@ def test_the_callers_unknown_flag_is_a_clear_failure(cache):
     assert not result.probe.ok
     assert "Unknown flag" in result.probe.error and BOGUS in result.probe.error
     message = xla_env.failure_message(result.probe, env)
-    assert BOGUS in message and "Remove the flag" in message and "\n" not in message
+    assert BOGUS in message and "Remove that flag" in message and "\n" not in message
+    missing = xla_env.Probe(ok=False, error="RuntimeError: Unable to initialize backend 'cuda'")
+    message = xla_env.failure_message(missing, {"JAX_PLATFORMS": "cuda"})
+    assert "'cuda'" in message and "Set JAX_PLATFORMS" in message
 
 
 def test_probes_are_cached_per_environment(cache, monkeypatch):
