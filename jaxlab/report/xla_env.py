@@ -192,6 +192,12 @@ def failure_message(result: Probe, env: Mapping[str, str]) -> str:
     )
 
 
+def startup_problem(env: Mapping[str, str]) -> str | None:
+    """``failure_message`` when JAX's backend does not start under ``env``, else None."""
+    result = probe(env)
+    return None if result.ok else failure_message(result, env)
+
+
 def backend_record() -> dict[str, Any]:
     """The backend this process's JAX runs on (starts it if not started yet)."""
     import jax
