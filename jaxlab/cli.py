@@ -235,7 +235,8 @@ def _parser() -> argparse.ArgumentParser:
         "accel-check",
         "kernel tests + every benchmark --quick on this backend; a table in reports/accel/",
         "Runs the kernel tests and every benchmark's quick mode on the backend "
-        "JAX finds,\nand writes OUT/ACCEL.md.",
+        "JAX finds,\nand writes OUT/ACCEL.md. The tests run with JAX_PLATFORMS set to "
+        "that backend; the\ncheck fails when a test process ran on another one.",
     )
     accel.add_argument(
         "--out",
@@ -244,6 +245,13 @@ def _parser() -> argparse.ArgumentParser:
         help="default: reports/accel",
     )
     accel.add_argument("--no-tests", action="store_true", help="benchmarks only")
+    accel.add_argument(
+        "--test-path",
+        nargs="+",
+        metavar="PATH",
+        default=None,
+        help="only these test files or folders (default: every kernel test folder)",
+    )
     accel.add_argument(
         "--bench", nargs="*", metavar="NAME", default=None, help="only these benchmarks"
     )
@@ -585,7 +593,9 @@ def _cmd_accel_check(args) -> int:
 
     if args.bench:
         _check_names(args.bench, accel.available_benchmarks(), "benchmark")
-    ok = accel.accel_check(args.out, tests=not args.no_tests, benchmarks=args.bench)
+    ok = accel.accel_check(
+        args.out, tests=not args.no_tests, benchmarks=args.bench, test_paths=args.test_path
+    )
     print(f"Wrote {Path(args.out) / 'ACCEL.md'}.")
     return 0 if ok else 1
 
