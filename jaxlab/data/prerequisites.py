@@ -1,9 +1,17 @@
-"""Checks, before a long run starts, that the offline data its experiments read is there.
+"""Checks, before a long run starts, that the data its experiments read is there.
 
-``jaxlab reproduce`` calls ``missing(names)`` for every selected experiment's
-``Experiment.requires`` before the first experiment runs, so a machine without, say,
-Fashion-MNIST stops at once with the command that fixes it instead of failing a quarter of
-an hour in. Each check returns ``None`` when the data is present, else a one-line remedy.
+``jaxlab run`` and ``jaxlab reproduce`` call :func:`missing_for_config` for every selected
+experiment before the first one runs, so a machine without, say, Fashion-MNIST (at the
+quick preset) or ImageNet (at the paper preset) stops at once with the command that fixes
+it instead of failing a quarter of an hour in:
+
+- the smoke and quick presets read offline data named by ``Experiment.requires``
+  (:data:`CHECKS`);
+- a paper preset reads the datasets its config lists in ``datasets``: TFDS datasets,
+  prepared in ``config.data_dir`` (TFDS's own data directory when empty), and a few local
+  sources (:data:`LOCAL_SOURCES`).
+
+Each check returns ``None`` when the data is present, else a one-line remedy.
 """
 
 from __future__ import annotations
@@ -11,6 +19,8 @@ from __future__ import annotations
 import importlib.util
 import os
 from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
 
 from jaxlab.data import builders, paths, text
 
@@ -58,6 +68,68 @@ CHECKS: dict[str, Callable[[str | None], str | None]] = {
     "qm9": _qm9,
     "graphs": _graphs,
 }
+
+
+#: Names in a paper config's ``datasets`` that are no TFDS dataset, and their check
+#: (``None``: generated in the run, or shipped by an installed package).
+LOCAL_SOURCES: dict[str, Callable[[str | None], str | None] | None] = {
+    "generated": None,
+    "sklearn_digits": None,
+    "sklearn_breast_cancer": None,
+    "prognn_files": _graphs,
+    "planetoid_files": _graphs,
+    "geom_gcn_files": _graphs,
+}
+
+
+def tfds_data_dir(data_dir: str | None) -> Path:
+    """The TFDS data directory a paper preset reads: ``data_dir``, else TFDS's default
+    (``$TFDS_DATA_DIR``, else ``~/tensorflow_datasets``, as TFDS resolves it)."""
+    if data_dir:
+        return Path(data_dir)
+    return Path(os.environ.get("TFDS_DATA_DIR") or Path.home() / "tensorflow_datasets")
+
+
+def _tfds_dataset(name: str, data_dir: str | None) -> str | None:
+    """``None`` when TFDS dataset ``name`` (``"cifar10"``, ``"glue/sst2"``) has a prepared
+    version under the TFDS data directory, else the remedy naming it."""
+    root = tfds_data_dir(data_dir)
+    base = name.split(":")[0]
+    folder = root / base
+    patterns = ("*/dataset_info.json", "*/*/dataset_info.json")
+    if folder.is_dir() and any(next(folder.glob(p), None) for p in patterns):
+        return None
+    dataset = base.split("/")[0]
+    remedy = (
+        f"TFDS dataset {base!r} is not prepared in {root}: `jaxlab data fetch {dataset}` "
+        f"(or `tfds build {dataset} --data_dir {root}`)"
+    )
+    return remedy if data_dir else f"{remedy}, or pass --config.data_dir=<the folder that has it>"
+
+
+def missing_for_config(requires: Iterable[str], config: Any) -> list[str]:
+    """The remedies for the data that the run of ``config`` reads and does not find.
+
+    A ``paper`` config is checked against its ``datasets`` (TFDS names in
+    ``config.data_dir``, or :data:`LOCAL_SOURCES`); any other preset against ``requires``
+    (the experiment's offline prerequisites, :data:`CHECKS`). A dry run reads mock data and
+    needs nothing.
+    """
+    data_dir = str(config.data_dir) if config.get("data_dir") else None
+    if config.get("dry_run"):
+        return []
+    if config.preset != "paper":
+        return missing(requires, data_dir)
+    remedies = []
+    for name in dict.fromkeys(config.datasets):
+        if name in LOCAL_SOURCES:
+            check = LOCAL_SOURCES[name]
+            remedy = None if check is None else check(data_dir)
+        else:
+            remedy = _tfds_dataset(name, data_dir)
+        if remedy is not None:
+            remedies.append(remedy)
+    return remedies
 
 
 def missing(names: Iterable[str], data_dir: str | os.PathLike | None = None) -> list[str]:

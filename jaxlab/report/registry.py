@@ -273,8 +273,9 @@ class Experiment:
     Attributes:
       name: unique identifier (``jaxlab run NAME``).
       claims: the paper's claims this experiment checks.
-      requires: offline data it reads, checked before ``reproduce`` starts
-        (names of ``jaxlab.data.prerequisites.CHECKS``).
+      requires: offline data its smoke and quick presets read, checked before ``run`` and
+        ``reproduce`` start (names of ``jaxlab.data.prerequisites.CHECKS``); a paper
+        preset is checked against its config's ``datasets`` instead.
       paper: the ``Paper`` of the folder it sits in.
       module: its import path.
     """

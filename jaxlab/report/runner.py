@@ -239,11 +239,23 @@ def load_or_run(
             time.sleep(2.0)
 
 
-def check_prerequisites(experiments: Sequence[Experiment]) -> list[str]:
-    """One line per experiment whose offline data is missing (empty when all is there)."""
+def check_prerequisites(
+    experiments: Sequence[Experiment],
+    preset: str = "quick",
+    overrides: Sequence[str] = (),
+    config: ml_collections.ConfigDict | None = None,
+) -> list[str]:
+    """One line per missing piece of data that the ``preset`` runs of ``experiments`` read
+    (empty when all is there): the quick data of ``Experiment.requires``, or a paper
+    preset's ``datasets`` in its ``data_dir`` (``jaxlab.data.prerequisites``). ``config``,
+    when given, is the one config of a single experiment's run."""
     problems = []
     for experiment in experiments:
-        for remedy in prerequisites.missing(experiment.requires):
+        if config is None:
+            run_config = configs.apply_overrides(experiment.get_config(preset), overrides)
+        else:
+            run_config = config
+        for remedy in prerequisites.missing_for_config(experiment.requires, run_config):
             problems.append(f"{experiment.name}: {remedy}")
     return problems
 

@@ -47,7 +47,9 @@ def check_numerics(config: Any) -> None:
         )
     for field in ("compute_dtype", "param_dtype"):
         if getattr(config, field) not in DTYPES:
-            raise ValueError(f"config.{field} must be one of {DTYPES}, got {getattr(config, field)!r}")
+            raise ValueError(
+                f"config.{field} must be one of {DTYPES}, got {getattr(config, field)!r}"
+            )
     if config.param_dtype != "float32":
         raise ValueError(
             f"config.param_dtype must be 'float32' (master weights), got {config.param_dtype!r}"

@@ -74,6 +74,7 @@ def test_baseline_learns_and_map_equals_vmap(data):
     assert max(results[0]["best_val_acc"]) > 0.6
 
 
+@pytest.mark.devices(8)
 @pytest.mark.parametrize("runs,seeds", [(4, [0, 1, 2, 3]), (8, [0, 1, 2])])
 def test_seeds_split_over_a_mesh_match_one_device(data, runs, seeds):
     """The seeds of a run split over a ``runs`` mesh axis (padded to it when they do not

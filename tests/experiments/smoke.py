@@ -14,9 +14,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from jaxlab.report import runner
+from jaxlab.report import runner, xla_env
 
-COLLECTIVE_TIMEOUT_FLAG = "--xla_cpu_collective_call_terminate_timeout_seconds=600"
+COLLECTIVE_TIMEOUT = {"xla_cpu_collective_call_terminate_timeout_seconds": "600"}
 
 
 def multi_device_env(env: dict[str, str]) -> dict[str, str]:
@@ -28,8 +28,8 @@ def multi_device_env(env: dict[str, str]) -> dict[str, str]:
     env["JAX_CPU_ENABLE_ASYNC_DISPATCH"] = "false"
     # A collective waits for all device threads; on 2 cores shared with another worker's
     # multi-device run a thread can come later than XLA's default timeout (40 s), which
-    # aborts the process. 10 minutes.
-    env["XLA_FLAGS"] = f"{env.get('XLA_FLAGS', '')} {COLLECTIVE_TIMEOUT_FLAG}".strip()
+    # aborts the process. 10 minutes; set where this XLA knows the flag (xla_env).
+    xla_env.add_flags(env, COLLECTIVE_TIMEOUT)
     return env
 
 

@@ -17,19 +17,14 @@ import pytest
 
 from jaxlab.report import registry
 
-from .smoke import COLLECTIVE_TIMEOUT_FLAG
+from .smoke import multi_device_env
 
 NAMES = sorted(registry.discover())
 
 
 def dry_run(name: str, workdir: Path, devices: int = 8) -> dict:
     """Runs the dry run in a subprocess on ``devices`` CPU devices; returns its run.json."""
-    env = {
-        **os.environ,
-        "JAX_NUM_CPU_DEVICES": str(devices),
-        "JAX_CPU_ENABLE_ASYNC_DISPATCH": "false",
-    }
-    env["XLA_FLAGS"] = f"{env.get('XLA_FLAGS', '')} {COLLECTIVE_TIMEOUT_FLAG}".strip()
+    env = multi_device_env({**os.environ, "JAX_NUM_CPU_DEVICES": str(devices)})
     done = subprocess.run(
         [
             sys.executable,

@@ -88,6 +88,7 @@ def test_label_flip_only_touches_byzantine_rows():
     np.testing.assert_allclose(rows[M - F :], flipped[M - F :], rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.devices(8)
 def test_vmap_and_shard_map_paths_agree():
     """μ²-SGD: STORM workers (the two-point path), clipped AnyTime server."""
     assert jax.device_count() == 8
@@ -130,6 +131,7 @@ def test_vmap_and_shard_map_paths_agree():
     np.testing.assert_allclose(run(None), run(mesh), rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.devices(8)
 def test_map_workers_pads_and_unpads():
     mesh = jax.make_mesh((8,), ("workers",), axis_types=(AxisType.Auto,))
     per_worker = jnp.arange(17.0)[:, None] * jnp.ones((17, 3))
@@ -142,6 +144,7 @@ def test_map_workers_pads_and_unpads():
     np.testing.assert_allclose(grads, per_worker)
 
 
+@pytest.mark.devices(8)
 def test_explicit_mesh_is_rejected():
     mesh = jax.make_mesh((8,), ("workers",), axis_types=(AxisType.Explicit,))
     with pytest.raises(ValueError, match="Auto"):

@@ -54,6 +54,7 @@ def _train(model, mesh, steps=2):
     return state, [row["loss"] for row in history]
 
 
+@pytest.mark.devices(8)
 @pytest.mark.slow
 def test_data_parallel_training_matches_one_device():
     assert len(jax.local_devices()) == 8  # tests/conftest.py
@@ -80,6 +81,7 @@ def test_bfloat16_training_tracks_float32():
     np.testing.assert_allclose(losses, ref_losses, rtol=0.05)
 
 
+@pytest.mark.devices(8)
 def test_bad_inputs():
     with pytest.raises(ValueError, match="batch_size"):
         data_parallel_mesh(12)  # 12 rows do not split over 8 devices

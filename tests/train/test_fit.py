@@ -36,6 +36,7 @@ def _fit(steps, workdir=None, mesh=None, seed=0, **kwargs):
     )
 
 
+@pytest.mark.devices(8)
 def test_one_and_eight_devices_agree():
     assert jax.device_count() == 8
     state1, hist1 = _fit(12)

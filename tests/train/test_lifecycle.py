@@ -26,6 +26,7 @@ from jaxlab.train import (
 )
 
 
+@pytest.mark.devices(2)
 def test_runs_sharding_splits_the_run_axis_when_the_mesh_has_it():
     assert runs_sharding(None) is None
     assert runs_sharding(make_mesh({"runs": -1})).spec == PartitionSpec("runs")
@@ -33,6 +34,7 @@ def test_runs_sharding_splits_the_run_axis_when_the_mesh_has_it():
     assert runs_sharding(make_mesh({"data": -1})).spec == PartitionSpec()
 
 
+@pytest.mark.devices(8)
 def test_padded_runs_rounds_up_to_the_run_axis():
     runs8 = make_mesh({"runs": -1})
     assert [padded_runs(n, runs8) for n in (1, 5, 8, 9)] == [8, 8, 8, 16]
@@ -43,6 +45,7 @@ def test_padded_runs_rounds_up_to_the_run_axis():
         padded_runs(0, runs8)
 
 
+@pytest.mark.devices(8)
 def test_place_runs_splits_and_pads_with_copies_of_run_0():
     mesh = make_mesh({"runs": -1})
     x = np.arange(5 * 3, dtype=np.float32).reshape(5, 3)

@@ -4,6 +4,8 @@ import pytest
 
 from jaxlab.train import make_mesh, put_batch, replicate
 
+pytestmark = pytest.mark.devices(8)
+
 
 def test_make_mesh_shapes():
     assert dict(make_mesh().shape) == {"data": 8}

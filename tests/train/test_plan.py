@@ -34,6 +34,7 @@ def _plan(spec_fn, preset="smoke"):
     return plan.plan_module(types.SimpleNamespace(plan_program=spec_fn), config, "toy")
 
 
+@pytest.mark.devices(8)
 def test_a_matmul_plan_counts_its_flops_per_device():
     """Sharded rows: every device does 1/8 of 2·n·k·m FLOPs and holds 1/8 of the rows."""
     p = _plan(lambda config, mesh: _matmul_spec(mesh))
@@ -135,6 +136,7 @@ def test_a_loop_of_unknown_trip_count_counts_the_assumed_trips():
     assert "? (once)" in plans.report(once) and "50 (assumed)" in plans.report(fifty)
 
 
+@pytest.mark.devices(8)
 def test_padded_run_batches_report_their_share():
     """5 runs on a runs-8 mesh: each call computes 8 lanes, 3 of them copies."""
 
@@ -195,6 +197,7 @@ def test_the_hlo_reader_parses_instructions_and_computations():
     assert correction.trips == (5,) and correction.extra_flops == 4 * 4
 
 
+@pytest.mark.devices(8)
 def test_multimax_tradeoff_smoke_plan_on_8_devices(capsys):
     assert plans.main("multimax_tradeoff", "smoke", devices=8) == 0  # in-process: 8 devices
     out = capsys.readouterr().out

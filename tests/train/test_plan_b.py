@@ -34,6 +34,7 @@ def split_axes(args) -> set[str]:
     return axes
 
 
+@pytest.mark.devices(2)
 @pytest.mark.parametrize("name", NAMES)
 def test_smoke_plan_compiles_on_two_devices(name):
     experiment = EXPERIMENTS[name]
@@ -54,6 +55,7 @@ def test_smoke_plan_compiles_on_two_devices(name):
     assert cost["flops"] > 0
 
 
+@pytest.mark.devices(8)
 def test_plan_report_of_a_runs_experiment_on_8_devices(capsys):
     """The whole ``jaxlab plan`` path in-process (the suite has 8 devices): 2 smoke
     replications, padded to 8 lanes (75 % padding), one per device; 5 grid points of one call

@@ -157,6 +157,7 @@ def test_fast_compile_programs_nest_in_other_traces():
     np.testing.assert_allclose(grad, np.tanh(x) + x / np.cosh(x) ** 2, rtol=1e-5)
 
 
+@pytest.mark.devices(8)
 @pytest.mark.parametrize("method", ["vmap", "map", "auto"])
 @pytest.mark.parametrize("num_runs", [8, 5])  # 5: padded to 8, padding dropped
 def test_runs_sharded_over_a_mesh_equal_a_python_loop(method, num_runs):
@@ -175,6 +176,7 @@ def test_runs_sharded_over_a_mesh_equal_a_python_loop(method, num_runs):
         assert {s.data.shape for s in w.addressable_shards} == {(1, 3)}
 
 
+@pytest.mark.devices(2)
 def test_runs_on_a_two_axis_mesh_and_one_device_equal_unsharded():
     keys = jax.random.split(jax.random.key(5), 4)
     unsharded = batch_runs(sgd_run, in_axes=(0, None, None))(keys, problem(), 0.1)

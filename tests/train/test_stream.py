@@ -91,6 +91,7 @@ def test_stream_state_and_restore_continue_at_the_same_batch():
     np.testing.assert_array_equal(np.sort(seen), np.arange(96))
 
 
+@pytest.mark.devices(8)
 def test_stream_places_global_batches_over_the_data_axis():
     mesh = make_mesh()
     stream = _stream(mesh)

@@ -90,7 +90,7 @@ def _load(name: str, config, rng: np.random.Generator) -> np.ndarray:
     if name == "digits":
         return (load_digits().data / 8.0 - 1.0).astype(np.float32)  # [-1, 1]
     if name == "cifar10":
-        source = open_source("cifar10", "train")
+        source = open_source("cifar10", "train", data_dir=config.data_dir or None)
         images = np.stack([np.asarray(source[i]["image"]) for i in range(len(source))])
         return (images.reshape(len(images), -1) / 127.5 - 1.0).astype(np.float32)
     k, r, n = config.molrg_components, config.molrg_rank, max(config.n_values)

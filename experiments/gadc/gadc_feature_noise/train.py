@@ -75,7 +75,9 @@ def _load(config: ml_collections.ConfigDict, graph: str) -> GraphData:
     """A Planetoid graph: through TFDS where the preset reads ``planetoid``
     (``open_source``), else from the data directory's files."""
     if "planetoid" in config.datasets:
-        return graph_from_example(open_source(f"planetoid/{graph}", "train")[0])
+        return graph_from_example(
+            open_source(f"planetoid/{graph}", "train", data_dir=config.data_dir or None)[0]
+        )
     return load_planetoid(graph, config.data_dir or None)
 
 

@@ -76,7 +76,7 @@ def _load(config: ml_collections.ConfigDict, ds: str, rate: float) -> GraphData:
     data_dir = config.data_dir or None
     if ds != "pubmed":
         return load_prognn(ds, rate, data_dir)
-    base = graph_from_example(open_source("planetoid/pubmed", "train")[0])
+    base = graph_from_example(open_source("planetoid/pubmed", "train", data_dir=data_dir)[0])
     return base if config.dry_run else prognn_from_planetoid(base, ds, rate, data_dir)
 
 

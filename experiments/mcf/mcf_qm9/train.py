@@ -485,7 +485,7 @@ def _train_and_evaluate_geom(config: ml_collections.ConfigDict, workdir: Path) -
     )
 
     # ---------------------------------------------------------------- data
-    train_source = open_source(config.dataset, "train")
+    train_source = open_source(config.dataset, "train", data_dir=config.data_dir or None)
     loader = make_loader(
         train_source,
         [_TrainConformer(scale, config.max_confs)],
@@ -494,9 +494,14 @@ def _train_and_evaluate_geom(config: ml_collections.ConfigDict, workdir: Path) -
         workers=config.data_workers,
     )
     stream = DeviceStream(loader, mesh)
-    test = _geom_molecules(open_source(config.dataset, "test"), config.num_test)
+    test = _geom_molecules(
+        open_source(config.dataset, "test", data_dir=config.data_dir or None), config.num_test
+    )
     validation = (
-        _geom_molecules(open_source(config.dataset, "validation"), config.curve_num_test)
+        _geom_molecules(
+            open_source(config.dataset, "validation", data_dir=config.data_dir or None),
+            config.curve_num_test,
+        )
         if config.curve_every
         else []
     )
