@@ -86,6 +86,7 @@ def _empty_row(
         "by_construction": claim.by_construction,
         "timing": claim.timing,
         "diagnostic": claim.is_diagnostic(preset),
+        "diagnostic_reason": claim.diagnostic_reason(preset),
         "baseline": claim.baseline,
         "baseline_mean": None,
         "baseline_std": None,
@@ -107,10 +108,16 @@ def claim_row(
     row = _empty_row(experiment, claim, record, preset)
     if record["error"] is not None:
         return row
+    # A deterministic claim's samples are runs of a seed-free quantity, not seeds.
     unit = claim.unit_of_replication
+    seeds = None if claim.deterministic else record.get("num_seeds")
     try:
-        ours = verdict_lib.pool(record["results"], claim.metric, unit)
-        base = verdict_lib.pool(record["results"], claim.baseline, unit) if claim.baseline else None
+        ours = verdict_lib.pool(record["results"], claim.metric, unit, seeds)
+        base = (
+            verdict_lib.pool(record["results"], claim.baseline, unit, seeds)
+            if claim.baseline
+            else None
+        )
     except (KeyError, ValueError) as error:
         row["error"] = str(error)
         return row
@@ -118,9 +125,13 @@ def claim_row(
     row["num_seeds"] = len(ours)
     if base is not None:
         row["baseline_mean"], row["baseline_std"], row["baseline_samples"] = _stats(base)
+    cap = None
+    if claim.cap is not None and preset is not None:
+        cap = float(claim.cap(experiment.get_config(preset)))
+    row["cap"] = cap
     try:
-        result = verdict_lib.verdict(claim, ours, base)
-    except ValueError as error:  # a paired claim whose arms differ in length
+        result = verdict_lib.verdict(claim, ours, base, cap)
+    except ValueError as error:  # paired arms of different lengths, undeclared 0/1 samples
         row["error"] = str(error)
         return row
     ci_low, ci_high = result.ci if result.ci is not None else (None, None)
@@ -163,12 +174,14 @@ def committed_samples(rows: list[dict[str, Any]]) -> dict[str, list[float]]:
 def rejudge(experiment, rows: list[dict[str, Any]], preset: str) -> list[dict[str, Any]]:
     """The rows of ``experiment``'s current claims, judged on the samples of its committed
     ``rows`` (``committed_samples``) with the current verdict rule: no experiment runs.
-    Timings and errors are carried over from the committed rows."""
+    Timings and errors are carried over from the committed rows; the seed count is the
+    preset's ``num_seeds``, so a metric with more samples than seeds needs its unit."""
     first = rows[0] if rows else {}
     errors = {row.get("error") for row in rows} - {None}
     record = {
         "experiment": experiment,
         "results": [committed_samples(rows)],
+        "num_seeds": int(experiment.get_config(preset).num_seeds),
         "error": errors.pop() if errors and not committed_samples(rows) else None,
         "seconds": first.get("wall_s"),
         "budget": first.get("budget_s"),
@@ -251,8 +264,7 @@ def test_cell(row: dict[str, Any]) -> str:
         text += f", effect {effect:+.3g}"
         if row["ci_low"] is not None and row["ci_high"] is not None:
             level = row.get("ci_level", 0.95) or 0.95
-            name = "PI" if test == verdict_lib.PREDICTION else "CI"
-            text += f" [{level:.0%} {name} {row['ci_low']:.3g}, {row['ci_high']:.3g}]"
+            text += f" [{level:.0%} CI {row['ci_low']:.3g}, {row['ci_high']:.3g}]"
     return text
 
 
@@ -306,8 +318,8 @@ def claim_table(rows: list[dict[str, Any]]) -> list[str]:
     for row in rows:
         lines.append(
             f"| {row['experiment']} | {row['claim']} (`{row['metric']}`) | {paper_cell(row)} "
-            f"| {ours_cell(row)} | {baseline_cell(row)} | {test_cell(row)} | {row['setting']} "
-            f"| {verdict_cell(row)} |"
+            f"| {ours_cell(row)} | {baseline_cell(row)} | {test_cell(row)} "
+            f"| {diagnostic_setting(row)} | {verdict_cell(row)} |"
         )
     return lines
 
@@ -325,9 +337,21 @@ def claim_tables(rows: list[dict[str, Any]]) -> list[str]:
     """The claims' table, then (when there are any) the diagnostics' table."""
     lines = claim_table(tallied(rows))
     if diagnostics(rows):
-        lines += ["", "Diagnostics (not claimed by the paper; not tallied):", ""]
+        lines += ["", DIAGNOSTICS_HEADING, ""]
         lines += claim_table(diagnostics(rows))
     return lines
+
+
+DIAGNOSTICS_HEADING = "Diagnostics (not tallied; each row's setting ends with why it is here):"
+
+
+def diagnostic_setting(row: dict[str, Any]) -> str:
+    """A diagnostic row's setting followed by why it is a diagnostic."""
+    why = row.get("diagnostic_reason") or ""
+    setting = row.get("setting") or ""
+    if not why:
+        return setting
+    return f"{setting}; **why a diagnostic:** {why}" if setting else f"**why a diagnostic:** {why}"
 
 
 def _seconds(value: float | None) -> str:
