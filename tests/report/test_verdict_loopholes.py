@@ -190,3 +190,13 @@ def test_a_capped_claim_reads_its_cap_from_the_presets_config(monkeypatch):
     record = {"experiment": experiment, "results": [{"m": JUMPED, "b": NEVER}], "error": None}
     row = markdown.claim_row(experiment, claim, record, "quick")
     assert row["cap"] == CAP and row["test"] == verdict.SIGN
+
+
+def test_every_paper_number_names_its_table_or_figure():
+    unsourced = [
+        f"{experiment.name}: {claim.metric}"
+        for experiment in registry.discover().values()
+        for claim in experiment.claims
+        if claim.paper is not None and not claim.paper_source
+    ]
+    assert not unsourced, f"paper numbers without paper_source: {unsourced}"
