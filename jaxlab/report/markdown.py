@@ -409,6 +409,9 @@ def write_report(
     out = Path(out)
     (out / "plots").mkdir(parents=True, exist_ok=True)
     (out / "results").mkdir(parents=True, exist_ok=True)
+    for record in records:  # the seed count pool enforces (one sample per seed)
+        if record["error"] is None and "num_seeds" not in record:
+            record["num_seeds"] = int(record["experiment"].get_config(preset).num_seeds)
     rows = claim_rows(records, preset)
     (out / "results.json").write_text(json.dumps(rows, indent=1) + "\n")
     for record in records:
