@@ -10,10 +10,6 @@ EXPERIMENT = Experiment(
         Claim(
             name="μ²-SGD is less sensitive to the learning rate (max − min accuracy over lrs)",
             metric="acc_range_mu2sgd",
-            undecided=(
-                "3 seeds at every preset and samples at the metric's floor 0: the exact sign test's"
-                " smallest two-sided p over 3 pairs is 0.25"
-            ),
             power=0.09,
             bounds=(0.0, 100.0),
             baseline="acc_range_momentum",

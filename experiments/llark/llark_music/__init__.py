@@ -14,10 +14,6 @@ EXPERIMENT = Experiment(
         Claim(
             name="a linear audio projector lets the LM name the key far above the text-only LM",
             metric="key_score_full",
-            undecided=(
-                "3 seeds at every preset and samples at the metric's floor 0: the exact sign test's"
-                " smallest two-sided p over 3 pairs is 0.25"
-            ),
             bounds=(0.0, 1.0),
             baseline="key_score_text",
             paired=True,

@@ -20,10 +20,6 @@ EXPERIMENT = Experiment(
             name="NEM's pointing game is no worse than RELAX's by more than 0.1 "
             "(non-inferiority: NEM + 0.1 beats RELAX, paired over seeds)",
             metric="nem_pointing_game_plus_margin",
-            undecided=(
-                "at most 5 seeds (paper preset) and samples at the ceiling 1.1 (a perfect pointing "
-                "game + 0.1): the exact sign test's smallest two-sided p over 5 pairs is 0.0625"
-            ),
             power=0.11,
             bounds=(0.0, 1.1),
             baseline="relax_pointing_game",
