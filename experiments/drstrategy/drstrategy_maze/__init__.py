@@ -10,11 +10,11 @@ EXPERIMENT = Experiment(
             "achiever on far goals",
             metric="success_far_drstrategy",
             undecided=(
-                "5 seeds at every preset and samples at the metric's floor 0: the exact sign test's"
-                " smallest two-sided p over 5 pairs is 0.0625"
+                "5 seeds at every preset: paired success rates take the exact sign test over "
+                "seeds, whose smallest two-sided p over 5 pairs is 0.0625"
             ),
-            power=0.67,
             bounds=(0.0, 1.0),
+            samples="proportion",
             baseline="success_far_flat",
             unit="",
             paired=True,
