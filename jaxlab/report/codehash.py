@@ -7,13 +7,15 @@ never stale.
 - the ``.py`` files directly in its paper's folder (the ``Paper`` record, a trainer shared by
   that paper's experiments);
 - every ``.py`` file of the installed ``jaxlab`` package;
-- the installed version of every package ``jaxlab`` requires, extras included
+- the installed version of every package ``jaxlab`` requires, extras included, and of
+  ``NUMERICS_PACKAGES`` (``jaxlib`` and the accelerator plugins, which set XLA's numerics)
   (``importlib.metadata``; a package not installed enters as absent);
 - with a ``config``: the data it reads, as a listing of the files under each name of
-  ``config.datasets`` — each file's path, size and modification time, read by ``stat``
-  only (no file is read) — in the data directory (``jaxlab.data.paths``) and in TFDS's
-  (``$TFDS_DATA_DIR`` or ``~/tensorflow_datasets``). A name with no folder (``"generated"``,
-  a pip package's data) enters by its name; its package's version is covered above.
+  ``config.datasets`` — each file's path, size and SHA-256 checksum — in the data
+  directory (``jaxlab.data.paths``) and in TFDS's (``$TFDS_DATA_DIR`` or
+  ``~/tensorflow_datasets``). A file's checksum is read once per process for its path,
+  size and modification time. A name with no folder (``"generated"``, a pip package's
+  data) enters by its name; its package's version is covered above.
 
 Each file enters, in sorted order of its path relative to its root, as that path and the
 SHA-256 of its content, so an edit, a new file, a deletion or a rename changes the hash.
@@ -33,6 +35,9 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+# Packages outside jaxlab's requirements that decide XLA's numerics.
+NUMERICS_PACKAGES = ("jaxlib", "jax-cuda12-plugin", "jax-cuda12-pjrt", "libtpu")
 
 
 def _digest(root: Path, files: Iterable[Path]) -> str:
@@ -72,10 +77,10 @@ def _requirement_names(distribution: str = "jaxlab") -> list[str]:
 
 @functools.cache
 def package_versions() -> tuple[tuple[str, str], ...]:
-    """(name, installed version or ``"absent"``) of every package ``jaxlab`` requires
-    (once per process)."""
+    """(name, installed version or ``"absent"``) of every package ``jaxlab`` requires and
+    of ``NUMERICS_PACKAGES`` (once per process)."""
     versions = []
-    for name in _requirement_names():
+    for name in sorted(set(_requirement_names()) | set(NUMERICS_PACKAGES)):
         try:
             versions.append((name, importlib.metadata.version(name)))
         except importlib.metadata.PackageNotFoundError:
@@ -95,9 +100,19 @@ def _data_roots(data_dir: str) -> list[Path]:
     return roots
 
 
+@functools.cache
+def _checksum(path: str, size: int, mtime_ns: int) -> str:
+    """SHA-256 of a file's content, read once per (path, size, modification time)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as file:
+        for block in iter(lambda: file.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
 def data_listing(datasets: Iterable[str], data_dir: str = "") -> list[str]:
     """One line per dataset name and per file found under it: ``name`` alone when no
-    folder holds it, else ``name/relative/path size mtime_ns`` (``stat`` only)."""
+    folder holds it, else ``name/relative/path size sha256``."""
     lines = []
     for name in sorted(set(datasets)):
         found = False
@@ -108,10 +123,10 @@ def data_listing(datasets: Iterable[str], data_dir: str = "") -> list[str]:
                 found = True
                 for path in sorted(p for p in folder.rglob("*") if p.is_file()):
                     info = path.stat()
+                    checksum = _checksum(str(path), info.st_size, info.st_mtime_ns)
                     lines.append(
                         f"{folder.relative_to(root).as_posix()}/"
-                        f"{path.relative_to(folder).as_posix()} {info.st_size} "
-                        f"{info.st_mtime_ns}"
+                        f"{path.relative_to(folder).as_posix()} {info.st_size} {checksum}"
                     )
         if not found:
             lines.append(name)

@@ -24,21 +24,25 @@ LEGEND = (
     "shown and the whole 90 % CI inside the band; *contradicts*: the mean significantly "
     "outside it). *at least* / *at most* rows: a **one-sided t-test** against the threshold "
     "(*contradicts*: significant the other way). *draw* rows (a reference run's single "
-    "value): a **prediction-interval test**, *supports* when the value lies inside our 95 % "
-    "prediction interval (PI), *contradicts* outside it. Samples that are 0/1 outcomes or "
-    "proportions are tested exactly: the **exact sign (McNemar) test** when paired, "
-    "**Fisher's exact test** otherwise, an **exact binomial test** (or binomial TOST) "
-    "against a threshold. Continuous samples without spread take the **exact sign test** "
-    "(Mann–Whitney U for two constant arms). Otherwise *inconclusive*. Only a "
-    "**deterministic** row (an exact, seed-free quantity) is compared **exactly**, with no "
-    "test, and its samples must agree; any other row with fewer than 3 samples is never "
-    "decisive. NaN or inf, or a sample outside the metric's range → *failed*. The effect is "
-    "signed in the claim's direction (ours − baseline, or distance to the threshold) with "
-    "its CI at the test's level: **95 %** for the two-sided tests, **90 %** for TOST and "
-    "the one-sided tests (1 − 2α); p is the p-value of the deciding test. n counts seeds "
-    "unless the row names its unit of replication. Diagnostics (quantities the paper does "
-    "not claim, claims true by construction, and claims a preset cannot decide) are listed "
-    "apart and never tallied."
+    "value): an **exact sign TOST** of our median against the value ± the claim's margin, "
+    "distribution-free; *supports* only when equivalence is shown. Samples that are 0/1 "
+    "outcomes or proportions are tested exactly: the **exact sign (McNemar) test** when "
+    "paired, **Fisher's exact test** otherwise, an **exact binomial test** (or binomial "
+    "TOST) against a threshold; continuous samples that are all 0/1 are refused. Samples at "
+    "the run's cap or on a floor or ceiling of the metric's range are censored: the **exact "
+    "sign test** (its TOST for a band) or **Mann–Whitney U**, never a t-test; so do "
+    "continuous samples without spread. Otherwise *inconclusive*. Only a **deterministic** "
+    "row (an exact, seed-free quantity) is compared **exactly**, with no test, once two runs "
+    "agree bit for bit; one run is *inconclusive*. Any other row with fewer than 3 samples "
+    "is never decisive. NaN or inf, or a sample outside the metric's range → *failed*. The "
+    "effect is signed in the claim's direction (ours − baseline, or distance to the "
+    "threshold) with its CI at the test's level: **95 %** for the two-sided tests, **90 %** "
+    "for TOST and the one-sided tests (1 − 2α); p is the p-value of the deciding test. n "
+    "counts seeds unless the row names its unit of replication. A row without a power "
+    "calculation from a pilot, or with power below 0.8, says so. Diagnostics (quantities the "
+    "paper does not claim, claims true by construction, claims no preset's sample count can "
+    "decide, and claims only the paper preset can decide, with its power there) are listed "
+    "apart with the reason and never tallied."
 )
 
 
@@ -86,6 +90,7 @@ def _empty_row(
         "by_construction": claim.by_construction,
         "timing": claim.timing,
         "diagnostic": claim.is_diagnostic(preset),
+        "diagnostic_reason": claim.diagnostic_reason(preset),
         "baseline": claim.baseline,
         "baseline_mean": None,
         "baseline_std": None,
@@ -107,10 +112,16 @@ def claim_row(
     row = _empty_row(experiment, claim, record, preset)
     if record["error"] is not None:
         return row
+    # A deterministic claim's samples are runs of a seed-free quantity, not seeds.
     unit = claim.unit_of_replication
+    seeds = None if claim.deterministic else record.get("num_seeds")
     try:
-        ours = verdict_lib.pool(record["results"], claim.metric, unit)
-        base = verdict_lib.pool(record["results"], claim.baseline, unit) if claim.baseline else None
+        ours = verdict_lib.pool(record["results"], claim.metric, unit, seeds)
+        base = (
+            verdict_lib.pool(record["results"], claim.baseline, unit, seeds)
+            if claim.baseline
+            else None
+        )
     except (KeyError, ValueError) as error:
         row["error"] = str(error)
         return row
@@ -118,9 +129,13 @@ def claim_row(
     row["num_seeds"] = len(ours)
     if base is not None:
         row["baseline_mean"], row["baseline_std"], row["baseline_samples"] = _stats(base)
+    cap = None
+    if claim.cap is not None and preset is not None:
+        cap = float(claim.cap(experiment.get_config(preset)))
+    row["cap"] = cap
     try:
-        result = verdict_lib.verdict(claim, ours, base)
-    except ValueError as error:  # a paired claim whose arms differ in length
+        result = verdict_lib.verdict(claim, ours, base, cap)
+    except ValueError as error:  # paired arms of different lengths, undeclared 0/1 samples
         row["error"] = str(error)
         return row
     ci_low, ci_high = result.ci if result.ci is not None else (None, None)
@@ -163,12 +178,14 @@ def committed_samples(rows: list[dict[str, Any]]) -> dict[str, list[float]]:
 def rejudge(experiment, rows: list[dict[str, Any]], preset: str) -> list[dict[str, Any]]:
     """The rows of ``experiment``'s current claims, judged on the samples of its committed
     ``rows`` (``committed_samples``) with the current verdict rule: no experiment runs.
-    Timings and errors are carried over from the committed rows."""
+    Timings and errors are carried over from the committed rows; the seed count is the
+    preset's ``num_seeds``, so a metric with more samples than seeds needs its unit."""
     first = rows[0] if rows else {}
     errors = {row.get("error") for row in rows} - {None}
     record = {
         "experiment": experiment,
         "results": [committed_samples(rows)],
+        "num_seeds": int(experiment.get_config(preset).num_seeds),
         "error": errors.pop() if errors and not committed_samples(rows) else None,
         "seconds": first.get("wall_s"),
         "budget": first.get("budget_s"),
@@ -251,8 +268,7 @@ def test_cell(row: dict[str, Any]) -> str:
         text += f", effect {effect:+.3g}"
         if row["ci_low"] is not None and row["ci_high"] is not None:
             level = row.get("ci_level", 0.95) or 0.95
-            name = "PI" if test == verdict_lib.PREDICTION else "CI"
-            text += f" [{level:.0%} {name} {row['ci_low']:.3g}, {row['ci_high']:.3g}]"
+            text += f" [{level:.0%} CI {row['ci_low']:.3g}, {row['ci_high']:.3g}]"
     return text
 
 
@@ -306,8 +322,8 @@ def claim_table(rows: list[dict[str, Any]]) -> list[str]:
     for row in rows:
         lines.append(
             f"| {row['experiment']} | {row['claim']} (`{row['metric']}`) | {paper_cell(row)} "
-            f"| {ours_cell(row)} | {baseline_cell(row)} | {test_cell(row)} | {row['setting']} "
-            f"| {verdict_cell(row)} |"
+            f"| {ours_cell(row)} | {baseline_cell(row)} | {test_cell(row)} "
+            f"| {diagnostic_setting(row)} | {verdict_cell(row)} |"
         )
     return lines
 
@@ -325,9 +341,21 @@ def claim_tables(rows: list[dict[str, Any]]) -> list[str]:
     """The claims' table, then (when there are any) the diagnostics' table."""
     lines = claim_table(tallied(rows))
     if diagnostics(rows):
-        lines += ["", "Diagnostics (not claimed by the paper; not tallied):", ""]
+        lines += ["", DIAGNOSTICS_HEADING, ""]
         lines += claim_table(diagnostics(rows))
     return lines
+
+
+DIAGNOSTICS_HEADING = "Diagnostics (not tallied; each row's setting ends with why it is here):"
+
+
+def diagnostic_setting(row: dict[str, Any]) -> str:
+    """A diagnostic row's setting followed by why it is a diagnostic."""
+    why = row.get("diagnostic_reason") or ""
+    setting = row.get("setting") or ""
+    if not why:
+        return setting
+    return f"{setting}; **why a diagnostic:** {why}" if setting else f"**why a diagnostic:** {why}"
 
 
 def _seconds(value: float | None) -> str:
@@ -381,6 +409,9 @@ def write_report(
     out = Path(out)
     (out / "plots").mkdir(parents=True, exist_ok=True)
     (out / "results").mkdir(parents=True, exist_ok=True)
+    for record in records:  # the seed count pool enforces (one sample per seed)
+        if record["error"] is None and "num_seeds" not in record:
+            record["num_seeds"] = int(record["experiment"].get_config(preset).num_seeds)
     rows = claim_rows(records, preset)
     (out / "results.json").write_text(json.dumps(rows, indent=1) + "\n")
     for record in records:

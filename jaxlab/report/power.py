@@ -19,9 +19,12 @@ verdict is seen. Match the test:
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 from scipy import integrate, stats
+
+POWER_TESTS = ("paired t", "welch", "one-sided t", "tost", "sign", "binomial")
 
 
 def t_test_power(
@@ -173,3 +176,60 @@ def _smallest_upper(n: int, rate: float, level: float) -> int:
         if stats.binom.sf(k - 1, n, rate) < level:
             return k
     return n + 1
+
+
+@dataclasses.dataclass(frozen=True)
+class PowerAt:
+    """The power of a claim's test at one preset, from a pilot's spread (``Claim.paper_power``:
+    at the paper preset, for a claim ``decided_at`` it only).
+
+    Attributes:
+      test: the test the verdict runs there: ``"paired t"``, ``"welch"``, ``"one-sided t"``
+        (``t_test_power``), ``"tost"`` (``tost_power``), ``"sign"`` (``sign_test_power``,
+        two-sided) or ``"binomial"`` (``binomial_power``, one-sided ``"greater"``).
+      n: the samples at that preset (per arm for ``"welch"``; trials for ``"binomial"``).
+      effect: the effect worth reporting: the difference of means (t-tests), the true
+        distance from the band's centre (``"tost"``), the chance a pair favours the claim
+        (``"sign"``), the true rate (``"binomial"``).
+      pilot: where the spread (or the rates) come from, in a few words: a run that is not
+        the judged one.
+      sd: the pilot's standard deviation of one sample (t-tests, TOST).
+      tolerance: the band's half-width (``"tost"``).
+      against: the chance a pair goes against the claim (``"sign"``; ``None``:
+        ``1 − effect``).
+      null_rate: the bound (``"binomial"``).
+    """
+
+    test: str
+    n: int
+    effect: float
+    pilot: str
+    sd: float = 0.0
+    tolerance: float = 0.0
+    against: float | None = None
+    null_rate: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.test not in POWER_TESTS:
+            raise ValueError(f"test must be one of {POWER_TESTS}, got {self.test!r}")
+        if not self.pilot:
+            raise ValueError("a power calculation names its pilot")
+
+    @property
+    def value(self) -> float:
+        """The power (0 for fewer than 2 samples: never decisive)."""
+        if self.n < 2:
+            return 0.0
+        if self.test in ("paired t", "welch", "one-sided t"):
+            return t_test_power(
+                self.n,
+                self.effect,
+                self.sd,
+                two_sample=self.test == "welch",
+                one_sided=self.test == "one-sided t",
+            )
+        if self.test == "tost":
+            return tost_power(self.n, self.effect, self.tolerance, self.sd)
+        if self.test == "sign":
+            return sign_test_power(self.n, self.effect, p_against=self.against)
+        return binomial_power(self.n, self.null_rate, self.effect)

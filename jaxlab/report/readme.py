@@ -59,9 +59,15 @@ def rejudge_results(results_dir: str | os.PathLike, preset: str) -> list[str]:
     return names
 
 
+def _claim_cell(row: dict[str, Any]) -> str:
+    """The claim, and for a diagnostic why it is one."""
+    why = row.get("diagnostic_reason")
+    return f"{row['claim']} (*{why}*)" if row.get("diagnostic") and why else row["claim"]
+
+
 def _rows(name: str, rows: list[dict[str, Any]]) -> list[str]:
     return [
-        f"| {name} | {row['claim']} | {markdown.paper_cell(row)} | {markdown.ours_cell(row)} "
+        f"| {name} | {_claim_cell(row)} | {markdown.paper_cell(row)} | {markdown.ours_cell(row)} "
         f"| {markdown.baseline_cell(row, name=False)} | {markdown.test_cell(row)} "
         f"| {markdown.verdict_cell(row)} |"
         for row in rows
@@ -90,7 +96,7 @@ def results_block(results: dict[str, list[dict[str, Any]]], preset: str = "quick
             lines += _rows(name, markdown.tallied(results[name]))
             extra += _rows(name, markdown.diagnostics(results[name]))
         if extra:
-            lines += ["", "Diagnostics (not tallied):", "", *HEADER, *extra]
+            lines += ["", "Diagnostics (not tallied; why, after each claim):", "", *HEADER, *extra]
         lines.append("")
     rows = [r for experiment_rows in results.values() for r in experiment_rows]
     counts = markdown.summary_counts(rows)

@@ -28,6 +28,8 @@ from typing import Any
 
 import ml_collections
 
+from jaxlab.report.power import PowerAt
+
 EXPERIMENTS_PACKAGE = "jaxlab_experiments"
 REQUIRED_CONFIG_KEYS = (
     "preset",
@@ -89,9 +91,10 @@ class Claim:
       baseline: optional key of the metric the claim is compared against (the method
         beats the baseline). Without it the claim is "ours matches ``threshold`` within
         ``tolerance``".
-      tolerance: absolute tolerance (≥ 0): the equivalence band of ``"matches"`` (required
-        there); for ``"at_least"`` / ``"at_most"`` without a ``threshold``, the shift of the
-        paper's number that makes the bound.
+      tolerance: absolute tolerance (≥ 0): the equivalence band of ``"matches"`` and the
+        margin of ``"draw"`` (required there, fixed before the run); for ``"at_least"`` /
+        ``"at_most"`` without a ``threshold``, the shift of the paper's number that makes
+        the bound.
       unit: printed after numbers ("%", "Å", "").
       paired: the metric and its baseline are measured on the same seeds/splits in the same
         order (e.g. ε = 0 and ε = 1 on each split), so the verdict tests the per-sample
@@ -101,12 +104,12 @@ class Claim:
         ``"better"`` — ours differs from the baseline in the claim's direction;
         ``"matches"`` — ours equals ``threshold`` within ``tolerance`` (equivalence);
         ``"at_least"`` / ``"at_most"`` — ours is ≥ / ≤ the bound (``bound``);
-        ``"draw"`` — ``threshold`` (one value, e.g. a reference run's single draw) is a
-        plausible draw from the distribution of our samples (inside their prediction
-        interval).
+        ``"draw"`` — ``threshold`` (one value, e.g. a reference run's single draw) is
+        equivalent to a typical draw of ours within ``tolerance`` (the exact sign TOST of
+        our median; distribution-free).
       deterministic: the metric is an exact, seed-free quantity (an oracle recovery, a
-        count of CI tests): compared exactly, without a test, so even one sample may be
-        decisive; samples that disagree make the row *failed*.
+        count of CI tests): compared exactly, without a test, once two runs agree bit for
+        bit; one run is *inconclusive*, runs that differ make the row *failed*.
       diagnostic: a quantity the paper does not claim (an ablation, a sanity check): it
         is reported beside the claims, never counted in the tally. Only a diagnostic may
         name neither a baseline nor a number to compare with.
@@ -118,11 +121,18 @@ class Claim:
       threshold_source: where ``threshold`` comes from, in a few words.
       paper_source: the table or figure ``paper`` is read from ("Table 2").
       bounds: the metric's feasible range (``(0, 100)`` for a percentage, ``(0, 1)`` for a
-        rate, ``(-math.inf, math.inf)`` declared for an unbounded one); samples outside it
-        make the row *failed*, and the can-fail test shifts the committed samples only within
-        it (and requires every tallied claim to declare it). ``None``: not declared
-        (unbounded).
-      samples: what one sample is: ``"continuous"`` (t-tests), ``"binary"`` (a 0/1 outcome:
+        rate, ``(0, cap)`` for a count that stops at the run's cap, ``(-math.inf, math.inf)``
+        declared for an unbounded one); samples outside it make the row *failed*,
+        continuous samples on a finite edge are censored (no t-test: the sign or
+        Mann–Whitney test, ``jaxlab.report.verdict``), and the can-fail test shifts the
+        committed samples only within it (and requires every tallied claim to declare it).
+        ``None``: not declared (unbounded).
+      cap: the value a sample takes when the run's cap stops it, from the preset's config
+        (a step count that never reached its level counts as the run length:
+        ``lambda config: config.num_steps + 1``); such samples are censored like those on
+        an edge of ``bounds`` (no t-test). ``None``: the metric has no cap.
+      samples: what one sample is: ``"continuous"`` (t-tests; samples that are all 0/1 are
+        refused), ``"binary"`` (a 0/1 outcome:
         exact sign/McNemar test when paired, Fisher's exact test otherwise, exact binomial
         test against a bound), or ``"proportion"`` (a share of ``trials`` trials: exact
         binomial tests on the counts).
@@ -137,10 +147,18 @@ class Claim:
         seed holds several samples; the report prints it.
       timing: the metric is a wall-clock time or a ratio of times.
       decided_at: the presets whose setting can decide the claim (``None``: every preset);
-        at any other preset the row is a diagnostic.
+        at any other preset the row is a diagnostic. Only ``("paper",)`` is used, and it
+        needs ``decided_at_reason`` and ``paper_power``.
+      decided_at_reason: why the other presets cannot decide the claim, in one line.
+      undecided: why no preset can decide the claim (its test cannot reach α at any
+        preset's sample count, e.g. a sign test over 5 seeds when the samples are censored
+        or sit at a floor): a non-empty reason makes the row a diagnostic that says it.
+      paper_power: the power calculation at the paper preset (``PowerAt``: the test, the
+        paper preset's sample count, the effect worth reporting and the pilot's spread);
+        below ``LOW_POWER`` the diagnostic row says so.
       power: the power, at the quick preset, of the test the verdict runs for the effect
         worth reporting (from the config's power calculation, ``jaxlab.report.power``);
-        below ``LOW_POWER`` the row's setting says so.
+        below ``LOW_POWER``, or missing, the row's setting says so.
 
     Every other claim must name a baseline or a number to compare with (``ValueError``
     otherwise).
@@ -162,12 +180,16 @@ class Claim:
     threshold_source: str = ""
     paper_source: str = ""
     bounds: tuple[float, float] | None = None
+    cap: Callable[[ml_collections.ConfigDict], float] | None = None
     samples: str = "continuous"
     trials: int | None = None
     by_construction: bool = False
     unit_of_replication: str = "seeds"
     timing: bool = False
     decided_at: tuple[str, ...] | None = None
+    decided_at_reason: str = ""
+    undecided: str = ""
+    paper_power: PowerAt | None = None
     power: float | None = None
 
     def __post_init__(self) -> None:
@@ -205,13 +227,15 @@ class Claim:
                 f"claim {self.name!r}: test 'draw' compares with a spread; a "
                 "deterministic claim has none"
             )
-        if self.kind == "draw" and self.tolerance is not None:
+        if self.kind in ("matches", "draw") and number and self.tolerance is None:
             raise ValueError(
-                f"claim {self.name!r}: test 'draw' takes its tolerance from the "
-                "measured spread; give none"
+                f"claim {self.name!r}: test {self.kind!r} needs a tolerance (its margin)"
             )
-        if self.kind == "matches" and number and self.tolerance is None:
-            raise ValueError(f"claim {self.name!r}: test 'matches' needs a tolerance")
+        if self.decided_at is not None and (not self.decided_at_reason or not self.paper_power):
+            raise ValueError(
+                f"claim {self.name!r}: decided_at needs decided_at_reason and paper_power "
+                "(the power calculation at the paper preset)"
+            )
         if self.tolerance is not None and self.tolerance < 0:
             raise ValueError(f"claim {self.name!r}: tolerance must be >= 0, got {self.tolerance}")
         if self.power is not None and not 0 <= self.power <= 1:
@@ -248,22 +272,47 @@ class Claim:
 
     @property
     def setting_with_power(self) -> str:
-        """``setting``, with a note when the power at quick is below ``LOW_POWER``."""
-        if self.power is None or self.power >= LOW_POWER:
+        """``setting``, with a note when the power at quick is below ``LOW_POWER`` or was
+        not calculated (a tallied claim only)."""
+        if (
+            self.is_diagnostic()
+            or self.decided_at is not None
+            or (self.power is not None and self.power >= LOW_POWER)
+        ):
             return self.setting
-        note = (
-            f"power at quick {self.power:.2f} (< {LOW_POWER:g}) for the effect worth "
-            "reporting: an inconclusive verdict there is expected"
-        )
+        if self.power is None:
+            note = "no power calculation from a pilot"
+        else:
+            note = (
+                f"power at quick {self.power:.2f} (< {LOW_POWER:g}) for the effect worth "
+                "reporting: an inconclusive verdict there is expected"
+            )
         return f"{self.setting}; {note}" if self.setting else note
 
+    def diagnostic_reason(self, preset: str | None = None) -> str:
+        """Why the claim is reported apart ('' when it is tallied at ``preset``)."""
+        if self.by_construction:
+            return "holds by construction of the code"
+        if self.undecided:
+            return f"no preset can decide it: {self.undecided}"
+        if self.diagnostic:
+            return "not a claim of the paper (an ablation, a sanity check or bookkeeping)"
+        if not self.is_diagnostic(preset):
+            return ""
+        power = self.paper_power.value if self.paper_power is not None else 0.0
+        low = f" (< {LOW_POWER:g}: inconclusive expected there too)" if power < LOW_POWER else ""
+        return (
+            f"decided at the paper preset only: {self.decided_at_reason}; power there "
+            f"{power:.2f}{low}"
+        )
+
     def is_diagnostic(self, preset: str | None = None) -> bool:
-        """Reported apart, never tallied: ``diagnostic``, ``by_construction``, or measured
-        at a preset outside ``decided_at``."""
+        """Reported apart, never tallied: ``diagnostic``, ``by_construction``,
+        ``undecided``, or measured at a preset outside ``decided_at``."""
         undecided = (
             self.decided_at is not None and preset is not None and preset not in self.decided_at
         )
-        return self.diagnostic or self.by_construction or undecided
+        return self.diagnostic or self.by_construction or bool(self.undecided) or undecided
 
 
 @dataclasses.dataclass(frozen=True)

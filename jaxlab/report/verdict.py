@@ -15,14 +15,15 @@ kind               continuous samples              0/1 outcomes or proportions (
                    t-tests at the band's edges     at the band's edges
 ``"at_least"`` /   one-sided one-sample t-test     one-sided exact binomial test against
 ``"at_most"``      against the bound               the bound (a nominal rate)
-``"draw"``         prediction-interval test        (continuous only)
+``"draw"``         exact sign TOST (below)         (continuous only)
 =================  ==============================  ========================================
 
-``"draw"`` asks whether one external value (a reference run's single draw) is a plausible
-draw from the distribution our samples come from: with mean m, sd s and n samples,
-``t = (value − m) / (s·√(1 + 1/n))`` has n − 1 degrees of freedom when it is; the value
-inside the two-sided 95 % prediction interval (p ≥ α) → *supports*, outside →
-*contradicts*. Its tolerance is the measured spread, never a chosen band.
+``"draw"`` asks whether one external value (a reference run's single draw) is equivalent
+to a typical draw of ours within the claim's margin (``tolerance``, fixed in the claim): the
+exact sign TOST of our median against value ± margin, distribution-free (no normality, so a
+bimodal spread is judged as it is). *supports* only when equivalence is shown; our median
+significantly outside the band → *contradicts*; else *inconclusive*. More spread, or fewer
+samples, make support harder, never easier.
 
 Significant in the claim's direction → *supports*; significant against it (the two-sided
 test's other side, the one-sided test the other way, the mean outside the band by a
@@ -38,12 +39,19 @@ Edge cases, decided before any test:
 
 - NaN or ±inf in ours or the baseline → *failed*, with the reason; so is a sample outside
   the claim's ``bounds``, a 0/1 sample that is neither, and a proportion outside [0, 1].
+- Continuous samples that are all 0 or 1 are undeclared outcomes: ``ValueError`` (the row
+  records the error and fails); the claim must declare ``samples``.
 - A ``deterministic`` claim (an exact, seed-free quantity) is compared exactly, with no
-  test, at any n; its samples must agree (``np.isclose``), else *failed*. Equal within
-  ``np.isclose`` counts as equal: ``better`` → *inconclusive*; a closed band or bound →
-  *supports*.
+  test, once ``DETERMINISTIC_RUNS`` (2) runs agree bit for bit (``==``, not a tolerance);
+  runs that differ → *failed*; a single run → *inconclusive*. Equal within ``np.isclose``
+  counts as equal: ``better`` → *inconclusive*; a closed band or bound → *supports*.
 - Otherwise fewer than ``MIN_SAMPLES`` (3) samples in ours or the baseline →
   *inconclusive*.
+- Censored continuous samples: a sample on a finite edge of ``bounds`` (the run's cap, such
+  as "never reached counts as the run length", a floor or a ceiling) is known only to be at
+  least (at most) that edge, so no t-test runs on it: the exact sign test (paired
+  differences, or against the bound; both arms at the cap are a tie), its TOST for a band,
+  or the Mann–Whitney U test for two unpaired arms, each valid under a common cap.
 - Continuous samples with no spread (a t statistic is undefined): the exact sign test
   (samples equal to the bound within ``np.isclose`` are ties, left out), or the
   Mann–Whitney U test for two unpaired constant arms. No zero-variance row is decided
@@ -51,12 +59,12 @@ Edge cases, decided before any test:
 
 The reported ``effect`` is signed so that positive is the claim's direction (``"better"``:
 ours − baseline, negated when lower is better; ``"at_least"``: mean − bound;
-``"at_most"``: bound − mean; ``"matches"``: mean − centre), with its confidence interval at
-the level of the test that decided (``Verdict.ci_level``): 95 % for the two-sided
-``"better"`` tests, 90 % (= 1 − 2α) for TOST and the one-sided tests, each α = 0.05 a
-side; Clopper–Pearson for the binomial tests; none for the sign, Fisher and Mann–Whitney
-tests. The p-value is that of the test that decided (for *inconclusive*, of the test that
-would have supported).
+``"at_most"``: bound − mean; ``"matches"``: mean − centre; ``"draw"``: our median − the
+value), with its confidence interval at the level of the test that decided
+(``Verdict.ci_level``): 95 % for the two-sided ``"better"`` t-tests, 90 % (= 1 − 2α) for
+TOST and the one-sided t-tests, each α = 0.05 a side; Clopper–Pearson for the binomial
+tests; none for the sign, Fisher and Mann–Whitney tests. The p-value is that of the test
+that decided (for *inconclusive*, of the test that would have supported).
 """
 
 from __future__ import annotations
@@ -75,6 +83,7 @@ ALPHA = 0.05
 TWO_SIDED_LEVEL = 1 - ALPHA  # the CI of a two-sided test at ALPHA
 ONE_SIDED_LEVEL = 1 - 2 * ALPHA  # the CI of a one-sided test (or TOST) at ALPHA
 MIN_SAMPLES = 3
+DETERMINISTIC_RUNS = 2  # a deterministic value counts once this many runs agree bit for bit
 RTOL, ATOL = 1e-9, 1e-12  # np.isclose at float edges
 
 # Names of the tests, as the report's legend prints them.
@@ -83,7 +92,6 @@ TOST, ONE_SIDED = "TOST", "one-sided t-test"
 SIGN, FISHER, MANN_WHITNEY = "exact sign test", "Fisher exact test", "Mann-Whitney U"
 BINOMIAL, BINOMIAL_TOST = "exact binomial test", "exact binomial TOST"
 SIGN_TOST = "exact sign TOST"
-PREDICTION = "prediction-interval test"
 EXACT, NO_TEST = "exact", "none"
 CI_LEVELS = {
     PAIRED: TWO_SIDED_LEVEL,
@@ -92,7 +100,6 @@ CI_LEVELS = {
     ONE_SIDED: ONE_SIDED_LEVEL,
     BINOMIAL: ONE_SIDED_LEVEL,
     BINOMIAL_TOST: ONE_SIDED_LEVEL,
-    PREDICTION: TWO_SIDED_LEVEL,
 }
 
 
@@ -122,27 +129,42 @@ class Verdict:
     ci_level: float | None = None
 
 
-def pool(results: Sequence[dict], metric: str, unit: str = "seeds") -> np.ndarray:
+def pool(
+    results: Sequence[dict], metric: str, unit: str = "seeds", seeds: int | None = None
+) -> np.ndarray:
     """All samples of ``metric`` over the runner's seeds, in seed order.
 
     A list value holds the seeds one call batched (``batch_seeds``). With ``unit`` other
     than ``"seeds"`` the claim names its unit of replication (networks, splits, timing
     rounds), and a list holds that many units of one seed.
 
+    Args:
+      results: the per-call results (one per seed, or one per batch of seeds).
+      metric: the key to pool.
+      unit: the claim's unit of replication.
+      seeds: the number of seeds the runner ran (``num_seeds``), when known: with
+        ``unit == "seeds"`` the pooled samples must be at most that many, batched or not
+        (an arm may run on the first few seeds only).
+
     Raises:
       KeyError: a result lacks ``metric``.
-      ValueError: ``unit`` is ``"seeds"`` and the results hold more samples than the
-        runner ran seeds while some are not lists of batched seeds (a list per seed of
-        several samples needs the claim to name its unit).
+      ValueError: ``unit`` is ``"seeds"`` and the samples are not one per seed: more than
+        ``seeds`` (or, with ``seeds`` unknown and several results, not one per result), i.e.
+        a list per seed of several samples, which needs the claim to name its unit.
     """
     samples: list[float] = []
     for result in results:
         if metric not in result:
             raise KeyError(f"result has no metric {metric!r}; it has {sorted(result)}")
         samples.extend(float(v) for v in np.ravel(np.asarray(result[metric], dtype=np.float64)))
-    if unit == "seeds" and len(results) > 1 and len(samples) != len(results):
+    if seeds is not None:
+        several = len(samples) > seeds  # an arm may run on a subset of the seeds
+        expected = seeds
+    else:
+        several, expected = len(results) > 1 and len(samples) != len(results), len(results)
+    if unit == "seeds" and several:
         raise ValueError(
-            f"metric {metric!r}: {len(samples)} samples from {len(results)} seeds; one sample "
+            f"metric {metric!r}: {len(samples)} samples from {expected} seeds; one sample "
             "per seed, or the claim names its unit_of_replication"
         )
     return np.asarray(samples)
@@ -215,7 +237,7 @@ def _bad_counts(claim: Claim, x: np.ndarray) -> str:
     return ""
 
 
-def _better(claim: Claim, ours: np.ndarray, base: np.ndarray) -> Verdict:
+def _better(claim: Claim, ours: np.ndarray, base: np.ndarray, censored: str) -> Verdict:
     sign = 1.0 if claim.higher_is_better else -1.0
     n = len(ours)
     if claim.paired and ours.shape != base.shape:
@@ -226,11 +248,11 @@ def _better(claim: Claim, ours: np.ndarray, base: np.ndarray) -> Verdict:
     counts = claim.samples != "continuous"
     if claim.paired:
         effect = sign * float(np.mean(ours - base))
-        if counts or _constant(ours - base):
+        if counts or censored or _constant(ours - base):
             diffs = sign * (ours - base)
             p_for, p_against = _sign_p(diffs, "greater"), _sign_p(diffs, "less")
             word = _two_sided(p_for, p_against)
-            why = "" if counts else "every paired difference is equal: no t statistic"
+            why = censored or ("" if counts else "every paired difference is equal: no t statistic")
             return Verdict(word, SIGN, n, effect, None, _p_two(p_for, p_against), why)
         result = stats.ttest_rel(ours, base)
         test = PAIRED
@@ -240,17 +262,10 @@ def _better(claim: Claim, ours: np.ndarray, base: np.ndarray) -> Verdict:
             (k1, n1), (k0, n0) = _counts(claim, ours), _counts(claim, base)
             p = float(stats.fisher_exact([[k1, n1 - k1], [k0, n0 - k0]]).pvalue)
             return Verdict(_signed_word(effect, p), FISHER, n, effect, None, p)
-        if _constant(ours) and _constant(base):
+        if censored or (_constant(ours) and _constant(base)):
             p = float(stats.mannwhitneyu(ours, base, alternative="two-sided").pvalue)
-            return Verdict(
-                _signed_word(effect, p),
-                MANN_WHITNEY,
-                n,
-                effect,
-                None,
-                p,
-                "both arms are constant: no t statistic",
-            )
+            why = censored or "both arms are constant: no t statistic"
+            return Verdict(_signed_word(effect, p), MANN_WHITNEY, n, effect, None, p, why)
         result = stats.ttest_ind(ours, base, equal_var=False)
         test = WELCH
     p = float(result.pvalue)
@@ -294,14 +309,15 @@ def _bound(claim: Claim) -> float:
 
 
 def _tolerance(claim: Claim) -> float:
-    """``claim.tolerance`` of a ``"matches"`` claim (the registry requires one)."""
+    """``claim.tolerance`` of a ``"matches"`` or ``"draw"`` claim (the registry requires
+    one)."""
     tolerance = claim.tolerance
     if tolerance is None:
-        raise ValueError(f"claim {claim.name!r}: test 'matches' needs a tolerance")
+        raise ValueError(f"claim {claim.name!r}: test {claim.kind!r} needs a tolerance")
     return float(tolerance)
 
 
-def _matches(claim: Claim, ours: np.ndarray) -> Verdict:
+def _matches(claim: Claim, ours: np.ndarray, censored: str) -> Verdict:
     centre, tol = _bound(claim), _tolerance(claim)
     low, high = centre - tol, centre + tol
     n, effect = len(ours), float(np.mean(ours)) - centre
@@ -312,7 +328,7 @@ def _matches(claim: Claim, ours: np.ndarray) -> Verdict:
         ci = stats.binomtest(k, total).proportion_ci(ONE_SIDED_LEVEL, method="exact")
         interval = (float(ci.low) - centre, float(ci.high) - centre)
         test = BINOMIAL_TOST
-    elif _constant(ours):
+    elif censored or _constant(ours):
         p_tost = max(_sign_p(ours - low, "greater"), _sign_p(ours - high, "less"))
         p_out = min(_sign_p(ours - high, "greater"), _sign_p(ours - low, "less"))
         interval, test = None, SIGN_TOST
@@ -326,7 +342,7 @@ def _matches(claim: Claim, ours: np.ndarray) -> Verdict:
         interval = _ci(stats.ttest_1samp(ours, centre), ONE_SIDED_LEVEL, shift=centre)
         test = TOST
     word = _word(p_tost, p_out)
-    why = "" if test != SIGN_TOST else "every sample is equal: no t statistic"
+    why = "" if test != SIGN_TOST else censored or "every sample is equal: no t statistic"
     if word == SUPPORTS and interval is not None and not _inside(interval, tol):
         word, why = INCONCLUSIVE, f"the {ONE_SIDED_LEVEL:.0%} CI leaves the band ±{tol:g}"
     return Verdict(
@@ -339,7 +355,7 @@ def _inside(interval: tuple[float, float], tol: float) -> bool:
     return bool((low >= -tol or _near(low, -tol)) and (high <= tol or _near(high, tol)))
 
 
-def _one_sided(claim: Claim, ours: np.ndarray) -> Verdict:
+def _one_sided(claim: Claim, ours: np.ndarray, censored: str) -> Verdict:
     bound = _bound(claim)
     sign = 1.0 if claim.kind == "at_least" else -1.0
     up, down = ("greater", "less") if sign > 0 else ("less", "greater")
@@ -350,9 +366,10 @@ def _one_sided(claim: Claim, ours: np.ndarray) -> Verdict:
         ci = stats.binomtest(k, total).proportion_ci(ONE_SIDED_LEVEL, method="exact")
         low, high = sign * (float(ci.low) - bound), sign * (float(ci.high) - bound)
         interval, test, why = (min(low, high), max(low, high)), BINOMIAL, ""
-    elif _constant(ours):
+    elif censored or _constant(ours):
         p_for, p_against = _sign_p(ours - bound, up), _sign_p(ours - bound, down)
-        interval, test, why = None, SIGN, "every sample is equal: no t statistic"
+        interval, test = None, SIGN
+        why = censored or "every sample is equal: no t statistic"
     else:
         p_for = float(stats.ttest_1samp(ours, bound, alternative=up).pvalue)
         p_against = float(stats.ttest_1samp(ours, bound, alternative=down).pvalue)
@@ -365,29 +382,20 @@ def _one_sided(claim: Claim, ours: np.ndarray) -> Verdict:
 
 
 def _draw(claim: Claim, ours: np.ndarray) -> Verdict:
-    """Is ``claim.bound`` a plausible draw from our samples' distribution (module
-    docstring)? ``effect`` = value − mean; ``ci`` = the prediction interval, centred the
-    same way."""
-    value, n = _bound(claim), len(ours)
-    mean, sd = float(np.mean(ours)), float(np.std(ours, ddof=1))
-    effect = value - mean
-    if _near(sd, 0.0):
-        return Verdict(
-            INCONCLUSIVE,
-            NO_TEST,
-            n,
-            effect,
-            reason="every sample is equal: no spread to judge a draw by",
-        )
-    scale = sd * np.sqrt(1.0 + 1.0 / n)
-    p = float(2.0 * stats.t.sf(abs(effect) / scale, n - 1))
-    half = float(stats.t.ppf(1 - ALPHA / 2, n - 1)) * scale
-    word = SUPPORTS if p >= ALPHA else CONTRADICTS
+    """Is ``claim.bound`` (a reference run's one draw) equivalent to a typical draw of ours
+    within the claim's margin (module docstring)? ``effect`` = our median − the value."""
+    value, margin, n = _bound(claim), _tolerance(claim), len(ours)
+    low, high = value - margin, value + margin
+    p_tost = max(_sign_p(ours - low, "greater"), _sign_p(ours - high, "less"))
+    p_out = min(_sign_p(ours - high, "greater"), _sign_p(ours - low, "less"))
+    word = _word(p_tost, p_out)
+    inside = int(np.sum((ours >= low) & (ours <= high)))
     why = (
-        f"the value is {'inside' if word == SUPPORTS else 'outside'} our "
-        f"{TWO_SIDED_LEVEL:.0%} prediction interval [{mean - half:.4g}, {mean + half:.4g}]"
+        f"{inside} of {n} samples inside the reference {value:.6g} ± {margin:g} "
+        f"(ours from {np.min(ours):.6g} to {np.max(ours):.6g})"
     )
-    return Verdict(word, PREDICTION, n, effect, (-half, half), p, why, TWO_SIDED_LEVEL)
+    effect = float(np.median(ours)) - value
+    return Verdict(word, SIGN_TOST, n, effect, None, _pick(word, p_tost, p_out), why)
 
 
 def _exact(effect: float, n: int, why: str, closed: bool) -> Verdict:
@@ -401,16 +409,19 @@ def _exact(effect: float, n: int, why: str, closed: bool) -> Verdict:
 
 
 def _disagree(name: str, x: np.ndarray) -> str:
-    if _constant(x):
+    if len(x) < 2:
+        return ""
+    if np.all(x == x[0]):
         return ""
     return (
-        f"deterministic, yet the {len(x)} samples of {name} disagree "
-        f"(from {np.min(x):.6g} to {np.max(x):.6g})"
+        f"deterministic, yet the {len(x)} runs of {name} differ bit for bit "
+        f"(from {np.min(x)!r} to {np.max(x)!r})"
     )
 
 
 def _deterministic(claim: Claim, ours: np.ndarray, base: np.ndarray | None) -> Verdict:
-    """A deterministic claim: its (agreeing) value compared exactly, with no test."""
+    """A deterministic claim: two or more runs that agree bit for bit, compared exactly with
+    no test; one run is never decisive."""
     n = len(ours)
     compared = base if claim.kind == "better" else None  # the baseline's samples
     arms = [("ours", ours)] + ([("the baseline", compared)] if compared is not None else [])
@@ -418,8 +429,17 @@ def _deterministic(claim: Claim, ours: np.ndarray, base: np.ndarray | None) -> V
         problem = _disagree(name, x)
         if problem:
             return Verdict(FAILED, NO_TEST, n, reason=problem)
+    for name, x in arms:
+        if len(x) < DETERMINISTIC_RUNS:
+            return Verdict(
+                INCONCLUSIVE,
+                NO_TEST,
+                n,
+                reason=f"deterministic, but {name} has {len(x)} run(s): "
+                f"{DETERMINISTIC_RUNS} runs must agree bit for bit",
+            )
     value = float(ours[0])
-    why = f"deterministic: exact comparison of {n} equal value(s)"
+    why = f"deterministic: exact comparison of {n} runs that agree bit for bit"
     if compared is not None:
         sign = 1.0 if claim.higher_is_better else -1.0
         return _exact(sign * (value - float(compared[0])), n, why, closed=False)
@@ -447,7 +467,45 @@ def _outside(claim: Claim, name: str, x: np.ndarray) -> str:
     )
 
 
-def verdict(claim: Claim, ours: np.ndarray, baseline: np.ndarray | None = None) -> Verdict:
+def _at_edge(claim: Claim, arms: Sequence[np.ndarray], cap: float | None) -> str:
+    """Continuous samples at the run's cap or on a finite edge of the metric's range (a
+    floor or a ceiling): censored values, whose mean a t-test would misread. '' when
+    none."""
+    if claim.samples != "continuous":
+        return ""
+    edges = [*zip(claim.feasible, ("floor", "ceiling"), strict=True)]
+    if cap is not None:
+        edges.insert(0, (cap, "cap"))
+    for edge, name in edges:
+        if not np.isfinite(edge):
+            continue
+        count = sum(int(np.sum(_near(x, edge))) for x in arms)
+        if count:
+            return (
+                f"{count} sample(s) at the {name} {edge:g} (censored): no t-test on capped values"
+            )
+    return ""
+
+
+def _undeclared_counts(claim: Claim, arms: Sequence[np.ndarray]) -> None:
+    """Refuses continuous samples that are all 0/1: outcomes the claim must declare."""
+    if claim.samples != "continuous":
+        return
+    values = np.concatenate(list(arms))
+    if len(values) and np.all((values == 0.0) | (values == 1.0)):
+        raise ValueError(
+            f"claim {claim.name!r}: every sample is 0 or 1 but the claim declares continuous "
+            "samples; declare samples='binary' (0/1 outcomes) or samples='proportion' with "
+            "its trials"
+        )
+
+
+def verdict(
+    claim: Claim,
+    ours: np.ndarray,
+    baseline: np.ndarray | None = None,
+    cap: float | None = None,
+) -> Verdict:
     """The verdict on ``claim`` given our samples (and, for ``"better"``, the baseline's).
 
     Args:
@@ -455,10 +513,13 @@ def verdict(claim: Claim, ours: np.ndarray, baseline: np.ndarray | None = None) 
       ours: our samples, one per unit of replication (``pool``).
       baseline: the baseline's samples (the same units in the same order when the claim
         is ``paired``); required when ``claim.kind == "better"``.
+      cap: the value of a sample the run's cap stopped (``Claim.cap`` of the run's
+        config); such samples are censored.
 
     Raises:
-      ValueError: a ``"better"`` claim without baseline samples, or a paired claim whose
-        two sample lists differ in length.
+      ValueError: a ``"better"`` claim without baseline samples, a paired claim whose two
+        sample lists differ in length, or continuous samples that are all 0/1 (undeclared
+        outcomes).
     """
     ours = np.asarray(ours, dtype=np.float64).ravel()
     base = None if baseline is None else np.asarray(baseline, dtype=np.float64).ravel()
@@ -477,6 +538,8 @@ def verdict(claim: Claim, ours: np.ndarray, baseline: np.ndarray | None = None) 
         problem = _outside(claim, name, x) or _bad_counts(claim, x)
         if problem:
             return Verdict(FAILED, NO_TEST, n, reason=problem)
+    compared = [ours] + ([base] if kind == "better" and base is not None else [])
+    _undeclared_counts(claim, compared)
     if kind != "better" and claim.bound is None:
         return Verdict(INCONCLUSIVE, NO_TEST, n, reason="diagnostic: nothing to compare with")
     if claim.deterministic:
@@ -486,12 +549,13 @@ def verdict(claim: Claim, ours: np.ndarray, baseline: np.ndarray | None = None) 
         return Verdict(
             INCONCLUSIVE, NO_TEST, n, reason=f"{fewest} sample(s) < {MIN_SAMPLES}: never decisive"
         )
+    censored = _at_edge(claim, compared, cap)
     if kind == "better" and base is not None:
-        return _better(claim, ours, base)
+        return _better(claim, ours, base, censored)
     if kind == "matches":
-        return _matches(claim, ours)
+        return _matches(claim, ours, censored)
     if kind == "draw":
         if claim.samples != "continuous":
             raise ValueError(f"claim {claim.name!r}: test 'draw' needs continuous samples")
         return _draw(claim, ours)
-    return _one_sided(claim, ours)
+    return _one_sided(claim, ours, censored)

@@ -5,7 +5,10 @@ on one side and *contradicts* on the other, at the committed number of samples.
 The shift keeps the committed spread, clipped to the range (the deviations from the mean;
 for a paired claim, of the per-sample differences, split evenly between the arms around
 each pair's midpoint) and moves the mean ``MARGIN`` critical values of its t-test past the
-threshold, in standard errors (a fixed small step where the samples have no spread). 0/1
+threshold, in standard errors (a fixed small step where the samples have no spread). The
+range stops at the run's cap (``Claim.cap`` of the quick config); a shifted continuous sample
+stops just inside the range's edges and the cap, so only committed samples on an edge (which
+the verdict treats as censored: no t-test) make a row censored here. 0/1
 outcomes and proportions are replayed at their extremes (all successes / all failures). A
 claim fails here when a side cannot be reached inside its range or at its sample count: a
 bound at the edge of the range, a band narrower than the committed spread allows, too few
@@ -93,11 +96,9 @@ def _cases(claim: Claim, ours: np.ndarray, base: np.ndarray | None) -> dict:
         outside = above if np.all(above <= claim.feasible[1]) else below
         return {"supports": (bound + dev, None), "contradicts": (outside, None)}
     if claim.kind == "draw":
-        spread = float(np.std(ours, ddof=1)) if len(ours) > 1 else 0.0
-        return {
-            "supports": (bound + dev, None),
-            "contradicts": (bound + 4 * max(spread, 1e-3) + dev, None),
-        }
+        # Every sample past the margin (the exact sign TOST's other side).
+        past = float(claim.tolerance) + float(np.ptp(ours)) + 1e-3 * max(1.0, abs(bound))
+        return {"supports": (bound + dev, None), "contradicts": (bound + past + dev, None)}
     sign, step = (1.0 if claim.kind == "at_least" else -1.0), _step(ours, bound, False)
     return {
         "supports": (bound + sign * step + dev, None),
@@ -128,6 +129,11 @@ def _deterministic_cases(claim: Claim, ours: np.ndarray, base: np.ndarray | None
     }
 
 
+def _inside(edge: float, direction: float) -> float:
+    """``edge`` moved a relative 1e-6 into the range (an infinite edge stays)."""
+    return edge + direction * 1e-6 * max(1.0, abs(edge)) if np.isfinite(edge) else edge
+
+
 @pytest.mark.parametrize("name,claim", CLAIMS, ids=[f"{n}:{c.metric}" for n, c in CLAIMS])
 def test_claim_can_support_and_contradict(name, claim):
     assert claim.metric != claim.baseline, f"{name}: {claim.name!r} compares a metric with itself"
@@ -137,12 +143,23 @@ def test_claim_can_support_and_contradict(name, claim):
     base = samples[claim.baseline] if claim.baseline else None
     make = _deterministic_cases if claim.deterministic else _cases
     low, high = claim.feasible
+    cap = None
+    if claim.cap is not None:
+        cap = float(claim.cap(EXPERIMENTS[name].get_config(PRESET)))
+        high = min(high, cap)
+    if claim.deterministic:  # two runs that agree bit for bit
+        ours = np.repeat(ours[:1], 2)
+        base = None if base is None else np.repeat(base[:1], 2)
+    if claim.samples == "continuous":
+        # A continuous sample on an edge is censored (no t-test): shifted samples stop just
+        # inside it, so the shift itself never censors a row whose samples are not.
+        low, high = _inside(low, 1.0), _inside(high, -1.0)
     for word, (mine, theirs) in make(claim, ours, base).items():
-        # Samples shifted past an edge of the range are put on the edge (the spread the
-        # range allows there).
+        # Samples shifted past an edge of the range (or the cap) are put at the edge (the
+        # spread the range allows there).
         mine = np.clip(mine, low, high)
         theirs = None if theirs is None else np.clip(theirs, low, high)
-        result = verdict.verdict(claim, mine, theirs)
+        result = verdict.verdict(claim, mine, theirs, cap)
         assert result.word == word, (
             f"{name}: {claim.name!r} ({claim.kind}, {result.test}) gives {result.word} on its "
             f"committed samples shifted to {word[:-1]} it, n = {len(ours)} "

@@ -1,6 +1,8 @@
 """The code hash covers the installed package versions and the data files a config reads."""
 
+import hashlib
 import importlib.metadata
+import os
 
 import ml_collections
 
@@ -18,6 +20,7 @@ def test_package_versions_are_jaxlabs_requirements():
     assert versions["numpy"] == importlib.metadata.version("numpy")
     assert versions["scipy"] == importlib.metadata.version("scipy")
     assert "jaxlab" not in versions
+    assert versions["jaxlib"] == importlib.metadata.version("jaxlib")  # XLA's numerics
 
 
 def test_a_package_version_changes_the_hash(monkeypatch):
@@ -37,8 +40,13 @@ def test_data_files_change_the_hash(tmp_path, monkeypatch):
     assert base == codehash.code_hash(MODULE, config)
     assert base != codehash.code_hash(MODULE)
     listing = codehash.data_listing(("graphs", "generated"), str(tmp_path))
-    assert listing[0] == "generated" and listing[1].startswith("graphs/cora.npz 5 ")
+    assert listing[0] == "generated"
+    assert listing[1] == f"graphs/cora.npz 5 {hashlib.sha256(b'12345').hexdigest()}"
     (folder / "cora.npz").write_bytes(b"123456")  # a new size
     assert codehash.code_hash(MODULE, config) != base
+    grown = codehash.code_hash(MODULE, config)
+    (folder / "cora.npz").write_bytes(b"654321")  # same size, other content
+    os.utime(folder / "cora.npz", ns=(1, 1))
+    assert codehash.code_hash(MODULE, config) != grown
     (folder / "citeseer.npz").write_bytes(b"1")  # a new file
     assert len(codehash.data_listing(("graphs",), str(tmp_path))) == 2

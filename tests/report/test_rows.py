@@ -3,10 +3,13 @@ old rows (written before rows recorded samples) still render in the README block
 
 import json
 
+import ml_collections
 import numpy as np
+import pytest
 from scipy import stats
 
 from jaxlab.report import markdown, readme, registry
+from jaxlab.report.power import PowerAt
 from jaxlab.report.registry import Claim, Experiment, Paper
 
 PAPER = Paper(id="p", title="A paper", authors="A. Author")
@@ -33,6 +36,14 @@ RECORD = {
     "seconds": 3.0,
     "budget": 10.0,
 }
+
+
+@pytest.fixture
+def three_seeds(monkeypatch):
+    """The fake experiment's config: three seeds (``rejudge`` reads ``num_seeds``)."""
+    monkeypatch.setattr(
+        Experiment, "get_config", lambda self, preset: ml_collections.ConfigDict({"num_seeds": 3})
+    )
 
 
 def _rows():
@@ -66,7 +77,7 @@ def test_diagnostics_are_listed_apart_and_not_tallied():
     counts = markdown.summary_counts(rows)
     assert counts == {"supports": 2, "contradicts": 0, "inconclusive": 0, "failed": 1}
     lines = markdown.claim_tables(rows)
-    split = lines.index("Diagnostics (not claimed by the paper; not tallied):")
+    split = lines.index(markdown.DIAGNOSTICS_HEADING)
     assert any("ablation" in line for line in lines[split:])
     assert not any("ablation" in line for line in lines[:split])
     assert any("deterministic" in line and "exact" in line for line in lines)
@@ -91,18 +102,25 @@ def test_threshold_and_paper_are_printed_apart():
     assert markdown.paper_cell(row) == "2.4% (Table 3); test ≤ 5%"
     assert "n=3 timing rounds" in markdown.ours_cell(row)
     assert "90% CI" in markdown.test_cell(row)
-    undecided = Claim("paper only", metric="m", baseline="m2", decided_at=("paper",))
+    undecided = Claim(
+        "paper only",
+        metric="m",
+        baseline="m2",
+        decided_at=("paper",),
+        decided_at_reason="quick is too small",
+        paper_power=PowerAt("paired t", 10, 1.0, "a pilot run", sd=1.0),
+    )
     experiment = Experiment(name="e", claims=(undecided,), paper=PAPER, module="unused")
     record = {
         "experiment": experiment,
-        "results": [{"m": [1.0] * 3, "m2": [0.0] * 3}],
+        "results": [{"m": [2.0] * 3, "m2": [0.5] * 3}],
         "error": None,
     }
     assert markdown.claim_rows([record], "quick")[0]["diagnostic"]
     assert not markdown.claim_rows([record], "paper")[0]["diagnostic"]
 
 
-def test_rejudge_rewrites_committed_results(tmp_path, monkeypatch):
+def test_rejudge_rewrites_committed_results(tmp_path, monkeypatch, three_seeds):
     monkeypatch.setattr(registry, "discover", lambda: {"e": EXPERIMENT})
     rows = markdown.claim_rows([RECORD])
     stale = [dict(row, verdict="contradicts") for row in rows]
@@ -112,7 +130,7 @@ def test_rejudge_rewrites_committed_results(tmp_path, monkeypatch):
     assert [r["verdict"] for r in again] == [r["verdict"] for r in rows]
 
 
-def test_rejudge_replays_committed_samples():
+def test_rejudge_replays_committed_samples(three_seeds):
     rows = markdown.claim_rows([RECORD])
     again = markdown.rejudge(EXPERIMENT, rows, "quick")
     for old, new in zip(rows, again, strict=True):
@@ -141,6 +159,7 @@ def test_readme_block_renders_old_and_new_rows(monkeypatch):
     }
     block = readme.results_block({"e": list(_rows().values()), "old": [old]})
     assert "| old | an old claim | 1% | 1.1 ± 0.1% (n=1) | — | — | supports |" in block
-    assert "Diagnostics (not tallied):" in block and "paired t-test" in block
+    assert "Diagnostics (not tallied; why, after each claim):" in block
+    assert "paired t-test" in block and "(*not a claim of the paper" in block
     assert "4 claims: 3 supports, 0 contradicts, 0 inconclusive, 1 failed; 1 diagnostics" in block
     assert markdown.LEGEND in block

@@ -6,6 +6,7 @@ import pytest
 from scipy import stats
 
 from jaxlab.report import verdict
+from jaxlab.report.power import PowerAt
 from jaxlab.report.registry import Claim
 
 OURS = np.array([2.0, 2.3, 1.8, 2.1, 2.4])
@@ -97,27 +98,32 @@ def test_at_least_and_at_most_are_one_sided():
     assert verdict.verdict(overhead, np.array([-10.0, -9.0, -11.0]), None).word == "supports"
 
 
+def _twice(value: float) -> np.ndarray:
+    """Two runs of a deterministic quantity that agree bit for bit."""
+    return np.array([value, value])
+
+
 def test_fewer_than_three_samples_is_never_decisive_unless_deterministic():
-    # A deterministic claim is compared exactly at any n (no test).
+    # A deterministic claim is compared exactly, with no test, once two runs agree.
     up = Claim("x", metric="m", baseline="b")
     single = verdict.verdict(up, np.array([5.0]), np.array([1.0]))
     assert single.word == "inconclusive" and single.p is None and "< 3" in single.reason
     two = verdict.verdict(up, OURS, BASE[:2])  # the baseline has only two
     assert two.word == "inconclusive"
     exact = Claim("x", metric="m", baseline="b", deterministic=True)
-    assert verdict.verdict(exact, np.array([5.0]), np.array([1.0])).word == "supports"
-    assert verdict.verdict(exact, np.array([1.0]), np.array([5.0])).word == "contradicts"
-    assert verdict.verdict(exact, np.array([1.0]), np.array([1.0])).word == "inconclusive"
+    assert verdict.verdict(exact, _twice(5.0), _twice(1.0)).word == "supports"
+    assert verdict.verdict(exact, _twice(1.0), _twice(5.0)).word == "contradicts"
+    assert verdict.verdict(exact, _twice(3.0), _twice(3.0)).word == "inconclusive"
     band = Claim("x", metric="m", paper=840.0, tolerance=400.0, deterministic=True)
-    assert verdict.verdict(band, np.array([900.0]), None).word == "supports"
-    assert verdict.verdict(band, np.array([440.0]), None).word == "supports"  # closed band
-    assert verdict.verdict(band, np.array([300.0]), None).word == "contradicts"
-    floor = Claim("x", metric="m", paper=1.0, test="at_least", deterministic=True)
-    assert verdict.verdict(floor, np.array([1.0]), None).word == "supports"  # ≥ includes =
-    assert verdict.verdict(floor, np.array([0.5]), None).word == "contradicts"
-    # Samples of a deterministic claim must agree: otherwise the row fails, with the reason.
-    many = verdict.verdict(floor, np.array([1.0, 1.0, 0.9, 1.0]), None)
-    assert many.word == "failed" and "disagree" in many.reason
+    assert verdict.verdict(band, _twice(900.0), None).word == "supports"
+    assert verdict.verdict(band, _twice(440.0), None).word == "supports"  # closed band
+    assert verdict.verdict(band, _twice(300.0), None).word == "contradicts"
+    floor = Claim("x", metric="m", paper=2.0, test="at_least", deterministic=True)
+    assert verdict.verdict(floor, _twice(2.0), None).word == "supports"  # ≥ includes =
+    assert verdict.verdict(floor, _twice(1.5), None).word == "contradicts"
+    # Runs of a deterministic claim must agree: otherwise the row fails, with the reason.
+    many = verdict.verdict(floor, np.array([2.0, 2.0, 1.9, 2.0]), None)
+    assert many.word == "failed" and "differ bit for bit" in many.reason
 
 
 def test_zero_variance_takes_the_exact_sign_test_not_an_exact_comparison():
@@ -140,9 +146,9 @@ def test_zero_variance_takes_the_exact_sign_test_not_an_exact_comparison():
     np.testing.assert_allclose(
         one.p, stats.ttest_ind(np.full(5, 2.0), BASE, equal_var=False).pvalue
     )
-    matches = Claim("x", metric="m", paper=1.0, tolerance=0.0)
-    assert verdict.verdict(matches, np.ones(4), None).word == "inconclusive"
-    assert verdict.verdict(matches, np.full(6, 1.2), None).word == "contradicts"
+    matches = Claim("x", metric="m", paper=2.0, tolerance=0.0)
+    assert verdict.verdict(matches, np.full(4, 2.0), None).word == "inconclusive"
+    assert verdict.verdict(matches, np.full(6, 2.2), None).word == "contradicts"
     at_least = Claim("x", metric="m", paper=1.0, test="at_least")
     assert verdict.verdict(at_least, np.full(3, 1.1), None).test == verdict.SIGN
 
@@ -156,7 +162,7 @@ def test_the_issues_four_hand_made_cases():
     # 2. A deterministic claim whose samples disagree.
     det = Claim("x", metric="m", paper=0.7, tolerance=0.1, deterministic=True)
     result = verdict.verdict(det, np.array([0.5, 0.9, 0.76]), None)
-    assert result.word == "failed" and "disagree" in result.reason
+    assert result.word == "failed" and "differ bit for bit" in result.reason
     # 3. 0/1 outcomes, 4 of 5 against 0 of 5 on the same seeds: the exact sign (McNemar)
     #    test, p = 0.125, not a paired t-test.
     binary = Claim("x", metric="m", baseline="b", paired=True, samples="binary")
@@ -248,18 +254,33 @@ def test_cis_are_at_the_tests_level():
             assert -tol <= result.ci[0] and result.ci[1] <= tol
 
 
-def test_draw_is_a_prediction_interval_test():
+def test_draw_supports_only_by_equivalence_within_its_margin():
+    # Bimodal keys (23.2 / 24.8): the sign TOST of the median against 24.84 ± margin.
     keys = np.array([23.2, 24.8, 24.9, 23.3, 24.7, 24.8, 23.2, 24.9])
-    near = Claim("x", metric="m", threshold=24.84, test="draw")
-    result = verdict.verdict(near, keys, None)
-    scale = keys.std(ddof=1) * np.sqrt(1 + 1 / len(keys))
-    t = (24.84 - keys.mean()) / scale
-    np.testing.assert_allclose(result.p, 2 * stats.t.sf(abs(t), len(keys) - 1))
-    assert result.word == "supports" and result.test == verdict.PREDICTION
-    far = Claim("x", metric="m", threshold=30.0, test="draw")
+    wide = Claim("x", metric="m", threshold=24.84, tolerance=2.0, test="draw")
+    result = verdict.verdict(wide, keys, None)
+    # All 8 inside 24.84 ± 2: p = max of the two one-sided sign tests = 0.5^8.
+    assert result.word == "supports" and result.test == verdict.SIGN_TOST
+    np.testing.assert_allclose(result.p, stats.binomtest(8, 8, 0.5, alternative="greater").pvalue)
+    # A margin of 0.3: only the 24.8 mode is inside (5 of 8), not equivalence.
+    narrow = Claim("x", metric="m", threshold=24.84, tolerance=0.3, test="draw")
+    assert verdict.verdict(narrow, keys, None).word == "inconclusive"
+    far = Claim("x", metric="m", threshold=30.0, tolerance=1.0, test="draw")
     assert verdict.verdict(far, keys, None).word == "contradicts"
-    with pytest.raises(ValueError, match="tolerance"):
-        Claim("x", metric="m", threshold=1.0, tolerance=0.1, test="draw")
+    with pytest.raises(ValueError, match="needs a tolerance"):
+        Claim("x", metric="m", threshold=1.0, test="draw")
+
+
+def test_draw_with_more_spread_or_fewer_keys_is_not_easier_to_support():
+    # The loophole: a wider spread (or fewer keys) widened a prediction interval and so
+    # made "the value is a plausible draw" easier. Under the sign TOST it is harder.
+    claim = Claim("x", metric="m", threshold=100.0, tolerance=5.0, test="draw")
+    rng = np.random.default_rng(0)
+    tight = 100.0 + rng.uniform(-2.0, 2.0, size=6)
+    assert verdict.verdict(claim, tight, None).word == "supports"
+    spread = 100.0 + np.array([-30.0, 25.0, -1.0, 1.0, 40.0, -20.0])  # mean ≈ 102.5
+    assert verdict.verdict(claim, spread, None).word == "inconclusive"
+    assert verdict.verdict(claim, tight[:4], None).word == "inconclusive"  # p = 1/16 > α
 
 
 def test_thresholds_bounds_and_diagnostics():
@@ -278,8 +299,23 @@ def test_thresholds_bounds_and_diagnostics():
     weak = Claim("x", metric="m", baseline="b", setting="small", power=0.47)
     assert weak.setting_with_power.startswith("small; power at quick 0.47 (< 0.8)")
     assert Claim("x", metric="m", baseline="b", power=0.9).setting_with_power == ""
-    paper_only = Claim("x", metric="m", baseline="b", decided_at=("paper",))
+    power = PowerAt("paired t", 10, 1.0, "a pilot run", sd=1.0)
+    paper_only = Claim(
+        "x",
+        metric="m",
+        baseline="b",
+        decided_at=("paper",),
+        decided_at_reason="quick is too small",
+        paper_power=power,
+    )
     assert paper_only.is_diagnostic("quick") and not paper_only.is_diagnostic("paper")
+    why = paper_only.diagnostic_reason("quick")
+    assert "quick is too small" in why and f"power there {power.value:.2f}" in why
+    assert paper_only.diagnostic_reason("paper") == ""
+    with pytest.raises(ValueError, match="decided_at needs decided_at_reason and paper_power"):
+        Claim("x", metric="m", baseline="b", decided_at=("paper",))
+    with pytest.raises(ValueError, match="decided_at needs"):
+        Claim("x", metric="m", baseline="b", decided_at=("paper",), decided_at_reason="r")
 
 
 def test_non_finite_values_fail_with_a_reason():

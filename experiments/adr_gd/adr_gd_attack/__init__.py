@@ -13,7 +13,12 @@ EXPERIMENT = Experiment(
         Claim(
             name="ADR-GD attacks succeed more often than PGD (ε = 0.1)",
             metric="adr_success_eps0.1",
+            undecided=(
+                "5 classifier seeds at every preset: paired success rates take the exact sign test "
+                "over seeds, whose smallest two-sided p over 5 pairs is 0.0625"
+            ),
             bounds=(0.0, 1.0),
+            samples="proportion",
             baseline="pgd_success_eps0.1",
             paper=None,
             higher_is_better=True,
@@ -25,7 +30,12 @@ EXPERIMENT = Experiment(
         Claim(
             name="ADR-GD attacks succeed more often than PGD (ε = 0.2)",
             metric="adr_success_eps0.2",
+            undecided=(
+                "5 classifier seeds at every preset: paired success rates take the exact sign test "
+                "over seeds, whose smallest two-sided p over 5 pairs is 0.0625"
+            ),
             bounds=(0.0, 1.0),
+            samples="proportion",
             baseline="pgd_success_eps0.2",
             paper=None,
             higher_is_better=True,

@@ -63,15 +63,17 @@ EXPERIMENT = Experiment(
             name="ADR-GD value on the reference notebook's small network (seed 337550)",
             metric="ref_small_adr",
             threshold=24.84,
+            tolerance=1.242,
             test="draw",
             bounds=(0.0, math.inf),
             unit_of_replication="noise keys",
             threshold_source="the reference notebook's stored output "
-            "(randomized_network_input_optimization.ipynb), one noise draw; no paper number",
-            setting="is the notebook's one draw a plausible draw from our 20 noise keys' "
-            "values (two-sided 95 % prediction interval, its width from our measured "
-            "spread; the reference lands near 23.2 or 24.8 from key to key); same network "
-            "bit for bit (numpy stream), float32, JAX noise",
+            "(randomized_network_input_optimization.ipynb), one noise draw; no paper number; "
+            "margin ±5 % of it, the smallest difference worth reporting",
+            setting="is the notebook's one draw equivalent to a typical draw of our 20 noise "
+            "keys within ±5 % (exact sign TOST of our median; the values are bimodal, near "
+            "23.2 or 24.8 from key to key); same network bit for bit (numpy stream), "
+            "float32, JAX noise",
         ),
         Claim(
             name="GD value on the reference notebook's small network (seed 337550)",
@@ -90,13 +92,15 @@ EXPERIMENT = Experiment(
             name="ADR-GD value on the reference notebook's large network (seed 499777)",
             metric="ref_large_adr",
             threshold=34681.06,
+            tolerance=1734.05,
             test="draw",
             bounds=(0.0, math.inf),
             unit_of_replication="noise keys",
             threshold_source="the reference notebook's stored output, one noise draw; no "
-            "paper number",
-            setting="is the notebook's one draw a plausible draw from our noise keys' values "
-            "(two-sided 95 % prediction interval from our measured spread; 5 keys at quick)",
+            "paper number; margin ±5 % of it, the smallest difference worth reporting",
+            setting="is the notebook's one draw equivalent to a typical draw of our noise "
+            "keys within ±5 % (exact sign TOST of our median; 5 keys at quick: all 5 "
+            "inside the band are needed)",
         ),
         Claim(
             name="GD value on the reference notebook's large network (seed 499777)",

@@ -32,6 +32,7 @@ EXPERIMENT = Experiment(
             name="with an oracle CCPG recovers every identifiable DAG exactly",
             metric="ccpg_oracle_recovery",
             bounds=(0.0, 1.0),
+            samples="proportion",
             threshold=1.0,
             threshold_source="the paper's theorem (exact recovery when identifiable)",
             tolerance=0.0,

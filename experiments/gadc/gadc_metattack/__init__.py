@@ -19,6 +19,7 @@ EXPERIMENT = Experiment(
             name=f"GADC(IV) test accuracy, {ds} Metattack {int(rate * 100)}%",
             metric=f"{ds}_{rate}_gadc",
             paper=acc,
+            paper_source=f"Table 1, GADC(IV), {ds.capitalize()} {int(rate * 100)}%",
             tolerance=1.0,
             unit="%",
             test="matches",

@@ -3,6 +3,7 @@
 import math
 
 from jaxlab.report import Claim, Experiment
+from jaxlab.report.power import PowerAt
 
 _PER_REP = "one sample per replication (seed), the share over its cases"
 
@@ -14,6 +15,7 @@ EXPERIMENT = Experiment(
             metric="frac_delta_not_wider",
             threshold=1.0,
             bounds=(0.0, 1.0),
+            samples="proportion",
             by_construction=True,
             test="at_least",
             diagnostic=True,
@@ -39,6 +41,7 @@ EXPERIMENT = Experiment(
             metric="oracle_coverage_delta",
             threshold=1.0,
             bounds=(0.0, 1.0),
+            samples="proportion",
             by_construction=True,
             test="at_least",
             diagnostic=True,
@@ -54,9 +57,16 @@ EXPERIMENT = Experiment(
             bounds=(0.0, 1.0),
             samples="proportion",
             decided_at=("paper",),
-            setting="decided at the paper preset only (100 replications): at 20, even full "
-            "coverage gives p = 0.95^20 = 0.36; exact binomial test, one trial per "
-            "replication (its 10 cells share one "
+            decided_at_reason="at quick's 20 replications even full coverage gives "
+            "p = 0.95^20 = 0.36",
+            paper_power=PowerAt(
+                "binomial",
+                100,
+                0.99,
+                "quick run: 20 of 20 replications covered; true rate 0.99 assumed",
+                null_rate=0.95,
+            ),
+            setting="exact binomial test, one trial per replication (its 10 cells share one "
             "data set: conservative); one-sided: over-coverage is no failure; N = 20k, "
             "Λ ∈ {1.4, 2}, JAX "
             "logistic nuisances, K = 5 folds; intervals without sampling margin (as the "
