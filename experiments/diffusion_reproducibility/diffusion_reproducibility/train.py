@@ -188,6 +188,7 @@ def _train(config, mesh, workdir: str, keys, ns, sets) -> tuple:
         length=config.num_steps,
         segments=config.segments,
         checkpointer=Checkpointer(os.path.join(workdir, "denoisers")),
+        mesh=mesh,
     )
     return tuple(params for params, _ in states)
 

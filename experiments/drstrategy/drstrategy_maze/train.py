@@ -325,6 +325,7 @@ def _train(prog: Run, config: ml_collections.ConfigDict, workdir: str) -> tuple[
         segments=config.segments,
         checkpointer=Checkpointer(workdir),
         fast_compile=config.fast_compile,
+        mesh=mesh,
     )
     res = batch_runs(prog.finish, fast_compile=config.fast_compile, mesh=mesh)(carry, k_eval)
     res = jax.device_get(jax.tree.map(lambda a: a[:n], res))

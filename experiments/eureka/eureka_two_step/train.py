@@ -175,6 +175,8 @@ def _run_arm(arm, config, train_src, evals, keys, workdir):
             segments=config.segments,
             fast_compile=config.fast_compile,
             checkpointer=Checkpointer(os.path.join(workdir, f"{arm}_{task}")),
+            mesh=mesh,
+            carry_axes=(0, None),
         )
         history = {name: np.moveaxis(h, 0, 1) for name, h in history.items()}
         out[task] = (history, jax.device_get(evaluate(state[0], images, labels)))

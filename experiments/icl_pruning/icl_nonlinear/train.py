@@ -132,12 +132,13 @@ def _train(config: ml_collections.ConfigDict, workdir: str):
     (history ``[seeds, steps]`` per metric, on the host)."""
     tx = make_optimizer(config.optimizer)
     keys = jax.random.split(jax.random.key(config.seed), config.num_seeds)
+    mesh = mesh_from_config(config, RUNS_AXIS)
     init = batch_runs(
         functools.partial(_setup, config=config, tx=tx),
         in_axes=0,
         method="vmap",
         fast_compile=config.fast_compile,
-        mesh=mesh_from_config(config, RUNS_AXIS),
+        mesh=mesh,
     )
     carry0, mass_init, problem = init(keys)
     ((params, _), _), history = segmented_scan_run(
@@ -147,6 +148,7 @@ def _train(config: ml_collections.ConfigDict, workdir: str):
         segments=config.segments,
         checkpointer=Checkpointer(workdir),
         fast_compile=config.fast_compile,
+        mesh=mesh,
     )
     history = {name: np.moveaxis(h, 0, 1) for name, h in history.items()}
     return carry0[0][0], params, history, mass_init, problem

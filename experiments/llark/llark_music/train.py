@@ -189,6 +189,8 @@ def make_trainer(model: AudioLM, config: ml_collections.ConfigDict, mesh):
             length=config.num_steps,
             segments=config.segments,
             checkpointer=Checkpointer(workdir),
+            mesh=mesh,
+            carry_axes=(0, 0, None),
         )
         return params, losses
 

@@ -231,6 +231,7 @@ def _train_members(keys, tasks, x, y, config, mesh, workdir):
         length=config.train_steps,
         segments=config.segments,
         checkpointer=Checkpointer(workdir),
+        mesh=mesh,
     )
     return jax.tree.map(lambda a: a[:n], params)
 

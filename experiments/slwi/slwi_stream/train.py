@@ -327,6 +327,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
             xs,
             segments=config.segments,
             checkpointer=Checkpointer(os.path.join(workdir, f"stream_{arm}")),
+            mesh=mesh,
+            carry_axes=(0, None),
         )
         errors = errors.T[:n]  # [seeds, T]
         adapted = jax.tree.map(lambda a: a[:n], states[0])
