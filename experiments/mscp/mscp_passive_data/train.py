@@ -2,7 +2,7 @@
 
 One program per maze setting: the passive data and the planners' pre-training run for all
 seeds under one ``vmap``; the online phase runs every (arm, seed) pair under one ``vmap``
-of the PPO harness (``jaxlab.train.rl``), with the arm given as data (switches), so all
+of the PPO harness (``jaxlab.trainers.rl``), with the arm given as data (switches), so all
 arms share one compiled program and the seeds' random streams (paired comparisons).
 """
 
@@ -43,7 +43,7 @@ from jaxlab.train import (
 )
 from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.plan import PlanSpec, abstract
-from jaxlab.train.rl import Guide, PPOConfig, make_ppo_train
+from jaxlab.trainers.rl import Guide, PPOConfig, make_ppo_train
 
 # (guide toward the fast proposal, slow sub-goals, pessimism, BC on IDM-labelled passive data)
 ARMS = {
