@@ -17,7 +17,7 @@ import jax
 import jax.numpy as jnp
 from jax.sharding import Mesh
 
-from jaxlab.train.lifecycle import runs_sharding
+from jaxlab.train.lifecycle import padded_runs, runs_sharding
 from jaxlab.train.mesh import RUNS_AXIS, replicated
 from jaxlab.train.plan import PlanSpec, abstract
 from jaxlab.trainers.curriculum import CurriculumTrainer, TrainCarry, curriculum_from_config
@@ -54,7 +54,7 @@ def plan_spec(
         eval_batch_size=config.eval_batch_size,
     )
     runs = mesh.shape.get(RUNS_AXIS, 1)
-    lanes = -(-config.num_seeds // runs) * runs
+    lanes = padded_runs(config.num_seeds, mesh)
     n, b = train_inputs.shape[0], config.batch_size
 
     def init(key):  # as CurriculumTrainer.run's initial state, for one seed

@@ -32,7 +32,7 @@ from jaxlab.robust import attacks as attacks_lib
 from jaxlab.robust import simulation
 from jaxlab.robust.compose import make_aggregator
 from jaxlab.train.checkpoint import Checkpointer
-from jaxlab.train.lifecycle import runs_sharding
+from jaxlab.train.lifecycle import padded_runs, runs_sharding
 from jaxlab.train.mesh import RUNS_AXIS, replicated
 from jaxlab.train.plan import PlanSpec, abstract
 from jaxlab.train.runs import batch_runs, scan_run
@@ -194,8 +194,7 @@ def plan_lanes(
     """``(fn, abstract_args, lanes)`` for :mod:`jaxlab.train.plan`: one step of
     ``num_lanes`` runs (padded to the ``runs`` axis), split over the mesh like
     :func:`run_batch`, the training set replicated; nothing allocated."""
-    runs = mesh.shape.get(RUNS_AXIS, 1)
-    lanes = -(-num_lanes // runs) * runs
+    lanes = padded_runs(num_lanes, mesh)
     split = runs_sharding(mesh)
     rep = replicated(mesh)
     keys = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes))

@@ -30,6 +30,7 @@ from jaxlab.train import (
     segmented_scan_run,
     to_host,
 )
+from jaxlab.train.lifecycle import padded_runs
 from jaxlab.train.mesh import RUNS_AXIS, replicated
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -263,7 +264,7 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     every seed, as :func:`_train`'s segments vmap it, the seeds split over ``runs`` (padded
     to it); set-up, evaluation and pruning not planned."""
     runs = mesh.shape.get(RUNS_AXIS, 1)
-    lanes = -(-config.num_seeds // runs) * runs
+    lanes = padded_runs(config.num_seeds, mesh)
     spmd = RUNS_AXIS if runs > 1 else None
     sharding = runs_sharding(mesh) if runs > 1 else replicated(mesh)
     tx = make_optimizer(config.optimizer)

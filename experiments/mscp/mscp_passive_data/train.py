@@ -41,6 +41,7 @@ from jaxlab.train import (
     scan_run,
     to_host,
 )
+from jaxlab.train.lifecycle import padded_runs
 from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.plan import PlanSpec, abstract
 from jaxlab.trainers.rl import Guide, PPOConfig, make_ppo_train
@@ -403,8 +404,7 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     """
     prepare, train, arms = setting_programs(config, "main")
     lanes_needed = len(arms) * config.num_seeds
-    runs = mesh.shape.get(RUNS_AXIS, 1)
-    lanes = -(-lanes_needed // runs) * runs
+    lanes = padded_runs(lanes_needed, mesh)
     split = runs_sharding(mesh)
     keys = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes))
     states, planners, cand, _ = jax.eval_shape(jax.vmap(prepare), keys)
