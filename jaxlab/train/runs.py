@@ -13,6 +13,8 @@ shapes, and XLA does not spend seconds constant-folding a closed-over dataset.
     final, history = segmented_scan_run(step, carry0, xs, segments=k,
                                         checkpointer=Checkpointer(workdir))
                                                     the same, in k checkpointed segments
+    final, history = segmented_scan_run(jax.vmap(step), carry0, xs, mesh=mesh)
+                                                    a batch of runs, split over the mesh
     run_all = batch_runs(run, in_axes=(0, None))    run(key, data) -> pytree
     results = run_all(keys, data)                   leading axis: one entry per run
 
