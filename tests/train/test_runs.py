@@ -321,3 +321,27 @@ def test_segmented_scan_on_a_mesh_refuses_bad_carry_axes():
         segmented_scan_run(step, (jnp.zeros(8),), length=2, mesh=mesh, carry_axes=(1,))
     with pytest.raises(ValueError, match="run axis"):  # padded runs, an unbatched metric
         segmented_scan_run(lambda c, t: (c, c.sum()), jnp.zeros(10), length=2, mesh=mesh)
+
+
+def test_segmented_scan_on_a_mesh_resumes_split_and_bit_identical(tmp_path, monkeypatch):
+    """10 runs on 8 devices, killed after 1 of 3 segments: the resumed carry is restored
+    split over the devices, and the run ends as the uninterrupted one."""
+    step = jax.vmap(_noisy_step, in_axes=(0, None))
+    carry0 = (
+        jnp.linspace(-1.0, 1.0, 60).reshape(10, 2, 3),
+        jax.random.split(jax.random.key(3), 10),
+    )
+    mesh = make_mesh({"runs": 8})
+    run = lambda **kw: segmented_scan_run(step, carry0, length=6, segments=3, mesh=mesh, **kw)  # noqa: E731
+    (want_w, want_key), want_hist = run()
+    with pytest.raises(_Killed):
+        run(checkpointer=_KilledAfter(tmp_path / "ckpt", 1))
+    monkeypatch.setenv(CARRY_PROBE_ENV, str(tmp_path))
+    (w, key), hist = run(checkpointer=Checkpointer(tmp_path / "ckpt"))
+    assert [r["step"] for r in _carry_records(tmp_path)[::2]] == [2, 4, 6]  # w and key each
+    for record in _carry_records(tmp_path):
+        assert record["num_devices"] == 8 and record["spec"] == "('runs',)"
+    np.testing.assert_array_equal(w, want_w)
+    np.testing.assert_array_equal(jax.random.key_data(key), jax.random.key_data(want_key))
+    np.testing.assert_array_equal(hist["norm"], want_hist["norm"])
+    assert w.shape == (10, 2, 3) and hist["t"].shape == (6, 10)
