@@ -26,7 +26,7 @@ import numpy as np
 from jaxlab import robust
 from jaxlab.robust import attacks, simulation
 from jaxlab.train.timing import time_interleaved
-from jaxlab_experiments.byzantine import trainer as byzantine
+from jaxlab.trainers import byzantine
 from jaxlab_experiments.byzantine.byzantine_grid.config import get_config
 
 

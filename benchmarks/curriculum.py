@@ -25,7 +25,7 @@ from jaxlab import curriculum as cl
 from jaxlab.curriculum.mw_net import init_weight_net
 from jaxlab.nn.lenet import LeNet
 from jaxlab.train import ratios, time_interleaved
-from jaxlab.train.curriculum import CurriculumData, CurriculumTrainer
+from jaxlab.trainers.curriculum import CurriculumData, CurriculumTrainer
 
 
 def _task(n: int, size: int = 14):

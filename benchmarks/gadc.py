@@ -34,7 +34,7 @@ from jaxlab.graph.diffusion import gadc, ppr_diffusion
 from jaxlab.graph.graphs import from_scipy
 from jaxlab.graph.models import node_mlp
 from jaxlab.train.timing import time_call, time_interleaved
-from jaxlab_experiments.gadc.trainer import decoupled_runs, flax_fns, train_node_classifier
+from jaxlab.trainers.gadc import decoupled_runs, flax_fns, train_node_classifier
 
 REFERENCE_TABLE1_S = 25 * 60.0
 

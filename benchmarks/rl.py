@@ -9,7 +9,7 @@
 * a Gymnasium ``SyncVectorEnv`` wrapping a one-environment NumPy maze, when ``gymnasium``
   is installed ("skipped" otherwise);
 * PPO training throughput (environment steps per second of the whole rollout + update
-  program, ``jaxlab.train.rl``) for 16 environments, and the same for DQN (ε-greedy acting,
+  program, ``jaxlab.trainers.rl``) for 16 environments, and the same for DQN (ε-greedy acting,
   replay buffer, one double-DQN update of batch 64 per vectorised step).
 
 Compilation is excluded (warm-up calls first). ``--quick`` uses fewer steps.
@@ -24,7 +24,7 @@ import numpy as np
 
 from jaxlab.rl import make_point_maze
 from jaxlab.train import time_interleaved
-from jaxlab.train.rl import DQNConfig, PPOConfig, make_dqn_train, make_ppo_train
+from jaxlab.trainers.rl import DQNConfig, PPOConfig, make_dqn_train, make_ppo_train
 
 
 class NumpyMaze:

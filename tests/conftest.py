@@ -13,7 +13,7 @@ cached per jaxlib version; a flag it drops is named in pytest's header). Both ke
 HLO programs with the same semantics; float results agree up to rounding, and the tests'
 tolerances hold with and without them.
 - ``--xla_backend_optimization_level=0`` (LLVM ``-O0``): about 25 % less CPU (measured on
-  tests/explain/test_masking.py, tests/experiments/test_gadc_trainer.py and
+  tests/explain/test_masking.py, tests/trainers/test_gadc.py and
   tests/chem/test_spectral.py: 95 -> 73 CPU-s).
 - ``--xla_cpu_use_fusion_emitters=false`` (XLA's elemental emitters for fusions): about half
   the backend compile time again (smoke runs, measured in pairs on 2 cores:

@@ -1,7 +1,9 @@
-"""Layers (DESIGN.md): kernels ← data ← train ← experiments ← report / cli. Each layer imports
-only the layers below it: the kernel packages import nothing of the data loaders, the
-harness, the report, the CLI or the experiments; the data loaders nothing of the harness
-(data ↛ train); the harness nothing of the report (train ↛ report); an experiment's
+"""Layers (DESIGN.md): kernels ← data ← train ← trainers ← experiments ← report / cli. Each
+layer imports only the layers below it, and the harness no kernel: the kernel packages
+import nothing of the data loaders, the harness, the paper trainers, the report, the CLI or
+the experiments; the data loaders nothing of the harness (data ↛ train); the harness
+(``jaxlab.train``) no kernel package, no paper trainer and nothing of the report; the paper
+trainers (``jaxlab.trainers``) nothing of the experiments, the report or the CLI; an experiment's
 code (``train.py``, its trainer modules) nothing of the report or the CLI, and no paper's
 experiments import another paper's.
 
@@ -18,12 +20,21 @@ import jaxlab
 
 ROOT = pathlib.Path(jaxlab.__file__).parent
 EXPERIMENTS = ROOT.parent / "experiments"
-NOT_KERNELS = {"train", "data", "report", "cli"}
+NOT_KERNELS = {"train", "trainers", "data", "report", "cli"}
 EXPERIMENT_PACKAGES = ("experiments", "jaxlab_experiments")
+TRAINERS = "jaxlab.trainers"
 HIGHER = {
-    "kernels": ("jaxlab.data", "jaxlab.train", "jaxlab.report", "jaxlab.cli", *EXPERIMENT_PACKAGES),
-    "data": ("jaxlab.train", "jaxlab.report", "jaxlab.cli", *EXPERIMENT_PACKAGES),
-    "train": ("jaxlab.report", "jaxlab.cli", *EXPERIMENT_PACKAGES),
+    "kernels": (
+        "jaxlab.data",
+        "jaxlab.train",
+        TRAINERS,
+        "jaxlab.report",
+        "jaxlab.cli",
+        *EXPERIMENT_PACKAGES,
+    ),
+    "data": ("jaxlab.train", TRAINERS, "jaxlab.report", "jaxlab.cli", *EXPERIMENT_PACKAGES),
+    "train": (TRAINERS, "jaxlab.report", "jaxlab.cli", *EXPERIMENT_PACKAGES),
+    "trainers": ("jaxlab.report", "jaxlab.cli", *EXPERIMENT_PACKAGES),
     "experiment code": ("jaxlab.report", "jaxlab.cli"),
     "experiment declarations": ("jaxlab.cli",),
 }
@@ -96,9 +107,22 @@ def test_data_does_not_import_the_harness_report_or_experiments():
     assert not bad, "jaxlab.data imports a higher layer:\n" + "\n".join(bad)
 
 
-def test_train_does_not_import_the_report_cli_or_experiments():
+def test_train_does_not_import_the_trainers_report_cli_or_experiments():
     bad = violations((ROOT / "train").rglob("*.py"), HIGHER["train"])
     assert not bad, "jaxlab.train imports a higher layer:\n" + "\n".join(bad)
+
+
+def test_train_imports_no_kernel_package():
+    kernels = [f"jaxlab.{package}" for package in KERNEL_PACKAGES]
+    bad = violations((ROOT / "train").rglob("*.py"), kernels)
+    assert not bad, "jaxlab.train imports a kernel package:\n" + "\n".join(bad)
+
+
+def test_the_trainers_do_not_import_the_report_cli_or_experiments():
+    paths = list((ROOT / "trainers").rglob("*.py"))
+    assert {"curriculum.py", "rl.py", "gadc.py", "byzantine.py"} <= {p.name for p in paths}
+    bad = violations(paths, HIGHER["trainers"])
+    assert not bad, "jaxlab.trainers imports a higher layer:\n" + "\n".join(bad)
 
 
 def _experiment_files():

@@ -16,7 +16,7 @@ PAPER = Paper(
 
 # The reference's curriculum schedules, in epochs of its 200-epoch runs (keyword -> epochs);
 # each experiment's config copies them and the trainer scales them to the run
-# (jaxlab.train.curriculum.scaled_curriculum).
+# (jaxlab.trainers.curriculum.scaled_curriculum).
 REFERENCE_SCHEDULES = {
     "cbs": {"grow_interval": 5},
     "dihcl": {"warm_epochs": 50},
@@ -34,7 +34,7 @@ def meta_cost_claims(model: str, power: float | None = None) -> tuple[Claim, ...
 
     The ratio is CurBench's quantity (a method's time over the baseline's on the same
     backbone and data), timed on this machine by
-    :func:`jaxlab.train.curriculum.epoch_cost_ratios`: per seed, on that seed's inputs, the
+    :func:`jaxlab.trainers.curriculum.epoch_cost_ratios`: per seed, on that seed's inputs, the
     fastest of ``k`` interleaved calls of each epoch program after a warm-up (one min-of-k
     sample per seed); the threshold is the paper's lower bound, fixed before the run.
     """

@@ -1,6 +1,6 @@
 """``jaxlab plan`` for CurBench's experiments: one training step of the costliest run.
 
-The step is :meth:`jaxlab.train.curriculum.CurriculumTrainer.train_step` (what ``run``
+The step is :meth:`jaxlab.trainers.curriculum.CurriculumTrainer.train_step` (what ``run``
 scans) of the first meta-gradient method the config runs (LRE, MW-Net or DDS: a look-ahead
 step and a meta gradient, the heaviest per step; the baseline otherwise), with the
 trainer's ``"vmap"`` seed batching: every seed advances in one call, the seeds split over
@@ -17,10 +17,10 @@ import jax
 import jax.numpy as jnp
 from jax.sharding import Mesh
 
-from jaxlab.train.curriculum import CurriculumTrainer, TrainCarry, curriculum_from_config
-from jaxlab.train.lifecycle import runs_sharding
+from jaxlab.train.lifecycle import padded_runs, runs_sharding
 from jaxlab.train.mesh import RUNS_AXIS, replicated
 from jaxlab.train.plan import PlanSpec, abstract
+from jaxlab.trainers.curriculum import CurriculumTrainer, TrainCarry, curriculum_from_config
 
 
 def plan_spec(
@@ -36,7 +36,7 @@ def plan_spec(
     Args:
       config: the experiment's config (methods, meta_methods, settings, num_seeds,
         num_epochs, batch_size, optimizer, eval_batch_size and the curriculum's fields, see
-        :func:`jaxlab.train.curriculum.curriculum_from_config`).
+        :func:`jaxlab.trainers.curriculum.curriculum_from_config`).
       mesh: the plan's mesh.
       init_fn, apply_fn: the model, as the experiment gives them to the trainer.
       train_inputs: the training set's shape and dtype ``[N, ...]``.
@@ -54,7 +54,7 @@ def plan_spec(
         eval_batch_size=config.eval_batch_size,
     )
     runs = mesh.shape.get(RUNS_AXIS, 1)
-    lanes = -(-config.num_seeds // runs) * runs
+    lanes = padded_runs(config.num_seeds, mesh)
     n, b = train_inputs.shape[0], config.batch_size
 
     def init(key):  # as CurriculumTrainer.run's initial state, for one seed

@@ -11,6 +11,7 @@ import numpy as np
 from jax.sharding import Mesh
 
 from jaxlab.train import to_host
+from jaxlab.train.lifecycle import padded_runs
 from jaxlab.train.mesh import DATA_AXIS, batch_sharding, replicate
 
 
@@ -27,7 +28,7 @@ def over_queries(
     """
     xs = np.asarray(xs)
     n = xs.shape[0]
-    pad = -n % mesh.shape.get(DATA_AXIS, 1)
+    pad = padded_runs(n, mesh, DATA_AXIS) - n
     if pad:
         xs = np.concatenate([xs, np.repeat(xs[:1], pad, axis=0)])
     rows = batch_sharding(mesh)

@@ -1,7 +1,7 @@
 """Curriculum learning as CurBench's five hooks: the protocol, the curricula, the settings.
 
 A curriculum is a :class:`Curriculum` of five pure hooks (see ``jaxlab.curriculum.base``);
-one trainer (:class:`jaxlab.train.curriculum.CurriculumTrainer`, in the harness: it holds
+one trainer (:class:`jaxlab.trainers.curriculum.CurriculumTrainer`, in the paper trainers: it holds
 the training loop) runs every method, the no-op :func:`baseline` included. The settings of
 the benchmark are data transforms (:func:`noisy_labels`, :func:`imbalance`).
 """

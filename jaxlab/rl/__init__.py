@@ -2,7 +2,7 @@
 
 Environments (a continuous point maze, a grid of rooms) are pure ``reset``/``step`` functions
 for one environment (batch with ``jax.vmap``); losses and single updates are kernels; training
-loops live in ``jaxlab.train.rl`` and the experiments. Dr. Strategy's whole agent (its
+loops live in ``jaxlab.trainers.rl`` and the experiments. Dr. Strategy's whole agent (its
 state types and the behaviour / episode-mode constants besides the functions exported here)
 is :mod:`jaxlab.rl.drstrategy_agent`.
 """

@@ -3,7 +3,7 @@
 Built from rlax (``double_q_learning`` / ``q_learning`` for the TD error, ``huber_loss``),
 distrax (``EpsilonGreedy``, which supersedes ``rlax.epsilon_greedy``) and optax (the optimiser,
 ``incremental_update`` for the target network, ``linear_schedule`` for ε); only the glue is
-written here. The acting/learning loop lives in the harness (``jaxlab.train.rl``).
+written here. The acting/learning loop lives in the paper trainers (``jaxlab.trainers.rl``).
 
 The learning target of a transition ``(s, a, r, γ_t, s')`` with ``γ_t = γ (1 − terminal)`` is
 

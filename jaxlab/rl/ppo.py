@@ -2,7 +2,7 @@
 
 Built from rlax (``truncated_generalized_advantage_estimation``,
 ``clipped_surrogate_pg_loss``), distrax (the policy distributions) and optax; only the glue
-is written here. The rollout/update loop lives in the harness (``jaxlab.train.rl``).
+is written here. The rollout/update loop lives in the paper trainers (``jaxlab.trainers.rl``).
 """
 
 from __future__ import annotations

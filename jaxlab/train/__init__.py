@@ -9,6 +9,7 @@ from jaxlab.train.lifecycle import (
     place,
     place_runs,
     resumable,
+    run_lanes,
     runs_sharding,
     to_host,
 )
@@ -60,6 +61,7 @@ __all__ = [
     "replicate",
     "replicated",
     "resumable",
+    "run_lanes",
     "runs_sharding",
     "scan_run",
     "segmented_scan_run",

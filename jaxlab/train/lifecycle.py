@@ -39,6 +39,7 @@ __all__ = [
     "place",
     "place_runs",
     "resumable",
+    "run_lanes",
     "runs_sharding",
     "to_host",
 ]
@@ -66,6 +67,19 @@ def padded_runs(num_runs: int, mesh: Mesh | None, axis: str = RUNS_AXIS) -> int:
         raise ValueError(f"num_runs must be >= 1, got {num_runs}")
     size = mesh.shape[axis] if mesh is not None and axis in mesh.axis_names else 1
     return -(-num_runs // size) * size
+
+
+def run_lanes(num_runs: int, mesh: Mesh | None, axis: str = RUNS_AXIS) -> np.ndarray:
+    """The run each lane of a padded run axis computes: ``0 .. num_runs - 1``, then run 0
+    again up to :func:`padded_runs` (int64, on the host). Index the runs' inputs with it
+    (``keys[run_lanes(n, mesh)]``) and keep the first ``num_runs`` lanes of every result.
+
+    Example:
+      >>> run_lanes(3, None).tolist()
+      [0, 1, 2]
+    """
+    lanes = padded_runs(num_runs, mesh, axis)
+    return np.concatenate([np.arange(num_runs), np.zeros(lanes - num_runs, np.int64)])
 
 
 def place(tree: Any, sharding: NamedSharding) -> Any:

@@ -13,6 +13,8 @@ shapes, and XLA does not spend seconds constant-folding a closed-over dataset.
     final, history = segmented_scan_run(step, carry0, xs, segments=k,
                                         checkpointer=Checkpointer(workdir))
                                                     the same, in k checkpointed segments
+    final, history = segmented_scan_run(jax.vmap(step), carry0, xs, mesh=mesh)
+                                                    a batch of runs, split over the mesh
     run_all = batch_runs(run, in_axes=(0, None))    run(key, data) -> pytree
     results = run_all(keys, data)                   leading axis: one entry per run
 
@@ -28,6 +30,8 @@ the cost of roughly 3x slower steps (measured on the MSCP and Dr. Strategy smoke
 from __future__ import annotations
 
 import functools
+import json
+import os
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -37,7 +41,7 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from jaxlab.train.checkpoint import Checkpointer
-from jaxlab.train.lifecycle import pad_with_run_0, place, to_host
+from jaxlab.train.lifecycle import pad_with_run_0, padded_runs, place, to_host
 from jaxlab.train.mesh import RUNS_AXIS
 
 Carry = TypeVar("Carry")
@@ -115,6 +119,9 @@ def segmented_scan_run(
     checkpointer: Checkpointer | None = None,
     unroll: int = 1,
     fast_compile: bool = False,
+    mesh: Mesh | None = None,
+    carry_axes: Any = 0,
+    axis: str = RUNS_AXIS,
 ) -> tuple[Carry, Any]:
     """:func:`scan_run` in ``segments`` jitted pieces, checkpointed between them.
 
@@ -127,9 +134,16 @@ def segmented_scan_run(
     any moment and called again ends bit-identical to :func:`scan_run` (the step's rng
     must come from the carry or from ``t``, as in :func:`scan_run`).
 
-    A batch of runs is the same call with a batched step and carry (e.g.
-    ``jax.vmap(step)`` and a carry with a leading run axis, placed sharded over a
-    ``runs`` mesh axis); the pieces keep the carry's sharding.
+    A batch of runs is the same call with a batched step (e.g. ``jax.vmap(step)``) and a
+    carry with a leading run axis. With a ``mesh``, the carry lives on it for the whole
+    scan: the leaves ``carry_axes`` marks ``0`` are split over the mesh's ``axis``
+    (:func:`jaxlab.train.runs_sharding`, on every process a global array), those marked
+    ``None`` replicated, and every piece returns them with the same shardings. A run
+    count that does not divide the axis is padded with copies of run 0
+    (:func:`jaxlab.train.lifecycle.pad_with_run_0`) for the scan; the padding runs are
+    dropped from the returned carry and metrics (every metric then has the run axis
+    after the step axis, as a vmapped step's). On a one-device mesh the call is that
+    without a mesh.
 
     Args:
       step: pure ``(carry, x) -> (carry, metrics)``.
@@ -141,13 +155,20 @@ def segmented_scan_run(
         keeps nothing (the pieces still run).
       unroll: passed to ``lax.scan``.
       fast_compile: compile with XLA's cheapest settings (see :func:`jit_run`).
+      mesh: keep the carry on this mesh, its runs split over ``axis``; ``None``: the carry
+        as given.
+      carry_axes: a prefix of the carry's tree: ``0`` (a leading run axis) or ``None``
+        (shared by every run) per subtree; an int or ``None`` applies to all.
+      axis: the mesh axis of the runs.
 
     Returns:
       ``(final_carry, metrics)`` as :func:`scan_run` (metrics: numpy arrays stacked on a
       leading step axis, or ``None`` when the step returns none).
 
     Raises:
-      ValueError: ``segments < 1`` or no length.
+      ValueError: ``segments < 1``, no length, a mesh without ``axis``, batched carry
+        leaves without one common leading axis, or (padded runs) a metric without the run
+        axis.
       jaxlab.train.CheckpointError: the workdir holds a checkpoint of another run shape.
     """
     if xs is None:
@@ -157,12 +178,20 @@ def segmented_scan_run(
     length = jax.tree.leaves(xs)[0].shape[0]
     if segments < 1:
         raise ValueError(f"segments must be >= 1, got {segments}")
+    if mesh is not None and axis not in mesh.axis_names:
+        raise ValueError(f"mesh has no axis {axis!r} for the runs (axes: {mesh.axis_names})")
+    axes = _carry_axes(carry_axes, carry)
+    num_runs, pad, shardings = 0, 0, None
+    if mesh is not None and mesh.size > 1:
+        carry, num_runs, pad, shardings = _carry_on_mesh(carry, axes, mesh, axis)
     piece = max(1, -(-length // segments))
     metrics_shape = (
         jax.eval_shape(lambda c, x: step(c, x)[1], carry, jax.tree.map(lambda a: a[0], xs))
         if length
         else None
     )
+    if pad:
+        _check_run_axis(metrics_shape, num_runs + pad)
     history = jax.tree.map(lambda s: np.zeros((length, *s.shape), s.dtype), metrics_shape)
     leaves, treedef = jax.tree.flatten(carry)
     impls = [_key_impl(leaf) for leaf in leaves]
@@ -179,10 +208,19 @@ def segmented_scan_run(
                 ],
             )
             history = jax.tree.map(np.asarray, state["history"])
-    scan = jit_run(lambda c, x: jax.lax.scan(step, c, x, unroll=unroll), fast_compile=fast_compile)
+
+    def pieces(c, x):
+        c, out = jax.lax.scan(step, c, x, unroll=unroll)
+        if shardings is not None:
+            c = jax.lax.with_sharding_constraint(c, shardings)
+        return c, out
+
+    scan = jit_run(pieces, fast_compile=fast_compile)
+    _probe_carry(carry, axes, start)
     for begin in range(start, length, piece):
         stop = min(begin + piece, length)
         carry, out = scan(carry, jax.tree.map(lambda a, b=begin, e=stop: a[b:e], xs))
+        _probe_carry(carry, axes, stop)
         jax.tree.map(
             lambda h, o, b=begin, e=stop: h.__setitem__(slice(b, e), o), history, to_host(out)
         )
@@ -190,7 +228,108 @@ def segmented_scan_run(
             checkpointer.save(stop, {"carry": _unkey(carry), "history": history})
     if checkpointer is not None:
         checkpointer.wait()
+    if pad:
+        carry = _map_batched(lambda leaves: _first_runs_program(leaves, num_runs), carry, axes)
+        history = jax.tree.map(lambda h: h[:, :num_runs], history)
     return carry, history
+
+
+def _carry_axes(carry_axes: Any, carry: Any) -> Any:
+    """``carry_axes`` broadcast to one ``0``/``None`` per leaf of ``carry``."""
+    if carry_axes in (0, None):
+        return jax.tree.map(lambda _: carry_axes, carry)
+    axes = jax.tree.map(
+        lambda a, sub: jax.tree.map(lambda _: a, sub),
+        carry_axes,
+        carry,
+        is_leaf=lambda a: a is None,
+    )
+    if any(a not in (0, None) for a in jax.tree.leaves(axes, is_leaf=lambda a: a is None)):
+        raise ValueError(f"carry_axes entries must be 0 (batched) or None (shared): {carry_axes}")
+    return axes
+
+
+def _flat_axes(axes: Any) -> list[Any]:
+    return jax.tree.leaves(axes, is_leaf=lambda a: a is None)
+
+
+def _batched(carry: Any, axes: Any) -> list[Any]:
+    """The carry's leaves that ``axes`` marks ``0``, in tree order."""
+    return [x for a, x in zip(_flat_axes(axes), jax.tree.leaves(carry), strict=True) if a == 0]
+
+
+def _map_batched(fn: Callable[[list[Any]], list[Any]], carry: Any, axes: Any) -> Any:
+    """``carry`` with its batched leaves replaced by ``fn(batched leaves)``."""
+    flat, treedef = jax.tree.flatten(carry)
+    new = iter(fn(_batched(carry, axes)))
+    return jax.tree.unflatten(
+        treedef, [next(new) if a == 0 else x for a, x in zip(_flat_axes(axes), flat, strict=True)]
+    )
+
+
+def _carry_on_mesh(carry: Any, axes: Any, mesh: Mesh, axis: str):
+    """``(carry, runs, pad, shardings)``: the batched leaves padded with copies of run 0 to
+    :func:`padded_runs` and split over ``axis``, the shared ones replicated."""
+    sizes = {np.shape(x)[0] if np.ndim(x) else -1 for x in _batched(carry, axes)}
+    if len(sizes) != 1 or -1 in sizes:
+        raise ValueError(f"the batched carry leaves need one leading run axis, got {sizes}")
+    (num_runs,) = sizes
+    pad = padded_runs(num_runs, mesh, axis) - num_runs
+    split, shared = NamedSharding(mesh, PartitionSpec(axis)), NamedSharding(mesh, PartitionSpec())
+    shardings = jax.tree.map(
+        lambda a: split if a == 0 else shared, axes, is_leaf=lambda a: a is None
+    )
+    carry = _map_batched(lambda leaves: pad_with_run_0(leaves, pad), carry, axes)
+    carry = jax.tree.map(lambda sharding, x: place(x, sharding), shardings, carry)
+    return carry, num_runs, pad, shardings
+
+
+def _check_run_axis(metrics_shape: Any, runs: int) -> None:
+    for leaf in jax.tree.leaves(metrics_shape):
+        if not leaf.shape or leaf.shape[0] != runs:
+            raise ValueError(
+                f"padded runs are dropped from every metric's run axis; a metric of shape "
+                f"{leaf.shape} (per step) has no leading axis of {runs} runs"
+            )
+
+
+#: Where :func:`segmented_scan_run` records its carry's placement at every segment, when
+#: set: ``<dir>/carry-<process index>.jsonl`` (the carry-sharding test reads it).
+CARRY_PROBE_ENV = "JAXLAB_CARRY_PROBE"
+
+
+def _probe_carry(carry: Any, axes: Any, step: int) -> None:
+    """One JSON line per batched carry leaf: its sharding and this process's run blocks."""
+    folder = os.environ.get(CARRY_PROBE_ENV)
+    if not folder:
+        return
+    lines = []
+    for x in _batched(carry, axes):
+        sharding = getattr(x, "sharding", None)
+        shards = getattr(x, "addressable_shards", [])
+        blocks = [
+            [
+                shard.device.id,
+                *(shard.index[0].indices(x.shape[0])[:2] if np.ndim(x) else (0, 0)),
+            ]
+            for shard in shards
+        ]
+        lines.append(
+            json.dumps(
+                {
+                    "step": step,
+                    "runs": int(np.shape(x)[0]) if np.ndim(x) else 0,
+                    "kind": type(sharding).__name__ if sharding is not None else "host",
+                    "spec": str(tuple(getattr(sharding, "spec", ()))),
+                    "num_devices": len(sharding.device_set) if sharding is not None else 0,
+                    "global_devices": jax.device_count(),
+                    "blocks": blocks,
+                }
+            )
+        )
+    path = os.path.join(folder, f"carry-{jax.process_index()}.jsonl")
+    with open(path, "a") as file:
+        file.write("".join(line + "\n" for line in lines))
 
 
 def _key_impl(leaf):

@@ -1,7 +1,7 @@
 """Bad input, one row per argument of every public ``jaxlab.curriculum`` kernel (the table
 convention of ``tests/test_bad_inputs.py``, whose meta-tests check that every public
 kernel and argument has a row), and a second table for the curriculum trainer
-``jaxlab.train.curriculum`` with its own meta-test."""
+``jaxlab.trainers.curriculum`` with its own meta-test."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 
 from jaxlab import curriculum as cl
 from jaxlab.curriculum.mw_net import init_weight_net
-from jaxlab.train import curriculum as ct
+from jaxlab.trainers import curriculum as ct
 from tests.bad_inputs import KEY, NAN, Case, case_id, check
 
 LOGITS = jnp.zeros((4, 3))
@@ -415,7 +415,7 @@ def test_bad_input(case: Case) -> None:
 
 
 # ---------------------------------------------------------------- the curriculum trainer
-# ``jaxlab.train.curriculum`` (the trainer the curricula run in): one row per argument of
+# ``jaxlab.trainers.curriculum`` (the trainer the curricula run in): one row per argument of
 # each public function and class of its ``__all__``; checked by the meta-test below.
 
 _DENSE = nn.Dense(3)
@@ -631,7 +631,7 @@ TRAINER_CASES = [
     Case(T + "with_teacher", "data", lambda: ct.with_teacher(TRAINER, {}, None)),
 ]
 
-# Public names of jaxlab.train.curriculum without a bad value to feed, by reason.
+# Public names of jaxlab.trainers.curriculum without a bad value to feed, by reason.
 TRAINER_EXEMPT = {
     "CurriculumData": "task NamedTuple (checked by the functions that take it)",
     "TrainCarry": "state NamedTuple built by the trainer",

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from jaxlab.curriculum import EpochInputs
-from jaxlab.train.curriculum import (
+from jaxlab.trainers.curriculum import (
     CurriculumData,
     CurriculumTrainer,
     benchmark_setting,

@@ -10,8 +10,8 @@ import pytest
 
 from jaxlab import curriculum as cl
 from jaxlab.train.checkpoint import Checkpointer
-from jaxlab.train.curriculum import CurriculumData, CurriculumTrainer
 from jaxlab.train.mesh import make_mesh
+from jaxlab.trainers.curriculum import CurriculumData, CurriculumTrainer
 
 N, D, C = 120, 4, 3
 

@@ -8,7 +8,7 @@ import pytest
 from experiments.mscp.mscp_passive_data import config as mscp_config
 from experiments.mscp.mscp_passive_data import train as mscp_train
 from jaxlab.report import PRESETS
-from jaxlab.train.rl import PPOConfig
+from jaxlab.trainers.rl import PPOConfig
 
 
 @pytest.mark.parametrize("preset", PRESETS)

@@ -21,7 +21,7 @@ from jaxlab.rl import (
     make_point_maze,
     target_update,
 )
-from jaxlab.train.rl import DQNConfig, make_dqn_train
+from jaxlab.trainers.rl import DQNConfig, make_dqn_train
 
 
 def linear_q(w, obs):

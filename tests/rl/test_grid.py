@@ -10,7 +10,7 @@ import pytest
 
 from jaxlab.rl import LAYOUTS, make_grid_rooms, rooms_layout
 from jaxlab.rl.grid import room_cells, room_of
-from jaxlab.train.rl import PPOConfig, make_ppo_train
+from jaxlab.trainers.rl import PPOConfig, make_ppo_train
 
 # (Δrow, Δcol) of actions 0..3, written out independently of GRID_MOVES.
 MOVES = {0: (0, 1), 1: (1, 0), 2: (0, -1), 3: (-1, 0)}

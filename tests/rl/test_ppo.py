@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from jaxlab.rl import ActorCritic, PPOBatch, gae, make_point_maze, ppo_loss
-from jaxlab.train.rl import PPOConfig, make_ppo_train
+from jaxlab.trainers.rl import PPOConfig, make_ppo_train
 
 
 def gae_numpy(r, disc, v, lam):

@@ -21,6 +21,7 @@ from jaxlab.train import (
     place,
     place_runs,
     resumable,
+    run_lanes,
     runs_sharding,
     to_host,
 )
@@ -43,6 +44,15 @@ def test_padded_runs_rounds_up_to_the_run_axis():
     assert padded_runs(5, None) == 5
     with pytest.raises(ValueError, match="num_runs must be >= 1, got 0"):
         padded_runs(0, runs8)
+
+
+@pytest.mark.devices(8)
+def test_run_lanes_are_the_runs_then_run_0_up_to_the_run_axis():
+    runs8 = make_mesh({"runs": 8})
+    assert run_lanes(5, runs8).tolist() == [0, 1, 2, 3, 4, 0, 0, 0]
+    assert run_lanes(8, runs8).tolist() == list(range(8))
+    assert run_lanes(3, make_mesh({"data": 4, "runs": 2}), "data").tolist() == [0, 1, 2, 0]
+    assert run_lanes(3, None).dtype == np.int64
 
 
 @pytest.mark.devices(8)

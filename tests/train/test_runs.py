@@ -1,5 +1,7 @@
 """``scan_run`` and ``batch_runs`` against Python loops; every batching method agrees."""
 
+import json
+
 import chex
 import jax
 import jax.numpy as jnp
@@ -8,7 +10,13 @@ import pytest
 
 from jaxlab.train.checkpoint import Checkpointer
 from jaxlab.train.mesh import make_mesh
-from jaxlab.train.runs import batch_runs, jit_run, scan_run, segmented_scan_run
+from jaxlab.train.runs import (
+    CARRY_PROBE_ENV,
+    batch_runs,
+    jit_run,
+    scan_run,
+    segmented_scan_run,
+)
 
 
 def sgd_run(key, data, lr):
@@ -257,3 +265,85 @@ def test_segmented_scan_with_xs_and_bad_inputs():
         segmented_scan_run(lambda c, x: (c, c), 0.0, xs, segments=0)
     with pytest.raises(ValueError, match="length"):
         segmented_scan_run(lambda c, x: (c, c), 0.0)
+
+
+def _decay_step(carry, t):
+    """Per run: ``w <- rate * w + t`` with a shared ``rate``; metric: ``sum(w)``."""
+    w, rate = carry
+    w = rate * w + t
+    return (w, rate), jnp.sum(w)
+
+
+def _carry_records(folder):
+    return [json.loads(line) for line in (folder / "carry-0.jsonl").read_text().splitlines()]
+
+
+@pytest.mark.parametrize("num_runs", [8, 10])
+def test_segmented_scan_keeps_a_padded_carry_split_over_the_mesh(num_runs, tmp_path, monkeypatch):
+    """10 runs on 8 devices: padded to 16 for the scan, every segment's carry split over
+    all 8 devices (2 distinct runs each), the padding dropped; numbers as a numpy loop."""
+    monkeypatch.setenv(CARRY_PROBE_ENV, str(tmp_path))
+    w0 = np.arange(num_runs * 2, dtype=np.float32).reshape(num_runs, 2) / 10
+    step = jax.vmap(_decay_step, in_axes=((0, None), None), out_axes=((0, None), 0))
+    (w, rate), hist = segmented_scan_run(
+        step,
+        (jnp.asarray(w0), jnp.float32(0.5)),
+        length=6,
+        segments=3,
+        mesh=make_mesh({"runs": 8}),
+        carry_axes=(0, None),
+        checkpointer=Checkpointer(tmp_path / "ckpt"),
+    )
+    want, sums = w0.astype(np.float64), []
+    for t in range(6):
+        want = 0.5 * want + t
+        sums.append(want.sum(axis=1))
+    np.testing.assert_allclose(w, want, rtol=1e-6)
+    np.testing.assert_allclose(hist, np.stack(sums), rtol=1e-6)
+    assert w.shape == (num_runs, 2) and hist.shape == (6, num_runs) and float(rate) == 0.5
+    records = _carry_records(tmp_path)
+    assert [r["step"] for r in records] == [0, 2, 4, 6]  # the start and every segment
+    for record in records:
+        assert record["kind"] == "NamedSharding" and record["spec"] == "('runs',)"
+        assert record["runs"] == (16 if num_runs == 10 else 8)
+        assert record["num_devices"] == 8
+        blocks = sorted((start, stop) for _, start, stop in record["blocks"])
+        per_device = record["runs"] // 8
+        assert blocks == [(i * per_device, (i + 1) * per_device) for i in range(8)]
+
+
+def test_segmented_scan_on_a_mesh_refuses_bad_carry_axes():
+    mesh = make_mesh({"runs": 8})
+    step = lambda c, t: (c, c)  # noqa: E731
+    with pytest.raises(ValueError, match="no axis"):
+        segmented_scan_run(step, jnp.zeros(8), length=2, mesh=make_mesh({"data": 8}))
+    with pytest.raises(ValueError, match="leading run axis"):
+        segmented_scan_run(step, (jnp.zeros(8), jnp.zeros(3)), length=2, mesh=mesh)
+    with pytest.raises(ValueError, match="carry_axes"):
+        segmented_scan_run(step, (jnp.zeros(8),), length=2, mesh=mesh, carry_axes=(1,))
+    with pytest.raises(ValueError, match="run axis"):  # padded runs, an unbatched metric
+        segmented_scan_run(lambda c, t: (c, c.sum()), jnp.zeros(10), length=2, mesh=mesh)
+
+
+def test_segmented_scan_on_a_mesh_resumes_split_and_bit_identical(tmp_path, monkeypatch):
+    """10 runs on 8 devices, killed after 1 of 3 segments: the resumed carry is restored
+    split over the devices, and the run ends as the uninterrupted one."""
+    step = jax.vmap(_noisy_step, in_axes=(0, None))
+    carry0 = (
+        jnp.linspace(-1.0, 1.0, 60).reshape(10, 2, 3),
+        jax.random.split(jax.random.key(3), 10),
+    )
+    mesh = make_mesh({"runs": 8})
+    run = lambda **kw: segmented_scan_run(step, carry0, length=6, segments=3, mesh=mesh, **kw)  # noqa: E731
+    (want_w, want_key), want_hist = run()
+    with pytest.raises(_Killed):
+        run(checkpointer=_KilledAfter(tmp_path / "ckpt", 1))
+    monkeypatch.setenv(CARRY_PROBE_ENV, str(tmp_path))
+    (w, key), hist = run(checkpointer=Checkpointer(tmp_path / "ckpt"))
+    assert [r["step"] for r in _carry_records(tmp_path)[::2]] == [2, 4, 6]  # w and key each
+    for record in _carry_records(tmp_path):
+        assert record["num_devices"] == 8 and record["spec"] == "('runs',)"
+    np.testing.assert_array_equal(w, want_w)
+    np.testing.assert_array_equal(jax.random.key_data(key), jax.random.key_data(want_key))
+    np.testing.assert_array_equal(hist["norm"], want_hist["norm"])
+    assert w.shape == (10, 2, 3) and hist["t"].shape == (6, 10)

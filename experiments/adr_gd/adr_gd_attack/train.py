@@ -25,6 +25,7 @@ from jaxlab.train import (
     runs_sharding,
     scan_run,
 )
+from jaxlab.train.lifecycle import padded_runs
 from jaxlab.train.mesh import RUNS_AXIS, replicated
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -178,8 +179,7 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
 
     XLA counts a loop body once, so one call is one ADR-GD + one PGD step of every attack.
     """
-    runs = mesh.shape.get(RUNS_AXIS, 1)
-    images = -(-config.num_images // runs) * runs
+    images = padded_runs(config.num_images, mesh)
     sizes = (64, *config.hidden, 10)  # scikit-learn digits: 8 × 8 pixels
     seeds = jax.ShapeDtypeStruct((config.num_seeds,), jnp.int32)
     nets = jax.eval_shape(jax.vmap(lambda s: _init(jax.random.key(s), sizes)), seeds)

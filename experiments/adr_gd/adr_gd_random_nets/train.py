@@ -24,6 +24,7 @@ from jaxlab.train import (
     runs_sharding,
     to_host,
 )
+from jaxlab.train.lifecycle import padded_runs
 from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -164,9 +165,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
 def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     """For ``jaxlab plan``: one ADR-GD step of the large networks and the reference's noise
     keys (the dominant part; XLA counts a loop body once), split over ``runs`` (padded)."""
-    runs = mesh.shape.get(RUNS_AXIS, 1)
     count = config.large_nets + config.large_ref_keys
-    lanes = -(-count // runs) * runs
+    lanes = padded_runs(count, mesh)
     sizes = tuple(config.large_sizes)
     keys = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes))
     nets = jax.eval_shape(jax.vmap(lambda k: random_relu_mlp(k, sizes)), keys)

@@ -17,8 +17,7 @@ from jaxlab.robust.compose import make_aggregator
 from jaxlab.train import atomic_write_json, log_history, mesh_from_config, resumable
 from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.timing import time_min_of_k
-
-from .. import trainer as byzantine
+from jaxlab.trainers import byzantine
 
 ROBUST_BASES = ("cwmed", "cwtm", "gm", "krum")
 

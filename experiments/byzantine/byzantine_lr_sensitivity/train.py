@@ -10,8 +10,7 @@ from matplotlib.figure import Figure
 
 from jaxlab.train import atomic_write_json, log_history, mesh_from_config, resumable
 from jaxlab.train.mesh import RUNS_AXIS
-
-from .. import trainer as byzantine
+from jaxlab.trainers import byzantine
 
 
 def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:

@@ -2,7 +2,7 @@
 Shakespeare play a window of speech comes from (quick, smoke).
 
 Config in, metrics out: the windows are read and hashed into character n-grams, the model is
-defined, and the curriculum trainer's benchmark (:func:`jaxlab.train.curriculum.run_benchmark`)
+defined, and the curriculum trainer's benchmark (:func:`jaxlab.trainers.curriculum.run_benchmark`)
 runs every (setting, method), resumable per run under ``<workdir>/runs``.
 """
 
@@ -18,8 +18,8 @@ import numpy as np
 
 from jaxlab.data.streaming import open_source
 from jaxlab.data.text import char_vocabulary, encode, load_plays
-from jaxlab.train.curriculum import CurriculumData, run_benchmark
 from jaxlab.train.plan import PlanSpec
+from jaxlab.trainers.curriculum import CurriculumData, run_benchmark
 
 from ..plan import plan_spec
 

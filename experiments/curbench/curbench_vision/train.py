@@ -1,5 +1,5 @@
 """CurBench vision: each curriculum × setting of a LeNet on an image subset, through the
-curriculum trainer (:func:`jaxlab.train.curriculum.run_benchmark`).
+curriculum trainer (:func:`jaxlab.trainers.curriculum.run_benchmark`).
 
 Config in, metrics out: the splits are read, the model is defined, and the benchmark runs
 every (setting, method) with all seeds in one program, saved to
@@ -16,8 +16,8 @@ import numpy as np
 from jaxlab.data import image_ops, load_images
 from jaxlab.data.streaming import open_source
 from jaxlab.nn.lenet import LeNet
-from jaxlab.train.curriculum import CurriculumData, run_benchmark
 from jaxlab.train.plan import PlanSpec
+from jaxlab.trainers.curriculum import CurriculumData, run_benchmark
 
 from ..plan import plan_spec
 

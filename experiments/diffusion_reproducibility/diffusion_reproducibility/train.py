@@ -32,6 +32,7 @@ from jaxlab.train import (
     segmented_scan_run,
     to_host,
 )
+from jaxlab.train.lifecycle import padded_runs
 from jaxlab.train.mesh import RUNS_AXIS, replicated
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -188,6 +189,7 @@ def _train(config, mesh, workdir: str, keys, ns, sets) -> tuple:
         length=config.num_steps,
         segments=config.segments,
         checkpointer=Checkpointer(os.path.join(workdir, "denoisers")),
+        mesh=mesh,
     )
     return tuple(params for params, _ in states)
 
@@ -254,8 +256,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         [np.asarray(jax.random.normal(jax.random.key(s), (config.num_samples, dim))) for s in seeds]
     )
     count = len(data) * len(seeds) * len(n_values)
-    devices = mesh.shape[RUNS_AXIS]
-    lanes = -(-count // devices) * devices
+    lanes = padded_runs(count, mesh)
     keys, ns, sets, zs = _grid(data, seeds, noise, lanes)
     shape = (len(data), len(seeds), len(n_values), config.num_samples, dim)
     all_samples = {}
@@ -402,7 +403,7 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     """
     runs = mesh.shape.get(RUNS_AXIS, 1)
     count = len(config.datasets) * config.num_seeds * len(config.n_values)
-    lanes = -(-count // runs) * runs
+    lanes = padded_runs(count, mesh)
     tx = make_optimizer(config.optimizer)
     models = _models(config)
     keys = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes))

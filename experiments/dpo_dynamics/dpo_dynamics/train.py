@@ -25,6 +25,7 @@ from jaxlab.train import (
     scan_run,
     to_host,
 )
+from jaxlab.train.lifecycle import padded_runs
 from jaxlab.train.mesh import RUNS_AXIS, replicated
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -223,7 +224,7 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     weights: ``num_steps`` each; two misalignment runs: ``misalign_steps`` each) are
     counted as DPO steps."""
     runs = mesh.shape.get(RUNS_AXIS, 1)
-    lanes = -(-config.num_seeds // runs) * runs
+    lanes = padded_runs(config.num_seeds, mesh)
     deltas = jnp.asarray(config.deltas, jnp.float32)
     weights = jnp.full(deltas.shape, 1.0 / deltas.shape[0])
     keys = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes))

@@ -61,6 +61,7 @@ from jaxlab.train import (
     scan_run,
     segmented_scan_run,
 )
+from jaxlab.train.lifecycle import padded_runs, run_lanes
 from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -315,7 +316,7 @@ def _train(prog: Run, config: ml_collections.ConfigDict, workdir: str) -> tuple[
     ``[seeds, ...]`` on the host."""
     mesh = mesh_from_config(config, RUNS_AXIS)
     n = config.num_seeds
-    lanes = np.concatenate([np.arange(n), np.zeros(-n % mesh.shape[RUNS_AXIS], np.int64)])
+    lanes = run_lanes(n, mesh)
     keys = jnp.stack([jax.random.key(config.seed + int(i)) for i in lanes])
     carry, k_eval = batch_runs(prog.init, fast_compile=config.fast_compile, mesh=mesh)(keys)
     carry, hist = segmented_scan_run(
@@ -325,6 +326,7 @@ def _train(prog: Run, config: ml_collections.ConfigDict, workdir: str) -> tuple[
         segments=config.segments,
         checkpointer=Checkpointer(workdir),
         fast_compile=config.fast_compile,
+        mesh=mesh,
     )
     res = batch_runs(prog.finish, fast_compile=config.fast_compile, mesh=mesh)(carry, k_eval)
     res = jax.device_get(jax.tree.map(lambda a: a[:n], res))
@@ -379,7 +381,7 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     the behaviours in imagination, TDP) of every seed on a full replay buffer, the seeds split
     over ``runs`` (padded to it); the collection and evaluation episodes are not planned."""
     runs = mesh.shape.get(RUNS_AXIS, 1)
-    lanes = -(-config.num_seeds // runs) * runs
+    lanes = padded_runs(config.num_seeds, mesh)
     agent_cfg = agent_config(config)
     keys = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes))
     capacity = (config.rounds + 1) * config.segments_per_round

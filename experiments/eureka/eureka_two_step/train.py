@@ -28,6 +28,7 @@ from jaxlab.train import (
     runs_sharding,
     segmented_scan_run,
 )
+from jaxlab.train.lifecycle import padded_runs
 from jaxlab.train.mesh import RUNS_AXIS, replicated
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -175,6 +176,8 @@ def _run_arm(arm, config, train_src, evals, keys, workdir):
             segments=config.segments,
             fast_compile=config.fast_compile,
             checkpointer=Checkpointer(os.path.join(workdir, f"{arm}_{task}")),
+            mesh=mesh,
+            carry_axes=(0, None),
         )
         history = {name: np.moveaxis(h, 0, 1) for name, h in history.items()}
         out[task] = (history, jax.device_get(evaluate(state[0], images, labels)))
@@ -279,7 +282,7 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     ``batch_runs`` vmaps them), the seeds split over ``runs`` (padded to it), the sources
     replicated; every (arm, task) run is costed at it; evaluation not planned."""
     runs = mesh.shape.get(RUNS_AXIS, 1)
-    lanes = -(-config.num_seeds // runs) * runs
+    lanes = padded_runs(config.num_seeds, mesh)
     arm = config.arms[0]
     model, tx, apply = _arm(arm, config)
     keys = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes))

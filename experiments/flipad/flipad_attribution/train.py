@@ -12,6 +12,7 @@ from sklearn.metrics import roc_auc_score
 
 from jaxlab import attribution
 from jaxlab.train import Checkpointer, make_optimizer, mesh_from_config, optimizer_step, scan_run
+from jaxlab.train.lifecycle import padded_runs
 from jaxlab.train.mesh import DATA_AXIS, batch_sharding, replicated
 from jaxlab.train.plan import PlanSpec, abstract
 from jaxlab_experiments.flipad.queries import over_queries
@@ -200,9 +201,8 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     over ``data`` (padded to it); XLA counts the loop body once. A run is a seed's clean or
     noisy pass; the generator fits and Deep SAD (smaller per step) are not planned."""
     rows, d = BREAST_CANCER
-    shards = mesh.shape.get(DATA_AXIS, 1)
     count = config.num_train + rows // 2 + 4 * config.num_test
-    queries = -(-count // shards) * shards
+    queries = padded_runs(count, mesh, DATA_AXIS)
     rep = replicated(mesh)
     f32 = lambda *shape: jax.ShapeDtypeStruct(shape, jnp.float32)  # noqa: E731
     return PlanSpec(

@@ -25,6 +25,7 @@ from jaxlab.train import (
     optimizer_step,
     scan_run,
 )
+from jaxlab.train.lifecycle import padded_runs
 from jaxlab.train.mesh import DATA_AXIS, batch_sharding, replicated
 from jaxlab.train.plan import PlanSpec, abstract
 from jaxlab_experiments.flipad.queries import over_queries
@@ -372,9 +373,8 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     queries (clean and noisy training images, the clean, noisy and immunization test sets),
     the queries split over ``data`` (padded to it); XLA counts the loop body once. A run is
     a (seed, target generator); the VAE fits and Deep SAD are not planned."""
-    shards = mesh.shape.get(DATA_AXIS, 1)
     count = 4 * config.num_train + 3 * (len(GENERATORS) + 1) * config.num_test
-    queries = -(-count // shards) * shards
+    queries = padded_runs(count, mesh, DATA_AXIS)
     c = config.channels
     last = jax.eval_shape(lambda: LastLayer().init(jax.random.key(0), jnp.zeros((1, 4, 4, c))))
     rep = replicated(mesh)

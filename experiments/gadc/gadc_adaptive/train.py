@@ -26,7 +26,7 @@ from jaxlab.graph.models import APPNP, GCN, node_mlp
 from jaxlab.train import resumable
 from jaxlab.train.mesh import replicated
 from jaxlab.train.plan import PlanSpec, abstract
-from jaxlab_experiments.gadc.trainer import (
+from jaxlab.trainers.gadc import (
     checkpoint_progress,
     fit_with_patience,
     flax_fns,

@@ -21,7 +21,7 @@ from jaxlab.graph.models import APPNP
 from jaxlab.train import batch_runs, mesh_from_config, resumable
 from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.plan import PlanSpec
-from jaxlab_experiments.gadc.trainer import (
+from jaxlab.trainers.gadc import (
     _plan_inputs,
     checkpoint_progress,
     decoupled_runs,

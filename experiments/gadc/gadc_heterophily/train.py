@@ -22,7 +22,7 @@ from jaxlab.graph.graphs import from_scipy
 from jaxlab.train import mesh_from_config, resumable
 from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.plan import PlanSpec
-from jaxlab_experiments.gadc.trainer import (
+from jaxlab.trainers.gadc import (
     checkpoint_progress,
     decoupled_runs,
     largest_graph,

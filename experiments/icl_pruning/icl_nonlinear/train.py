@@ -30,6 +30,7 @@ from jaxlab.train import (
     segmented_scan_run,
     to_host,
 )
+from jaxlab.train.lifecycle import padded_runs
 from jaxlab.train.mesh import RUNS_AXIS, replicated
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -132,12 +133,13 @@ def _train(config: ml_collections.ConfigDict, workdir: str):
     (history ``[seeds, steps]`` per metric, on the host)."""
     tx = make_optimizer(config.optimizer)
     keys = jax.random.split(jax.random.key(config.seed), config.num_seeds)
+    mesh = mesh_from_config(config, RUNS_AXIS)
     init = batch_runs(
         functools.partial(_setup, config=config, tx=tx),
         in_axes=0,
         method="vmap",
         fast_compile=config.fast_compile,
-        mesh=mesh_from_config(config, RUNS_AXIS),
+        mesh=mesh,
     )
     carry0, mass_init, problem = init(keys)
     ((params, _), _), history = segmented_scan_run(
@@ -147,6 +149,7 @@ def _train(config: ml_collections.ConfigDict, workdir: str):
         segments=config.segments,
         checkpointer=Checkpointer(workdir),
         fast_compile=config.fast_compile,
+        mesh=mesh,
     )
     history = {name: np.moveaxis(h, 0, 1) for name, h in history.items()}
     return carry0[0][0], params, history, mass_init, problem
@@ -261,7 +264,7 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     every seed, as :func:`_train`'s segments vmap it, the seeds split over ``runs`` (padded
     to it); set-up, evaluation and pruning not planned."""
     runs = mesh.shape.get(RUNS_AXIS, 1)
-    lanes = -(-config.num_seeds // runs) * runs
+    lanes = padded_runs(config.num_seeds, mesh)
     spmd = RUNS_AXIS if runs > 1 else None
     sharding = runs_sharding(mesh) if runs > 1 else replicated(mesh)
     tx = make_optimizer(config.optimizer)

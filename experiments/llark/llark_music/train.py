@@ -42,6 +42,7 @@ from jaxlab.train import (
     segmented_scan_run,
     to_host,
 )
+from jaxlab.train.lifecycle import padded_runs
 from jaxlab.train.mesh import RUNS_AXIS, replicated
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -189,6 +190,8 @@ def make_trainer(model: AudioLM, config: ml_collections.ConfigDict, mesh):
             length=config.num_steps,
             segments=config.segments,
             checkpointer=Checkpointer(workdir),
+            mesh=mesh,
+            carry_axes=(0, 0, None),
         )
         return params, losses
 
@@ -343,7 +346,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
 
     seeds = [config.seed + s for s in range(config.num_seeds)]
     mesh = mesh_from_config(config, RUNS_AXIS)
-    lanes = -(-len(seeds) // mesh.shape[RUNS_AXIS]) * mesh.shape[RUNS_AXIS]
+    lanes = padded_runs(len(seeds), mesh)
     # one run per lane: the seeds, then copies of the first seed's run up to the devices
     keys = jnp.stack([jax.random.key(s) for s in seeds + seeds[:1] * (lanes - len(seeds))])
     init = jax.vmap(lambda k: model.init(k, train["tokens"][:1], audio[:1]))(keys)
@@ -426,8 +429,7 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     """
     metas, _, frames = clip_metadata(config)
     train_ins, _, _, _, length, model = instructions_and_model(config, metas, frames)
-    runs = mesh.shape.get(RUNS_AXIS, 1)
-    lanes = -(-config.num_seeds // runs) * runs
+    lanes = padded_runs(config.num_seeds, mesh)
     split = runs_sharding(mesh)
     rep = replicated(mesh)
     n, f = len(train_ins), FEATURES.num_features + 1

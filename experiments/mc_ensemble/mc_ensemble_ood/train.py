@@ -47,6 +47,7 @@ from jaxlab.train import (
     scan_run,
     segmented_scan_run,
 )
+from jaxlab.train.lifecycle import padded_runs, run_lanes
 from jaxlab.train.mesh import RUNS_AXIS, replicated
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -221,7 +222,7 @@ def _train_members(keys, tasks, x, y, config, mesh, workdir):
     bit-identically); the runs split over the mesh's ``runs`` axis, padded to it with
     copies of run 0 (dropped). Returns the members' parameters, [runs, ...]."""
     n = keys.shape[0]
-    lanes = np.concatenate([np.arange(n), np.zeros(-n % mesh.shape[RUNS_AXIS], np.int64)])
+    lanes = run_lanes(n, mesh)
     carry = batch_runs(lambda k, t: _member_init(k, t, config), mesh=mesh)(
         keys[lanes], tasks[lanes]
     )
@@ -231,6 +232,7 @@ def _train_members(keys, tasks, x, y, config, mesh, workdir):
         length=config.train_steps,
         segments=config.segments,
         checkpointer=Checkpointer(workdir),
+        mesh=mesh,
     )
     return jax.tree.map(lambda a: a[:n], params)
 
@@ -416,8 +418,7 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     training set replicated. XLA counts the step scan's body once. The wide model, the
     probes and the evaluation are not planned."""
     members = config.num_seeds * len(NAIVE_TASKS + MC_TASKS)
-    runs = mesh.shape.get(RUNS_AXIS, 1)
-    lanes = -(-members // runs) * runs
+    lanes = padded_runs(members, mesh)
     split = runs_sharding(mesh)
     rep = replicated(mesh)
     n_id = (

@@ -102,7 +102,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.expectile = 0.9
     c.target_tau = 0.01
     c.proposal_horizon = 8  # hindsight sub-goal k in [1, H] for the fast planner
-    # Online: PPO (every field of jaxlab.train.rl.PPOConfig, none left to its default).
+    # Online: PPO (every field of jaxlab.trainers.rl.PPOConfig, none left to its default).
     # Optimiser: Adam (lr, ε adam_eps = PureJaxRL's 1e-5) after a global-norm clip.
     c.ppo = ml_collections.ConfigDict(
         dict(

@@ -2,7 +2,7 @@
 
 One program per maze setting: the passive data and the planners' pre-training run for all
 seeds under one ``vmap``; the online phase runs every (arm, seed) pair under one ``vmap``
-of the PPO harness (``jaxlab.train.rl``), with the arm given as data (switches), so all
+of the PPO harness (``jaxlab.trainers.rl``), with the arm given as data (switches), so all
 arms share one compiled program and the seeds' random streams (paired comparisons).
 """
 
@@ -41,9 +41,10 @@ from jaxlab.train import (
     scan_run,
     to_host,
 )
+from jaxlab.train.lifecycle import padded_runs
 from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.plan import PlanSpec, abstract
-from jaxlab.train.rl import Guide, PPOConfig, make_ppo_train
+from jaxlab.trainers.rl import Guide, PPOConfig, make_ppo_train
 
 # (guide toward the fast proposal, slow sub-goals, pessimism, BC on IDM-labelled passive data)
 ARMS = {
@@ -403,8 +404,7 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     """
     prepare, train, arms = setting_programs(config, "main")
     lanes_needed = len(arms) * config.num_seeds
-    runs = mesh.shape.get(RUNS_AXIS, 1)
-    lanes = -(-lanes_needed // runs) * runs
+    lanes = padded_runs(lanes_needed, mesh)
     split = runs_sharding(mesh)
     keys = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes))
     states, planners, cand, _ = jax.eval_shape(jax.vmap(prepare), keys)

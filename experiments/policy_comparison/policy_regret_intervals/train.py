@@ -19,6 +19,7 @@ import numpy as np
 
 from jaxlab.causal import policy as P
 from jaxlab.train import Checkpointer, batch_runs, resumable, runs_sharding
+from jaxlab.train.lifecycle import padded_runs
 from jaxlab.train.mesh import RUNS_AXIS, mesh_from_config, replicated
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -294,7 +295,7 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     and are counted as this one (an upper bound for them).
     """
     runs = mesh.shape.get(RUNS_AXIS, 1)
-    lanes = -(-config.num_seeds // runs) * runs
+    lanes = padded_runs(config.num_seeds, mesh)
     split = runs_sharding(mesh)
     rep = replicated(mesh)
     keys = abstract(jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes)), split)

@@ -36,6 +36,7 @@ from jaxlab.train import (
     segmented_scan_run,
     to_host,
 )
+from jaxlab.train.lifecycle import padded_runs, run_lanes
 from jaxlab.train.mesh import RUNS_AXIS, replicated
 from jaxlab.train.plan import PlanSpec, abstract
 from jaxlab.train.timing import ratios, time_min_of_k
@@ -288,8 +289,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     # The stream seeds split over the mesh's runs axis; the lanes beyond num_seeds (padding
     # to a multiple of the devices) repeat stream 0 and are dropped from every result.
     mesh = mesh_from_config(config, RUNS_AXIS)
-    n, devices = config.num_seeds, mesh.shape[RUNS_AXIS]
-    lanes = np.concatenate([np.arange(n), np.zeros(-n % devices, np.int64)])
+    n = config.num_seeds
+    lanes = run_lanes(n, mesh)
     seeds = jnp.asarray(config.seed + lanes, jnp.int32)
     stream = _corrupted_stream if config.stream == "cifar10_corrupted" else _stream
     make = batch_runs(lambda k, x, y: stream(k, x, y, config), in_axes=(0, None, None), mesh=mesh)
@@ -327,6 +328,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
             xs,
             segments=config.segments,
             checkpointer=Checkpointer(os.path.join(workdir, f"stream_{arm}")),
+            mesh=mesh,
+            carry_axes=(0, None),
         )
         errors = errors.T[:n]  # [seeds, T]
         adapted = jax.tree.map(lambda a: a[:n], states[0])
@@ -360,8 +363,7 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     seed. The four arms run in turn (runs = 4 × seeds, each counted at SLWI's cost: an upper
     bound for the source and TENT arms); source training and timing are not planned.
     """
-    runs = mesh.shape.get(RUNS_AXIS, 1)
-    lanes = -(-config.num_seeds // runs) * runs
+    lanes = padded_runs(config.num_seeds, mesh)
     split = runs_sharding(mesh)
     rep = replicated(mesh)
     size, b, ch = config.image_size, config.batch_size, _channels(config)

@@ -32,7 +32,7 @@ from jaxlab.robust import attacks as attacks_lib
 from jaxlab.robust import simulation
 from jaxlab.robust.compose import make_aggregator
 from jaxlab.train.checkpoint import Checkpointer
-from jaxlab.train.lifecycle import runs_sharding
+from jaxlab.train.lifecycle import padded_runs, runs_sharding
 from jaxlab.train.mesh import RUNS_AXIS, replicated
 from jaxlab.train.plan import PlanSpec, abstract
 from jaxlab.train.runs import batch_runs, scan_run
@@ -115,7 +115,8 @@ def simulate_run(
     """
     init_key, data_key = jax.random.split(key)
     state = init_run(spec, init_key, learning_rate)
-    train = tuple(jnp.asarray(a) for a in train)
+    images, labels = (jnp.asarray(a) for a in train)
+    train = (images, labels)
 
     def body(state, step):
         return run_step(
@@ -194,9 +195,9 @@ def plan_lanes(
     """``(fn, abstract_args, lanes)`` for :mod:`jaxlab.train.plan`: one step of
     ``num_lanes`` runs (padded to the ``runs`` axis), split over the mesh like
     :func:`run_batch`, the training set replicated; nothing allocated."""
-    runs = mesh.shape.get(RUNS_AXIS, 1)
-    lanes = -(-num_lanes // runs) * runs
+    lanes = padded_runs(num_lanes, mesh)
     split = runs_sharding(mesh)
+    assert split is not None  # a mesh is given
     rep = replicated(mesh)
     keys = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), lanes))
     lrs = jax.ShapeDtypeStruct((lanes,), jnp.float32)
@@ -395,6 +396,7 @@ def make_run_spec(
     likewise. ``crop_padding`` and ``flip`` augment every sampled minibatch
     (:func:`jaxlab.data.image_ops.random_crop_flip`).
     """
+    net: SmallCNN | SmallMLP
     if model == "cnn":
         net = SmallCNN(num_classes, tuple(features), kernel_size)
     elif model == "mlp":
@@ -474,12 +476,13 @@ def run_batch(
     Returns ``{"accuracy": [R], "loss": [R, num_steps]}`` as numpy arrays.
     """
     shared = isinstance(aggregator_indices, (int, np.integer))
-    if not shared and len(aggregator_indices) != len(seeds):
+    if not isinstance(aggregator_indices, (int, np.integer)) and len(aggregator_indices) != len(
+        seeds
+    ):
         raise ValueError("seeds, indices and learning_rates need equal lengths")
     if not len(seeds) == len(attack_indices) == len(learning_rates):
         raise ValueError("seeds, indices and learning_rates need equal lengths")
-    train = tuple(jnp.asarray(a) for a in train)
-    test = tuple(jnp.asarray(a) for a in test)
+    train_on, test_on = tuple(jnp.asarray(a) for a in train), tuple(jnp.asarray(a) for a in test)
     runs = _batched_runs(spec, mesh, method, shared)
     keys = jax.vmap(jax.random.key)(jnp.asarray(seeds, jnp.uint32))
     out = runs(
@@ -487,7 +490,7 @@ def run_batch(
         jnp.asarray(aggregator_indices, jnp.int32),
         jnp.asarray(attack_indices),
         jnp.asarray(learning_rates, jnp.float32),
-        train,
-        test,
+        train_on,
+        test_on,
     )
     return jax.tree_util.tree_map(np.asarray, out)

@@ -1,4 +1,4 @@
-"""The GADC trainer (``experiments/gadc/trainer.py``) against Python loops and numpy.
+"""The GADC trainer (``jaxlab/trainers/gadc.py``) against Python loops and numpy.
 
 ``train_node_classifier`` / ``decoupled_runs`` / ``graph_model_runs`` against a Python loop
 of Adam steps with numpy selection; ``fit_with_patience`` (``gb``'s early stopping) against
@@ -22,7 +22,7 @@ from jaxlab.graph.graphs import from_scipy
 from jaxlab.graph.losses import masked_accuracy, masked_cross_entropy
 from jaxlab.graph.models import GCN, node_mlp
 from jaxlab.train import resumable
-from jaxlab_experiments.gadc.trainer import (
+from jaxlab.trainers.gadc import (
     decoupled_runs,
     fit_with_patience,
     flax_fns,
@@ -355,7 +355,7 @@ def test_resumable_file_is_named_by_piece_and_config_digest(tmp_path):
 
 def test_checkpoint_progress_writes_the_results_so_far(tmp_path):
     from jaxlab.train import Checkpointer
-    from jaxlab_experiments.gadc.trainer import checkpoint_progress
+    from jaxlab.trainers.gadc import checkpoint_progress
 
     checkpoint_progress(str(tmp_path), 1, {"cora_0.25_gadc": [70.0, 71.0]})
     checkpoint_progress(str(tmp_path), 2, {"cora_0.25_gadc": [70.0, 71.0], "radius": 0.5})

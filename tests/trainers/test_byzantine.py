@@ -1,4 +1,4 @@
-"""The Byzantine paper's trainer (``experiments/byzantine/trainer.py``): a whole run against a
+"""The Byzantine paper's trainer (``jaxlab/trainers/byzantine.py``): a whole run against a
 Python loop of ``byzantine_step``, a batch of runs against its runs one by one, and the
 same batch split over a ``runs`` (× ``workers``) mesh of 8 devices."""
 
@@ -14,7 +14,7 @@ import pytest
 from jaxlab import robust
 from jaxlab.robust import attacks, simulation
 from jaxlab.train import make_mesh
-from jaxlab_experiments.byzantine import trainer as byzantine
+from jaxlab.trainers import byzantine
 
 M, F, B, D, C, N, STEPS = 7, 2, 3, 4, 3, 40, 5
 

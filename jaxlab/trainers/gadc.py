@@ -139,7 +139,7 @@ def train_node_classifier(
     Example:
       >>> import jax, jax.numpy as jnp
       >>> from jaxlab.graph.models import node_mlp
-      >>> from jaxlab_experiments.gadc.trainer import flax_fns, train_node_classifier
+      >>> from jaxlab.trainers.gadc import flax_fns, train_node_classifier
       >>> x = jax.random.normal(jax.random.key(0), (8, 3))
       >>> labels = (x[:, 0] > 0).astype(jnp.int32)
       >>> init_fn, apply_fn = flax_fns(node_mlp((4,), 2, 0.0), x)
@@ -365,7 +365,7 @@ def decoupled_runs(
 
     Example:
       >>> import jax, jax.numpy as jnp
-      >>> from jaxlab_experiments.gadc.trainer import decoupled_runs
+      >>> from jaxlab.trainers.gadc import decoupled_runs
       >>> x = jax.random.normal(jax.random.key(0), (12, 3))
       >>> labels = (x[:, 0] > 0).astype(jnp.int32)
       >>> masks = tuple(jnp.arange(12) % 3 == r for r in range(3))
