@@ -264,8 +264,9 @@ def _multimax_fwd(x, params, mask, axis, limit):
     return _probabilities(s, mask, m, denom).astype(x.dtype), (x, params, mask, m + jnp.log(denom))
 
 
-def _sum_products(weights: jax.Array, features: list[jax.Array], axis: int) -> list[jax.Array]:
-    """Σ weights·feature for each feature, as ONE variadic reduction over ``axis``.
+def _sum_products(weights: jax.Array, features: list[jax.Array], axis: int) -> jax.Array:
+    """``[len(features)]``: Σ weights·feature for each feature, as ONE variadic reduction
+    over ``axis`` and one reduction of the stacked row sums.
 
     Separate ``jnp.sum`` calls compile to one reduction loop per parameter on XLA:CPU,
     each re-reading the inputs and recomputing the feature; a variadic ``lax.reduce`` is a
@@ -274,8 +275,8 @@ def _sum_products(weights: jax.Array, features: list[jax.Array], axis: int) -> l
     products = [weights * f for f in features]
     zeros = [jnp.zeros((), weights.dtype)] * len(products)
     add = lambda a, b: [u + v for u, v in zip(a, b, strict=True)]
-    rows = jax.lax.reduce(products, zeros, add, (axis,))
-    return [jnp.sum(r) for r in rows]
+    rows = jnp.stack(jax.lax.reduce(products, zeros, add, (axis,)))
+    return jnp.sum(rows, axis=tuple(range(1, rows.ndim)))  # the row sums, one reduction
 
 
 def _multimax_bwd(axis, limit, residuals, g):
@@ -298,7 +299,7 @@ def _multimax_bwd(axis, limit, residuals, g):
         above_slope = (x > params.d[k - 1]).astype(dtype) if k == 1 else k * above ** (k - 1)
         dsigma = dsigma - params.t_b[k - 1] * below_slope + params.t_d[k - 1] * above_slope
         features += [below**k, above**k, below_slope, above_slope]
-    sums = jnp.stack(_sum_products(g_sigma, features, axis)).reshape(-1, 4)
+    sums = _sum_products(g_sigma, features, axis).reshape(-1, 4)
     g_params = MultiMaxParams(
         b=params.t_b * sums[:, 2],
         d=-params.t_d * sums[:, 3],
