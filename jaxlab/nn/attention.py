@@ -34,7 +34,7 @@ from jax.typing import ArrayLike
 
 from jaxlab._checks import broadcast_as, check_integer, check_range
 from jaxlab.nn.layers import MultiMax, Normalizer, check_normalizer, resolve_normalizer
-from jaxlab.nn.multimax import MultiMaxParams
+from jaxlab.nn.multimax import MultiMaxParams, multimax
 
 
 def attention_weights(
@@ -87,6 +87,11 @@ def attention_weights(
     if bias is not None:
         scores = scores + broadcast_as("bias", bias, scores.shape, scores.dtype)
     where = None if mask is None else broadcast_as("mask", mask, scores.shape, bool)
+    if isinstance(normalizer, str) and normalizer != "multimax":
+        # The named normalisers run on float32 scores (their row statistics in float32);
+        # MultiMax does so inside, keeping the saved scores in their own dtype.
+        stats_dtype = jnp.promote_types(scores.dtype, jnp.float32)
+        return fn(scores.astype(stats_dtype), where=where).astype(scores.dtype)
     return fn(scores, where=where)
 
 
@@ -194,11 +199,16 @@ class MultiHeadAttention(nn.Module):
       out_features: output width (default: the query input's width).
       normalizer: ``"softmax"``, ``"multimax"``, ``"sparsemax"`` or ``"entmax15"``.
       multimax_order: order of the MultiMax modulator.
+      fused_multimax: MultiMax with its hand-written VJP (``multimax(..., fused=True)``);
+        ``False``: automatic differentiation of the same formula (a benchmark baseline).
       dropout_rate: dropout on the attention weights.
       broadcast_dropout: one dropout mask across batch and heads.
       deterministic: default for ``__call__``'s ``deterministic``.
       use_bias: biases in the projections.
       kernel_init, bias_init: initialisers of the projections.
+      dtype: the computation dtype of the projections and the attention products
+        (``jnp.bfloat16`` for mixed precision); normaliser statistics stay float32.
+      param_dtype: the dtype of the parameters (float32 master weights).
 
     Example:
       >>> layer = MultiHeadAttention(num_heads=2, normalizer="multimax")
@@ -214,12 +224,15 @@ class MultiHeadAttention(nn.Module):
     normalizer: str | Normalizer = "softmax"
     scale: float | None = None
     multimax_order: int = 2
+    fused_multimax: bool = True
     dropout_rate: float = 0.0
     broadcast_dropout: bool = True
     deterministic: bool | None = None
     use_bias: bool = True
     kernel_init: Callable[..., jax.Array] = nn.linear.default_kernel_init
     bias_init: Callable[..., jax.Array] = nn.initializers.zeros_init()
+    dtype: Any = jnp.float32
+    param_dtype: Any = jnp.float32
 
     def __post_init__(self) -> None:
         check_integer("num_heads", self.num_heads, low=1)
@@ -274,14 +287,19 @@ class MultiHeadAttention(nn.Module):
             kernel_init=self.kernel_init,
             bias_init=self.bias_init,
             use_bias=self.use_bias,
+            dtype=self.dtype,
+            param_dtype=self.param_dtype,
         )
         query = dense(name="query")(inputs_q)
         key = dense(name="key")(inputs_k)
         value = dense(name="value")(inputs_v)
 
-        multimax_params = None
+        multimax_params, normalizer = None, self.normalizer
         if self.normalizer == "multimax":
             multimax_params = MultiMax(order=self.multimax_order, name="multimax").params()
+            normalizer = functools.partial(
+                multimax, params=multimax_params, axis=-1, fused=self.fused_multimax
+            )
         if self.dropout_rate > 0.0:
             deterministic = nn.merge_param("deterministic", self.deterministic, deterministic)
             if not deterministic and dropout_rng is None:
@@ -298,7 +316,7 @@ class MultiHeadAttention(nn.Module):
             dropout_rate=self.dropout_rate,
             deterministic=deterministic,
             module=self if sow_weights else None,
-            normalizer=self.normalizer,
+            normalizer=normalizer,
             multimax_params=multimax_params,
             scale=self.scale if scale is None else scale,
         )
@@ -308,5 +326,7 @@ class MultiHeadAttention(nn.Module):
             kernel_init=self.kernel_init,
             bias_init=self.bias_init,
             use_bias=self.use_bias,
+            dtype=self.dtype,
+            param_dtype=self.param_dtype,
             name="out",
         )(x)

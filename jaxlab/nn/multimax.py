@@ -9,11 +9,14 @@ curvature (learned t_b,k < 0 pushes small scores down: sparsity), above d_k it d
 (learned t_d,k bends large scores so several of them keep mass: multi-modality).
 
 ``multimax`` has a hand-written VJP (Eq. (6)–(7) differentiated in closed form): the
-backward pass computes the softmax cotangent, σ'(x) and the 4·order parameter cotangents
-from the saved input and output, with all parameter sums in one variadic reduction.
-Automatic differentiation of ``softmax(σ(x))`` instead compiles one reduction loop per
-parameter (see ``benchmarks/multimax.py`` and ``docs/multimax.md``). Reverse mode only:
-``jax.grad``/``jax.vjp`` (also nested) work, ``jax.jvp``/``jax.jacfwd`` raise.
+forward pass saves only the scores, in their own dtype, and one log-normaliser per row; the
+backward pass recomputes σ(x) and the probabilities from them and computes the softmax
+cotangent, σ'(x) and the 4·order parameter cotangents in one pass over the scores, all
+parameter sums in one variadic reduction. Automatic differentiation of ``softmax(σ(x))``
+(``multimax(..., fused=False)``) instead saves several score-sized intermediates and
+compiles one reduction per parameter (see ``benchmarks/multimax.py`` and
+``docs/multimax.md``). The fused path is reverse mode only: ``jax.grad``/``jax.vjp`` (also
+nested) work, ``jax.jvp``/``jax.jacfwd`` raise; ``fused=False`` supports both modes.
 """
 
 from __future__ import annotations
@@ -149,6 +152,8 @@ def multimax(
     params: MultiMaxParams,
     axis: int = -1,
     where: ArrayLike | None = None,
+    *,
+    fused: bool = True,
 ) -> jax.Array:
     """MultiMax: softmax of the modulated scores along ``axis``.
 
@@ -167,6 +172,9 @@ def multimax(
       params: ``MultiMaxParams``, fields of shape ``[order]``.
       axis: the axis to normalize over.
       where: optional boolean mask broadcastable to ``x``'s shape; False removes an entry.
+      fused: ``True`` (default): the hand-written VJP (module docstring; reverse mode
+        only). ``False``: automatic differentiation of the same forward formula (forward
+        and reverse mode; the slower baseline of ``benchmarks/multimax.py``).
 
     Returns:
       Probabilities of ``x``'s shape that sum to 1 along ``axis`` (0 for all-masked rows).
@@ -186,9 +194,11 @@ def multimax(
     if x.shape[axis if -x.ndim <= axis < x.ndim else 0] == 0:
         raise ValueError(f"x must be non-empty along axis {axis}, got shape {x.shape}")
     axis = _normalize_axis(axis, x.ndim)
-    out_dtype = x.dtype if jnp.issubdtype(x.dtype, jnp.floating) else jnp.float32
-    compute_dtype = jnp.promote_types(out_dtype, jnp.float32)
-    x = x.astype(compute_dtype)
+    if not jnp.issubdtype(x.dtype, jnp.floating):
+        x = x.astype(jnp.float32)
+    # The statistics dtype; x itself keeps its dtype into the VJP, so a bfloat16 score
+    # tensor is saved for the backward pass as bfloat16, not as a float32 copy.
+    compute_dtype = jnp.promote_types(x.dtype, jnp.float32)
     params = jax.tree.map(lambda p: jnp.asarray(p, compute_dtype), params)
     if where is None:
         mask = None
@@ -202,55 +212,82 @@ def multimax(
             raise ValueError(
                 f"where of shape {mask.shape} does not broadcast to x of shape {x.shape}"
             ) from err
-    return _multimax(x, params, mask, axis, _input_limit(order)).astype(out_dtype)
+    limit = _input_limit(order)
+    if fused:
+        return _multimax(x, params, mask, axis, limit)
+    s = _modulated(x, params, limit)
+    return _probabilities(s, mask, *_row_stats(s, mask, axis)).astype(x.dtype)
 
 
-def _masked_softmax(s: jax.Array, mask: jax.Array | None, axis: int) -> jax.Array:
-    if mask is None:
-        e = jnp.exp(s - jnp.max(s, axis, keepdims=True))
-        return e / jnp.sum(e, axis, keepdims=True)
-    m = jnp.max(jnp.where(mask, s, -jnp.inf), axis, keepdims=True)
-    m = jnp.where(jnp.isfinite(m), m, 0.0)  # all-masked rows
-    e = jnp.where(mask, jnp.exp(s - m), 0.0)
-    denom = jnp.sum(e, axis, keepdims=True)
-    return e / jnp.where(denom > 0, denom, 1.0)
-
-
-def _forward(x, params, mask, axis, limit):
-    x = jnp.clip(x, -limit, limit)
+def _modulated(x: jax.Array, params: MultiMaxParams, limit: float) -> jax.Array:
+    """σ(x) in the params' (compute) dtype, input clipped, overflow to ±inf removed."""
+    x = jnp.clip(x.astype(params.b.dtype), -limit, limit)
     big = jnp.finfo(x.dtype).max
-    s = jnp.clip(_modulate(x, params), -big, big)  # Eq. (6), overflow to ±inf removed
-    return _masked_softmax(s, mask, axis)  # Eq. (7)
+    return jnp.clip(_modulate(x, params), -big, big)  # Eq. (6)
+
+
+def _row_stats(s: jax.Array, mask: jax.Array | None, axis: int) -> tuple[jax.Array, jax.Array]:
+    """The row maximum m (held constant: the result does not depend on it) and the
+    softmax denominator Σ_j exp(s_j − m) over the unmasked entries, both ``keepdims``.
+    An all-masked row gets m = 0 and denominator 1."""
+    if mask is None:
+        m = jax.lax.stop_gradient(jnp.max(s, axis, keepdims=True))
+        return m, jnp.sum(jnp.exp(s - m), axis, keepdims=True)
+    m = jnp.max(jnp.where(mask, s, -jnp.inf), axis, keepdims=True)
+    m = jax.lax.stop_gradient(jnp.where(jnp.isfinite(m), m, 0.0))
+    denom = jnp.sum(_masked_exp(s - m, mask), axis, keepdims=True)
+    return m, jnp.where(denom > 0, denom, 1.0)
+
+
+def _masked_exp(z: jax.Array, mask: jax.Array | None) -> jax.Array:
+    """exp(z), exactly 0 on masked entries; the mask is applied before exp, so a masked
+    entry's overflow never reaches a gradient (no 0·inf)."""
+    return jnp.exp(z if mask is None else jnp.where(mask, z, -jnp.inf))
+
+
+def _probabilities(s, mask, m, denom):
+    """exp(s − m) / denom, 0 on masked entries (Eq. (7))."""
+    return _masked_exp(s - m, mask) / denom
 
 
 @functools.partial(jax.custom_vjp, nondiff_argnums=(3, 4))
 def _multimax(x, params, mask, axis, limit):
-    return _forward(x, params, mask, axis, limit)
+    return _multimax_fwd(x, params, mask, axis, limit)[0]
 
 
 def _multimax_fwd(x, params, mask, axis, limit):
-    y = _forward(x, params, mask, axis, limit)
-    return y, (x, params, mask, y)
+    s = _modulated(x, params, limit)
+    m, denom = _row_stats(s, mask, axis)
+    # Saved: x in its own dtype and the row log-normaliser log Σ exp(σ) (one scalar a row);
+    # the backward pass recomputes σ(x) and the probabilities from them, as flash
+    # attention does, instead of reading a saved float32 copy of each.
+    return _probabilities(s, mask, m, denom).astype(x.dtype), (x, params, mask, m + jnp.log(denom))
 
 
-def _sum_products(weights: jax.Array, features: list[jax.Array], axis: int) -> list[jax.Array]:
-    """Σ weights·feature for each feature, as ONE variadic reduction over ``axis``.
+def _sum_products(weights: jax.Array, features: list[jax.Array], axis: int) -> jax.Array:
+    """``[len(features)]``: Σ weights·feature for each feature, as ONE variadic reduction
+    over ``axis`` and one reduction of the stacked row sums.
 
-    Separate ``jnp.sum`` calls compile to one reduction loop per parameter, each
-    re-reading the inputs and recomputing the feature; a variadic ``lax.reduce`` is a
+    Separate ``jnp.sum`` calls compile to one reduction loop per parameter on XLA:CPU,
+    each re-reading the inputs and recomputing the feature; a variadic ``lax.reduce`` is a
     single loop that carries all the partial sums (about 3x faster on CPU).
     """
     products = [weights * f for f in features]
     zeros = [jnp.zeros((), weights.dtype)] * len(products)
     add = lambda a, b: [u + v for u, v in zip(a, b, strict=True)]
-    rows = jax.lax.reduce(products, zeros, add, (axis,))
-    return [jnp.sum(r) for r in rows]
+    rows = jnp.stack(jax.lax.reduce(products, zeros, add, (axis,)))
+    return jnp.sum(rows, axis=tuple(range(1, rows.ndim)))  # the row sums, one reduction
 
 
 def _multimax_bwd(axis, limit, residuals, g):
-    x, params, mask, y = residuals
+    x_in, params, mask, log_normaliser = residuals
+    dtype = params.b.dtype
+    s = _modulated(x_in, params, limit)
+    y = _masked_exp(s - log_normaliser, mask)  # Eq. (7), recomputed
+    g = g.astype(dtype)
     # Softmax VJP (Eq. (7)); y = 0 on masked entries, so they get no cotangent.
     g_sigma = y * (g - jnp.sum(g * y, axis, keepdims=True))
+    x = x_in.astype(dtype)
     inside = jnp.abs(x) <= limit
     x = jnp.clip(x, -limit, limit)
     # σ'(x) and ∂σ/∂(t_b,k, t_d,k, b_k, d_k), differentiating Eq. (6) term by term.
@@ -258,18 +295,19 @@ def _multimax_bwd(axis, limit, residuals, g):
     features = []
     for k, below, above in _terms(x, params):
         # d relu(b − x)^k / d(b − x) = k·relu(b − x)^(k−1) on x < b (likewise above d).
-        below_slope = (x < params.b[k - 1]).astype(x.dtype) if k == 1 else k * below ** (k - 1)
-        above_slope = (x > params.d[k - 1]).astype(x.dtype) if k == 1 else k * above ** (k - 1)
+        below_slope = (x < params.b[k - 1]).astype(dtype) if k == 1 else k * below ** (k - 1)
+        above_slope = (x > params.d[k - 1]).astype(dtype) if k == 1 else k * above ** (k - 1)
         dsigma = dsigma - params.t_b[k - 1] * below_slope + params.t_d[k - 1] * above_slope
         features += [below**k, above**k, below_slope, above_slope]
-    sums = jnp.stack(_sum_products(g_sigma, features, axis)).reshape(-1, 4)
+    sums = _sum_products(g_sigma, features, axis).reshape(-1, 4)
     g_params = MultiMaxParams(
         b=params.t_b * sums[:, 2],
         d=-params.t_d * sums[:, 3],
         t_b=sums[:, 0],
         t_d=sums[:, 1],
     )
-    return jnp.where(inside, g_sigma * dsigma, 0.0), g_params, None
+    g_x = jnp.where(inside, g_sigma * dsigma, 0.0).astype(x_in.dtype)
+    return g_x, g_params, None
 
 
 _multimax.defvjp(_multimax_fwd, _multimax_bwd)

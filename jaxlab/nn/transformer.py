@@ -4,9 +4,16 @@ The attention normaliser and the output normaliser are chosen independently. At 
 output, ``"multimax"`` returns σ(logits) (Eq. (6)), so that a softmax cross-entropy on the
 returned values trains MultiMax(logits) as the predictive distribution, as the reference
 code does; sparse output normalisers need other losses and are not offered here.
+
+Mixed precision: ``dtype`` is the computation dtype of every layer (``jnp.bfloat16`` for
+mixed precision), ``param_dtype`` that of the parameters (float32 master weights). Layer
+norm and normaliser statistics run in float32 whatever ``dtype`` is, and the models return
+float32 logits, so the loss is computed in float32.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import flax.linen as nn
 import jax
@@ -27,11 +34,16 @@ class TransformerBlock(nn.Module):
       num_heads: attention heads.
       mlp_dim: hidden width of the MLP.
       normalizer: the attention normaliser (a name or a callable, see ``MultiHeadAttention``).
+      fused_multimax: see ``MultiHeadAttention``.
+      dtype, param_dtype: computation and parameter dtypes (module docstring).
     """
 
     num_heads: int
     mlp_dim: int
     normalizer: str | Normalizer = "softmax"
+    fused_multimax: bool = True
+    dtype: Any = jnp.float32
+    param_dtype: Any = jnp.float32
 
     def __post_init__(self) -> None:
         check_integer("num_heads", self.num_heads, low=1)
@@ -47,13 +59,18 @@ class TransformerBlock(nn.Module):
 
         ``scale``: the attention score scale (``None``: 1/√d_h).
         """
-        y = nn.LayerNorm(name="ln_attention")(x)
+        dtypes = dict(dtype=self.dtype, param_dtype=self.param_dtype)
+        y = nn.LayerNorm(name="ln_attention", **dtypes)(x)
         x = x + MultiHeadAttention(
-            num_heads=self.num_heads, normalizer=self.normalizer, name="attention"
+            num_heads=self.num_heads,
+            normalizer=self.normalizer,
+            fused_multimax=self.fused_multimax,
+            name="attention",
+            **dtypes,
         )(y, mask=mask, sow_weights=True, scale=scale)
-        y = nn.LayerNorm(name="ln_mlp")(x)
-        y = nn.Dense(self.mlp_dim, name="mlp_in")(y)
-        y = nn.Dense(x.shape[-1], name="mlp_out")(nn.gelu(y))
+        y = nn.LayerNorm(name="ln_mlp", **dtypes)(x)
+        y = nn.Dense(self.mlp_dim, name="mlp_in", **dtypes)(y)
+        y = nn.Dense(x.shape[-1], name="mlp_out", **dtypes)(nn.gelu(y))
         return x + y
 
 
@@ -68,7 +85,22 @@ def check_sizes(module: nn.Module, positive: tuple[str, ...], attention: str) ->
     check_normalizer(getattr(module, attention), name=attention)
 
 
+def _block(model: nn.Module, name: str) -> TransformerBlock:
+    """One block of a ``ViT``/``TransformerLM`` with the model's sizes, attention
+    normaliser and dtypes."""
+    return TransformerBlock(
+        model.num_heads,
+        model.mlp_dim,
+        model.attention_normalizer,
+        fused_multimax=model.fused_multimax,
+        dtype=model.dtype,
+        param_dtype=model.param_dtype,
+        name=name,
+    )
+
+
 def _output(logits: jax.Array, output_normalizer: str) -> jax.Array:
+    logits = logits.astype(jnp.promote_types(logits.dtype, jnp.float32))
     if output_normalizer == "multimax":
         return MultiMax(name="output_multimax").modulate(logits)
     return logits
@@ -88,9 +120,13 @@ class ViT(nn.Module):
         ``"sparsemax"``, ``"entmax15"``, ``"norm_softmax"``, ``"norm_softmax_std"``) or a
         callable ``fn(scores, where=None)``.
       output_normalizer: ``"softmax"`` or ``"multimax"``.
+      fused_multimax: MultiMax attention with its hand-written VJP (``False``: autodiff).
+      dtype: computation dtype (``jnp.bfloat16``: mixed precision; module docstring).
+      param_dtype: parameter dtype (float32 master weights).
 
     The call-time ``attention_scale`` sets every layer's attention score scale (default
-    1/√d_h); heat treatment passes its schedule's value at the current step.
+    1/√d_h); heat treatment passes its schedule's value at the current step. The logits
+    are float32.
     """
 
     num_classes: int
@@ -101,6 +137,9 @@ class ViT(nn.Module):
     mlp_dim: int = 128
     attention_normalizer: str | Normalizer = "softmax"
     output_normalizer: str = "softmax"
+    fused_multimax: bool = True
+    dtype: Any = jnp.float32
+    param_dtype: Any = jnp.float32
 
     def __post_init__(self) -> None:
         check_sizes(
@@ -127,16 +166,19 @@ class ViT(nn.Module):
                 f"image size {images.shape[1:3]} is not divisible by patch_size {self.patch_size}"
             )
         p = self.patch_size
-        x = nn.Conv(self.dim, (p, p), strides=(p, p), padding="VALID", name="patch_embed")(images)
+        dtypes = dict(dtype=self.dtype, param_dtype=self.param_dtype)
+        x = nn.Conv(
+            self.dim, (p, p), strides=(p, p), padding="VALID", name="patch_embed", **dtypes
+        )(images)
         x = x.reshape(x.shape[0], -1, self.dim)
-        pos = self.param("pos_embed", nn.initializers.normal(0.02), (1, *x.shape[1:]))
-        x = x + jnp.broadcast_to(pos, x.shape)
+        pos = self.param(
+            "pos_embed", nn.initializers.normal(0.02), (1, *x.shape[1:]), self.param_dtype
+        )
+        x = x + jnp.broadcast_to(pos, x.shape).astype(x.dtype)
         for i in range(self.depth):
-            x = TransformerBlock(
-                self.num_heads, self.mlp_dim, self.attention_normalizer, name=f"block_{i}"
-            )(x, scale=attention_scale)
-        x = nn.LayerNorm(name="ln_final")(x).mean(axis=1)
-        return _output(nn.Dense(self.num_classes, name="head")(x), self.output_normalizer)
+            x = _block(self, f"block_{i}")(x, scale=attention_scale)
+        x = nn.LayerNorm(name="ln_final", **dtypes)(x).mean(axis=1)
+        return _output(nn.Dense(self.num_classes, name="head", **dtypes)(x), self.output_normalizer)
 
 
 class TransformerLM(nn.Module):
@@ -150,6 +192,7 @@ class TransformerLM(nn.Module):
       output_normalizer: ``"softmax"`` or ``"multimax"``.
       tie_embeddings: the output layer is the transposed input embedding (no bias), as
         fairseq's ``--share-decoder-input-output-embed``; ``False``: a ``head`` Dense layer.
+      fused_multimax, dtype, param_dtype: as in ``ViT`` (float32 logits).
 
     The call-time ``attention_scale`` sets every layer's attention score scale, as in ``ViT``.
     """
@@ -163,6 +206,9 @@ class TransformerLM(nn.Module):
     attention_normalizer: str | Normalizer = "softmax"
     output_normalizer: str = "softmax"
     tie_embeddings: bool = False
+    fused_multimax: bool = True
+    dtype: Any = jnp.float32
+    param_dtype: Any = jnp.float32
 
     def __post_init__(self) -> None:
         check_sizes(
@@ -183,17 +229,20 @@ class TransformerLM(nn.Module):
         length = tokens.shape[1]
         if length > self.max_len:
             raise ValueError(f"sequence length {length} exceeds max_len {self.max_len}")
-        embed = nn.Embed(self.vocab_size, self.dim, name="embed")
+        dtypes = dict(dtype=self.dtype, param_dtype=self.param_dtype)
+        embed = nn.Embed(self.vocab_size, self.dim, name="embed", **dtypes)
         x = embed(tokens)
-        pos = self.param("pos_embed", nn.initializers.normal(0.02), (1, self.max_len, self.dim))
-        x = x + jnp.broadcast_to(pos[:, :length], x.shape)
+        pos = self.param(
+            "pos_embed", nn.initializers.normal(0.02), (1, self.max_len, self.dim), self.param_dtype
+        )
+        x = x + jnp.broadcast_to(pos[:, :length], x.shape).astype(x.dtype)
         mask = nn.make_causal_mask(jnp.ones((1, length), jnp.int32), dtype=jnp.bool_)
         for i in range(self.depth):
-            x = TransformerBlock(
-                self.num_heads, self.mlp_dim, self.attention_normalizer, name=f"block_{i}"
-            )(x, mask, attention_scale)
-        x = nn.LayerNorm(name="ln_final")(x)
+            x = _block(self, f"block_{i}")(x, mask, attention_scale)
+        x = nn.LayerNorm(name="ln_final", **dtypes)(x)
         logits = (
-            embed.attend(x) if self.tie_embeddings else nn.Dense(self.vocab_size, name="head")(x)
+            embed.attend(x)
+            if self.tie_embeddings
+            else nn.Dense(self.vocab_size, name="head", **dtypes)(x)
         )
         return _output(logits, self.output_normalizer)

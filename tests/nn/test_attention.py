@@ -1,5 +1,8 @@
 """Attention with pluggable normalisers, the Linen modules and the weight-decay mask."""
 
+import functools
+
+import chex
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
@@ -58,7 +61,8 @@ def test_multimax_attention_against_hand_written(mask):
     }
     params = dict(variables["params"])
     params["multimax"] = {k: jnp.asarray(v) for k, v in strong.items()}
-    got = layer.apply({"params": params}, X, mask=mask)
+    with jax.default_matmul_precision("highest"):  # the float64 reference, not TF32
+        got = layer.apply({"params": params}, X, mask=mask)
     mm = MultiMaxParams(*(np.asarray(strong[f"multimax_{n}"]) for n in MultiMaxParams._fields))
     want = hand_attention(params, X, lambda s, m: np_multimax(s, mm, mask=m), mask)
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
@@ -69,17 +73,13 @@ def test_softmax_is_drop_in_for_flax(mask):
     ours = MultiHeadAttention(num_heads=2)
     variables = ours.init(jax.random.key(1), X)
     flax_layer = nn.MultiHeadDotProductAttention(num_heads=2)
+    with jax.default_matmul_precision("highest"):  # the float64 reference, not TF32
+        got = ours.apply(variables, X, mask=mask)
+        np.testing.assert_allclose(
+            got, flax_layer.apply(variables, X, mask=mask), rtol=1e-5, atol=1e-6
+        )
     np.testing.assert_allclose(
-        ours.apply(variables, X, mask=mask),
-        flax_layer.apply(variables, X, mask=mask),
-        rtol=1e-5,
-        atol=1e-6,
-    )
-    np.testing.assert_allclose(
-        ours.apply(variables, X, mask=mask),
-        hand_attention(variables["params"], X, np_softmax, mask),
-        rtol=1e-4,
-        atol=1e-5,
+        got, hand_attention(variables["params"], X, np_softmax, mask), rtol=1e-4, atol=1e-5
     )
 
 
@@ -90,10 +90,10 @@ def test_sparse_attention_fn_in_flax_module(normalizer):
     )
     ours = MultiHeadAttention(num_heads=2, normalizer=normalizer)
     variables = ours.init(jax.random.key(2), X)
-    got = ours.apply(variables, X, mask=CAUSAL, sow_weights=True, mutable=["intermediates"])
-    np.testing.assert_allclose(
-        got[0], flax_layer.apply(variables, X, mask=CAUSAL), rtol=1e-5, atol=1e-6
-    )
+    with jax.default_matmul_precision("highest"):  # both sides at full float32
+        got = ours.apply(variables, X, mask=CAUSAL, sow_weights=True, mutable=["intermediates"])
+        want = flax_layer.apply(variables, X, mask=CAUSAL)
+    np.testing.assert_allclose(got[0], want, rtol=1e-5, atol=1e-6)
     (weights,) = got[1]["intermediates"]["attention_weights"]
     np.testing.assert_allclose(weights.sum(-1), 1.0, rtol=1e-5)
     assert np.all(np.asarray(weights)[..., ~CAUSAL[0, 0]] == 0.0)
@@ -195,3 +195,57 @@ def test_transformer_lm_tied_embeddings_reuse_the_input_table():
     params = model.init(jax.random.key(0), tokens)["params"]
     assert "head" not in params
     assert model.apply({"params": params}, tokens).shape == (1, 3, 11)
+
+
+def _small_models(**kwargs):
+    sizes = dict(dim=16, depth=1, num_heads=2, mlp_dim=32)
+    normalizers = dict(attention_normalizer="multimax", output_normalizer="multimax")
+    vit = ViT(num_classes=5, patch_size=4, **sizes, **normalizers, **kwargs)
+    lm = TransformerLM(vocab_size=11, max_len=8, **sizes, **normalizers, **kwargs)
+    images = jnp.asarray(np.random.default_rng(1).normal(size=(2, 8, 8, 1)), jnp.float32)
+    tokens = jnp.asarray(np.random.default_rng(2).integers(0, 11, size=(2, 8)), jnp.int32)
+    return (vit, images, jnp.array([1, 3])), (lm, tokens, tokens)
+
+
+def _loss_and_grads(model, params, inputs, labels):
+    def loss(p):
+        logits = model.apply({"params": p}, inputs)
+        assert logits.dtype == jnp.float32  # the loss in float32
+        return optax.softmax_cross_entropy_with_integer_labels(logits, labels).mean()
+
+    return jax.jit(jax.value_and_grad(loss))(params)
+
+
+@pytest.mark.parametrize("index", [0, 1], ids=["vit", "lm"])
+def test_mixed_precision_keeps_float32_master_weights(index):
+    """bfloat16 compute: float32 parameters, logits, loss and gradients, within bfloat16
+    rounding of the float32 model with the same parameters."""
+    (model32, inputs, labels) = _small_models()[index]
+    (model16, _, _) = _small_models(dtype=jnp.bfloat16)[index]
+    params = model16.init(jax.random.key(0), inputs)["params"]
+    assert {leaf.dtype for leaf in jax.tree.leaves(params)} == {jnp.dtype(jnp.float32)}
+    _, inter = jax.jit(functools.partial(model16.apply, mutable=["intermediates"]))(
+        {"params": params}, inputs
+    )
+    (weights,) = inter["intermediates"]["block_0"]["attention"]["attention_weights"]
+    assert weights.dtype == jnp.bfloat16  # the attention runs in bfloat16
+    with jax.default_matmul_precision("highest"):
+        loss32, grads32 = _loss_and_grads(model32, params, inputs, labels)
+        loss16, grads16 = _loss_and_grads(model16, params, inputs, labels)
+    assert {g.dtype for g in jax.tree.leaves(grads16)} == {jnp.dtype(jnp.float32)}
+    np.testing.assert_allclose(loss16, loss32, rtol=2e-2)
+    flat32, flat16 = (
+        jnp.concatenate([g.ravel() for g in jax.tree.leaves(t)]) for t in (grads32, grads16)
+    )
+    assert float(jnp.linalg.norm(flat16 - flat32) / jnp.linalg.norm(flat32)) < 0.05
+
+
+@pytest.mark.parametrize("index", [0, 1], ids=["vit", "lm"])
+def test_unfused_multimax_model_matches_fused(index):
+    (fused, inputs, labels) = _small_models()[index]
+    (plain, _, _) = _small_models(fused_multimax=False)[index]
+    params = fused.init(jax.random.key(0), inputs)["params"]
+    with jax.default_matmul_precision("highest"):
+        got = _loss_and_grads(fused, params, inputs, labels)
+        want = _loss_and_grads(plain, params, inputs, labels)
+    chex.assert_trees_all_close(got, want, rtol=1e-4, atol=1e-6)

@@ -80,21 +80,49 @@ def test_check_grads_x_and_params():
     check_grads(lambda x: multimax(x, STRONG), (x,), order=2, modes=["rev"], atol=1e-2, rtol=1e-2)
 
 
-def test_grads_match_autodiff_of_plain_formula():
-    """The hand-written VJP against autodiff of softmax(σ(x)) written directly."""
+def plain_multimax(x, p, mask=None):
+    """softmax(σ(x)) written directly (Eq. (6)–(7)), masked entries set to −inf after σ,
+    for plain autodiff."""
+    s = x
+    for k in range(1, p.b.shape[0] + 1):
+        s = s + p.t_b[k - 1] * jax.nn.relu(p.b[k - 1] - x) ** k
+        s = s + p.t_d[k - 1] * jax.nn.relu(x - p.d[k - 1]) ** k
+    return jax.nn.softmax(s if mask is None else jnp.where(mask, s, -jnp.inf))
+
+
+MASK = np.random.default_rng(10).random((2, 3, 9)) < 0.7
+MASK[..., 0] = True  # no all-masked row (the plain formula gives NaN there)
+
+
+@pytest.mark.parametrize("fused", [True, False])
+@pytest.mark.parametrize("mask", [None, MASK])
+def test_grads_match_autodiff_of_plain_formula(fused, mask):
+    """Both paths' gradients (scores and all 8 parameters) against autodiff of
+    softmax(σ(x)) written directly."""
     x = jnp.asarray(np.random.default_rng(4).normal(size=(2, 3, 9)) * 2)
     w = jnp.asarray(np.random.default_rng(5).normal(size=(2, 3, 9)))
+    loss = lambda x, p: jnp.sum(multimax(x, p, where=mask, fused=fused) * w)
+    plain = lambda x, p: jnp.sum(plain_multimax(x, p, mask) * w)
+    with jax.default_matmul_precision("highest"):
+        got = jax.jit(jax.grad(loss, (0, 1)))(x, STRONG)
+        want = jax.grad(plain, (0, 1))(x, STRONG)
+    chex.assert_trees_all_close(got, want, rtol=1e-5, atol=1e-6)
 
-    def plain(x, p):
-        s = x
-        for k in (1, 2):
-            s = s + p.t_b[k - 1] * jax.nn.relu(p.b[k - 1] - x) ** k
-            s = s + p.t_d[k - 1] * jax.nn.relu(x - p.d[k - 1]) ** k
-        return jnp.sum(jax.nn.softmax(s) * w)
 
-    got = jax.grad(lambda x, p: jnp.sum(multimax(x, p) * w), (0, 1))(x, STRONG)
-    want = jax.grad(plain, (0, 1))(x, STRONG)
-    chex.assert_trees_all_close(got, want, rtol=1e-4, atol=1e-5)
+def test_unfused_supports_forward_mode_and_masked_overflow():
+    x = jnp.array([[1e30, 0.0, 1.0]])
+    mask = jnp.array([[False, True, True]])
+    tangent = jnp.array([[0.0, 1.0, 0.0]])
+    _, jvp = jax.jvp(lambda x: multimax(x, STRONG, where=mask, fused=False), (x,), (tangent,))
+    y = multimax(x[:, 1:], STRONG)
+    np.testing.assert_allclose(jvp[0, 1:], y[0, 0] * (np.eye(2)[0] - y[0]) * _dsigma0(), rtol=1e-5)
+    g = jax.grad(lambda x: multimax(x, STRONG, where=mask, fused=False)[0, 1])(x)
+    assert np.all(np.isfinite(np.asarray(g))) and g[0, 0] == 0.0
+
+
+def _dsigma0():
+    # σ'(0) for STRONG: 0 lies in (b_1, b_2) = (−0.5, 0.3): t_b,2 term 2·relu(0.3 − 0)·(−1).
+    return 1.0 - 0.4 * 2 * 0.3
 
 
 def test_jit_vmap_equivalence_and_param_batch():
@@ -155,12 +183,26 @@ def test_extreme_values_are_finite(scale):
     assert np.all(np.isfinite(np.asarray(g)))
 
 
-def test_bfloat16_computed_in_float32():
+@pytest.mark.parametrize("fused", [True, False])
+def test_bfloat16_computed_in_float32(fused):
+    """bfloat16 scores: bfloat16 outputs and score gradients, float32 parameter gradients,
+    all with float32 statistics (so within bfloat16 rounding of the float64 reference)."""
     x = np.random.default_rng(9).normal(size=(4, 8)).astype(np.float32)
-    y = multimax(jnp.asarray(x, jnp.bfloat16), STRONG)
+    w = np.random.default_rng(11).normal(size=(4, 8)).astype(np.float32)
+    xb = jnp.asarray(x, jnp.bfloat16)
+    y = multimax(xb, STRONG, fused=fused)
     assert y.dtype == jnp.bfloat16
-    want = np_multimax(np.asarray(jnp.asarray(x, jnp.bfloat16), np.float64), STRONG)
-    np.testing.assert_allclose(np.asarray(y, np.float32), want, atol=1e-2)
+    x64 = np.asarray(xb, np.float64)
+    np.testing.assert_allclose(np.asarray(y, np.float32), np_multimax(x64, STRONG), atol=1e-2)
+    loss = lambda x, p: jnp.sum(multimax(x, p, fused=fused).astype(jnp.float32) * w)
+    g_x, g_p = jax.grad(loss, (0, 1))(xb, STRONG)
+    assert g_x.dtype == jnp.bfloat16 and g_p.b.dtype == jnp.float32
+    with jax.default_matmul_precision("highest"):
+        want_x, want_p = jax.grad(lambda x, p: jnp.sum(plain_multimax(x, p) * w), (0, 1))(
+            jnp.asarray(x64, jnp.float32), STRONG
+        )
+    np.testing.assert_allclose(np.asarray(g_x, np.float32), want_x, atol=2e-2, rtol=2e-2)
+    chex.assert_trees_all_close(g_p, want_p, atol=2e-2, rtol=2e-2)
 
 
 def test_bad_inputs():

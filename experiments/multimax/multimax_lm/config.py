@@ -95,6 +95,12 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     if preset == "paper":
         # fairseq's transformer_lm recipe on WikiText-103 (module docstring), streamed.
         c.datasets = ("wikitext103",)
+        # fairseq's WikiText-103 LM recipe trains in mixed precision (--fp16: float16 with
+        # loss scaling); here bfloat16 activations and matrix products, which need no loss
+        # scaling, on float32 master weights (the model keeps layer-norm, normaliser and
+        # loss statistics in float32).
+        c.compute_dtype = "bfloat16"
+        c.matmul_precision = "default"
         c.seq_len = 512  # the model's longest input (position table)
         c.block_size = 512  # tokens per sample (--tokens-per-sample)
         c.vocab_size = WIKITEXT103_VOCABULARY

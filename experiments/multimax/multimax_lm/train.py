@@ -24,7 +24,7 @@ from jaxlab.data.pipeline import batch_dataset
 from jaxlab.data.streaming import eval_batches, make_loader, open_source
 from jaxlab.data.text import char_vocabulary, encode, shakespeare_splits, windows
 from jaxlab.nn import TransformerLM
-from jaxlab.train import create_state, fit, mesh_from_config
+from jaxlab.train import compute_dtype, create_state, fit, mesh_from_config, param_dtype
 from jaxlab.train.lifecycle import to_host
 from jaxlab.train.mesh import batch_sharding, replicated
 from jaxlab.train.plan import PlanSpec, abstract
@@ -67,6 +67,8 @@ def make_model(config: ml_collections.ConfigDict, normalizer: str, vocab_size: i
         mlp_dim=config.mlp_dim,
         attention_normalizer=normalizer,
         output_normalizer=normalizer,
+        dtype=compute_dtype(config),
+        param_dtype=param_dtype(config),
         tie_embeddings=config.get("tie_embeddings", False),
     )
 

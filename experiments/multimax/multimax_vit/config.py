@@ -102,6 +102,12 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         # DeiT's recipe (module docstring), streamed from TFDS.
         c.dataset = "imagenet2012"
         c.datasets = ("imagenet2012",)
+        # DeiT trains in mixed precision (torch.cuda.amp float16 with timm's NativeScaler
+        # loss scaling, DeiT's main.py); here bfloat16 activations and matrix products,
+        # which need no loss scaling, on float32 master weights (the model keeps
+        # layer-norm, normaliser and loss statistics in float32).
+        c.compute_dtype = "bfloat16"
+        c.matmul_precision = "default"
         c.image_size = 224
         c.patch_size = 16
         c.dim = 384

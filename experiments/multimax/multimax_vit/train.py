@@ -23,7 +23,7 @@ from jaxlab.data.images import load_images
 from jaxlab.data.pipeline import batch_dataset
 from jaxlab.data.streaming import eval_batches, make_loader, open_source
 from jaxlab.nn import ViT
-from jaxlab.train import create_state, fit, mesh_from_config
+from jaxlab.train import compute_dtype, create_state, fit, mesh_from_config, param_dtype
 from jaxlab.train.lifecycle import to_host
 from jaxlab.train.mesh import batch_sharding, replicated
 from jaxlab.train.plan import PlanSpec, abstract
@@ -42,6 +42,8 @@ def make_model(config: ml_collections.ConfigDict, normalizer: str, num_classes: 
         mlp_dim=config.mlp_dim,
         attention_normalizer=normalizer,
         output_normalizer=normalizer,
+        dtype=compute_dtype(config),
+        param_dtype=param_dtype(config),
     )
 
 
