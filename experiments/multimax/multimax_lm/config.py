@@ -67,7 +67,7 @@ PAPER_SETTING = PaperSetting(
     "except the block: jaxlab's TransformerLM is pre-LayerNorm with learned positions "
     "and no dropout, where fairseq's transformer_lm has sinusoidal positions and dropout "
     "0.1; the 64 blocks are one global batch (fairseq: 16 accumulated batches of 4 per "
-    "GPU)",
+    "GPU), and bfloat16 compute where fairseq's --fp16 used float16 with loss scaling",
 )
 
 

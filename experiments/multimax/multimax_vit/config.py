@@ -69,7 +69,8 @@ PAPER_SETTING = PaperSetting(
     difference="DeiT-S with the DeiT data recipe on imagenet2012, except: no stochastic "
     "depth (drop path 0.1; jaxlab's ViT has none), no repeated augmentation (3 repeats "
     "per image), no model EMA, the schedule stepped per step rather than per epoch, "
-    "flax's tanh-approximate GELU; the paper's DeiT-T run is an override "
+    "flax's tanh-approximate GELU, bfloat16 compute where DeiT's AMP used float16 with "
+    "loss scaling; the paper's DeiT-T run is an override "
     "(dim=192 num_heads=3 mlp_dim=768)",
 )
 
