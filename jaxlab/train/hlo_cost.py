@@ -369,8 +369,9 @@ def loop_correction(compiled_text: str, assumed_trips: int | None = None) -> Loo
                 traffic += max(b[1] for b in branches)
                 matmul += max(b[2] for b in branches)
                 continue
-            if ins.opcode in ("fusion", "call") and "calls" in callees:
-                inner = cost(callees["calls"], fused or ins.opcode == "fusion", repeat)
+            callee = callees.get("calls") or (ins.opcode == "call" and callees.get("to_apply"))
+            if ins.opcode in ("fusion", "call") and callee:
+                inner = cost(callee, fused or ins.opcode == "fusion", repeat)
                 flops += inner[0]
                 traffic += inner[1]
                 matmul += inner[2]

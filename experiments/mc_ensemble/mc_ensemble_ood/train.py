@@ -413,8 +413,8 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
 def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     """For ``jaxlab plan``: one step of every member's training (seeds × 6 members, the
     program of :func:`train_and_evaluate`'s ``train``), members split over ``runs``, the ID
-    training set replicated. XLA counts the step scan's body once. The wide model, the
-    probes and the evaluation are not planned."""
+    training set replicated. A call is the whole training (its step scan counted at its
+    trip count). The wide model, the probes and the evaluation are not planned."""
     members = config.num_seeds * len(NAIVE_TASKS + MC_TASKS)
     runs = mesh.shape.get(RUNS_AXIS, 1)
     lanes = -(-members // runs) * runs
@@ -440,9 +440,9 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     return PlanSpec(
         fn=train,
         abstract_args=args,
-        steps_per_run=config.train_steps,
+        steps_per_run=1,
         num_runs=members,
         runs_per_call=members,
-        note="one Adam step (two augmented views, CE/SupCon/SimCLR) of every "
-        "member; wide model, probes and evaluation not planned",
+        note=f"the {config.train_steps} Adam steps (two augmented views, CE/SupCon/SimCLR) "
+        "of every member; wide model, probes and evaluation not planned",
     )
