@@ -118,9 +118,9 @@ _TARGET = re.compile(r'custom_call_target="([^"]*)"')
 _GEMM_CONTRACTING = re.compile(r'"lhs_contracting_dimensions":\[([^\]]*)\]')
 #: cuBLAS GEMM targets of XLA:GPU (``custom_call_target``).
 GEMM_TARGETS = ("__cublas$gemm", "__cublas$lt$matmul", "__cublas$lt$matmul$f8")
-#: cuDNN convolution targets of XLA:GPU, each with which of (operands, output) holds the
-#: forward convolution's output and its kernel.
-CONV_TARGETS = {
+#: cuDNN convolution targets of XLA:GPU, each with where the forward convolution's output
+#: and its kernel are: an operand's index, or ``"out"`` (the call's result).
+CONV_TARGETS: dict[str, tuple[int | str, int | str]] = {
     "__cudnn$convForward": ("out", 1),
     "__cudnn$convBiasActivationForward": ("out", 1),
     "__cudnn$convBackwardInput": (0, 1),
@@ -261,8 +261,8 @@ def _custom_call_flops(ins: Instruction, table: Mapping[str, Instruction]) -> fl
         return 2.0 * _elements(out) * math.prod(lhs[d] for d in dims)
     if target.group(1) in CONV_TARGETS:
         where_out, where_kernel = CONV_TARGETS[target.group(1)]
-        forward = out if where_out == "out" else _operand_dims(ins, table, int(where_out))
-        kernel = out if where_kernel == "out" else _operand_dims(ins, table, int(where_kernel))
+        forward = out if isinstance(where_out, str) else _operand_dims(ins, table, where_out)
+        kernel = out if isinstance(where_kernel, str) else _operand_dims(ins, table, where_kernel)
         if forward is None or kernel is None:
             return 0.0
         return _conv_flops(forward, kernel, ins.attributes)

@@ -79,6 +79,7 @@ def synthetic(abstract_args: Any, seed: int = 0) -> Any:
     def make(leaf: Any) -> Any:
         sharding = getattr(leaf, "sharding", None)
         shape, dtype = tuple(leaf.shape), leaf.dtype
+        value: Any
         if jnp.issubdtype(dtype, jax.dtypes.prng_key):
             keys = jax.random.split(jax.random.key(seed), max(int(np.prod(shape)), 1))
             value = keys.reshape(shape) if shape else keys[0]
