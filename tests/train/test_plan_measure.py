@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from jax.sharding import NamedSharding, PartitionSpec
 
+from jaxlab.data import imagenet, wikitext
 from jaxlab.report import plans
 from jaxlab.train import hlo_cost, plan, plan_measure
 
@@ -190,3 +191,13 @@ def test_jaxlab_plan_measure_prints_measured_beside_estimated(capsys):
     assert "| program | s / call measured | s / call estimated |" in out
     assert "CPU hours on this machine:" in out
     assert out.count("| train |") == 2
+
+
+def test_the_input_pipelines_synthetic_examples_have_the_training_shapes():
+    rng = np.random.default_rng(0)
+    image = imagenet.synthetic_train_example(32, source=(48, 64))(rng)
+    assert image["image"].shape == (32, 32, 3) and image["image"].dtype == np.float32
+    block = wikitext.synthetic_block_example(16, vocabulary_size=100, line_words=5)(rng)
+    assert block["tokens"].shape == (17,) and block["weights"].shape == (16,)
+    assert 0 <= block["tokens"].min() and block["tokens"].max() < 100
+    assert plan_measure.input_rate(plan.InputPipeline(lambda r: r.random(), 1, "x"), 2) > 0
