@@ -191,6 +191,19 @@ def report(p: Plan, utilisation: float = UTILISATION) -> str:
             f"{p.compute_hours(acc, utilisation, all_programs=True):.3g} | "
             f"{p.memory_hours(acc, all_programs=True):.3g} |"
         )
+    pipeline = spec.input_pipeline
+    if pipeline is not None:
+        rate = plan_measure.input_rate(pipeline)
+        need = ", ".join(
+            f"{acc.name} {pipeline.examples_per_call / p.devices / seconds / rate:.2g}"
+            for acc in ACCELERATORS
+            if (seconds := p.hours(acc, utilisation) * 3600.0 / max(p.calls, 1)) > 0
+        )
+        lines += [
+            "",
+            f"Host input ({pipeline.what}): {rate:.3g} examples/s on one core of this machine; "
+            f"host cores per device at the estimated train step: {need}.",
+        ]
     host = plan_measure.host_rates()
     lines += [
         "",

@@ -183,6 +183,7 @@ def test_measure_runs_every_program_and_relates_its_rates():
     assert out[1].input_examples_per_second_per_core is None
     with pytest.raises(ValueError, match="steps"):
         plan_measure.measure(p, steps=0)
+    assert "Host input (toy examples): " in plans.report(p)
 
 
 def test_jaxlab_plan_measure_prints_measured_beside_estimated(capsys):
