@@ -3,6 +3,8 @@ cuBLAS/cuDNN calls of GPU HLO counted from their shapes, the planned programs ru
 present devices (8 fake CPU devices) with their rates related as stated."""
 
 import dataclasses
+import importlib
+import math
 import types
 
 import jax
@@ -13,8 +15,8 @@ import pytest
 from jax.sharding import NamedSharding, PartitionSpec
 
 from jaxlab.data import imagenet, wikitext
-from jaxlab.report import plans
-from jaxlab.train import hlo_cost, plan, plan_measure
+from jaxlab.report import plans, registry
+from jaxlab.train import hlo_cost, mesh_from_config, plan, plan_measure
 
 M, K, T, STEPS, RUNS = 64, 32, 12, 5, 3
 
@@ -202,3 +204,25 @@ def test_the_input_pipelines_synthetic_examples_have_the_training_shapes():
     assert block["tokens"].shape == (17,) and block["weights"].shape == (16,)
     assert 0 <= block["tokens"].min() and block["tokens"].max() < 100
     assert plan_measure.input_rate(plan.InputPipeline(lambda r: r.random(), 1, "x"), 2) > 0
+
+
+@pytest.mark.parametrize(
+    "name, eval_rows, what",
+    [
+        ("multimax_vit", 50_000, "JPEG decoding + DeiT RandAugment"),
+        ("multimax_lm", (-(-217_646 // 512) - (-245_569 // 512)), "token blocks"),
+    ],
+)
+def test_paper_presets_plan_their_evaluation_and_host_input(name, eval_rows, what):
+    """Evaluated rows (ImageNet's 50,000 validation images; WikiText-103's validation and
+    test 512-token blocks) in ``eval_batch_size`` calls; a batch of examples per train
+    call from the host pipeline. Nothing is compiled."""
+    experiment = registry.get_experiment(name)
+    config = experiment.get_config("paper")
+    module = importlib.import_module(f"{experiment.module}.train")
+    spec = module.plan_program(config, mesh_from_config(config))
+    (evaluation,) = spec.programs
+    assert evaluation.name == "eval" and evaluation.num_runs == spec.num_runs
+    assert evaluation.steps_per_run == math.ceil(eval_rows / config.eval_batch_size)
+    assert spec.input_pipeline.what == what
+    assert spec.input_pipeline.examples_per_call == config.batch_size
