@@ -55,6 +55,13 @@ def test_a_scanned_matmul_called_s_times_counts_each_loop_once():
     assert p.total_flops == pytest.approx(2 * M * K * K * T * STEPS * RUNS, rel=1e-3)
 
 
+def test_on_an_accelerator_the_flops_are_read_from_the_hlo(monkeypatch):
+    """The accelerator branch counts the HLO's own instructions: the same closed form."""
+    monkeypatch.setattr(plan, "_backend", lambda mesh: "gpu")
+    p = _plan(lambda config, mesh: _scan_spec(mesh))
+    assert p.total_flops == pytest.approx(2 * M * K * K * T * STEPS * RUNS, rel=1e-2)
+
+
 def test_a_whole_run_program_called_once_per_step_is_refused():
     """A scan over the run's T steps, declared as T calls: its loop would count twice."""
     with pytest.raises(ValueError, match="steps_per_run=1"):
