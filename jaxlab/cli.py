@@ -265,7 +265,10 @@ def _parser() -> argparse.ArgumentParser:
         "inputs, nothing allocated) and\nprints per-device memory, FLOPs and bytes "
         "per call (loops times their trip counts),\nthe precision of the matrix "
         "products, the padding share, and compute-bound and\nmemory-bound hours "
-        "on named accelerators. --all adds whether each paper preset runs\ntoday.",
+        "on named accelerators, and the CPU hours on this machine. --all adds\nwhether "
+        "each paper preset runs today. --measure K plans on the present devices\nand runs "
+        "K calls of each program on synthetic inputs: measured seconds per call\nbeside "
+        "the estimate, achieved FLOP/s, share of the peak, host input rate.",
     )
     plan.add_argument("name", metavar="NAME", nargs="?", help="the experiment")
     _preset_option(plan, "paper", "the preset whose shapes are compiled")
@@ -280,6 +283,13 @@ def _parser() -> argparse.ArgumentParser:
         metavar="PATH",
         default=None,
         help="with --all: write the table into PATH's <!-- plans:PRESET --> block",
+    )
+    plan.add_argument(
+        "--measure",
+        type=int,
+        default=0,
+        metavar="K",
+        help="run K timed calls of each program on the present devices (with NAME)",
     )
 
     data = _command(
@@ -607,11 +617,18 @@ def _cmd_plan(args) -> int:
         raise SystemExit(f"jaxlab: --devices must be >= 1, got {args.devices}")
     if args.all == (args.name is not None):
         raise SystemExit("jaxlab: plan needs an experiment NAME or --all (not both)")
+    if args.measure < 0 or (args.measure and args.all):
+        raise SystemExit("jaxlab: --measure K (K >= 1) goes with one experiment NAME")
     if not args.all:
         if args.readme:
             raise SystemExit("jaxlab: --readme goes with --all")
         _check_names([args.name], list(registry.discover()), "experiment")
-        return plans.main(name=args.name, preset=args.preset, devices=args.devices) or 0
+        return (
+            plans.main(
+                name=args.name, preset=args.preset, devices=args.devices, measure=args.measure
+            )
+            or 0
+        )
     table = plans.markdown(plans.plan_rows(args.preset, args.devices), args.devices)
     print(table)
     if args.readme:

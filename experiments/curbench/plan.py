@@ -5,7 +5,9 @@ scans) of the first meta-gradient method the config runs (LRE, MW-Net or DDS: a 
 step and a meta gradient, the heaviest per step; the baseline otherwise), with the
 trainer's ``"vmap"`` seed batching: every seed advances in one call, the seeds split over
 the ``runs`` mesh axis (padded to it), the training set replicated. Every run is costed at
-this step, an upper bound for the cheaper curricula.
+this step, an upper bound for the cheaper curricula. The evaluation (the logits of every
+seed on ``eval_batch_size`` rows a call: the validation split each epoch, the test split
+once) is a program of its own.
 """
 
 from __future__ import annotations
@@ -88,6 +90,22 @@ def plan_spec(
         return jax.vmap(one, spmd_axis_name=spmd)(carry, xs, labels, model_args)
 
     steps = config.num_epochs * -(-n // b)
+    e = config.eval_batch_size
+    chunk = jax.ShapeDtypeStruct((e, *train_inputs.shape[1:]), train_inputs.dtype)
+    evaluation = PlanSpec(
+        fn=jax.vmap(lambda p, m, x: apply_fn(p, x, m), in_axes=(0, 0, None)),
+        abstract_args=(
+            *abstract((carry.params, model_args), split),
+            abstract(chunk, replicated(mesh)),
+        ),
+        # num_test 0 (the whole split) counts one call
+        steps_per_run=config.num_epochs * -(-config.num_val // e)
+        + -(-max(config.num_test, 1) // e),
+        num_runs=len(config.methods) * len(config.settings) * config.num_seeds,
+        runs_per_call=config.num_seeds,
+        note=f"logits of {e} rows for every seed (validation each epoch, test once)",
+        name="eval",
+    )
     return PlanSpec(
         fn=fn,
         abstract_args=(
@@ -98,6 +116,7 @@ def plan_spec(
         num_runs=len(config.methods) * len(config.settings) * config.num_seeds,
         runs_per_call=config.num_seeds,
         note=f"one {method} training step (batch {b}) of {config.num_seeds} seeds ({lanes} "
-        f"with padding, over runs), every run costed at it; evaluation, the teacher and the "
-        "host-side curriculum selection not planned",
+        f"with padding, over runs), every run costed at it; the teacher and the host-side "
+        "curriculum selection not planned",
+        programs=(evaluation,),
     )

@@ -26,7 +26,9 @@ Every op returns ``{"image": float32 [size, size, 3], "label": int32}``.
 
 from __future__ import annotations
 
+import io
 import math
+from collections.abc import Callable
 from typing import Any
 
 import grain
@@ -43,6 +45,7 @@ __all__ = [
     "deit_train_ops",
     "mixup_cutmix",
     "random_resized_crop_box",
+    "synthetic_train_example",
 ]
 
 #: Per-channel mean and standard deviation of ImageNet (RGB, on ``[0, 1]``).
@@ -237,6 +240,24 @@ class DeitTrain(grain.transforms.RandomMap):
             image = self.rand_augment(image, rng)
         pixels = random_erase(_normalize(image), rng, self.erase_prob)
         return {"image": pixels.astype(np.float32), "label": np.asarray(element["label"], np.int32)}
+
+
+def synthetic_train_example(
+    size: int = 224, source: tuple[int, int] = (375, 500), seed: int = 0
+) -> Callable[[np.random.Generator], dict[str, Any]]:
+    """The host work of one training example, for measuring its rate: ``example(rng)``
+    decodes a JPEG of ``source`` (height, width; ImageNet's common 375 × 500) RGB noise with
+    PIL and applies :class:`DeitTrain` (crop, flip, RandAugment, erasing) at ``size``."""
+    noise = np.random.default_rng(seed).integers(0, 256, (*source, 3), dtype=np.uint8)
+    buffer = io.BytesIO()
+    Image.fromarray(noise).save(buffer, format="JPEG", quality=90)
+    encoded, transform = buffer.getvalue(), DeitTrain(size)
+
+    def example(rng: np.random.Generator) -> dict[str, Any]:
+        image = np.asarray(Image.open(io.BytesIO(encoded)).convert("RGB"))
+        return transform.random_map({"image": image, "label": 0}, rng)
+
+    return example
 
 
 class DeitEval(grain.transforms.Map):

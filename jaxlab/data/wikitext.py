@@ -22,7 +22,7 @@ stream it.
 from __future__ import annotations
 
 import collections
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -36,6 +36,7 @@ __all__ = [
     "TokenBlocks",
     "count_lines",
     "fairseq_vocabulary",
+    "synthetic_block_example",
 ]
 
 SPECIALS = ("<s>", "<pad>", "</s>", "<unk>")
@@ -140,3 +141,25 @@ class TokenBlocks:
         weights = np.zeros(self._block, np.float32)
         weights[: len(tokens) - 1] = 1.0
         return {"tokens": out, "weights": weights}
+
+
+def synthetic_block_example(
+    block: int, vocabulary_size: int = 267_744, line_words: int = 100, seed: int = 0
+) -> Callable[[np.random.Generator], dict[str, np.ndarray]]:
+    """The host work of one training sample, for measuring its rate: ``example(rng)`` reads
+    a random block of :class:`TokenBlocks` over synthetic lines of ``line_words`` words
+    drawn from a vocabulary of ``vocabulary_size`` words (WikiText-103's by default),
+    splitting and looking up the words of every line it spans."""
+    words = [f"w{i}" for i in range(vocabulary_size - len(SPECIALS))]
+    rng = np.random.default_rng(seed)
+    lines = [
+        {"text": " ".join(words[j] for j in rng.integers(0, len(words), line_words))}
+        for _ in range(4 * (block // line_words + 2))
+    ]
+    lengths, _ = count_lines(lines)
+    blocks = TokenBlocks(lines, [*SPECIALS, *words], lengths, block)
+
+    def example(rng: np.random.Generator) -> dict[str, np.ndarray]:
+        return blocks[int(rng.integers(0, len(blocks)))]
+
+    return example

@@ -6,7 +6,11 @@ and the README's table of every experiment's plan (``jaxlab plan --all``).
 loop bodies multiplied by their trip counts, the precision of its matrix products, the
 padding share of its run batches, and per accelerator class of
 :data:`jaxlab.train.plan.ACCELERATORS` the compute-bound and memory-bound hours, in
-separate columns, for every program of the run (training, evaluation, sampling).
+separate columns, for every program of the run (training, evaluation, sampling), and the
+CPU hours of the whole preset on this machine (:func:`cpu_hours`). With ``measure=K`` it
+plans on the present devices and runs K calls of each program
+(:func:`jaxlab.train.plan_measure.measure`): measured seconds per call beside the
+estimate, achieved FLOP/s, share of the peak, and the host input pipeline's rate.
 
 ``plan_rows(preset, devices)`` plans every registered experiment in one process with
 ``devices`` fake CPU devices, and :func:`markdown` renders one row per experiment, with
@@ -37,6 +41,7 @@ import jax
 
 from jaxlab.report import registry
 from jaxlab.train import plan as plan_lib
+from jaxlab.train import plan_measure
 from jaxlab.train.plan import ACCELERATORS, UTILISATION, Plan
 
 #: The longest text of the table's runnable column.
@@ -91,6 +96,39 @@ def _trips(p: Plan) -> str:
     ]
     counts = {text: shown.count(text) for text in shown}  # in first-seen order
     return ", ".join(text if n == 1 else f"{text} ×{n}" for text, n in counts.items())
+
+
+def cpu_hours(p: Plan) -> float:
+    """The whole preset's programs (every device's share) run on this machine's CPU, at its
+    measured matmul rate and copy bandwidth (:func:`jaxlab.train.plan_measure.host_rates`,
+    reached in full): ``devices × calls × max(FLOPs / rate, bytes / bandwidth)``."""
+    return p.devices * p.hours(plan_measure.host_rates(), 1.0, all_programs=True)
+
+
+def measured(measurements: Sequence[plan_measure.Measurement]) -> str:
+    """The ``--measure`` table: measured seconds per call beside the estimate."""
+    device = jax.devices()[0]
+    lines = [
+        f"Measured on {jax.device_count()} × {device.device_kind} ({device.platform}), "
+        "synthetic inputs, after one warm-up call:",
+        "",
+        "| program | s / call measured | s / call estimated | achieved FLOP/s / device "
+        "| share of peak | hours measured (whole preset) | input examples/s/core "
+        "| host cores / device |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+
+    def fmt(value: float | None, spec: str) -> str:
+        return "—" if value is None else format(value, spec)
+
+    for m in measurements:
+        lines.append(
+            f"| {m.name} | {m.seconds_per_call:.4g} | {fmt(m.estimated_seconds_per_call, '.4g')} "
+            f"| {m.flops_per_second:.3e} | {fmt(m.peak_share, '.1%')} | {m.hours:.3g} "
+            f"| {fmt(m.input_examples_per_second_per_core, '.3g')} "
+            f"| {fmt(m.host_cores_per_device, '.2g')} |"
+        )
+    return "\n".join(lines)
 
 
 def report(p: Plan, utilisation: float = UTILISATION) -> str:
@@ -153,7 +191,27 @@ def report(p: Plan, utilisation: float = UTILISATION) -> str:
             f"{p.compute_hours(acc, utilisation, all_programs=True):.3g} | "
             f"{p.memory_hours(acc, all_programs=True):.3g} |"
         )
-    lines += ["", "Sources: " + "; ".join(acc.source for acc in ACCELERATORS) + "."]
+    pipeline = spec.input_pipeline
+    if pipeline is not None:
+        rate = plan_measure.input_rate(pipeline)
+        need = ", ".join(
+            f"{acc.name} {pipeline.examples_per_call / p.devices / seconds / rate:.2g}"
+            for acc in ACCELERATORS
+            if (seconds := p.hours(acc, utilisation) * 3600.0 / max(p.calls, 1)) > 0
+        )
+        lines += [
+            "",
+            f"Host input ({pipeline.what}): {rate:.3g} examples/s on one core of this machine; "
+            f"host cores per device at the estimated train step: {need}.",
+        ]
+    host = plan_measure.host_rates()
+    lines += [
+        "",
+        f"CPU hours on this machine: {cpu_hours(p):.3g} (every device's share run on "
+        f"{host.name}; {host.source}).",
+        "",
+        "Sources: " + "; ".join(acc.source for acc in ACCELERATORS) + ".",
+    ]
     return "\n".join(lines)
 
 
@@ -172,16 +230,26 @@ def _has_devices(devices: int) -> bool:
     return jax.default_backend() == "cpu" and jax.device_count() == devices
 
 
-def main(name: str, preset: str = "paper", devices: int = 8) -> int:
+def main(name: str, preset: str = "paper", devices: int = 8, measure: int = 0) -> int:
     """Prints the plan of ``name`` at ``preset`` on ``devices`` fake CPU devices; exit code.
 
     Runs in this process when it already has exactly ``devices`` CPU devices (as under
     the tests), else in a subprocess started with that many (JAX fixes its devices when
-    it starts). Returns 0, or 2 (with a message on stderr) for an experiment without
-    ``plan_program`` or an unknown one.
+    it starts). With ``measure`` > 0 the plan is compiled on the present devices instead
+    (``devices`` is not used) and each program runs ``measure`` timed calls
+    (:func:`jaxlab.train.plan_measure.measure`). Returns 0, or 2 (with a message on
+    stderr) for an experiment without ``plan_program`` or an unknown one.
     """
     if devices < 1:
         raise ValueError(f"devices must be >= 1, got {devices}")
+    if measure > 0:
+        try:
+            p = plan(name, preset)
+        except (ValueError, KeyError) as error:
+            print(f"jaxlab plan: {error}", file=sys.stderr)
+            return 2
+        print(report(p), "", measured(plan_measure.measure(p, measure)), sep="\n", flush=True)
+        return 0
     if not _has_devices(devices):
         command = [
             sys.executable,
@@ -226,6 +294,7 @@ def _row(name: str, preset: str) -> dict[str, Any]:
         "compute_hours": {a.name: p.compute_hours(a, all_programs=True) for a in ACCELERATORS},
         "memory_hours": {a.name: p.memory_hours(a, all_programs=True) for a in ACCELERATORS},
         "fits": {a.name: p.peak_memory_bytes <= a.memory for a in ACCELERATORS},
+        "cpu_hours": cpu_hours(p),
         "runnable": status,
     }
 
@@ -260,27 +329,28 @@ def _cell(text: Any) -> str:
 
 
 def markdown(rows: list[dict[str, Any]], devices: int) -> str:
-    """The table: one row per experiment."""
+    """The table: one row per experiment; its last paragraph states how the CPU hours
+    are estimated."""
     names = [a.name for a in ACCELERATORS]
     hours = " / ".join(names)
     lines = [
         f"| experiment | mesh ({devices} devices) | programs planned | matmul precision "
         f"| memory / device | total FLOPs | compute-bound h {hours} "
-        f"| memory-bound h {hours} | padding | runnable today |",
-        "|---|---|---|---|---:|---:|---|---|---:|---|",
+        f"| memory-bound h {hours} | CPU hours on this machine | padding | runnable today |",
+        "|---|---|---|---|---:|---:|---|---|---:|---:|---|",
     ]
     for row in rows:
         status = _cell(row.get("runnable") or "—")
         if "error" in row:
             lines.append(
                 f"| {row['experiment']} | — | not planned: {_cell(row['error'])} "
-                f"| — | — | — | — | — | — | {status} |"
+                f"| — | — | — | — | — | — | — | {status} |"
             )
             continue
         if "host" in row:
             lines.append(
                 f"| {row['experiment']} | — | host program, no accelerator compile: "
-                f"{_cell(row['host'])} | — | — | — | — | — | — | {status} |"
+                f"{_cell(row['host'])} | — | — | — | — | — | — | — | {status} |"
             )
             continue
         fits = (
@@ -297,8 +367,14 @@ def markdown(rows: list[dict[str, Any]], devices: int) -> str:
             f"{row['total_flops']:.2g} | "
             f"{' / '.join(_hours(row['compute_hours'][n]) for n in names)} | "
             f"{' / '.join(_hours(row['memory_hours'][n]) for n in names)} | "
-            f"{row.get('padding', 0.0):.0%} | {status} |"
+            f"{_hours(row['cpu_hours'])} | {row.get('padding', 0.0):.0%} | {status} |"
         )
+    host = plan_measure.host_rates()
+    lines += [
+        "",
+        f"CPU hours on this machine: every device's share of the whole preset on {host.name}, "
+        f"at its measured rates ({host.source}).",
+    ]
     return "\n".join(lines)
 
 
@@ -323,13 +399,14 @@ def _cli(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rows", metavar="PRESET", help="print every experiment's row as JSON")
     parser.add_argument("--preset", default="paper")
     parser.add_argument("--devices", type=int, default=8)
+    parser.add_argument("--measure", type=int, default=0)
     args = parser.parse_args(argv)
     if args.rows:
         print(json.dumps(plan_rows(args.rows, args.devices)))
         return 0
     if args.name is None:
         parser.error("give an experiment NAME or --rows PRESET")
-    return main(args.name, args.preset, args.devices)
+    return main(args.name, args.preset, args.devices, args.measure)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,9 @@ allocated) and measures, per device and call:
 - memory (``compiled.memory_analysis()``: arguments, outputs, temporaries);
 - FLOPs and bytes accessed (``compiled.cost_analysis()``, the partitioned per-device
   program), with every loop body multiplied by its trip count (XLA counts a body once;
-  :mod:`jaxlab.train.hlo_cost` reads the counts from the compiled HLO);
+  :mod:`jaxlab.train.hlo_cost` reads the counts from the compiled HLO). On an accelerator
+  the FLOPs are read from the HLO's dots, convolutions and cuBLAS/cuDNN calls, which XLA's
+  figure leaves out;
 - the precision the matrix products run at (bf16, TF32, fp32, fp8; from the unoptimised
   HLO), which sets the peak used for that program.
 
@@ -23,6 +25,9 @@ input pipeline.
 A :class:`PlanSpec` may carry further programs (evaluation, sampling) in ``programs``; each
 is compiled and costed as its own program, with its own calls per run. Run batches padded
 to the mesh's ``runs`` axis are reported as a padding share.
+
+:mod:`jaxlab.train.plan_measure` runs the planned programs on the present devices
+(``jaxlab plan --measure K``) and measures the host input pipeline.
 
 ``jaxlab plan`` and the README's table (:mod:`jaxlab.report.plans`) print these plans.
 """
@@ -78,6 +83,8 @@ class Accelerator:
 # - NVIDIA H100 Tensor Core GPU datasheet (SXM5): FP8 1,978.9 TFLOP/s, INT8 1,978.9 TOPS,
 #   BF16/FP16 989.4, TF32 494.7, FP64 tensor core 66.9, FP32 (CUDA cores) 66.9 TFLOP/s;
 #   HBM3 3.35 TB/s; 80 GB. (The datasheet's headline figures are twice these, with sparsity.)
+# - NVIDIA H200 Tensor Core GPU datasheet (SXM): the H100's compute figures; HBM3e 4.8 TB/s;
+#   141 GB.
 # - NVIDIA A100 Tensor Core GPU datasheet (80 GB SXM): BF16/FP16 312 TFLOP/s, INT8 624 TOPS,
 #   TF32 156, FP64 tensor core 19.5, FP32 19.5 TFLOP/s; HBM2e 2,039 GB/s; 80 GB. No FP8
 #   units: FP8 runs at the BF16 rate.
@@ -100,6 +107,21 @@ ACCELERATORS = (
         80e9,
         "NVIDIA H100 Tensor Core GPU datasheet (SXM5, dense): FP8 1,978.9, BF16 989.4, "
         "TF32 494.7, FP32 66.9 TFLOP/s; HBM3 3.35 TB/s; 80 GB",
+    ),
+    Accelerator(
+        "H200 SXM",
+        {
+            "fp8": 1978.9e12,
+            "int8": 1978.9e12,
+            "bf16": 989.4e12,
+            "tf32": 494.7e12,
+            "fp32": 66.9e12,
+            "fp64": 66.9e12,
+        },
+        4.8e12,
+        141e9,
+        "NVIDIA H200 Tensor Core GPU datasheet (SXM, dense): the H100's tensor cores (FP8 "
+        "1,978.9, BF16 989.4, TF32 494.7, FP32 66.9 TFLOP/s); HBM3e 4.8 TB/s; 141 GB",
     ),
     Accelerator(
         "A100 80GB SXM",
@@ -136,6 +158,17 @@ ACCELERATORS = (
 
 
 @dataclasses.dataclass(frozen=True)
+class InputPipeline:
+    """The host work that feeds one call of a program: ``example(rng)`` decodes and
+    augments one synthetic example on the host (one core), ``examples_per_call`` of them
+    feed a call; ``what`` names the work (``"DeiT RandAugment of 224² images"``)."""
+
+    example: Callable[[Any], Any]
+    examples_per_call: int
+    what: str
+
+
+@dataclasses.dataclass(frozen=True)
 class PlanSpec:
     """An experiment's programs, as ``plan_program(config, mesh)`` returns them.
 
@@ -158,6 +191,12 @@ class PlanSpec:
         arguments split over the mesh's ``runs`` axis, else ``runs_per_call``).
       loop_trips: the trip count assumed for a loop whose count XLA cannot know (a
         ``while_loop`` to convergence; its cap); ``None`` counts such a loop once.
+      input_pipeline: the host decoding and augmentation each call needs (measured by
+        ``jaxlab plan --measure``), if any.
+
+    A program that is a whole run (a ``lax.scan`` over its steps) has ``steps_per_run=1``:
+    its loop is counted at its trip count, once. :func:`plan_spec` refuses a program whose
+    outermost loop runs ``steps_per_run > 1`` times, which would count that loop twice.
     """
 
     fn: Callable[..., Any] | None
@@ -171,6 +210,7 @@ class PlanSpec:
     programs: tuple[PlanSpec, ...] = ()
     lanes: int | None = None
     loop_trips: int | None = None
+    input_pipeline: InputPipeline | None = None
 
     @classmethod
     def host(cls, dominated_by: str, steps_per_run: int, num_runs: int, note: str) -> PlanSpec:
@@ -349,6 +389,10 @@ def _lanes(spec: PlanSpec) -> int:
     return spec.runs_per_call
 
 
+def _backend(mesh: jax.sharding.Mesh) -> str:
+    return str(mesh.devices.flat[0].platform)
+
+
 def plan_spec(spec: PlanSpec, mesh: jax.sharding.Mesh, preset: str = "", name: str = "") -> Plan:
     """The :class:`Plan` of ``spec`` (and of its ``programs``) on ``mesh``."""
     calls = spec.steps_per_run * math.ceil(spec.num_runs / spec.runs_per_call)
@@ -380,7 +424,18 @@ def plan_spec(spec: PlanSpec, mesh: jax.sharding.Mesh, preset: str = "", name: s
     cost: Any = compiled.cost_analysis()
     cost = cost[0] if isinstance(cost, list | tuple) else cost
     flops, traffic = float(cost.get("flops", 0.0)), float(cost.get("bytes accessed", 0.0))
-    loops = hlo_cost.loop_correction(compiled.as_text() or "", spec.loop_trips)
+    text = compiled.as_text() or ""
+    loops = hlo_cost.loop_correction(text, spec.loop_trips)
+    outer = hlo_cost.outer_loop_trips(text)
+    if spec.steps_per_run > 1 and spec.steps_per_run in outer:
+        raise ValueError(
+            f"{name}: program {spec.name!r} loops {spec.steps_per_run} times itself and is "
+            f"called steps_per_run={spec.steps_per_run} times per run: a program that is "
+            "the whole run has steps_per_run=1 (its loops are counted at their trip counts)"
+        )
+    counted = flops + loops.extra_flops
+    if _backend(mesh) != "cpu":  # library GEMMs and convolutions: not in XLA's figure
+        counted = max(counted, loops.flops)
     try:
         hlo: Any = lowered.compiler_ir("hlo")
         precision = hlo_cost.matmul_flops_by_dtype(hlo.as_hlo_text())
@@ -390,7 +445,7 @@ def plan_spec(spec: PlanSpec, mesh: jax.sharding.Mesh, preset: str = "", name: s
         argument_bytes=int(memory.argument_size_in_bytes),
         output_bytes=int(memory.output_size_in_bytes),
         temp_bytes=int(memory.temp_size_in_bytes),
-        flops_per_call=flops + loops.extra_flops,
+        flops_per_call=counted,
         bytes_per_call=traffic + loops.extra_bytes,
         xla_flops_per_call=flops,
         xla_bytes_per_call=traffic,

@@ -604,8 +604,8 @@ def plan_graph_model_runs(
     steps. Each run is a ``graph_model_runs`` call of one run, ``vmap``ped over run keys
     split over ``runs`` (the same batched program; only the key of each run differs).
 
-    XLA's cost analysis counts the epoch scan's body once, so the program's FLOPs are one
-    epoch of every run (plus the initialisation and the final test evaluation).
+    A call is every run's whole training (the epoch loop at its trip count, the
+    initialisation and the final test evaluation).
     """
     lanes, x, labels, masks, rep = _plan_inputs(mesh, shape, num_runs, ())
     edge = jax.ShapeDtypeStruct((shape.edges,), jnp.int32, sharding=rep)
@@ -631,7 +631,7 @@ def plan_graph_model_runs(
     return PlanSpec(
         fn=fn,
         abstract_args=(keys, edge, edge, x, labels, masks),
-        steps_per_run=epochs,
+        steps_per_run=1,
         num_runs=total_runs,
         runs_per_call=num_runs,
         note=note,
@@ -673,7 +673,7 @@ def plan_decoupled_runs(
     return PlanSpec(
         fn=program,
         abstract_args=(keys, batched, common),
-        steps_per_run=epochs,
+        steps_per_run=1,
         num_runs=total_runs,
         runs_per_call=num_runs,
         note=note,

@@ -21,6 +21,7 @@ ROW = {
     "compute_hours": {a.name: 0.5 for a in ACCELERATORS},
     "memory_hours": {a.name: 0.005 for a in ACCELERATORS},
     "fits": {a.name: a.memory >= 2.5e9 for a in ACCELERATORS},
+    "cpu_hours": 120.0,
     "runnable": "yes",
 }
 
@@ -45,14 +46,22 @@ def test_markdown_has_one_row_per_experiment_and_names_what_does_not_fit():
         8,
     )
     lines = table.splitlines()
-    assert len(lines) == 6 and "mesh (8 devices)" in lines[0]
+    assert len(lines) == 8 and "mesh (8 devices)" in lines[0]
+    assert lines[7].startswith("CPU hours on this machine: every device's share")
+    lines = lines[:6]
     header = [c.strip() for c in lines[0].split("|")[1:-1]]
     assert header[6].startswith("compute-bound h") and header[7].startswith("memory-bound h")
-    assert header[-2:] == ["padding", "runnable today"]
+    assert header[-3:] == ["CPU hours on this machine", "padding", "runnable today"]
     cells = [c.strip() for c in lines[2].split("|")[1:-1]]
     assert len(cells) == len(header)
     assert cells[:6] == ["toy", "runs 8", "one step", "bf16", "2.5 GB", "3e+15"]
-    assert cells[6:] == ["0.5 / 0.5 / 0.5", "< 0.01 / < 0.01 / < 0.01", "38%", "yes"]
+    assert cells[6:] == [
+        "0.5 / 0.5 / 0.5 / 0.5",
+        "< 0.01 / < 0.01 / < 0.01 / < 0.01",
+        "120",
+        "38%",
+        "yes",
+    ]
     assert "does not fit: " + ", ".join(a.name for a in ACCELERATORS) in lines[3]
     assert "one step (+ sample); loops: train 1000" in lines[3]
     assert lines[3].endswith("| no: ImageNet-C \\| not in TFDS |")
@@ -133,6 +142,11 @@ def test_a_row_of_a_registered_experiment_renders_every_column():
     line = plans.markdown([row], 8).splitlines()[2]
     assert line.startswith("| multimax_tradeoff | runs 8 |")
     assert line.endswith(f"| {1 - seeds / 8:.0%} | — |")
+    # every device's work on this CPU: 8 × calls × max(FLOPs / rate, bytes / bandwidth)
+    p = plans.plan("multimax_tradeoff", "smoke")
+    host = plans.plan_measure.host_rates()
+    per_call = max(p.flops_per_call / host.peak("tf32"), p.bytes_per_call / host.bandwidth)
+    assert row["cpu_hours"] == pytest.approx(8 * p.calls * per_call / 3600)
 
 
 def test_loop_trip_counts_are_listed_with_equal_ones_merged():

@@ -56,8 +56,8 @@ def test_a_matmul_plan_counts_its_flops_per_device():
 @pytest.mark.parametrize(
     "dtype, precision, peaks",
     [
-        (jnp.bfloat16, "bf16", (989.4e12, 312e12, 197e12)),
-        (jnp.float8_e4m3fn, "fp8", (1978.9e12, 312e12, 197e12)),
+        (jnp.bfloat16, "bf16", (989.4e12, 989.4e12, 312e12, 197e12)),
+        (jnp.float8_e4m3fn, "fp8", (1978.9e12, 1978.9e12, 312e12, 197e12)),
     ],
 )
 def test_the_peak_is_the_one_of_the_programs_precision(dtype, precision, peaks):

@@ -177,7 +177,8 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     ``batch_runs`` of :func:`_attack_images`), the images split over ``runs`` (padded to
     it), the classifiers replicated; classifier training (seconds) not planned.
 
-    XLA counts a loop body once, so one call is one ADR-GD + one PGD step of every attack.
+    One call is every attack's ``num_steps`` ADR-GD and PGD steps (the loops at their trip
+    counts).
     """
     images = padded_runs(config.num_images, mesh)
     sizes = (64, *config.hidden, 10)  # scikit-learn digits: 8 × 8 pixels
@@ -195,10 +196,10 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     return PlanSpec(
         fn=fn,
         abstract_args=(*abstract(data, split), abstract(nets, replicated(mesh))),
-        steps_per_run=config.num_steps,
+        steps_per_run=1,
         num_runs=config.num_seeds * config.num_images * len(config.epsilons),
         runs_per_call=config.num_seeds * config.num_images,
-        note=f"one ADR-GD and one PGD step of {config.num_images} images ({images} with "
-        f"padding, over runs) × {config.num_seeds} seeds × 10 targets; classifier training "
-        "not planned",
+        note=f"{config.num_steps} ADR-GD and PGD steps of {config.num_images} images "
+        f"({images} with padding, over runs) × {config.num_seeds} seeds × 10 targets; "
+        "classifier training not planned",
     )

@@ -163,8 +163,9 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
 
 
 def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
-    """For ``jaxlab plan``: one ADR-GD step of the large networks and the reference's noise
-    keys (the dominant part; XLA counts a loop body once), split over ``runs`` (padded)."""
+    """For ``jaxlab plan``: the ADR-GD runs of the large networks and the reference's noise
+    keys (the dominant part; one call, the loop at its trip count), split over ``runs``
+    (padded)."""
     count = config.large_nets + config.large_ref_keys
     lanes = padded_runs(count, mesh)
     sizes = tuple(config.large_sizes)
@@ -176,10 +177,10 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     return PlanSpec(
         fn=fn,
         abstract_args=abstract((nets, keys), split),
-        steps_per_run=config.num_steps,
+        steps_per_run=1,
         num_runs=count,
         runs_per_call=count,
-        note=f"one ADR-GD step of {config.large_nets} large networks {sizes} + "
+        note=f"{config.num_steps} ADR-GD steps of {config.large_nets} large networks {sizes} + "
         f"{config.large_ref_keys} reference keys ({lanes} with padding, over runs); the small "
         "networks and the GD baselines (cheaper per step) not planned",
     )

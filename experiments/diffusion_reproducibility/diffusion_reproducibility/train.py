@@ -398,8 +398,9 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     every (dataset, seed, n) run, the runs split over ``runs`` (padded to it): the step of
     :func:`_train`'s scan, batched as on an accelerator (``vmap``).
 
-    XLA counts a loop body once; the final Heun sampling (``heun_steps`` × 2 evaluations
-    of ``num_samples`` noises per run), D* and the scores are not planned.
+    The final Heun sampling of both families (``heun_steps`` × 2 evaluations of
+    ``num_samples`` noises per run, one call for every run) is a program of its own; D* and
+    the scores are not planned.
     """
     runs = mesh.shape.get(RUNS_AXIS, 1)
     count = len(config.datasets) * config.num_seeds * len(config.n_values)
@@ -420,6 +421,30 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
         abstract(carry, runs_sharding(mesh)),
         abstract(jax.ShapeDtypeStruct((), jnp.int32), replicated(mesh)),
     )
+    sigmas = jax.eval_shape(
+        lambda: diffusion.edm_sigma_steps(config.heun_steps, config.sigma_min, config.sigma_max)
+    )
+    noise = jax.ShapeDtypeStruct((lanes, config.num_samples, dim), jnp.float32)
+
+    def sample(params, zs, sigmas):
+        return tuple(
+            jax.vmap(lambda p, z, m=m: _sample(m, config, p, z, sigmas))(q, zs)
+            for m, q in zip(models, params, strict=True)
+        )
+
+    sampling = PlanSpec(
+        fn=sample,
+        abstract_args=(
+            abstract(tuple(params for params, _ in carry[0]), runs_sharding(mesh)),
+            abstract(noise, runs_sharding(mesh)),
+            abstract(sigmas, replicated(mesh)),
+        ),
+        steps_per_run=1,
+        num_runs=count,
+        runs_per_call=count,
+        note=f"Heun sampling of {config.num_samples} noises per run, both families",
+        name="sample",
+    )
     return PlanSpec(
         fn=fn,
         abstract_args=args,
@@ -427,6 +452,7 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
         num_runs=count,
         runs_per_call=count,
         note=f"one EDM training step (batch {config.batch_size}) of the MLP and the U-Net of "
-        f"{count} (dataset, seed, n) runs ({lanes} with padding, over runs); sampling, D* "
-        "and the scores not planned",
+        f"{count} (dataset, seed, n) runs ({lanes} with padding, over runs); D* and the "
+        "scores not planned",
+        programs=(sampling,),
     )

@@ -196,9 +196,9 @@ BREAST_CANCER = (569, 30)
 
 
 def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
-    """For ``jaxlab plan``: one FISTA iteration of the lasso inversion of a seed's queries
+    """For ``jaxlab plan``: the FISTA iterations of the lasso inversion of a seed's queries
     (Deep SAD's training set and the four test classes, as one batch), the queries split
-    over ``data`` (padded to it); XLA counts the loop body once. A run is a seed's clean or
+    over ``data`` (padded to it); one call, the loop at its trip count. A run is a seed's clean or
     noisy pass; the generator fits and Deep SAD (smaller per step) are not planned."""
     rows, d = BREAST_CANCER
     count = config.num_train + rows // 2 + 4 * config.num_test
@@ -211,8 +211,8 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
             *abstract((f32(config.penultimate, d), f32(d), f32(config.penultimate)), rep),
             abstract(f32(queries, d), batch_sharding(mesh)),
         ),
-        steps_per_run=config.lasso_iters,
+        steps_per_run=1,
         num_runs=2 * config.num_seeds,
-        note=f"one FISTA iteration of the inversion of {count} queries ({queries} with "
-        "padding, over data); generator fits and Deep SAD not planned",
+        note=f"{config.lasso_iters} FISTA iterations of the inversion of {count} queries "
+        f"({queries} with padding, over data); generator fits and Deep SAD not planned",
     )

@@ -369,9 +369,9 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
 
 
 def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
-    """For ``jaxlab plan``: one FISTA iteration of :func:`_invert` on a target's batch of
+    """For ``jaxlab plan``: the FISTA iterations of :func:`_invert` on a target's batch of
     queries (clean and noisy training images, the clean, noisy and immunization test sets),
-    the queries split over ``data`` (padded to it); XLA counts the loop body once. A run is
+    the queries split over ``data`` (padded to it); one call, the loop at its trip count. A run is
     a (seed, target generator); the VAE fits and Deep SAD are not planned."""
     count = 4 * config.num_train + 3 * (len(GENERATORS) + 1) * config.num_test
     queries = padded_runs(count, mesh, DATA_AXIS)
@@ -388,8 +388,8 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
             abstract(jax.ShapeDtypeStruct((queries, 8, 8), jnp.float32), batch_sharding(mesh)),
             abstract(jax.ShapeDtypeStruct((), jnp.float32), rep),
         ),
-        steps_per_run=config.lasso_iters,
+        steps_per_run=1,
         num_runs=len(GENERATORS) * config.num_seeds,
-        note=f"one FISTA iteration of the inversion of a target's {count} queries ({queries} "
-        "with padding, over data); VAE fits and Deep SAD not planned",
+        note=f"{config.lasso_iters} FISTA iterations of the inversion of a target's {count} "
+        f"queries ({queries} with padding, over data); VAE fits and Deep SAD not planned",
     )

@@ -363,10 +363,10 @@ GRAPH_SHAPES = {"cora": (2485, 1433, 7), "citeseer": (2110, 3703, 6)}
 
 
 def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
-    """For ``jaxlab plan``: one PGD iteration of the Aux-Attack through GADC's cosine
-    re-weighting on the largest graph of ``config.aux.datasets`` (XLA counts the loop body
-    once); every attack of every (dataset, split, model, variant) is costed at it. The
-    fits (early-stopped, at most ``max_epochs``) and our own PGD rows are not planned."""
+    """For ``jaxlab plan``: the Aux-Attack (its PGD loop at its trip count) through GADC's
+    cosine re-weighting on the largest graph of ``config.aux.datasets``; every attack of
+    every (dataset, split, model, variant) is costed at it. The fits (early-stopped, at
+    most ``max_epochs``) and our own PGD rows are not planned."""
     aux = config.aux
     name = max(aux.datasets, key=lambda d: GRAPH_SHAPES[d][0])
     n, d, num_classes = GRAPH_SHAPES[name]
@@ -395,9 +395,10 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
             module, aux, config.attack_iterations, aux.budget, k, through_cosine, *rest
         ),
         abstract_args=abstract(args, replicated(mesh)),
-        steps_per_run=config.attack_iterations,
+        steps_per_run=1,
         num_runs=len(aux.datasets) * len(aux.splits) * attacks,
-        note=f"one Aux-Attack PGD iteration on {name} ({n} nodes, dense adjacency; "
+        note=f"{config.attack_iterations} Aux-Attack PGD iterations on {name} ({n} nodes, "
+        "dense adjacency; "
         f"{'through the cosine re-weighting' if through_cosine else 'reference variant'}); "
         "model fits and our PGD rows not planned",
     )

@@ -168,12 +168,13 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
 
 
 def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
-    """For ``jaxlab plan``: one Neumann term of the GADC(II) diffusion of every noise draw.
+    """For ``jaxlab plan``: the GADC(II) diffusion of every noise draw (its Neumann loop at
+    its trip count).
 
     The diffusions (``num_terms`` products with Â and with X(Xᵀ·) per cell and ε arm, on
     ``[n, d]`` features) dominate the cost: the draws' diffusions are vmap lanes split over
     ``runs`` (the run loops over them with ``lax.map`` on one device). A run is one noise
-    draw of one dataset; its steps are the terms of all its cells and both ε arms. The
+    draw of one dataset; its calls are the diffusions of all its cells and both ε arms. The
     linear heads and APPNP (≈ 10× fewer FLOPs) are not planned.
     """
     shape = largest_graph("planetoid", config.graphs)
@@ -189,16 +190,14 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
             )
         )(noisy)
 
-    terms = (
-        len(config.gaussian_levels) * config.gaussian.num_terms
-        + len(config.flip_levels) * config.flip.num_terms
-    )
+    diffusions = 2 * (len(config.gaussian_levels) + len(config.flip_levels))
     return PlanSpec(
         fn=fn,
         abstract_args=(edge, edge, x),
-        steps_per_run=2 * terms,
+        steps_per_run=diffusions,
         num_runs=config.num_seeds * len(config.graphs),
         runs_per_call=config.num_seeds,
-        note=f"one GADC(II) diffusion term (Â and X(Xᵀ·) on [n, d]) of every noise draw, "
+        note=f"one GADC(II) diffusion ({hp.num_terms} terms of Â and X(Xᵀ·) on [n, d]) of "
+        "every noise draw, "
         f"{shape.nodes} nodes × {shape.features} features; linear heads and APPNP not planned",
     )

@@ -154,8 +154,8 @@ def _plot(results, config, workdir):
 
 
 def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
-    """For ``jaxlab plan``: one epoch of a cell's MLP runs (one per random split), split over
-    ``runs``. The diffusions (once per cell) and the spectral radii (host ARPACK) are not
+    """For ``jaxlab plan``: the whole training of a cell's MLP runs (one per random split),
+    split over ``runs``. The diffusions (once per cell) and the spectral radii (host ARPACK) are not
     planned."""
     shape = largest_graph("geom-gcn", config.graphs)
     cells = len(config.graphs) * len(config.conventions) * len(config.eps)
@@ -171,6 +171,7 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
         select=config.select,
         init=config.init_scheme,
         per_run=("masks",),
-        note=f"one epoch of a cell's 2-layer MLPs on diffused features, {shape.nodes} nodes "
-        f"× {shape.features} features; diffusions and spectral radii not planned",
+        note=f"{config.epochs} epochs of a cell's 2-layer MLPs on diffused features, "
+        f"{shape.nodes} nodes × {shape.features} features; diffusions and spectral radii "
+        "not planned",
     )

@@ -167,7 +167,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
 
 
 def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
-    """For ``jaxlab plan``: one epoch of the APPNP baseline's runs of one cell, split over
+    """For ``jaxlab plan``: the whole training of the APPNP baseline's runs of one cell, split over
     ``runs`` (APPNP propagates K times in every forward pass: the costliest program; the
     GADC(IV) MLPs and GCN are not planned)."""
     shape = largest_graph("prognn", config.baseline_datasets)
@@ -182,6 +182,6 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
         optimizer=ap.optimizer,
         epochs=ap.epochs,
         select=config.select,
-        note=f"one APPNP epoch (K = {ap.num_terms} propagations) of a cell's runs, "
+        note=f"{ap.epochs} APPNP epochs (K = {ap.num_terms} propagations) of a cell's runs, "
         f"{shape.nodes} nodes × {shape.features} features; GADC MLPs and GCN not planned",
     )

@@ -415,8 +415,10 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
 def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     """For ``jaxlab plan``: one step of every member's training (seeds × 6 members, the
     program of :func:`train_and_evaluate`'s ``train``), members split over ``runs``, the ID
-    training set replicated. XLA counts the step scan's body once. The wide model, the
-    probes and the evaluation are not planned."""
+    training set replicated. A call is the whole training (its step scan counted at its
+    trip count). The evaluation (:func:`_evaluate`: KNN scores of every member and wide
+    model on the val, test and OOD sets, the probes' accuracy; once per preset, replicated)
+    is a program of its own; the wide model's and the probes' training are not planned."""
     members = config.num_seeds * len(NAIVE_TASKS + MC_TASKS)
     lanes = padded_runs(members, mesh)
     split = runs_sharding(mesh)
@@ -438,12 +440,57 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     train = jax.vmap(
         lambda k, t, x, y: _train_member(k, t, x, y, config), in_axes=(0, 0, None, None)
     )
+    if config.id_set == "digits":
+        n_test = n_id - int(config.split_fractions[1] * n_id)
+        near, far = int(np.sum(load_digits().target >= config.num_classes)), 2 * config.num_far
+    else:
+        n_test = 10_000  # the CIFAR test splits
+        near, far = config.num_far * len(config.near_sets), config.num_far * len(config.far_sets)
+    rows = {
+        "train": config.knn_bank or n_train,
+        "val": n_id - n_train - (n_test if config.id_set == "digits" else 0),
+        "test": n_test,
+        "near": near,
+        "far": far,
+    }
+    wide_config = ml_collections.ConfigDict(config.to_dict())
+    wide_config.hidden = tuple(config.wide_factor * h for h in config.hidden)
+
+    def params(cfg, count):
+        ks = jax.eval_shape(lambda: jax.random.split(jax.random.key(0), count))
+        return jax.eval_shape(jax.vmap(lambda k: _member_init(k, CE, cfg)[0][0]), ks)
+
+    features = config.hidden[-1]
+    probes = (
+        jax.ShapeDtypeStruct((members, features, config.num_classes), jnp.float32),
+        jax.ShapeDtypeStruct((members, config.num_classes), jnp.float32),
+    )
+    evaluation = PlanSpec(
+        fn=lambda m, p, w, inputs, y: _evaluate(
+            m, p, w, inputs, y, config.knn_k, len(NAIVE_TASKS + MC_TASKS)
+        ),
+        abstract_args=abstract(
+            (
+                params(config, members),
+                probes,
+                params(wide_config, config.num_seeds),
+                {s: jax.ShapeDtypeStruct((r, dim), jnp.float32) for s, r in rows.items()},
+                jax.ShapeDtypeStruct((n_test,), jnp.int32),
+            ),
+            rep,
+        ),
+        steps_per_run=1,
+        num_runs=1,
+        note="KNN OOD scores of every member and wide model, probe accuracy",
+        name="eval",
+    )
     return PlanSpec(
         fn=train,
         abstract_args=args,
-        steps_per_run=config.train_steps,
+        steps_per_run=1,
         num_runs=members,
         runs_per_call=members,
-        note="one Adam step (two augmented views, CE/SupCon/SimCLR) of every "
-        "member; wide model, probes and evaluation not planned",
+        note=f"the {config.train_steps} Adam steps (two augmented views, CE/SupCon/SimCLR) "
+        "of every member; wide model and probe training not planned",
+        programs=(evaluation,),
     )

@@ -593,7 +593,10 @@ def _train_and_evaluate_geom(config: ml_collections.ConfigDict, workdir: Path) -
 def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     """For ``jaxlab plan``: one training step of the denoiser (``make_train_step``, what
     ``fit`` calls), the batch split over ``data``, the state replicated (as
-    ``fit(mesh=...)`` places them). Sampling and scoring (host RDKit) are not planned."""
+    ``fit(mesh=...)`` places them). The final sampling (``samples_per_reference`` per test
+    molecule, ``eval_batch_size`` a call; ``num_test`` 0 is GeoMol's 1,000 molecules) is a
+    program of its own; the learning curve's samples and scoring (host RDKit) are not
+    planned."""
     model = MCFDenoiser(SIZES[config.model_size], dtype=compute_dtype(config.compute_dtype))
     schedule = cosine_beta_schedule(config.num_diffusion_steps)
     optimizer = make_optimizer(optimizer_spec(config))
@@ -610,6 +613,22 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     state = jax.eval_shape(lambda e, k: init_state(model, optimizer, e, k), batch(1), key)
     rep = replicated(mesh)
     rows = batch_sharding(mesh) if DATA_AXIS in mesh.axis_names else rep
+    size = config.eval_batch_size
+    chunk = batch(size)
+    sampling = PlanSpec(
+        fn=_make_sampler(model, schedule, config),
+        abstract_args=(
+            abstract(state.ema_params, rep),
+            abstract(chunk["atom_coords"], rep),
+            abstract(chunk["mask"], rep),
+            abstract(key, rep),
+        ),
+        steps_per_run=-(-(config.num_test or 1000) * config.samples_per_reference // size),
+        num_runs=config.num_seeds,
+        note=f"{config.sampler_steps or config.num_diffusion_steps} sampler steps of {size} "
+        "conformers",
+        name="sample",
+    )
     return PlanSpec(
         fn=make_train_step(model, optimizer, schedule, config.ema_decay),
         abstract_args=(
@@ -620,6 +639,7 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
         steps_per_run=config.num_steps,
         num_runs=config.num_seeds,
         note=f"one MCF denoiser step (size {config.model_size}, {config.compute_dtype}, "
-        f"batch {config.batch_size} of {MAX_ATOMS}-atom molecules); sampling and RDKit "
+        f"batch {config.batch_size} of {MAX_ATOMS}-atom molecules); learning curve and RDKit "
         "scoring not planned",
+        programs=(sampling,),
     )

@@ -396,10 +396,9 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     """For ``jaxlab plan``: the online PPO of the main setting's arms × seeds (the run's
     ``vmap(train)``), lanes split over ``runs``, passive data and planners abstract.
 
-    A call is the whole online phase, whose ``num_updates`` PPO updates are a scan: XLA
-    counts a loop body once, and the rollout, epoch and minibatch loops inside an update
-    are loops too, so the FLOPs per call are one env step + one minibatch step of an
-    update: a LOWER bound on an update's cost. Passive collection and pre-training (one
+    A call is the whole online phase, whose ``num_updates`` PPO updates are a scan (with
+    the rollout, epoch and minibatch loops inside an update), each loop counted at its trip
+    count. Passive collection and pre-training (one
     scan per seed, ≈ 4× fewer FLOPs) are not planned.
     """
     prepare, train, arms = setting_programs(config, "main")
@@ -413,10 +412,10 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     return PlanSpec(
         fn=jax.vmap(train),
         abstract_args=(abstract(keys, split), abstract(args, split)),
-        steps_per_run=config.ppo.num_updates,
+        steps_per_run=1,
         num_runs=total,
         runs_per_call=lanes_needed,
-        note="one guided PPO update (rollout with sub-goal planning, IDM ensemble, PPO "
-        "epochs) of every arm × seed of a setting; inner loops counted once by XLA (a "
-        "lower bound); passive data and pre-training not planned",
+        note=f"the {config.ppo.num_updates} guided PPO updates (rollout with sub-goal "
+        "planning, IDM ensemble, PPO epochs) of every arm × seed of a setting; passive data "
+        "and pre-training not planned",
     )

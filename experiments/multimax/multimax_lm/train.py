@@ -27,7 +27,7 @@ from jaxlab.nn import TransformerLM
 from jaxlab.train import compute_dtype, create_state, fit, mesh_from_config, param_dtype
 from jaxlab.train.lifecycle import to_host
 from jaxlab.train.mesh import batch_sharding, replicated
-from jaxlab.train.plan import PlanSpec, abstract
+from jaxlab.train.plan import InputPipeline, PlanSpec, abstract
 from jaxlab.train.prefetch import DeviceStream, device_batches
 
 from ..trainer import multimax_optimizer
@@ -232,7 +232,10 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
 
 def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     """For ``jaxlab plan``: one MultiMax train step, state replicated, batch over ``data``
-    (the paper preset: a batch of WikiText-103 token blocks)."""
+    (the paper preset: a batch of WikiText-103 token blocks). On WikiText-103 the
+    perplexity pass over validation and test (about 217,646 + 245,569 tokens, Merity et
+    al. 2016, Table 1) is a program of its own, and the host's token blocks (split and
+    looked up per line) the input pipeline of a train call."""
     streamed = "wikitext103" in config.datasets
     if streamed:
         model, length = make_model(config, "multimax", config.vocab_size), config.block_size
@@ -256,6 +259,35 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
         fn, what = block_step, f"{length}-token WikiText-103 blocks"
     else:
         batch, fn, what = {"window": window}, train_step, f"{length} characters"
+    runs = len(config.normalizers) * config.num_seeds
+    programs, pipeline = (), None
+    if streamed:
+        blocks = -(-217_646 // length) + -(-245_569 // length)
+        rows = config.eval_batch_size
+        eval_batch = {
+            "tokens": jax.ShapeDtypeStruct((rows, length + 1), jnp.int32),
+            "weights": jax.ShapeDtypeStruct((rows, length), jnp.float32),
+        }
+
+        def nll(params, b):
+            return jnp.sum(weighted_nll(model.apply, params, b["tokens"], b["weights"]))
+
+        programs = (
+            PlanSpec(
+                fn=nll,
+                abstract_args=(
+                    abstract(state.params, replicated(mesh)),
+                    abstract(eval_batch, batch_sharding(mesh)),
+                ),
+                steps_per_run=-(-blocks // rows),
+                num_runs=runs,
+                note=f"perplexity of {blocks} validation and test blocks",
+                name="eval",
+            ),
+        )
+        pipeline = InputPipeline(
+            wikitext.synthetic_block_example(length), config.batch_size, "token blocks"
+        )
     return PlanSpec(
         fn=fn,
         abstract_args=(
@@ -264,7 +296,8 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
             abstract(rng, replicated(mesh)),
         ),
         steps_per_run=config.num_steps,
-        num_runs=len(config.normalizers) * config.num_seeds,
-        note=f"one train step of the MultiMax LM (batch {config.batch_size} × {what} "
-        "over data); evaluation not planned",
+        num_runs=runs,
+        note=f"one train step of the MultiMax LM (batch {config.batch_size} × {what} over data)",
+        programs=programs,
+        input_pipeline=pipeline,
     )

@@ -26,7 +26,7 @@ from jaxlab.nn import ViT
 from jaxlab.train import compute_dtype, create_state, fit, mesh_from_config, param_dtype
 from jaxlab.train.lifecycle import to_host
 from jaxlab.train.mesh import batch_sharding, replicated
-from jaxlab.train.plan import PlanSpec, abstract
+from jaxlab.train.plan import InputPipeline, PlanSpec, abstract
 from jaxlab.train.prefetch import DeviceStream, device_batches
 
 from ..trainer import multimax_optimizer
@@ -254,7 +254,10 @@ DATASET_SHAPES = {
 
 
 def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
-    """For ``jaxlab plan``: one MultiMax train step, state replicated, batch over ``data``."""
+    """For ``jaxlab plan``: one MultiMax train step, state replicated, batch over ``data``;
+    the evaluation (a pass over the test split, ``eval_batch_size`` images a call, each run
+    once) a program of its own; on ImageNet the host's DeiT input pipeline (JPEG decoding
+    and augmentation) per train call."""
     shape, num_classes = DATASET_SHAPES[config.dataset]
     model = make_model(config, "multimax", num_classes)
     example = jax.ShapeDtypeStruct((1, *shape), jnp.float32)
@@ -270,12 +273,41 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
         "label": jax.ShapeDtypeStruct((config.batch_size,), jnp.int32),
     }
     rng = jax.eval_shape(lambda: jax.random.key(0))
-    step = soft_target_step(config, num_classes) if config.dataset == "imagenet2012" else train_step
+    imagenet2012 = config.dataset == "imagenet2012"
+    step = soft_target_step(config, num_classes) if imagenet2012 else train_step
+    runs = len(config.normalizers) * config.num_seeds
+    test_images = config.eval_images or {"imagenet2012": 50_000, "fashion_mnist": 10_000}.get(
+        config.dataset, config.eval_batch_size
+    )
+    eval_batch = {
+        "image": jax.ShapeDtypeStruct((config.eval_batch_size, *shape), jnp.float32),
+        "label": jax.ShapeDtypeStruct((config.eval_batch_size,), jnp.int32),
+        "mask": jax.ShapeDtypeStruct((config.eval_batch_size,), jnp.float32),
+    }
+    evaluation = PlanSpec(
+        fn=lambda params, b: _masked_counts(model, params, b),
+        abstract_args=(abstract(state.params, rep), abstract(eval_batch, rows)),
+        steps_per_run=-(-test_images // config.eval_batch_size),
+        num_runs=runs,
+        note=f"top-1 accuracy of {test_images} test images",
+        name="eval",
+    )
+    pipeline = (
+        InputPipeline(
+            imagenet.synthetic_train_example(shape[0]),
+            config.batch_size,
+            "JPEG decoding + DeiT RandAugment",
+        )
+        if imagenet2012
+        else None
+    )
     return PlanSpec(
         fn=step,
         abstract_args=(abstract(state, rep), abstract(batch, rows), abstract(rng, rep)),
         steps_per_run=config.num_steps,
-        num_runs=len(config.normalizers) * config.num_seeds,
+        num_runs=runs,
         note=f"one train step of the MultiMax ViT ({config.dataset}, batch "
-        f"{config.batch_size} over data); evaluation not planned",
+        f"{config.batch_size} over data)",
+        programs=(evaluation,),
+        input_pipeline=pipeline,
     )

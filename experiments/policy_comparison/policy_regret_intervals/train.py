@@ -290,9 +290,9 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     intervals), replications split over ``runs``.
 
     A call is one grid point of every replication (a run = a replication at one grid
-    point, one call each). XLA counts the Newton loop's body once, so the FLOPs are a
-    lower bound at ``newton_steps > 1``; smaller grid points and the IV cells cost less
-    and are counted as this one (an upper bound for them).
+    point, one call each), its Newton loops counted at their trip counts; smaller grid
+    points and the IV cells cost less and are counted as this one (an upper bound for
+    them).
     """
     runs = mesh.shape.get(RUNS_AXIS, 1)
     lanes = padded_runs(config.num_seeds, mesh)
@@ -313,5 +313,5 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
         num_runs=points * config.num_seeds,
         runs_per_call=config.num_seeds,
         note=f"every replication's simulation, cross-fitted logistic nuisances and intervals "
-        f"at N = {n} (MSM); Newton loop counted once by XLA",
+        f"at N = {n} (MSM)",
     )

@@ -359,8 +359,8 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     ``runs`` (the plan's images are [lanes, T, ...], swapped to the scan's step-major
     layout inside), the model replicated.
 
-    XLA counts the stream scan's body once: the FLOPs are one adaptation step of every
-    seed. The four arms run in turn (runs = 4 × seeds, each counted at SLWI's cost: an upper
+    A call is the whole stream of every seed (its scan counted at its trip count). The
+    four arms run in turn (runs = 4 × seeds, each counted at SLWI's cost: an upper
     bound for the source and TENT arms); source training and timing are not planned.
     """
     lanes = padded_runs(config.num_seeds, mesh)
@@ -388,9 +388,9 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
             abstract(frozen, rep),
             abstract(source, rep),
         ),
-        steps_per_run=steps,
+        steps_per_run=1,
         num_runs=4 * config.num_seeds,
         runs_per_call=config.num_seeds,
-        note=f"one TENT + SLWI step (batch {b} of {size}×{size} images) of every stream; "
+        note=f"{steps} TENT + SLWI steps (batch {b} of {size}×{size} images) of every stream; "
         "source training and timing not planned",
     )
