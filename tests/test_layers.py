@@ -126,7 +126,13 @@ def test_the_trainers_do_not_import_the_report_cli_or_experiments():
 
 
 def _experiment_files():
-    return sorted(p for p in EXPERIMENTS.rglob("*.py") if "__pycache__" not in p.parts)
+    """The experiments' modules; ``conftest.py`` is pytest's configuration of their doctests
+    (it checks the backend with ``jaxlab.report.xla_env``), not experiment code."""
+    return sorted(
+        p
+        for p in EXPERIMENTS.rglob("*.py")
+        if "__pycache__" not in p.parts and p.name != "conftest.py"
+    )
 
 
 def test_experiment_code_does_not_import_the_report_or_cli():
