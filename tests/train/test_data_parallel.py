@@ -1,4 +1,4 @@
-"""MCF training on the 8 fake CPU devices (data-parallel mesh) and in bfloat16.
+"""MCF training on the 8 fake CPU devices (a ``data`` mesh) and in bfloat16.
 
 Reference: the same steps on one device in float32 (an independent run of the same math).
 Both training tests compile a PerceiverIO train step twice (≈ 40–120 s on the shared
@@ -13,8 +13,7 @@ import pytest
 from jaxlab.chem import SIZES, MCFDenoiser
 from jaxlab.chem.training import init_state, make_train_step
 from jaxlab.diffusion import cosine_beta_schedule
-from jaxlab.train import fit, make_optimizer
-from jaxlab.train.data_parallel import compute_dtype, data_parallel_mesh
+from jaxlab.train import fit, make_mesh, make_optimizer, put_batch
 
 
 def _batch(b=16, n=6, c=11, seed=0):
@@ -59,7 +58,7 @@ def _train(model, mesh, steps=2):
 def test_data_parallel_training_matches_one_device():
     assert len(jax.local_devices()) == 8  # tests/conftest.py
     model = MCFDenoiser(SIZES["micro"])
-    mesh = data_parallel_mesh(16)
+    mesh = make_mesh({"data": 8})
     sharded, losses = _train(model, mesh)
     single, ref_losses = _train(model, None)
     leaf = jax.tree.leaves(sharded.params)[0]
@@ -74,7 +73,7 @@ def test_data_parallel_training_matches_one_device():
 
 @pytest.mark.slow
 def test_bfloat16_training_tracks_float32():
-    bf16, losses = _train(MCFDenoiser(SIZES["micro"], dtype=compute_dtype("bfloat16")), None)
+    bf16, losses = _train(MCFDenoiser(SIZES["micro"], dtype=jnp.bfloat16), None)
     _, ref_losses = _train(MCFDenoiser(SIZES["micro"]), None)
     assert all(leaf.dtype == jnp.float32 for leaf in jax.tree.leaves(bf16.params))
     assert np.all(np.isfinite(losses))
@@ -83,7 +82,5 @@ def test_bfloat16_training_tracks_float32():
 
 @pytest.mark.devices(8)
 def test_bad_inputs():
-    with pytest.raises(ValueError, match="batch_size"):
-        data_parallel_mesh(12)  # 12 rows do not split over 8 devices
-    with pytest.raises(ValueError, match="compute_dtype"):
-        compute_dtype("float16")
+    with pytest.raises(ValueError, match="cannot be split"):
+        put_batch(_batch(b=12), make_mesh({"data": 8}))  # 12 rows do not split over 8 devices

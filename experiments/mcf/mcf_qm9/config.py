@@ -8,7 +8,7 @@ generated conformers per molecule, beside RDKit ETKDGv3 and random coordinates.
 
 Quick also records a learning curve (COV-R / MAT-R of the EMA model every 300 steps on the
 test molecules; ``learning_curve.json`` / ``.png`` in the workdir). ``compute_dtype``
-(bf16 in paper) and ``data_parallel`` (batch split over this process's devices through
+(bf16 in paper) and ``mesh`` (every batch split over all devices of all processes through
 ``jaxlab.train.fit``'s mesh) scale it out.
 
 Seeds and power (decided before the run). One run is one seed; each metric is that seed's
@@ -48,8 +48,9 @@ Paper's number: COV-R 95.0% / MAT-R 0.103 Å (GEOM-QM9, MCF-B).
 
 Mesh (every preset): ``{"data": -1}``: one seed is one long SGD run of one model, so its
 batch splits over every device (data parallel, the state replicated: ≈ 1 GB for size B);
-quick and smoke through ``data_parallel`` (this process's devices), paper through
-``config.mesh`` (read by ``jaxlab plan``), its sampling rows split over ``data`` too.
+every preset builds it from ``config.mesh`` over all processes' devices (read by
+``jaxlab plan`` too), each process feeding its own rows of every global batch; the paper
+preset's sampling rows are split over ``data`` too.
 """
 
 import ml_collections
@@ -105,7 +106,6 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.ema_decay = 0.999
     c.clip_global_norm = 2.0
     c.eval_batch_size = 256
-    c.data_parallel = True  # batch split over this process's devices (jaxlab.train.fit mesh)
     c.mesh = {"data": -1}
     c.curve_every = 0  # learning curve: COV-R / MAT-R every this many steps (0: none)
     c.curve_num_test = 0  # molecules of the curve's points (0: all test molecules)

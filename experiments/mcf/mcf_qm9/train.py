@@ -46,6 +46,7 @@ from jaxlab.train import (
     DeviceStream,
     atomic_write_json,
     batch_sharding,
+    compute_dtype,
     device_batches,
     fit,
     make_optimizer,
@@ -53,7 +54,6 @@ from jaxlab.train import (
     replicated,
     to_host,
 )
-from jaxlab.train.data_parallel import compute_dtype, data_parallel_mesh
 from jaxlab.train.mesh import DATA_AXIS
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -196,7 +196,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     atomic_write_json(workdir / "rejected.json", rejected)
 
     # ---------------------------------------------------------------- model
-    model = MCFDenoiser(SIZES[config.model_size], dtype=compute_dtype(config.compute_dtype))
+    model = MCFDenoiser(SIZES[config.model_size], dtype=compute_dtype(config))
     schedule = cosine_beta_schedule(config.num_diffusion_steps)
     optimizer = make_optimizer(optimizer_spec(config))
     example = {k: v[:1] for k, v in train_arrays.items()}
@@ -204,8 +204,9 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     dataset = batch_dataset(train_arrays, config.batch_size, config.seed)
 
     # ---------------------------------------------------------------- train
-    # Data parallel over this process's devices (one device: a 1-device mesh, same path).
-    mesh = data_parallel_mesh(config.batch_size) if config.data_parallel else None
+    # Data parallel over every device of every process (one device: a 1-device mesh, the
+    # same path); each process's ``dataset[step]`` is its own rows of the global batch.
+    mesh = mesh_from_config(config, DATA_AXIS)
     sampler = _make_sampler(model, schedule, config)
     curve_test = test[: config.curve_num_test or len(test)]
     curve_arrays = pad_molecules(curve_test)
@@ -507,7 +508,7 @@ def _train_and_evaluate_geom(config: ml_collections.ConfigDict, workdir: Path) -
     )
 
     # ---------------------------------------------------------------- model
-    model = MCFDenoiser(SIZES[config.model_size], dtype=compute_dtype(config.compute_dtype))
+    model = MCFDenoiser(SIZES[config.model_size], dtype=compute_dtype(config))
     schedule = cosine_beta_schedule(config.num_diffusion_steps)
     optimizer = make_optimizer(optimizer_spec(config))
     width = NUM_EIGENFUNCTIONS + NUM_ATOM_FEATURES
@@ -597,7 +598,7 @@ def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     molecule, ``eval_batch_size`` a call; ``num_test`` 0 is GeoMol's 1,000 molecules) is a
     program of its own; the learning curve's samples and scoring (host RDKit) are not
     planned."""
-    model = MCFDenoiser(SIZES[config.model_size], dtype=compute_dtype(config.compute_dtype))
+    model = MCFDenoiser(SIZES[config.model_size], dtype=compute_dtype(config))
     schedule = cosine_beta_schedule(config.num_diffusion_steps)
     optimizer = make_optimizer(optimizer_spec(config))
     width = NUM_EIGENFUNCTIONS + NUM_ATOM_FEATURES
