@@ -55,6 +55,7 @@ def runs_in_tf32(precision: Any, *operands: Any) -> bool:
 
 def _emulating(primitive: Any, lowering: Any) -> Any:
     """A CPU lowering of ``primitive`` that rounds TF32 operands, then lowers with ``lowering``."""
+
     def rule(ctx: Any, lhs: Any, rhs: Any, **params: Any) -> Any:
         if not runs_in_tf32(params["precision"], *ctx.avals_in):
             return lowering(ctx, lhs, rhs, **params)
