@@ -20,6 +20,7 @@ from jaxlab.causal import (
     random_weights,
     sample_linear_gaussian,
 )
+from tests.precision import HIGHEST, recorded_precisions
 
 
 def _random_dag(n, p, rng):
@@ -117,9 +118,16 @@ def test_partial_correlation_closed_form_and_grads():
 
 
 def test_correlation_matrix_matches_numpy(gaussian_data):
-    np.testing.assert_allclose(
-        correlation_matrix(gaussian_data), np.corrcoef(gaussian_data.T), atol=1e-5
-    )
+    # Compared at float32 precision: a GPU's default TF32 moves correlations by ~1e-3.
+    corr = correlation_matrix(gaussian_data, precision="highest")
+    np.testing.assert_allclose(corr, np.corrcoef(gaussian_data.T), atol=1e-5)
+
+
+def test_correlation_matrix_multiplies_at_the_precision_it_is_given():
+    x = jnp.ones((4, 3))
+    highest = lambda d: correlation_matrix(d, precision="highest")  # noqa: E731
+    assert recorded_precisions(highest, x) == [HIGHEST]
+    assert recorded_precisions(correlation_matrix, x) == [None]  # the ambient precision
 
 
 def test_counting_wrapper_counts_distinct_and_total():
