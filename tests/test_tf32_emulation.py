@@ -18,6 +18,7 @@ REPO = Path(__file__).resolve().parents[1]
 PROBE = """
 import numpy as np, jax, jax.numpy as jnp
 import tests.tf32
+tests.tf32.emulate_tf32()
 rng = np.random.default_rng(0)
 x, y = (rng.normal(size=(64, 64)).astype(np.float32) for _ in range(2))
 img, k = rng.normal(size=(1, 8, 8, 4)), rng.normal(size=(3, 3, 4, 5))

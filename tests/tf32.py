@@ -15,7 +15,7 @@ test that compares at an explicit ``"highest"`` precision passes with the plugin
 compares at the backend's default fails as it would on the GPU (``docs/precision.md``).
 
 The plugin replaces two CPU lowering rules of ``jax._src`` (private JAX API, tested with jax
-0.10); it fails at import, not silently, where those rules are not found.
+0.10); it fails, not silently, where those rules are not found.
 """
 
 from __future__ import annotations
@@ -71,9 +71,19 @@ def _emulating(primitive: Any, lowering: Any) -> Any:
     return rule
 
 
-for _primitive in (_lax.dot_general_p, _conv.conv_general_dilated_p):
-    mlir.register_lowering(
-        _primitive,
-        _emulating(_primitive, mlir._platform_specific_lowerings["cpu"][_primitive].rule),
-        platform="cpu",
-    )
+def emulate_tf32() -> None:
+    """Lowers this process's float32 products below ``HIGHEST`` on the CPU in TF32 (for good)."""
+    for primitive in (_lax.dot_general_p, _conv.conv_general_dilated_p):
+        mlir.register_lowering(
+            primitive,
+            _emulating(primitive, mlir._platform_specific_lowerings["cpu"][primitive].rule),
+            platform="cpu",
+        )
+
+
+def pytest_configure(config: Any) -> None:
+    """Turns the emulation on where pytest loads this module as a plugin (``-p tests.tf32``).
+
+    Importing the module (``--doctest-modules`` does) changes nothing.
+    """
+    emulate_tf32()
