@@ -8,16 +8,20 @@ reads it, so a test of a kernel's ``precision`` argument fails where the argumen
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import jax
+import jax.extend
 
 #: The primitives whose precision a GPU obeys (TF32 unless ``HIGHEST``).
 PRODUCTS = ("dot_general", "conv_general_dilated")
 #: What a product traced with ``precision="highest"`` (or under
 #: ``jax.default_matmul_precision("highest")``) records.
 HIGHEST = (jax.lax.Precision.HIGHEST, jax.lax.Precision.HIGHEST)
+#: What a product without a precision of its own records under ``"high"``.
+HIGH = (jax.lax.Precision.HIGH, jax.lax.Precision.HIGH)
 
 
 def _eqns(jaxpr: Any) -> Iterator[Any]:
@@ -45,3 +49,17 @@ def recorded_precisions(fn: Callable[..., Any], *args: Any) -> list[Any]:
     if not found:
         raise AssertionError(f"{fn} traces no {' or '.join(PRODUCTS)}")
     return found
+
+
+def assert_takes_precision(kernel: Callable[..., Any], *args: Any, count: int) -> None:
+    """``kernel(*args, precision=...)`` passes its argument to each of its ``count`` products.
+
+    ``precision="highest"`` wins over an ambient ``"default"`` scope; the default ``None``
+    follows an ambient ``"high"`` scope (``docs/precision.md``).
+    """
+    with jax.default_matmul_precision("default"):
+        given = recorded_precisions(functools.partial(kernel, precision="highest"), *args)
+    with jax.default_matmul_precision("high"):
+        ambient = recorded_precisions(kernel, *args)
+    assert given == [HIGHEST] * count, given
+    assert ambient == [HIGH] * count, ambient

@@ -20,7 +20,7 @@ from jaxlab.causal import (
     random_weights,
     sample_linear_gaussian,
 )
-from tests.precision import HIGHEST, recorded_precisions
+from tests.precision import assert_takes_precision
 
 
 def _random_dag(n, p, rng):
@@ -124,10 +124,7 @@ def test_correlation_matrix_matches_numpy(gaussian_data):
 
 
 def test_correlation_matrix_multiplies_at_the_precision_it_is_given():
-    x = jnp.ones((4, 3))
-    highest = lambda d: correlation_matrix(d, precision="highest")  # noqa: E731
-    assert recorded_precisions(highest, x) == [HIGHEST]
-    assert recorded_precisions(correlation_matrix, x) == [None]  # the ambient precision
+    assert_takes_precision(correlation_matrix, jnp.ones((4, 3)), count=1)
 
 
 def test_counting_wrapper_counts_distinct_and_total():

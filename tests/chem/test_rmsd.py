@@ -12,16 +12,14 @@ from rdkit.Chem import AllChem, rdMolAlign
 from scipy.spatial.transform import Rotation
 
 from jaxlab.chem import best_rmsd, best_rmsd_matrix, kabsch_rmsd
-from tests.precision import HIGHEST, recorded_precisions
+from tests.precision import assert_takes_precision
 
 #: The kernel at float32 precision: a GPU's default TF32 leaves ~4e-4 Å where the RMSD is 0.
 rmsd = functools.partial(kabsch_rmsd, precision="highest")
 
 
 def test_kabsch_multiplies_at_the_precision_it_is_given():
-    a = jnp.ones((4, 3))
-    assert recorded_precisions(rmsd, a, a) == [HIGHEST] * 5
-    assert recorded_precisions(kabsch_rmsd, a, a) == [None] * 5  # the ambient precision
+    assert_takes_precision(kabsch_rmsd, jnp.ones((4, 3)), jnp.ones((4, 3)), count=5)
 
 
 def _embedded(smiles, n, seed=0):

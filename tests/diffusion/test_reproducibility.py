@@ -21,7 +21,7 @@ from jaxlab.diffusion import (
     pca_proxy,
     reproducibility_score,
 )
-from tests.precision import HIGHEST, recorded_precisions
+from tests.precision import assert_takes_precision
 
 #: The kernel compared at float32 precision: its logits 2xᵀy − ‖y‖² cancel, and a GPU's
 #: default TF32 products move the denoised points by up to ~1e-2 at small σ.
@@ -29,9 +29,7 @@ denoise = functools.partial(optimal_denoiser, precision="highest")
 
 
 def test_denoiser_multiplies_at_the_precision_it_is_given():
-    x, y = jnp.ones((2, 3)), jnp.ones((5, 3))
-    assert recorded_precisions(denoise, x, 0.5, y) == [HIGHEST, HIGHEST]
-    assert recorded_precisions(optimal_denoiser, x, 0.5, y) == [None, None]  # ambient
+    assert_takes_precision(optimal_denoiser, jnp.ones((2, 3)), 0.5, jnp.ones((5, 3)), count=2)
 
 
 def np_optimal_denoiser(x, sigma, y):

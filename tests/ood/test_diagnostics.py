@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from jaxlab.ood import affine_coupling_r2, linear_cka, loss_barrier, weight_match_mlp
-from tests.precision import HIGHEST, recorded_precisions
+from tests.precision import assert_takes_precision
 
 
 def _np_cka(x, y):
@@ -25,10 +25,7 @@ def test_linear_cka_matches_numpy_and_invariances():
 
 
 def test_cka_multiplies_at_the_precision_it_is_given():
-    x = jnp.ones((6, 3))
-    cka = lambda a, b: linear_cka(a, b, precision="highest")  # noqa: E731
-    assert recorded_precisions(cka, x, x) == [HIGHEST] * 3
-    assert recorded_precisions(linear_cka, x, x) == [None] * 3  # the ambient precision
+    assert_takes_precision(linear_cka, jnp.ones((6, 3)), jnp.ones((6, 2)), count=3)
 
 
 def test_affine_coupling_proxy():

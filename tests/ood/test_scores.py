@@ -16,7 +16,7 @@ from jaxlab.ood import (
     msp_score,
     standardize_scores,
 )
-from tests.precision import HIGHEST, recorded_precisions
+from tests.precision import assert_takes_precision
 
 
 def test_logit_scores_match_scipy():
@@ -39,11 +39,7 @@ def test_knn_matches_sklearn(k):
 
 
 def test_knn_multiplies_at_the_precision_it_is_given():
-    q, bank = jnp.ones((3, 4)), jnp.ones((5, 4))
-    assert recorded_precisions(lambda a, b: knn_score(a, b, precision="highest"), q, bank) == [
-        HIGHEST
-    ]
-    assert recorded_precisions(knn_score, q, bank) == [None]  # the ambient precision
+    assert_takes_precision(knn_score, jnp.ones((3, 4)), jnp.ones((5, 4)), count=1)
 
 
 def test_mahalanobis_matches_numpy():
