@@ -11,7 +11,7 @@ from pathlib import Path
 import jax
 import jax.numpy as jnp
 
-from tests.precision import HIGHEST, recorded_precisions
+from tests.precision import HIGH, HIGHEST, recorded_precisions
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -63,4 +63,5 @@ def test_recorded_precisions_reads_nested_programs():
         y = jax.lax.scan(lambda c, _: (jnp.dot(c, x, precision="highest"), None), x, None, 2)[0]
         return jax.jit(lambda z: z @ z)(y)
 
-    assert recorded_precisions(fn, jnp.ones((2, 2))) == [HIGHEST, None]
+    with jax.default_matmul_precision("high"):
+        assert recorded_precisions(fn, jnp.ones((2, 2))) == [HIGHEST, HIGH]
