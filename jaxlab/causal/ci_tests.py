@@ -48,11 +48,15 @@ class CITest(Protocol):
 # ----------------------------------------------------------------------------------------
 
 
-def correlation_matrix(data: ArrayLike) -> jax.Array:
+def correlation_matrix(data: ArrayLike, *, precision: jax.lax.PrecisionLike = None) -> jax.Array:
     """Pearson correlation matrix of the columns of ``data``.
 
     Args:
       data: ``[N, n]`` samples (rows) of ``n`` variables (columns).
+      precision: the precision of the covariance product (``jax.lax.PrecisionLike``);
+        ``None`` multiplies at the ambient ``jax.default_matmul_precision``. TF32 (a GPU's
+        default) moves correlations by ~1e-3, which partial correlations amplify;
+        ``"highest"`` gives float32 correlations (``docs/precision.md``).
 
     Returns:
       ``[n, n]`` correlation matrix (NaN entries where ``data`` holds NaN; also under
@@ -68,7 +72,7 @@ def correlation_matrix(data: ArrayLike) -> jax.Array:
     if x.shape[0] < 2:
         raise ValueError(f"data needs at least 2 rows, got shape {x.shape}")
     x = x - x.mean(axis=0, keepdims=True)
-    cov = x.T @ x
+    cov = jnp.matmul(x.T, x, precision=precision)
     scale = jnp.sqrt(jnp.diag(cov))
     return cov / (scale[:, None] * scale[None, :])
 

@@ -46,6 +46,7 @@ def optimal_denoiser(
     train_set: jax.typing.ArrayLike,
     *,
     chunk_size: int = 4096,
+    precision: jax.lax.PrecisionLike = None,
 ) -> jax.Array:
     """The empirical optimal denoiser D*(x; σ) of a training set (EDM parametrisation).
 
@@ -64,6 +65,11 @@ def optimal_denoiser(
       sigma: σ > 0, a scalar or ``[b]``.
       train_set: ``[n, d]`` training items y_i.
       chunk_size: training items per chunk.
+      precision: the precision of the two products a chunk (``jax.lax.PrecisionLike``);
+        ``None`` multiplies at the ambient ``jax.default_matmul_precision``. The logits
+        ``2xᵀy − ‖y‖²`` cancel to ``‖x‖² − ‖x − y‖²`` and are divided by 2σ², so TF32 (a
+        GPU's default) errors of ~1e-3·‖x‖‖y‖ decide the softmax at small σ; ``"highest"``
+        gives float32 logits (``docs/precision.md``).
 
     Returns:
       ``[b, d]`` denoised queries.
@@ -111,7 +117,7 @@ def optimal_denoiser(
         y = jax.lax.dynamic_slice_in_dim(train_set, start, chunk)
         ok = start + jnp.arange(chunk) >= i * chunk
         # σ-free logit ‖x‖² − ‖x − y‖² = 2xᵀy − ‖y‖²; the 1/(2σ²) factor comes after the max.
-        raw = 2.0 * x @ y.T - jnp.sum(y * y, axis=1)[None, :]
+        raw = 2.0 * jnp.matmul(x, y.T, precision=precision) - jnp.sum(y * y, axis=1)[None, :]
         raw = jnp.where(ok[None, :], raw, -jnp.inf)
         m_new = jnp.maximum(m, jnp.max(raw, axis=1, keepdims=True))
         p = jnp.exp(_scaled(raw - m_new, inv))
@@ -119,7 +125,7 @@ def optimal_denoiser(
         rescale = jnp.exp(_scaled(m - m_new, inv))
         rescale = jnp.where(jnp.isneginf(m), 0.0, rescale)
         s = s * rescale + jnp.sum(p, axis=1, keepdims=True)
-        acc = acc * rescale + p @ y
+        acc = acc * rescale + jnp.matmul(p, y, precision=precision)
         return (m_new, s, acc), None
 
     init = (jnp.full((b, 1), -jnp.inf, dtype), jnp.zeros((b, 1), dtype), jnp.zeros((b, d), dtype))

@@ -9,6 +9,7 @@ an affine map of their features are coupled"), not the paper's SCI.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -22,7 +23,9 @@ from jaxlab._checks import check_integer, check_range, numpy_seed
 from jaxlab.ood.scores import _check_2d
 
 
-def linear_cka(f_a: ArrayLike, f_b: ArrayLike) -> jax.Array:
+def linear_cka(
+    f_a: ArrayLike, f_b: ArrayLike, *, precision: jax.lax.PrecisionLike = None
+) -> jax.Array:
     r"""Linear centred kernel alignment between two feature matrices of the same samples.
 
     .. math::
@@ -33,6 +36,10 @@ def linear_cka(f_a: ArrayLike, f_b: ArrayLike) -> jax.Array:
     Args:
       f_a: ``[n, d_a]`` features of member A.
       f_b: ``[n, d_b]`` features of member B on the same n samples.
+      precision: the precision of the three Gram products (``jax.lax.PrecisionLike``);
+        ``None`` multiplies at the ambient ``jax.default_matmul_precision``. Their squared
+        Frobenius norms carry TF32's (a GPU's default) ~1e-3 relative error into the CKA;
+        ``"highest"`` gives a float32 CKA (``docs/precision.md``).
 
     Returns:
       ``[]`` CKA in [0, 1].
@@ -52,8 +59,9 @@ def linear_cka(f_a: ArrayLike, f_b: ArrayLike) -> jax.Array:
         raise ValueError(f"f_a and f_b must hold the same samples, got {x.shape} and {y.shape}")
     x = x - x.mean(0, keepdims=True)
     y = y - y.mean(0, keepdims=True)
-    cross = jnp.sum(jnp.square(y.T @ x))
-    return cross / (jnp.linalg.norm(x.T @ x) * jnp.linalg.norm(y.T @ y))
+    gram = functools.partial(jnp.matmul, precision=precision)
+    cross = jnp.sum(jnp.square(gram(y.T, x)))
+    return cross / (jnp.linalg.norm(gram(x.T, x)) * jnp.linalg.norm(gram(y.T, y)))
 
 
 def _affine_r2(f_a, f_b, fit, test, ridge):

@@ -94,7 +94,12 @@ def l2_normalize(x: ArrayLike, eps: float = 1e-12) -> jax.Array:
 
 
 def knn_score(
-    features: ArrayLike, bank: ArrayLike, k: int = 1, *, block_size: int = 4096
+    features: ArrayLike,
+    bank: ArrayLike,
+    k: int = 1,
+    *,
+    block_size: int = 4096,
+    precision: jax.lax.PrecisionLike = None,
 ) -> jax.Array:
     r"""Minus the distance to the k-th nearest ID feature, both L2-normalised.
 
@@ -109,6 +114,10 @@ def knn_score(
       bank: ``[m, d]`` ID training features (m ≥ k).
       k: which neighbour.
       block_size: queries per block.
+      precision: the precision of the query-bank similarity product (``jax.lax.PrecisionLike``);
+        ``None`` multiplies at the ambient ``jax.default_matmul_precision``. The distance
+        ``2 − 2 q·b`` cancels for near neighbours, so TF32 (a GPU's default) moves it by
+        ~1e-3; ``"highest"`` gives float32 distances (``docs/precision.md``).
 
     Returns:
       ``[n]`` scores (≤ 0).
@@ -140,7 +149,7 @@ def knn_score(
 
     def one(qb):
         # ‖q − b‖² = 2 − 2 q·b for unit vectors; the k largest similarities are the k nearest.
-        sims = jax.lax.top_k(qb @ b.T, k)[0][:, -1]
+        sims = jax.lax.top_k(jnp.matmul(qb, b.T, precision=precision), k)[0][:, -1]
         return -jnp.sqrt(jnp.maximum(2.0 - 2.0 * sims, 0.0))
 
     return jax.lax.map(one, blocks).reshape(-1)[:n]

@@ -20,6 +20,7 @@ from jaxlab.causal import (
     random_weights,
     sample_linear_gaussian,
 )
+from tests.precision import assert_takes_precision
 
 
 def _random_dag(n, p, rng):
@@ -117,9 +118,13 @@ def test_partial_correlation_closed_form_and_grads():
 
 
 def test_correlation_matrix_matches_numpy(gaussian_data):
-    np.testing.assert_allclose(
-        correlation_matrix(gaussian_data), np.corrcoef(gaussian_data.T), atol=1e-5
-    )
+    # Compared at float32 precision: a GPU's default TF32 moves correlations by ~1e-3.
+    corr = correlation_matrix(gaussian_data, precision="highest")
+    np.testing.assert_allclose(corr, np.corrcoef(gaussian_data.T), atol=1e-5)
+
+
+def test_correlation_matrix_multiplies_at_the_precision_it_is_given():
+    assert_takes_precision(correlation_matrix, jnp.ones((4, 3)), count=1)
 
 
 def test_counting_wrapper_counts_distinct_and_total():

@@ -1,4 +1,8 @@
-"""SimCLR and SupCon losses against numpy loops, optax.ntxent, gradients and bad inputs."""
+"""SimCLR and SupCon losses against numpy loops, optax.ntxent, gradients and bad inputs.
+
+Comparisons with a reference run under ``jax.default_matmul_precision("highest")``
+(``docs/precision.md``): a GPU's default TF32 products miss them by ~1e-3.
+"""
 
 import doctest
 
@@ -36,20 +40,24 @@ def np_simclr(z1, z2, tau):
 
 @pytest.mark.parametrize("tau", [0.1, 0.5])
 def test_simclr_matches_numpy_and_optax(tau):
-    rng = np.random.default_rng(0)
-    z1, z2 = rng.normal(size=(6, 5)), rng.normal(size=(6, 5))
-    ours = simclr_loss(z1, z2, tau)
-    np.testing.assert_allclose(ours, np_simclr(z1, z2, tau), rtol=1e-5)
-    labels = jnp.concatenate([jnp.arange(6)] * 2)
-    ref = optax.ntxent(jnp.concatenate([z1, z2]).astype(jnp.float32), labels, tau)
-    np.testing.assert_allclose(ours, ref, rtol=1e-4)
+    with jax.default_matmul_precision("highest"):
+        rng = np.random.default_rng(0)
+        z1, z2 = rng.normal(size=(6, 5)), rng.normal(size=(6, 5))
+        ours = simclr_loss(z1, z2, tau)
+        np.testing.assert_allclose(ours, np_simclr(z1, z2, tau), rtol=1e-5)
+        labels = jnp.concatenate([jnp.arange(6)] * 2)
+        ref = optax.ntxent(jnp.concatenate([z1, z2]).astype(jnp.float32), labels, tau)
+        np.testing.assert_allclose(ours, ref, rtol=1e-4)
 
 
 def test_supcon_matches_numpy_with_singletons():
-    rng = np.random.default_rng(1)
-    z = rng.normal(size=(9, 4))
-    labels = np.array([0, 0, 0, 1, 1, 2, 3, 3, 3])  # label 2 has no positive
-    np.testing.assert_allclose(supcon_loss(z, labels, 0.2), np_supcon(z, labels, 0.2), rtol=1e-5)
+    with jax.default_matmul_precision("highest"):
+        rng = np.random.default_rng(1)
+        z = rng.normal(size=(9, 4))
+        labels = np.array([0, 0, 0, 1, 1, 2, 3, 3, 3])  # label 2 has no positive
+        np.testing.assert_allclose(
+            supcon_loss(z, labels, 0.2), np_supcon(z, labels, 0.2), rtol=1e-5
+        )
 
 
 def test_supcon_no_positive_is_zero_and_small_temperature_finite():
@@ -59,26 +67,32 @@ def test_supcon_no_positive_is_zero_and_small_temperature_finite():
 
 
 def test_jit_vmap_grad():
-    z1 = jax.random.normal(jax.random.key(0), (3, 4, 5))
-    z2 = jax.random.normal(jax.random.key(1), (3, 4, 5))
-    batched = jax.vmap(simclr_loss, in_axes=(0, 0, None))(z1, z2, 0.5)
-    loop = jnp.stack([simclr_loss(a, b, 0.5) for a, b in zip(z1, z2, strict=True)])
-    np.testing.assert_allclose(
-        jax.jit(jax.vmap(simclr_loss, (0, 0, None)))(z1, z2, 0.5), loop, rtol=1e-5
-    )
-    np.testing.assert_allclose(batched, loop, rtol=1e-5)
-    labels = jnp.array([0, 0, 1, 1])
-    check_grads(
-        lambda z: supcon_loss(z, labels, 0.5),
-        (z1[0],),
-        order=1,
-        modes=["rev"],
-        atol=1e-2,
-        rtol=1e-2,
-    )
-    check_grads(
-        lambda a: simclr_loss(a, z2[0], 0.5), (z1[0],), order=1, modes=["rev"], atol=1e-2, rtol=1e-2
-    )
+    with jax.default_matmul_precision("highest"):
+        z1 = jax.random.normal(jax.random.key(0), (3, 4, 5))
+        z2 = jax.random.normal(jax.random.key(1), (3, 4, 5))
+        batched = jax.vmap(simclr_loss, in_axes=(0, 0, None))(z1, z2, 0.5)
+        loop = jnp.stack([simclr_loss(a, b, 0.5) for a, b in zip(z1, z2, strict=True)])
+        np.testing.assert_allclose(
+            jax.jit(jax.vmap(simclr_loss, (0, 0, None)))(z1, z2, 0.5), loop, rtol=1e-5
+        )
+        np.testing.assert_allclose(batched, loop, rtol=1e-5)
+        labels = jnp.array([0, 0, 1, 1])
+        check_grads(
+            lambda z: supcon_loss(z, labels, 0.5),
+            (z1[0],),
+            order=1,
+            modes=["rev"],
+            atol=1e-2,
+            rtol=1e-2,
+        )
+        check_grads(
+            lambda a: simclr_loss(a, z2[0], 0.5),
+            (z1[0],),
+            order=1,
+            modes=["rev"],
+            atol=1e-2,
+            rtol=1e-2,
+        )
 
 
 def test_bad_inputs():

@@ -1,4 +1,8 @@
-"""NormSoftmax, heat treatment and the callable-normaliser attention."""
+"""NormSoftmax, heat treatment and the callable-normaliser attention.
+
+Comparisons with a reference run under ``jax.default_matmul_precision("highest")``
+(``docs/precision.md``): a GPU's default TF32 products miss them by ~1e-3.
+"""
 
 import math
 
@@ -151,30 +155,32 @@ def test_callable_normalizer_equals_name():
 
 @pytest.mark.parametrize("name,spread", [("norm_softmax", "variance"), ("norm_softmax_std", "std")])
 def test_norm_softmax_attention_against_hand_written(name, spread):
-    layer = MultiHeadAttention(num_heads=2, normalizer=name)
-    variables = layer.init(jax.random.key(1), X)
-    got = layer.apply(variables, X)
-    depth = X.shape[-1] // 2
+    with jax.default_matmul_precision("highest"):
+        layer = MultiHeadAttention(num_heads=2, normalizer=name)
+        variables = layer.init(jax.random.key(1), X)
+        got = layer.apply(variables, X)
+        depth = X.shape[-1] // 2
 
-    def normalise(scores, mask):  # hand_attention passes q·kᵀ/√d; undo it, γ = √d
-        return np_norm_softmax(scores * np.sqrt(depth), np.sqrt(depth), spread)
+        def normalise(scores, mask):  # hand_attention passes q·kᵀ/√d; undo it, γ = √d
+            return np_norm_softmax(scores * np.sqrt(depth), np.sqrt(depth), spread)
 
-    want = hand_attention(variables["params"], X, normalise)
-    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+        want = hand_attention(variables["params"], X, normalise)
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
 
 
 def test_call_time_scale_softmax_and_norm_softmax():
-    q = jnp.asarray(RNG.normal(size=(2, 5, 2, 4)), jnp.float32)
-    k = jnp.asarray(RNG.normal(size=(2, 6, 2, 4)), jnp.float32)
-    logits = np.einsum("bqhd,bkhd->bhqk", np.asarray(q, np.float64), np.asarray(k, np.float64))
-    for scale in (3.0, 0.125):
-        got = attention_weights(q, k, "softmax", scale=scale)
-        np.testing.assert_allclose(got, np_softmax(scale * logits, None), rtol=1e-5, atol=1e-6)
-        got = attention_weights(q, k, "norm_softmax", scale=scale)
-        want = np_norm_softmax(logits, 1.0 / scale)  # reference: γ = 1/scale under HT
-        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6)
-    with pytest.raises(ValueError, match="scale"):
-        attention_weights(q, k, scale=jnp.ones(2))
+    with jax.default_matmul_precision("highest"):
+        q = jnp.asarray(RNG.normal(size=(2, 5, 2, 4)), jnp.float32)
+        k = jnp.asarray(RNG.normal(size=(2, 6, 2, 4)), jnp.float32)
+        logits = np.einsum("bqhd,bkhd->bhqk", np.asarray(q, np.float64), np.asarray(k, np.float64))
+        for scale in (3.0, 0.125):
+            got = attention_weights(q, k, "softmax", scale=scale)
+            np.testing.assert_allclose(got, np_softmax(scale * logits, None), rtol=1e-5, atol=1e-6)
+            got = attention_weights(q, k, "norm_softmax", scale=scale)
+            want = np_norm_softmax(logits, 1.0 / scale)  # reference: γ = 1/scale under HT
+            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-6)
+        with pytest.raises(ValueError, match="scale"):
+            attention_weights(q, k, scale=jnp.ones(2))
 
 
 def test_normalize_registry_with_axis():

@@ -59,55 +59,61 @@ def huber(x, delta):
 
 @pytest.mark.parametrize("double", [True, False])
 def test_loss_matches_numpy_td_loop(double):
-    batch, w, w_tgt = _batch()
-    # The batch exercises what it must: online and target argmax disagree on some s',
-    # terminal transitions, and TD errors on both sides of the Huber threshold.
-    sel_on = np.argmax(np.asarray(batch.next_obs) @ w, -1)
-    sel_tgt = np.argmax(np.asarray(batch.next_obs) @ w_tgt, -1)
-    assert (sel_on != sel_tgt).sum() >= 3
-    td = td_numpy(w, w_tgt, batch, 0.9, double)
-    assert (np.abs(td) < 2.5).sum() >= 3 and (np.abs(td) > 2.5).sum() >= 3
-    loss_fn = jax.jit(
-        lambda p, t: dqn_loss(p, t, linear_q, batch, discount=0.9, double=double, huber_delta=2.5)
-    )
-    loss, m = loss_fn(jnp.asarray(w), jnp.asarray(w_tgt))
-    np.testing.assert_allclose(loss, huber(td, 2.5).mean(), rtol=1e-5)
-    np.testing.assert_allclose(m["td_abs"], np.abs(td).mean(), rtol=1e-5)
-    # Per transition (vmap over rows as batches of one): each row's loss equals its Huber
-    # term, and rows where the online and target argmax disagree tell the targets apart.
-    rows = jax.vmap(
-        lambda r: dqn_loss(
-            w,
-            w_tgt,
-            linear_q,
-            jax.tree.map(lambda x: x[None], r),
-            discount=0.9,
-            double=double,
-            huber_delta=2.5,
-        )[0]
-    )(batch)
-    np.testing.assert_allclose(rows, huber(td, 2.5), rtol=1e-5)
-    other = td_numpy(w, w_tgt, batch, 0.9, not double)
-    differ = (sel_on != sel_tgt) & (np.asarray(batch.terminals) == 0)
-    assert differ.sum() >= 2 and (np.abs(other - td)[differ] > 0.1).all()
-    # Terminal transitions: the target is the reward alone, whatever the next state.
-    far = batch._replace(next_obs=batch.next_obs * 100.0)
-    td_far = td_numpy(w, w_tgt, far, 0.9, double)
-    np.testing.assert_allclose(td_far[::4], td[::4], rtol=1e-5)
+    # At float32 precision (docs/precision.md): GPU TF32 products miss the reference by ~1e-3.
+    with jax.default_matmul_precision("highest"):
+        batch, w, w_tgt = _batch()
+        # The batch exercises what it must: online and target argmax disagree on some s',
+        # terminal transitions, and TD errors on both sides of the Huber threshold.
+        sel_on = np.argmax(np.asarray(batch.next_obs) @ w, -1)
+        sel_tgt = np.argmax(np.asarray(batch.next_obs) @ w_tgt, -1)
+        assert (sel_on != sel_tgt).sum() >= 3
+        td = td_numpy(w, w_tgt, batch, 0.9, double)
+        assert (np.abs(td) < 2.5).sum() >= 3 and (np.abs(td) > 2.5).sum() >= 3
+        loss_fn = jax.jit(
+            lambda p, t: dqn_loss(
+                p, t, linear_q, batch, discount=0.9, double=double, huber_delta=2.5
+            )
+        )
+        loss, m = loss_fn(jnp.asarray(w), jnp.asarray(w_tgt))
+        np.testing.assert_allclose(loss, huber(td, 2.5).mean(), rtol=1e-5)
+        np.testing.assert_allclose(m["td_abs"], np.abs(td).mean(), rtol=1e-5)
+        # Per transition (vmap over rows as batches of one): each row's loss equals its Huber
+        # term, and rows where the online and target argmax disagree tell the targets apart.
+        rows = jax.vmap(
+            lambda r: dqn_loss(
+                w,
+                w_tgt,
+                linear_q,
+                jax.tree.map(lambda x: x[None], r),
+                discount=0.9,
+                double=double,
+                huber_delta=2.5,
+            )[0]
+        )(batch)
+        np.testing.assert_allclose(rows, huber(td, 2.5), rtol=1e-5)
+        other = td_numpy(w, w_tgt, batch, 0.9, not double)
+        differ = (sel_on != sel_tgt) & (np.asarray(batch.terminals) == 0)
+        assert differ.sum() >= 2 and (np.abs(other - td)[differ] > 0.1).all()
+        # Terminal transitions: the target is the reward alone, whatever the next state.
+        far = batch._replace(next_obs=batch.next_obs * 100.0)
+        td_far = td_numpy(w, w_tgt, far, 0.9, double)
+        np.testing.assert_allclose(td_far[::4], td[::4], rtol=1e-5)
 
 
 def test_gradient_stops_at_the_target():
     """With θ⁻ = θ the gradient must only flow through Q(s, a; θ): −clip(td)·obs / B."""
-    batch, w, _ = _batch(seed=1)
-    g = jax.jit(
-        jax.grad(lambda p: dqn_loss(p, p, linear_q, batch, discount=0.95, huber_delta=1.5)[0])
-    )(jnp.asarray(w))
-    td = td_numpy(w, w, batch, 0.95, True)
-    want = np.zeros_like(w, np.float64)
-    obs, acts = np.asarray(batch.obs, np.float64), np.asarray(batch.actions)
-    for i in range(len(td)):
-        want[:, acts[i]] -= np.clip(td[i], -1.5, 1.5) * obs[i] / len(td)
-    np.testing.assert_allclose(g, want, rtol=1e-4, atol=1e-6)
+    # At float32 precision (docs/precision.md): GPU TF32 products miss the reference by ~1e-3.
+    with jax.default_matmul_precision("highest"):
+        batch, w, _ = _batch(seed=1)
+        g = jax.jit(
+            jax.grad(lambda p: dqn_loss(p, p, linear_q, batch, discount=0.95, huber_delta=1.5)[0])
+        )(jnp.asarray(w))
+        td = td_numpy(w, w, batch, 0.95, True)
+        want = np.zeros_like(w, np.float64)
+        obs, acts = np.asarray(batch.obs, np.float64), np.asarray(batch.actions)
+        for i in range(len(td)):
+            want[:, acts[i]] -= np.clip(td[i], -1.5, 1.5) * obs[i] / len(td)
+        np.testing.assert_allclose(g, want, rtol=1e-4, atol=1e-6)
 
 
 def test_target_update_closed_form():
@@ -124,35 +130,39 @@ def test_target_update_closed_form():
 
 
 def test_dqn_update_is_one_sgd_step_then_target_copy():
-    batch, w, w_tgt = _batch(seed=2)
-    apply = lambda p, obs: linear_q(p["w"], obs)  # noqa: E731
-    st = DQNState.create(
-        apply_fn=apply,
-        params={"w": jnp.asarray(w)},
-        tx=optax.sgd(0.1),
-        target_params={"w": jnp.asarray(w_tgt)},
-    )
-    upd = jax.jit(lambda s: dqn_update(s, batch, discount=0.8, target_period=2))
-    st1, m = upd(st)
-    td = td_numpy(w, w_tgt, batch, 0.8, True)
-    grad = np.zeros_like(w, np.float64)
-    for i in range(len(td)):
-        grad[:, int(batch.actions[i])] -= np.clip(td[i], -1, 1) * np.asarray(batch.obs[i]) / 16
-    np.testing.assert_allclose(st1.params["w"], w - 0.1 * grad, rtol=1e-4, atol=1e-6)
-    np.testing.assert_allclose(st1.target_params["w"], w_tgt)  # step 1: no copy yet
-    np.testing.assert_allclose(m["loss"], huber(td, 1.0).mean(), rtol=1e-5)
-    st2, _ = upd(st1)
-    assert int(st2.step) == 2
-    np.testing.assert_allclose(st2.target_params["w"], st2.params["w"])  # step 2: hard copy
+    # At float32 precision (docs/precision.md): GPU TF32 products miss the reference by ~1e-3.
+    with jax.default_matmul_precision("highest"):
+        batch, w, w_tgt = _batch(seed=2)
+        apply = lambda p, obs: linear_q(p["w"], obs)  # noqa: E731
+        st = DQNState.create(
+            apply_fn=apply,
+            params={"w": jnp.asarray(w)},
+            tx=optax.sgd(0.1),
+            target_params={"w": jnp.asarray(w_tgt)},
+        )
+        upd = jax.jit(lambda s: dqn_update(s, batch, discount=0.8, target_period=2))
+        st1, m = upd(st)
+        td = td_numpy(w, w_tgt, batch, 0.8, True)
+        grad = np.zeros_like(w, np.float64)
+        for i in range(len(td)):
+            grad[:, int(batch.actions[i])] -= np.clip(td[i], -1, 1) * np.asarray(batch.obs[i]) / 16
+        np.testing.assert_allclose(st1.params["w"], w - 0.1 * grad, rtol=1e-4, atol=1e-6)
+        np.testing.assert_allclose(st1.target_params["w"], w_tgt)  # step 1: no copy yet
+        np.testing.assert_allclose(m["loss"], huber(td, 1.0).mean(), rtol=1e-5)
+        st2, _ = upd(st1)
+        assert int(st2.step) == 2
+        np.testing.assert_allclose(st2.target_params["w"], st2.params["w"])  # step 2: hard copy
 
 
 def test_vmap_over_parameter_sets():
-    batch, w, w_tgt = _batch(seed=3)
-    ws = jnp.stack([jnp.asarray(w), -jnp.asarray(w), 2 * jnp.asarray(w)])
-    losses = jax.vmap(lambda p: dqn_loss(p, w_tgt, linear_q, batch)[0])(ws)
-    for i in range(3):
-        want = huber(td_numpy(np.asarray(ws[i]), w_tgt, batch, 0.99, True), 1.0).mean()
-        np.testing.assert_allclose(losses[i], want, rtol=1e-5)
+    # At float32 precision (docs/precision.md): GPU TF32 products miss the reference by ~1e-3.
+    with jax.default_matmul_precision("highest"):
+        batch, w, w_tgt = _batch(seed=3)
+        ws = jnp.stack([jnp.asarray(w), -jnp.asarray(w), 2 * jnp.asarray(w)])
+        losses = jax.vmap(lambda p: dqn_loss(p, w_tgt, linear_q, batch)[0])(ws)
+        for i in range(3):
+            want = huber(td_numpy(np.asarray(ws[i]), w_tgt, batch, 0.99, True), 1.0).mean()
+            np.testing.assert_allclose(losses[i], want, rtol=1e-5)
 
 
 def test_epsilon_greedy_probabilities_and_samples():

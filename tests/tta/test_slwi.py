@@ -72,7 +72,16 @@ def test_matches_numpy_scalar_filter_with_backtracking():
 
 
 def test_filter_means_match_dynamax():
+    # Importing dynamax sets jax_default_matmul_precision="float32" for the whole process
+    # (dynamax/__init__.py): the global is put back, and this comparison names its precision.
+    ambient = jax.config.jax_default_matmul_precision
     lgssm = pytest.importorskip("dynamax.linear_gaussian_ssm")
+    jax.config.update("jax_default_matmul_precision", ambient)
+    with jax.default_matmul_precision("highest"):
+        _filter_means_match_dynamax(lgssm)
+
+
+def _filter_means_match_dynamax(lgssm):
     observed, updates = _stream(seed=1)
     _, mean, c = _run(
         jnp.asarray(observed, jnp.float32), jnp.asarray(updates, jnp.float32), zeta=jnp.inf
