@@ -120,3 +120,15 @@ def pytest_collection_modifyitems(config, items):
         return 0 if item.nodeid.startswith(smoke) else 1 if item.nodeid.startswith(notebook) else 2
 
     items.sort(key=rank)  # stable: in collection order within each group
+
+
+@pytest.fixture(autouse=True)
+def no_global_matmul_precision():
+    """Fails a test that leaves ``jax_default_matmul_precision`` set for the whole process
+    (importing dynamax sets it to float32): every later test in that worker would multiply
+    at full float32 and hide what a GPU's TF32 default does. The setting is put back."""
+    yield
+    leaked = jax.config.jax_default_matmul_precision
+    if leaked is not None:
+        jax.config.update("jax_default_matmul_precision", None)
+        pytest.fail(f"the test left jax_default_matmul_precision={leaked!r} set globally")
