@@ -12,13 +12,10 @@ installed XLA knows it (``jaxlab.report.xla_env.add_flags`` probes that in a sub
 cached per jaxlib version; a flag it drops is named in pytest's header). Both keep the same
 HLO programs with the same semantics; float results agree up to rounding, and the tests'
 tolerances hold with and without them.
-- ``--xla_backend_optimization_level=0`` (LLVM ``-O0``): about 25 % less CPU (measured on
-  tests/explain/test_masking.py, tests/trainers/test_gadc.py and
-  tests/chem/test_spectral.py: 95 -> 73 CPU-s).
-- ``--xla_cpu_use_fusion_emitters=false`` (XLA's elemental emitters for fusions): about half
-  the backend compile time again (smoke runs, measured in pairs on 2 cores:
-  drstrategy_maze 29.5 -> 18.1 s, gadc_heterophily 14.5 -> 6.8 s; every metric within
-  2e-7 relative).
+- ``--xla_backend_optimization_level=0`` (LLVM ``-O0``): less CPU time per compilation;
+- ``--xla_cpu_use_fusion_emitters=false`` (XLA's elemental emitters for fusions): less
+  backend compile time again.
+What each saves, and the command that measured it, is in the README (Tests).
 Subprocesses (smoke runs, notebook kernels, multi-process runs) inherit them through the
 environment. When the backend does not start at all (an unknown flag in the caller's
 ``XLA_FLAGS``, a missing backend), the run stops before collection with a message saying
