@@ -104,8 +104,31 @@ ARG_EXEMPT = {
             "rl.dqn_loss:double",
             "rl.dqn_update:double",
             "rl.imagine:stochastic",
+            "nn.multimax:fused",
+            "nn.MultiHeadAttention:fused_multimax",
+            "nn.TransformerBlock:fused_multimax",
+            "nn.TransformerLM:fused_multimax",
+            "nn.ViT:fused_multimax",
         ],
         _FLAG,
+    ),
+    **dict.fromkeys(
+        [
+            "ood.knn_score:precision",
+            "ood.linear_cka:precision",
+            "causal.correlation_matrix:precision",
+            "diffusion.optimal_denoiser:precision",
+            "chem.kabsch_rmsd:precision",
+        ],
+        "a jax.lax.PrecisionLike passed to the products; JAX refuses an unknown name",
+    ),
+    **dict.fromkeys(
+        [
+            f"nn.{m}:{f}"
+            for m in ("MultiHeadAttention", "TransformerBlock", "TransformerLM", "ViT")
+            for f in ("dtype", "param_dtype")
+        ],
+        "a Flax module's dtype slot, passed to its layers (Flax refuses a non-dtype)",
     ),
     **dict.fromkeys(
         ["nn.MultiHeadAttention:kernel_init", "nn.MultiHeadAttention:bias_init"],
