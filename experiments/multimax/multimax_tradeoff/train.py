@@ -27,6 +27,7 @@ from jaxlab.train import (
     make_optimizer,
     mesh_from_config,
     optimizer_step,
+    padded_runs,
     scan_run,
 )
 from jaxlab.train.lifecycle import resumable, runs_sharding
@@ -197,8 +198,7 @@ def _plot(results: dict, config, path: str) -> None:
 
 def plan_program(config: ml_collections.ConfigDict, mesh) -> PlanSpec:
     """For ``jaxlab plan``: one step of the MultiMax fit for every seed, split over ``runs``."""
-    runs = mesh.shape.get(RUNS_AXIS, 1)
-    lanes = -(-config.num_seeds // runs) * runs
+    lanes = padded_runs(config.num_seeds, mesh)
     tx = make_optimizer(config.fit_optimizer)
     loss = functools.partial(multimax_loss, num_peaks=config.num_peaks)
     carry = jax.eval_shape(
