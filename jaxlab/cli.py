@@ -211,7 +211,8 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument(
         "--check",
         action="store_true",
-        help="write nothing; exit 1 if the README or the committed results are stale",
+        help="write nothing; exit 1 if the README or the committed results are stale "
+        "(other claims, or computed by other code, packages or data than this checkout's)",
     )
     report.add_argument(
         "--rejudge",
@@ -534,7 +535,7 @@ def _cmd_reproduce(args) -> int:
 
 
 def _cmd_report(args) -> int:
-    from jaxlab.report import docblocks, readme
+    from jaxlab.report import docblocks, provenance, readme
 
     results_dir = Path("docs") / "results" / args.preset
     if not Path(args.readme).is_file():
@@ -574,7 +575,10 @@ def _cmd_report(args) -> int:
             )
         for line in stale:
             print(f"jaxlab: stale results: {line}", file=sys.stderr)
-        return 1 if updated != text or stale or drifted else 0
+        other_code = provenance.stale(results_dir, args.preset)
+        for line in other_code:
+            print(f"jaxlab: stale results: {line}", file=sys.stderr)
+        return 1 if updated != text or stale or drifted or other_code else 0
     Path(args.readme).write_text(updated)
     changed = docblocks.rewrite_docs(docs_dir, results, args.preset)
     print(

@@ -133,20 +133,44 @@ def data_listing(datasets: Iterable[str], data_dir: str = "") -> list[str]:
     return lines
 
 
-def code_hash(module: str, config: Any = None) -> str:
-    """SHA-256 over the experiment package ``module``'s code, ``jaxlab``'s, the installed
-    versions of ``jaxlab``'s requirements and (given its ``config``) the data files it
-    reads (see the module docstring)."""
+PARTS = ("experiment", "jaxlab", "packages", "data")
+
+
+def code_parts(module: str, config: Any = None) -> dict[str, str]:
+    """The parts of ``code_hash``, each a SHA-256 (see the module docstring): the
+    experiment's folder and its paper's ``.py`` files (``"experiment"``), the ``jaxlab``
+    package (``"jaxlab"``), the installed versions (``"packages"``) and, given its
+    ``config``, the data listing (``"data"``; the hash of nothing without a config)."""
     folder = Path(importlib.import_module(module).__path__[0])
     paper = folder.parent
-    total = hashlib.sha256()
-    total.update(_digest(folder, _folder_files(folder)).encode())
-    total.update(_digest(paper, paper.glob("*.py")).encode())
-    total.update(jaxlab_hash().encode())
+    experiment = hashlib.sha256()
+    experiment.update(_digest(folder, _folder_files(folder)).encode())
+    experiment.update(_digest(paper, paper.glob("*.py")).encode())
+    packages = hashlib.sha256()
     for name, version in package_versions():
-        total.update(f"{name}=={version}\n".encode())
+        packages.update(f"{name}=={version}\n".encode())
+    data = hashlib.sha256()
     if config is not None:
         datasets = tuple(config.get("datasets", ()) or ())
         for line in data_listing(datasets, str(config.get("data_dir", "") or "")):
-            total.update(line.encode() + b"\n")
-    return total.hexdigest()
+            data.update(line.encode() + b"\n")
+    return {
+        "experiment": experiment.hexdigest(),
+        "jaxlab": jaxlab_hash(),
+        "packages": packages.hexdigest(),
+        "data": data.hexdigest(),
+    }
+
+
+def code_hash(module: str, config: Any = None) -> str:
+    """SHA-256 over the experiment package ``module``'s code, ``jaxlab``'s, the installed
+    versions of ``jaxlab``'s requirements and (given its ``config``) the data files it
+    reads: the parts of ``code_parts``, in the order of ``PARTS``."""
+    parts = code_parts(module, config)
+    return hashlib.sha256("".join(parts[name] for name in PARTS).encode()).hexdigest()
+
+
+def changed_parts(saved: dict[str, str], current: dict[str, str]) -> list[str]:
+    """The names in ``PARTS`` whose hash differs between ``saved`` and ``current`` (a part
+    missing from ``saved`` counts as changed)."""
+    return [name for name in PARTS if saved.get(name) != current[name]]

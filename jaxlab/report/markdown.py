@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from jaxlab.report import provenance
 from jaxlab.report import verdict as verdict_lib
 
 LEGEND = (
@@ -402,7 +403,8 @@ def write_report(
     records: list[dict[str, Any]], out: str | os.PathLike, preset: str, wall_seconds: float
 ) -> list[dict[str, Any]]:
     """Writes ``REPORT.md``, one ``<paper_id>.md`` per paper, ``results.json`` (every claim)
-    and ``results/<experiment>.json`` (one file per experiment, for ``jaxlab report``), and
+    and ``results/<experiment>.json`` (one file per experiment, for ``jaxlab report``) with
+    its ``results/provenance/<experiment>.json`` (``jaxlab.report.provenance``), and
     ``plots/*.png`` under ``out``."""
     import jax
 
@@ -418,6 +420,8 @@ def write_report(
         name = record["experiment"].name
         mine = [r for r in rows if r["experiment"] == name]
         (out / "results" / f"{name}.json").write_text(json.dumps(mine, indent=1) + "\n")
+        if "provenance" in record:
+            provenance.write(out / "results", name, preset, record["provenance"])
 
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = [

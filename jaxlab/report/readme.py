@@ -16,7 +16,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from jaxlab.report import markdown, registry
+from jaxlab.report import markdown, provenance, registry
 
 
 def markers(preset: str) -> tuple[str, str]:
@@ -32,14 +32,22 @@ def load_results(results_dir: str | os.PathLike) -> dict[str, list[dict[str, Any
 
 
 def copy_results(report_dir: str | os.PathLike, results_dir: str | os.PathLike) -> list[str]:
-    """Copies ``<report_dir>/results/*.json`` into ``results_dir``; returns the names."""
+    """Copies ``<report_dir>/results/*.json`` into ``results_dir``, each with its provenance
+    record (``jaxlab.report.provenance``; a stale record of the same name is removed);
+    returns the names."""
     source = Path(report_dir) / "results"
     if not source.is_dir():
         raise FileNotFoundError(f"no per-experiment results in {source}; run reproduce first")
-    Path(results_dir).mkdir(parents=True, exist_ok=True)
+    target = Path(results_dir) / provenance.FOLDER
+    target.mkdir(parents=True, exist_ok=True)
     names = []
     for path in sorted(source.glob("*.json")):
         shutil.copyfile(path, Path(results_dir) / path.name)
+        record = source / provenance.FOLDER / path.name
+        if record.is_file():
+            shutil.copyfile(record, target / path.name)
+        else:
+            (target / path.name).unlink(missing_ok=True)
         names.append(path.stem)
     return names
 

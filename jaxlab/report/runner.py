@@ -269,6 +269,7 @@ def _run_record(
         record["results"], record["seconds"] = run_experiment(
             experiment, Path(out) / "workdirs" / experiment.name, preset, fresh=fresh
         )
+        record["provenance"] = codehash.code_parts(experiment.module, experiment.get_config(preset))
     except Exception as error:  # one failing experiment must not stop the report
         record["error"] = f"{type(error).__name__}: {error}"
         record["traceback"] = traceback.format_exc()
