@@ -61,7 +61,10 @@ def embed_conformers(mol: Chem.Mol, num_conformers: int, seed: int = 0) -> np.nd
     Args:
       mol: the molecule with explicit hydrogens.
       num_conformers: how many conformers to embed.
-      seed: RDKit's random seed (deterministic output for a given seed).
+      seed: a non-negative seed (deterministic output for a given seed). RDKit is given
+        ``seed + 1``: it derives each conformer's seed from its ``randomSeed`` by
+        multiplication, so ``randomSeed = 0`` would embed ``num_conformers`` copies of
+        one conformer.
 
     References:
       Wang, Witek, Landrum & Riniker, "Improving Conformer Generation for Small Rings and
@@ -70,10 +73,12 @@ def embed_conformers(mol: Chem.Mol, num_conformers: int, seed: int = 0) -> np.nd
     """
     if num_conformers < 1:
         raise ValueError(f"num_conformers must be ≥ 1; got {num_conformers}")
+    if seed < 0:
+        raise ValueError(f"seed must be ≥ 0; got {seed}")
     mol = Chem.Mol(mol)
     for attempt in range(3):
         params = AllChem.ETKDGv3()  # type: ignore[attr-defined]  # absent from rdkit's stubs
-        params.randomSeed = seed
+        params.randomSeed = seed + 1  # 0 would repeat one conformer (see ``seed``)
         params.useRandomCoords = attempt >= 1
         params.enforceChirality = attempt < 2
         mol.RemoveAllConformers()

@@ -128,8 +128,11 @@ class QM9Config(tfds.core.BuilderConfig):
 class QM9Conformers(tfds.core.GeneratorBasedBuilder):
     """QM9 molecules with DFT geometries, MCF features and ETKDG test ensembles."""
 
-    VERSION = tfds.core.Version("1.1.0")
-    RELEASE_NOTES = {"1.1.0": "ETKDG ensembles stored as [K * N, 3]."}
+    VERSION = tfds.core.Version("1.2.0")
+    RELEASE_NOTES = {
+        "1.1.0": "ETKDG ensembles stored as [K * N, 3].",
+        "1.2.0": "The first molecule's ETKDG conformers are distinct (embed_conformers' seed).",
+    }
     BUILDER_CONFIGS = [
         QM9Config(
             name="subset",

@@ -38,6 +38,19 @@ def test_embed_conformers_deterministic():
     np.testing.assert_array_equal(a, b)
     with pytest.raises(ValueError):
         embed_conformers(mol, 0)
+    with pytest.raises(ValueError, match="seed"):
+        embed_conformers(mol, 3, seed=-1)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 7])
+def test_embed_conformers_are_distinct_for_every_seed(seed):
+    """Each of a seed's conformers differs from the others (RDKit's seed 0 repeats one)."""
+    mol, _, _ = _geometry("OCCCN")
+    confs = embed_conformers(mol, 4, seed=seed)
+    assert confs.shape[0] == 4
+    for i in range(4):
+        for j in range(i + 1, 4):
+            assert np.abs(confs[i] - confs[j]).max() > 1e-3, (i, j)
 
 
 def test_random_conformers_match_centroid_and_gyration():
