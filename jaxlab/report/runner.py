@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import sys
 import time
 import traceback
@@ -33,6 +34,8 @@ from jaxlab.report.registry import Experiment
 CALL, RESULT = "call.json", "result.json"
 #: Environment variable naming the root of ``reports/<preset>`` (default ``reports``).
 REPORTS_ENV = "JAXLAB_REPORTS_DIR"
+# A stalled worker process is asked for its threads' stacks with this signal.
+STACKS_SIGNAL = signal.SIGUSR1
 
 
 class ForeignRunError(workdir_lib.WorkdirError):
@@ -283,12 +286,55 @@ def _run_by_name(
     """A worker process's job: the record of one experiment, found again by name (an
     ``Experiment`` holds functions of its package, which a fresh process imports itself),
     pickled to ``record_path`` (a file, not a pipe: a killed worker leaves nothing torn)."""
+    import faulthandler
     import pickle
 
-    record = _run_record(registry.get_experiment(name, package), out, preset, fresh)
+    stacks = _stacks_path(out, name)
+    stacks.parent.mkdir(parents=True, exist_ok=True)
+    with open(stacks, "a") as stack_file:  # filled only when the parent asks (a stall)
+        faulthandler.register(STACKS_SIGNAL, file=stack_file, all_threads=True)
+        record = _run_record(registry.get_experiment(name, package), out, preset, fresh)
+        faulthandler.unregister(STACKS_SIGNAL)
+    if stacks.stat().st_size == 0:
+        stacks.unlink()
     record["experiment"] = name
     Path(record_path + ".part").write_bytes(pickle.dumps(record))
     os.replace(record_path + ".part", record_path)
+
+
+def _stacks_path(out: str | os.PathLike, name: str) -> Path:
+    """Where a stalled worker of ``name`` writes its threads' stacks."""
+    return Path(out) / "stalls" / f"{name}.txt"
+
+
+def _dump_stacks(pid: int, path: Path, name: str, attempt: int) -> None:
+    """Appends the stalled worker's stacks to ``path``: every Python thread's (the worker's
+    ``faulthandler``, on ``STACKS_SIGNAL``) and, where ``gdb`` is installed, every native
+    thread's (XLA's, the checkpointer's), so a hang can be traced to its cause."""
+    import shutil
+    import subprocess
+
+    with open(path, "a") as file:
+        file.write(f"\n=== {name}, attempt {attempt}: Python threads (faulthandler) ===\n")
+    try:
+        os.kill(pid, STACKS_SIGNAL)
+    except ProcessLookupError:
+        return
+    time.sleep(1.0)  # faulthandler writes from a signal handler, at once
+    gdb = shutil.which("gdb")
+    if gdb is None:
+        return
+    try:
+        native = subprocess.run(
+            [gdb, "-batch", "-p", str(pid), "-ex", "thread apply all bt 30"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        ).stdout
+    except (OSError, subprocess.TimeoutExpired) as error:
+        native = f"gdb failed: {error}\n"
+    with open(path, "a") as file:
+        file.write(f"\n=== {name}, attempt {attempt}: native threads (gdb) ===\n{native}")
 
 
 def _cpu_seconds(pid: int) -> float | None:
@@ -304,8 +350,8 @@ def _cpu_seconds(pid: int) -> float | None:
 class _Worker:
     """One experiment in its own process, watched for a stall (see :func:`run_all`)."""
 
-    def __init__(self, context: Any, name: str, args: tuple, record_path: Path):
-        self.name, self.record_path, self.attempt = name, record_path, 1
+    def __init__(self, context: Any, name: str, args: tuple, record_path: Path, stacks: Path):
+        self.name, self.record_path, self.stacks, self.attempt = name, record_path, stacks, 1
         self._context, self._args = context, args
         self._start()
 
@@ -322,6 +368,10 @@ class _Worker:
         if cpu is None or cpu > self.cpu:
             self.cpu, self.active_at = cpu or 0.0, time.monotonic()
         return time.monotonic() - self.active_at > stall_s
+
+    def dump_stacks(self) -> None:
+        """Writes the stalled process's thread stacks to ``self.stacks``."""
+        _dump_stacks(self.process.pid, self.stacks, self.name, self.attempt)
 
     def restart(self) -> None:
         self.process.kill()
@@ -351,9 +401,11 @@ def run_all(
 
     A worker that uses no CPU for ``stall_s`` seconds is taken as hung, killed and started
     once more (it resumes from its finished seeds and checkpoints); a second stall is
-    recorded as that experiment's error. (XLA:CPU's Eigen thread pool can wedge, rarely,
-    on large vmapped programs; when the workers fill every core, they run with
-    ``--xla_cpu_multi_thread_eigen=false``, which also avoids oversubscribing the cores.)
+    recorded as that experiment's error. Before each kill its threads' stacks, Python's and
+    (with ``gdb`` installed) native, are appended to ``<out>/stalls/<experiment>.txt``.
+    (XLA:CPU's Eigen thread pool can wedge, rarely, on large vmapped programs; when the
+    workers fill every core, they run with ``--xla_cpu_multi_thread_eigen=false``, which
+    also avoids oversubscribing the cores.)
     """
     import multiprocessing
     import tempfile
@@ -390,6 +442,7 @@ def run_all(
                             name,
                             (name, str(out), preset, package, fresh),
                             Path(records_dir) / f"{name}.pkl",
+                            _stacks_path(out, name),
                         )
                     )
                 time.sleep(poll_s)
@@ -418,17 +471,22 @@ def _finished_record(worker: _Worker, stall_s: float) -> dict[str, Any] | None:
     if worker.process.is_alive():
         if not worker.stalled(stall_s):
             return None
+        worker.dump_stacks()
         if worker.attempt == 1:
             print(
-                f"jaxlab: {worker.name}: no CPU use for {stall_s:.0f} s; killed and "
-                "started again (it resumes from what it saved)",
+                f"jaxlab: {worker.name}: no CPU use for {stall_s:.0f} s; its threads' stacks "
+                f"are in {worker.stacks}; killed and started again (it resumes from what it "
+                "saved)",
                 file=sys.stderr,
             )
             worker.restart()
             return None
         worker.process.kill()
         worker.process.join()
-        error = f"HangError: no CPU use for {stall_s:.0f} s, twice; killed"
+        error = (
+            f"HangError: no CPU use for {stall_s:.0f} s, twice; killed (threads' stacks in "
+            f"{worker.stacks})"
+        )
         return {"results": [], "error": error, "traceback": error + "\n", "seconds": float("nan")}
     worker.process.join()
     try:
@@ -437,5 +495,5 @@ def _finished_record(worker: _Worker, stall_s: float) -> dict[str, Any] | None:
         error = f"WorkerError: the process exited with code {worker.process.exitcode}"
         return {"results": [], "error": error, "traceback": error + "\n", "seconds": float("nan")}
     if worker.attempt > 1:
-        record["retried"] = "restarted once after a stall"
+        record["retried"] = f"restarted once after a stall (threads' stacks in {worker.stacks})"
     return record

@@ -134,3 +134,8 @@ def test_a_stalled_worker_is_restarted_once(tmp_path, capsys):
     assert by_name["stall_exp"]["error"] is None and by_name["stall_exp"]["results"]
     assert by_name["stall_exp"]["retried"] and "retried" not in by_name["steady_exp"]
     assert "stall_exp: no CPU use" in capsys.readouterr().err
+    # The stalled worker's threads' stacks name the line it waited on; the steady one has none.
+    stacks = (tmp_path / "stalls" / "stall_exp.txt").read_text()
+    assert "attempt 1: Python threads" in stacks
+    assert "stall_exp/train.py" in stacks and "train_and_evaluate" in stacks
+    assert not (tmp_path / "stalls" / "steady_exp.txt").exists()
