@@ -82,6 +82,33 @@ LOCAL_SOURCES: dict[str, Callable[[str | None], str | None] | None] = {
 }
 
 
+def _graphs_folder(name: str) -> Callable[[str | None], Path | None]:
+    def folder(data_dir: str | None) -> Path | None:
+        try:
+            return paths.resolve_data_dir(data_dir) / "graphs" / name
+        except paths.DataNotFoundError:
+            return None
+
+    return folder
+
+
+def _fashion_mnist_folder(data_dir: str | None) -> Path | None:
+    try:
+        return builders.find_fashion_mnist(data_dir)
+    except FileNotFoundError:
+        return None
+
+
+#: The folder each local dataset name of a config's ``datasets`` reads (``None`` when
+#: the data directory has none): ``jaxlab.report.codehash`` lists their files' checksums.
+LOCAL_FOLDERS: dict[str, Callable[[str | None], Path | None]] = {
+    "prognn_files": _graphs_folder("prognn"),
+    "planetoid_files": _graphs_folder("planetoid"),
+    "geom_gcn_files": _graphs_folder("geom-gcn"),
+    "fashion_mnist_idx": _fashion_mnist_folder,
+}
+
+
 def tfds_data_dir(data_dir: str | None) -> Path:
     """The TFDS data directory a paper preset reads: ``data_dir``, else TFDS's default
     (``$TFDS_DATA_DIR``, else ``~/tensorflow_datasets``, as TFDS resolves it)."""

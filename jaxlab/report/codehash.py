@@ -11,11 +11,13 @@ never stale.
   ``NUMERICS_PACKAGES`` (``jaxlib`` and the accelerator plugins, which set XLA's numerics)
   (``importlib.metadata``; a package not installed enters as absent);
 - with a ``config``: the data it reads, as a listing of the files under each name of
-  ``config.datasets`` — each file's path, size and SHA-256 checksum — in the data
-  directory (``jaxlab.data.paths``) and in TFDS's (``$TFDS_DATA_DIR`` or
-  ``~/tensorflow_datasets``). A file's checksum is read once per process for its path,
-  size and modification time. A name with no folder (``"generated"``, a pip package's
-  data) enters by its name; its package's version is covered above.
+  ``config.datasets`` — each file's path, size and SHA-256 checksum — in the folder a
+  local name reads (``jaxlab.data.prerequisites.LOCAL_FOLDERS``: the graphs of the data
+  directory, the Fashion-MNIST IDX files), else under that name in the data directory
+  (``jaxlab.data.paths``) and in TFDS's (``$TFDS_DATA_DIR`` or ``~/tensorflow_datasets``).
+  A file's checksum is read once per process for its path, size and modification time.
+  A name with no folder (``"generated"``, a pip package's data) enters by its name; its
+  package's version is covered above.
 
 Each file enters, in sorted order of its path relative to its root, as that path and the
 SHA-256 of its content, so an edit, a new file, a deletion or a rename changes the hash.
@@ -110,25 +112,42 @@ def _checksum(path: str, size: int, mtime_ns: int) -> str:
     return digest.hexdigest()
 
 
+def _file_lines(label: str, folder: Path) -> list[str]:
+    lines = []
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        info = path.stat()
+        checksum = _checksum(str(path), info.st_size, info.st_mtime_ns)
+        lines.append(f"{label}/{path.relative_to(folder).as_posix()} {info.st_size} {checksum}")
+    return lines
+
+
+def _folders(name: str, data_dir: str) -> list[tuple[str, Path]]:
+    """(label, folder) of each folder that holds dataset ``name``: its local folder
+    (``prerequisites.LOCAL_FOLDERS``), else ``<root>/<name>`` (``_`` also read as ``-``)
+    under the data directory and TFDS's."""
+    from jaxlab.data import prerequisites
+
+    if name in prerequisites.LOCAL_FOLDERS:
+        folder = prerequisites.LOCAL_FOLDERS[name](data_dir or None)
+        return [(name, folder)] if folder is not None and folder.is_dir() else []
+    found = []
+    for root in _data_roots(data_dir):
+        for folder in sorted({root / name, root / name.replace("_", "-")}):
+            if folder.is_dir():
+                found.append((folder.relative_to(root).as_posix(), folder))
+    return found
+
+
 def data_listing(datasets: Iterable[str], data_dir: str = "") -> list[str]:
     """One line per dataset name and per file found under it: ``name`` alone when no
-    folder holds it, else ``name/relative/path size sha256``."""
+    folder holds it, else ``label/relative/path size sha256`` (the label is the dataset's
+    name for a local folder, its folder's path under the data root otherwise)."""
     lines = []
     for name in sorted(set(datasets)):
-        found = False
-        for root in _data_roots(data_dir):
-            for folder in sorted({root / name, root / name.replace("_", "-")}):
-                if not folder.is_dir():
-                    continue
-                found = True
-                for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-                    info = path.stat()
-                    checksum = _checksum(str(path), info.st_size, info.st_mtime_ns)
-                    lines.append(
-                        f"{folder.relative_to(root).as_posix()}/"
-                        f"{path.relative_to(folder).as_posix()} {info.st_size} {checksum}"
-                    )
-        if not found:
+        folders = _folders(name, data_dir)
+        for label, folder in folders:
+            lines.extend(_file_lines(label, folder))
+        if not folders:
             lines.append(name)
     return lines
 

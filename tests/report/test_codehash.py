@@ -50,3 +50,16 @@ def test_data_files_change_the_hash(tmp_path, monkeypatch):
     assert codehash.code_hash(MODULE, config) != grown
     (folder / "citeseer.npz").write_bytes(b"1")  # a new file
     assert len(codehash.data_listing(("graphs",), str(tmp_path))) == 2
+
+
+def test_a_local_dataset_name_lists_the_files_it_reads(tmp_path, monkeypatch):
+    """``prognn_files`` names no folder: it reads ``<data_dir>/graphs/prognn``."""
+    monkeypatch.setenv("TFDS_DATA_DIR", str(tmp_path / "tfds"))
+    folder = tmp_path / "graphs" / "prognn"
+    folder.mkdir(parents=True)
+    (folder / "cora.npz").write_bytes(b"abc")
+    listing = codehash.data_listing(("prognn_files", "geom_gcn_files"), str(tmp_path))
+    assert listing == [
+        "geom_gcn_files",  # no graphs/geom-gcn here: enters by its name
+        f"prognn_files/cora.npz 3 {hashlib.sha256(b'abc').hexdigest()}",
+    ]
