@@ -199,7 +199,9 @@ def _parser() -> argparse.ArgumentParser:
         "regenerate the README's results from the committed "
         "per-experiment results (docs/results/<preset>/)",
         "Rewrites the README's results block of a preset and the results "
-        "blocks of the method docs (docs/*.md) from docs/results/<preset>/*.json.",
+        "blocks of the method docs\n(docs/*.md) from docs/results/<preset>/*.json. "
+        "The paper preset's blocks sit beside the\nquick ones (results:paper in the "
+        "README, results:NAME:paper in the docs) and never\nreplace them.",
     )
     report.add_argument(
         "--from",
@@ -217,7 +219,9 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument(
         "--check",
         action="store_true",
-        help="write nothing; exit 1 if the README or the committed results are stale",
+        help="write nothing; exit 1 if the README, the method docs or the committed "
+        "results are stale: the quick blocks, and the paper blocks when docs/results/paper "
+        "exists",
     )
     report.add_argument(
         "--rejudge",
