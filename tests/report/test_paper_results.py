@@ -223,3 +223,24 @@ def test_only_cpu_feasible_chooses_the_feasible_experiments(monkeypatch, tmp_pat
     argv = ["reproduce", "--preset", "paper", "--only-cpu-feasible", "--out", "out"]
     assert cli.main(argv) == 0
     assert chosen == ["dpo_dynamics"]
+
+
+def test_stamp_commit_and_rejudge_keep_the_commit(tmp_path):
+    rows = _rows("dpo_dynamics", QUICK_VERDICTS)
+    (tmp_path / "dpo_dynamics.json").write_text(json.dumps(rows))
+    paper_results.stamp_commit(tmp_path, ["dpo_dynamics", "absent"], None)
+    assert json.loads((tmp_path / "dpo_dynamics.json").read_text()) == rows
+    paper_results.stamp_commit(tmp_path, ["dpo_dynamics", "absent"], "f00d")
+    stamped = json.loads((tmp_path / "dpo_dynamics.json").read_text())
+    assert [r["commit"] for r in stamped] == ["f00d"] * 6
+    assert not (tmp_path / "absent.json").exists()
+    assert readme.rejudge_results(tmp_path, "quick") == ["dpo_dynamics"]
+    judged = json.loads((tmp_path / "dpo_dynamics.json").read_text())
+    assert [r["commit"] for r in judged] == ["f00d"] * 6
+
+
+def test_head_commit_outside_a_checkout_is_none(tmp_path, monkeypatch):
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
+    assert paper_results.head_commit(tmp_path) is None
+    commit = paper_results.head_commit(REPO)
+    assert commit is None or re.fullmatch(r"[0-9a-f]{40}(-dirty)?", commit)
