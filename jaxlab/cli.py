@@ -168,6 +168,12 @@ def _parser() -> argparse.ArgumentParser:
         "--only", nargs="+", metavar="NAME", default=None, help="only these experiments"
     )
     rep.add_argument(
+        "--only-cpu-feasible",
+        action="store_true",
+        help="with --preset paper: only the experiments whose planned CPU hours (the "
+        "README's plans:paper table) are at most 2",
+    )
+    rep.add_argument(
         "--out",
         metavar="DIR",
         help="default: reports/<preset> ($JAXLAB_REPORTS_DIR/<preset> when set)",
@@ -193,7 +199,9 @@ def _parser() -> argparse.ArgumentParser:
         "regenerate the README's results from the committed "
         "per-experiment results (docs/results/<preset>/)",
         "Rewrites the README's results block of a preset and the results "
-        "blocks of the method docs (docs/*.md) from docs/results/<preset>/*.json.",
+        "blocks of the method docs\n(docs/*.md) from docs/results/<preset>/*.json. "
+        "The paper preset's blocks sit beside the\nquick ones (results:paper in the "
+        "README, results:NAME:paper in the docs) and never\nreplace them.",
     )
     report.add_argument(
         "--from",
@@ -211,8 +219,10 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument(
         "--check",
         action="store_true",
-        help="write nothing; exit 1 if the README or the committed results are stale "
-        "(other claims, or computed by other code, packages or data than this checkout's)",
+        help="write nothing; exit 1 if the README, the method docs or the committed "
+        "results are stale (other claims, or quick results computed by other code, packages "
+        "or data than this checkout's): the quick blocks, and the paper blocks when "
+        "docs/results/paper exists",
     )
     report.add_argument(
         "--rejudge",
@@ -501,8 +511,23 @@ def _dry_run_summary(args, workdir: Path, results: list[dict[str, Any]], seconds
     return 0
 
 
+def _cpu_feasible(chosen: list, preset: str, readme_path: str = "README.md") -> list:
+    """The experiments of ``chosen`` whose paper preset fits a CPU (``report.feasible``)."""
+    from jaxlab.report import feasible
+
+    if preset != "paper":
+        raise SystemExit(f"jaxlab: --only-cpu-feasible goes with --preset paper, not {preset}")
+    if not Path(readme_path).is_file():
+        raise SystemExit(f"jaxlab: --only-cpu-feasible reads {readme_path}; run from the root")
+    try:
+        names = feasible.feasible_in(readme_path)
+    except ValueError as error:
+        raise SystemExit(f"jaxlab: {readme_path}: {error}") from error
+    return [e for e in chosen if e.name in names]
+
+
 def _cmd_reproduce(args) -> int:
-    from jaxlab.report import markdown, runner, workdir
+    from jaxlab.report import markdown, paper_results, runner, workdir
 
     if args.jobs < 1:
         raise SystemExit(f"jaxlab: --jobs must be >= 1, got {args.jobs}")
@@ -515,6 +540,8 @@ def _cmd_reproduce(args) -> int:
     if args.only:
         _check_names(args.only, list(experiments), "experiment")
         chosen = [e for e in chosen if e.name in args.only]
+    if args.only_cpu_feasible:
+        chosen = _cpu_feasible(chosen, args.preset)
     out = Path(args.out) if args.out else runner.default_out(args.preset)
     if not chosen:
         print("No experiment is registered yet; writing an empty report.")
@@ -524,6 +551,9 @@ def _cmd_reproduce(args) -> int:
     with workdir.claimed(out, lock=_is_primary(args)):
         records = runner.run_all(chosen, out, args.preset, jobs=args.jobs, fresh=args.fresh)
         rows = markdown.write_report(records, out, args.preset, time.perf_counter() - start)
+        if args.preset == "paper":
+            names = [r["experiment"].name for r in records]
+            paper_results.stamp_commit(out / "results", names, paper_results.head_commit())
     print(
         f"Wrote {out / 'REPORT.md'}, one page per paper and {out / 'results.json'} "
         f"({len(rows)} claims). `jaxlab report --from {out}` updates the README."
@@ -535,9 +565,10 @@ def _cmd_reproduce(args) -> int:
 
 
 def _cmd_report(args) -> int:
-    from jaxlab.report import docblocks, provenance, readme
+    from jaxlab.report import docblocks, paper_results, provenance, readme
 
-    results_dir = Path("docs") / "results" / args.preset
+    results_root = Path("docs") / "results"
+    results_dir = results_root / args.preset
     if not Path(args.readme).is_file():
         raise SystemExit(
             f"jaxlab: no {args.readme} here; run from the repository root or pass --readme PATH"
@@ -551,43 +582,54 @@ def _cmd_report(args) -> int:
     if args.rejudge:
         judged = readme.rejudge_results(results_dir, args.preset)
         print(f"Judged the committed samples of {len(judged)} experiments again in {results_dir}.")
-    results = readme.load_results(results_dir)
     text = Path(args.readme).read_text()
-    updated = readme.replace_block(text, readme.results_block(results, args.preset), args.preset)
-    stale = readme.stale_claims(results)
     docs_dir = Path(args.readme).parent / "docs"
+    docs = {p: p.read_text() for p in sorted(docs_dir.glob("*.md"))}
+    # --check: the quick blocks always, the paper blocks when paper results are committed.
+    presets = [args.preset]
     if args.check:
-        drifted = [
-            p.name
-            for p in sorted(docs_dir.glob("*.md"))
-            if docblocks.render(p.read_text(), results, args.preset) != p.read_text()
-        ]
+        paper = ["paper"] if (results_root / "paper").is_dir() else []
+        presets = list(dict.fromkeys([args.preset, "quick", *paper]))
+    failed = False
+    for preset in presets:
+        results = readme.load_results(results_root / preset)
+        try:
+            updated = paper_results.render_readme(text, preset, results_root)
+        except ValueError as error:
+            raise SystemExit(f"jaxlab: {error}") from error
+        stale = readme.stale_claims(results)
+        if not args.check:
+            Path(args.readme).write_text(updated)
+            changed = docblocks.rewrite_docs(docs_dir, results, preset)
+            print(
+                f"Rewrote the {preset} results block of {args.readme} and the results blocks "
+                f"of {len(changed)} method docs from {len(results)} experiments."
+            )
+            for line in stale:
+                print(f"warning: stale results: {line}", file=sys.stderr)
+            continue
+        drifted = [p.name for p, t in docs.items() if docblocks.update(t, results, preset) != t]
+        fix = "jaxlab report" + ("" if preset == "quick" else f" --preset {preset}")
         if updated != text:
             print(
-                f"jaxlab: {args.readme} is not the table of {results_dir}; run `jaxlab report`",
+                f"jaxlab: {args.readme} is not the table of {results_root / preset}; run `{fix}`",
                 file=sys.stderr,
             )
         for name in drifted:
             print(
-                f"jaxlab: docs/{name} has results blocks that differ from {results_dir}; "
-                "run `jaxlab report`",
+                f"jaxlab: docs/{name} has results blocks that differ from "
+                f"{results_root / preset}; run `{fix}`",
                 file=sys.stderr,
             )
         for line in stale:
             print(f"jaxlab: stale results: {line}", file=sys.stderr)
-        other_code = provenance.stale(results_dir, args.preset)
+        # Quick results must all come from this checkout; paper results that name the
+        # commit they ran at instead (no provenance record) are left to that commit.
+        other_code = provenance.stale(results_root / preset, preset, required=preset == "quick")
         for line in other_code:
             print(f"jaxlab: stale results: {line}", file=sys.stderr)
-        return 1 if updated != text or stale or drifted or other_code else 0
-    Path(args.readme).write_text(updated)
-    changed = docblocks.rewrite_docs(docs_dir, results, args.preset)
-    print(
-        f"Rewrote the results block of {args.readme} and the results blocks of "
-        f"{len(changed)} method docs from {len(results)} experiments."
-    )
-    for line in stale:
-        print(f"warning: stale results: {line}", file=sys.stderr)
-    return 0
+        failed = failed or updated != text or bool(stale or drifted or other_code)
+    return 1 if failed else 0
 
 
 def _cmd_bench(args) -> int:

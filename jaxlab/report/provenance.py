@@ -36,13 +36,16 @@ def read(results_dir: str | os.PathLike, name: str) -> dict[str, Any] | None:
 
 
 def stale(
-    results_dir: str | os.PathLike, preset: str, package: str = registry.EXPERIMENTS_PACKAGE
+    results_dir: str | os.PathLike,
+    preset: str,
+    package: str = registry.EXPERIMENTS_PACKAGE,
+    required: bool = True,
 ) -> list[str]:
     """One line per experiment with results under ``results_dir`` (``<name>.json``) whose
-    provenance is missing, is of another preset, or differs from the present checkout's
-    code, packages or data (``codehash.code_parts`` of the experiment's ``preset`` config).
-    Results of an experiment that is no longer registered are left to
-    ``readme.stale_claims``."""
+    provenance is missing (only when ``required``), is of another preset, or differs from
+    the present checkout's code, packages or data (``codehash.code_parts`` of the
+    experiment's ``preset`` config). Results of an experiment that is no longer registered
+    are left to ``readme.stale_claims``."""
     experiments = registry.discover(package)
     lines = []
     for path in sorted(Path(results_dir).glob("*.json")):
@@ -54,6 +57,8 @@ def stale(
             f"`jaxlab report --preset {preset} --from reports/{preset}`"
         )
         record = read(results_dir, name)
+        if record is None and not required:
+            continue
         if record is None or record.get("preset") != preset:
             lines.append(f"{name}: no provenance record of the {preset} preset; {rerun}")
             continue

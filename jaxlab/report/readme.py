@@ -61,6 +61,8 @@ def rejudge_results(results_dir: str | os.PathLike, preset: str) -> list[str]:
     for name, rows in load_results(results_dir).items():
         if name in experiments:
             judged = markdown.rejudge(experiments[name], rows, preset)
+            if commits := {r["commit"] for r in rows if r.get("commit")}:
+                judged = [{**r, "commit": ", ".join(sorted(commits))} for r in judged]
             path = Path(results_dir) / f"{name}.json"
             path.write_text(json.dumps(judged, indent=1) + "\n")
             names.append(name)
@@ -89,12 +91,17 @@ HEADER = [
 ]
 
 
-def results_block(results: dict[str, list[dict[str, Any]]], preset: str = "quick") -> str:
+def results_block(
+    results: dict[str, list[dict[str, Any]]], preset: str = "quick", only_run: bool = False
+) -> str:
     """The markdown block: per paper, one row per claim (ours, the paper's, the test, the
     verdict), then the paper's diagnostics (not tallied); the tally and the legend last.
-    Rows written before rows recorded their test (no samples) render with ``—`` there."""
+    Rows written before rows recorded their test (no samples) render with ``—`` there.
+    With ``only_run``, papers none of whose experiments has results are left out."""
     lines = []
     for paper, experiments in registry.discover_papers().values():
+        if only_run and not any(name in results for name in experiments):
+            continue
         lines += [f"#### {paper.title} ({paper.authors})", "", *HEADER]
         extra = []
         for name in experiments:

@@ -44,6 +44,7 @@ def test_stale_names_what_changed(tmp_path, monkeypatch):
     (results / "not_registered.json").write_text("[]\n")
     [line] = provenance.stale(results, "quick", package)
     assert line.startswith("toy_exp: no provenance record of the quick preset")
+    assert provenance.stale(results, "quick", package, required=False) == []
     parts = codehash.code_parts(experiment.module, experiment.get_config("quick"))
     provenance.write(results, "toy_exp", "paper", parts)
     [line] = provenance.stale(results, "quick", package)
