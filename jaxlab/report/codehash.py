@@ -6,7 +6,12 @@ never stale.
 - every file of the experiment's folder, recursively (``__pycache__`` and ``.pyc`` aside);
 - the ``.py`` files directly in its paper's folder (the ``Paper`` record, a trainer shared by
   that paper's experiments);
-- every ``.py`` file of the installed ``jaxlab`` package;
+- the modules of the installed ``jaxlab`` package that it runs: those its ``.py`` files
+  import, transitively, with the ``__init__.py`` of every package on the way
+  (``module_closure``), and ``jaxlab.report.runner``, which makes each seed's config. The
+  imports are read from the source (every ``import`` statement, at any depth, relative
+  ones resolved), so a kernel the experiment does not import leaves its hash alone, and
+  so do the report's own modules (this one, the verdicts, the tables);
 - the installed version of every package ``jaxlab`` requires, extras included, and of
   ``NUMERICS_PACKAGES`` (``jaxlib`` and the accelerator plugins, which set XLA's numerics)
   (``importlib.metadata``; a package not installed enters as absent);
@@ -21,13 +26,15 @@ never stale.
 
 Each file enters, in sorted order of its path relative to its root, as that path and the
 SHA-256 of its content, so an edit, a new file, a deletion or a rename changes the hash.
-The ``jaxlab`` and package parts are computed once per process (a running process keeps
-the code it imported); the experiment's and the data's on every call. The runner saves the
+A ``jaxlab`` module's content and imports, and the package versions, are read once per
+process (a running process keeps the code it imported); the experiment's files and the
+data on every call. The runner saves the
 hash beside each result and reuses a result only when the hash and the config both match.
 """
 
 from __future__ import annotations
 
+import ast
 import functools
 import hashlib
 import importlib
@@ -58,13 +65,110 @@ def _folder_files(folder: Path) -> list[Path]:
     ]
 
 
-@functools.cache
-def jaxlab_hash() -> str:
-    """SHA-256 over the installed ``jaxlab`` package's ``.py`` files (once per process)."""
+#: The module that runs every experiment: it makes each seed's config, so it is part of
+#: what computed a result.
+RUNNER_MODULE = "jaxlab.report.runner"
+
+
+def _jaxlab_root() -> Path:
     init = importlib.import_module("jaxlab").__file__
     assert init is not None, "jaxlab is a regular package: it has an __init__.py"
-    root = Path(init).parent
-    return _digest(root, (p for p in root.rglob("*.py") if "__pycache__" not in p.parts))
+    return Path(init).parent
+
+
+def _imported_names(tree: ast.AST, package: str) -> set[str]:
+    """The dotted names every ``import`` statement of ``tree`` (at any depth) may import,
+    relative ones resolved against ``package``: ``from a import b`` names ``a`` and
+    ``a.b`` (``b`` may be a module)."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            names.add(module)
+            names.update(f"{module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def _package_of(path: Path, root: Path, package: str) -> str:
+    """The dotted package that holds ``path`` (a file under ``root``, the folder of
+    ``package``)."""
+    parts = [package, *path.relative_to(root).with_suffix("").parts]
+    return ".".join(parts[:-1])
+
+
+@functools.cache
+def _source(path: Path, root: Path, package: str) -> tuple[frozenset[str], str]:
+    """(the names it imports, its SHA-256) of a ``.py`` file, read once per process."""
+    data = path.read_bytes()
+    names = _imported_names(ast.parse(data, filename=str(path)), _package_of(path, root, package))
+    return frozenset(names), hashlib.sha256(data).hexdigest()
+
+
+def _module_file(name: str, root: Path, package: str) -> Path | None:
+    """The file of module ``name`` of ``package`` (whose folder is ``root``), or ``None``
+    when ``name`` is no such module (another package, or a function of a module)."""
+    parts = name.split(".")
+    if parts[0] != package:
+        return None
+    path = root.joinpath(*parts[1:])
+    for candidate in (path.with_suffix(".py"), path / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def module_closure(
+    files: Iterable[Path], root: Path | None = None, package: str = "jaxlab"
+) -> list[Path]:
+    """The files of ``package``'s modules that ``files`` import, transitively, sorted.
+
+    Read from the source with ``ast``: every ``import`` and ``from … import`` statement,
+    also those inside functions; importing ``a.b.c`` imports ``a/__init__.py`` and
+    ``a/b/__init__.py`` too. A file of ``package`` in ``files`` is not in the answer unless
+    it is imported. ``root`` is ``package``'s folder (the installed ``jaxlab``'s by default).
+
+    Raises:
+      SyntaxError: a file that does not parse.
+    """
+    root = _jaxlab_root() if root is None else Path(root)
+    found: set[Path] = set()
+    todo = list(files)
+    while todo:
+        path = todo.pop()
+        if path.suffix != ".py":
+            continue
+        if path.is_relative_to(root):
+            names, _ = _source(path, root, package)
+        else:
+            names = frozenset(_imported_names(ast.parse(path.read_bytes()), ""))
+        for name in names:
+            parts = name.split(".")
+            for end in range(1, len(parts) + 1):
+                module = _module_file(".".join(parts[:end]), root, package)
+                if module is not None and module not in found:
+                    found.add(module)
+                    todo.append(module)
+    return sorted(found)
+
+
+def modules_hash(files: Iterable[Path]) -> str:
+    """SHA-256 over the ``jaxlab`` modules that ``files`` run: ``module_closure`` of
+    ``files`` and of ``RUNNER_MODULE``'s file itself (each module read once per process)."""
+    root = _jaxlab_root()
+    runner = _module_file(RUNNER_MODULE, root, "jaxlab")
+    assert runner is not None, RUNNER_MODULE
+    modules = set(module_closure(files, root)) | {runner}
+    total = hashlib.sha256()
+    for path in sorted(modules, key=lambda p: p.relative_to(root).as_posix()):
+        total.update(path.relative_to(root).as_posix().encode() + b"\0")
+        total.update(bytes.fromhex(_source(path, root, "jaxlab")[1]))
+    return total.hexdigest()
 
 
 def _requirement_names(distribution: str = "jaxlab") -> list[str]:
@@ -158,13 +262,15 @@ PARTS = ("experiment", "jaxlab", "packages", "data")
 def code_parts(module: str, config: Any = None) -> dict[str, str]:
     """The parts of ``code_hash``, each a SHA-256 (see the module docstring): the
     experiment's folder and its paper's ``.py`` files (``"experiment"``), the ``jaxlab``
-    package (``"jaxlab"``), the installed versions (``"packages"``) and, given its
+    modules they run (``"jaxlab"``), the installed versions (``"packages"``) and, given its
     ``config``, the data listing (``"data"``; the hash of nothing without a config)."""
     folder = Path(importlib.import_module(module).__path__[0])
     paper = folder.parent
+    files = _folder_files(folder)
+    paper_files = list(paper.glob("*.py"))
     experiment = hashlib.sha256()
-    experiment.update(_digest(folder, _folder_files(folder)).encode())
-    experiment.update(_digest(paper, paper.glob("*.py")).encode())
+    experiment.update(_digest(folder, files).encode())
+    experiment.update(_digest(paper, paper_files).encode())
     packages = hashlib.sha256()
     for name, version in package_versions():
         packages.update(f"{name}=={version}\n".encode())
@@ -175,14 +281,15 @@ def code_parts(module: str, config: Any = None) -> dict[str, str]:
             data.update(line.encode() + b"\n")
     return {
         "experiment": experiment.hexdigest(),
-        "jaxlab": jaxlab_hash(),
+        "jaxlab": modules_hash([*files, *paper_files]),
         "packages": packages.hexdigest(),
         "data": data.hexdigest(),
     }
 
 
 def code_hash(module: str, config: Any = None) -> str:
-    """SHA-256 over the experiment package ``module``'s code, ``jaxlab``'s, the installed
+    """SHA-256 over the experiment package ``module``'s code, the ``jaxlab`` modules it
+    runs, the installed
     versions of ``jaxlab``'s requirements and (given its ``config``) the data files it
     reads: the parts of ``code_parts``, in the order of ``PARTS``."""
     parts = code_parts(module, config)

@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from jaxlab.data import prerequisites
 from jaxlab.report import codehash, registry
 
 FOLDER = "provenance"
@@ -44,7 +45,9 @@ def stale(
     """One line per experiment with results under ``results_dir`` (``<name>.json``) whose
     provenance is missing (only when ``required``), is of another preset, or differs from
     the present checkout's code, packages or data (``codehash.code_parts`` of the
-    experiment's ``preset`` config). Results of an experiment that is no longer registered
+    experiment's ``preset`` config). Data that is not here
+    (``jaxlab.data.prerequisites.missing_for_config``) is said to be absent, with the
+    remedy, not to differ. Results of an experiment that is no longer registered
     are left to ``readme.stale_claims``."""
     experiments = registry.discover(package)
     lines = []
@@ -63,8 +66,16 @@ def stale(
             lines.append(f"{name}: no provenance record of the {preset} preset; {rerun}")
             continue
         experiment = experiments[name]
-        current = codehash.code_parts(experiment.module, experiment.get_config(preset))
+        config = experiment.get_config(preset)
+        current = codehash.code_parts(experiment.module, config)
         changed = codehash.changed_parts(record["parts"], current)
+        absent = prerequisites.missing_for_config(experiment.requires, config)
+        if "data" in changed and absent:
+            lines.append(
+                f"{name}: its data is absent here, so its results could not be checked "
+                f"against it: {'; '.join(absent)}"
+            )
+            changed.remove("data")
         if changed:
             lines.append(
                 f"{name}: its results were computed by other {' and '.join(changed)} "

@@ -4,6 +4,7 @@ import json
 import shutil
 from pathlib import Path
 
+from jaxlab.data import prerequisites
 from jaxlab.report import codehash, markdown, provenance, readme, registry, runner
 
 FAKE = Path(__file__).parent / "fake_experiments"
@@ -76,3 +77,23 @@ def test_code_hash_changes_with_each_part(tmp_path, monkeypatch):
     assert codehash.changed_parts(
         codehash.code_parts(module), {**codehash.code_parts(module), "data": "x"}
     ) == ["data"]
+
+
+def test_absent_data_is_named_not_called_other_data(tmp_path, monkeypatch):
+    package = _package(tmp_path, monkeypatch)
+    experiment = registry.discover(package)["toy_exp"]
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "toy_exp.json").write_text("[]\n")
+    parts = codehash.code_parts(experiment.module, experiment.get_config("quick"))
+    provenance.write(results, "toy_exp", "quick", {**parts, "data": "0" * 64})
+    [line] = provenance.stale(results, "quick", package)
+    assert "other data than this checkout's" in line  # the data is here and differs
+    remedy = "graph datasets: no graphs/ folder in the data directory /nowhere"
+    monkeypatch.setattr(prerequisites, "missing_for_config", lambda requires, config: [remedy])
+    [line] = provenance.stale(results, "quick", package)
+    absent = "its data is absent here, so its results could not be checked against it"
+    assert line == f"toy_exp: {absent}: {remedy}"
+    provenance.write(results, "toy_exp", "quick", {**parts, "data": "0" * 64, "packages": "1"})
+    absent, other = provenance.stale(results, "quick", package)
+    assert "data is absent here" in absent and "other packages than" in other
