@@ -3,7 +3,9 @@
 from jaxlab.train.checkpoint import Checkpointer, CheckpointError
 from jaxlab.train.lifecycle import (
     atomic_write_json,
+    atomic_write_npz,
     atomic_write_text,
+    config_digest,
     from_process_0,
     padded_runs,
     place,
@@ -35,7 +37,9 @@ __all__ = [
     "DeviceStream",
     "MetricsWriter",
     "atomic_write_json",
+    "atomic_write_npz",
     "atomic_write_text",
+    "config_digest",
     "from_process_0",
     "batch_runs",
     "batch_sharding",

@@ -33,7 +33,9 @@ from jaxlab.train.mesh import RUNS_AXIS
 
 __all__ = [
     "atomic_write_json",
+    "atomic_write_npz",
     "atomic_write_text",
+    "config_digest",
     "from_process_0",
     "padded_runs",
     "place",
@@ -211,13 +213,32 @@ def atomic_write_json(path: str | os.PathLike, value: Any) -> None:
     atomic_write_text(path, json.dumps(value, indent=1, default=str) + "\n")
 
 
-def _digest(config: Any) -> str:
+def atomic_write_npz(path: str | os.PathLike, arrays: Mapping[str, Any]) -> None:
+    """Writes ``arrays`` (host arrays by name) to the ``.npz`` file ``path`` as
+    :func:`atomic_write_text` writes text: whole or not at all, by process 0 only."""
+    if jax.process_index() != 0:
+        return
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp.npz")
+    np.savez(tmp, **{name: np.asarray(value) for name, value in arrays.items()})
+    os.replace(tmp, path)
+
+
+def config_digest(config: Any) -> str:
+    """The first 12 hex digits of the SHA-256 of ``config`` (a ``ConfigDict``, or a
+    JSON-able value whose ``ConfigDict`` entries are converted) as sorted JSON: the name a
+    saved piece carries, so a piece of another config is never read."""
     text = (
         config.to_json_best_effort(sort_keys=True)
         if hasattr(config, "to_json_best_effort")
-        else json.dumps(config, sort_keys=True, default=str)
+        else json.dumps(config, sort_keys=True, default=_jsonable)
     )
     return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def _jsonable(value: Any) -> Any:
+    return value.to_dict() if hasattr(value, "to_dict") else str(value)
 
 
 def from_process_0(value: Any) -> Any:
@@ -275,14 +296,13 @@ def resumable(
       config: the run's config (``ConfigDict`` or a JSON-able value): part of the file name.
       compute: returns ``{name: array}`` (global arrays are gathered with :func:`to_host`).
     """
-    path = None if workdir is None else Path(workdir) / "runs" / f"{name}-{_digest(config)}.npz"
+    path = (
+        None if workdir is None else Path(workdir) / "runs" / f"{name}-{config_digest(config)}.npz"
+    )
     if path is not None and _agreed(path.exists()):
         with np.load(path) as saved:
             return dict(saved)
     out = {k: np.asarray(v) for k, v in to_host(dict(compute(*args, **kwargs))).items()}
-    if path is not None and jax.process_index() == 0:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp.npz")
-        np.savez(tmp, **out)  # type: ignore[arg-type]
-        os.replace(tmp, path)
+    if path is not None:
+        atomic_write_npz(path, out)
     return out

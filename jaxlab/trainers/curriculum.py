@@ -41,7 +41,7 @@ therefore a host loop over epochs, each a jitted scan of its steps, and not one
 
 The benchmark (:func:`run_benchmark_grid`, :func:`run_benchmark`) saves every
 ``(setting, method)`` run, all seeds in one program, to
-``<workdir>/runs/<setting>__<method>.json``; a killed benchmark resumes at the next run.
+``<workdir>/runs/<setting>__<method>-<digest>.json``; a killed benchmark resumes at the next run.
 Curricula that need a teacher (TTCL, C2F, Adaptive CL) get its logits and losses on each
 setting's training labels. Hyper-parameters are the reference's, their 200-epoch schedules
 scaled to the run (:func:`scaled_curriculum`). The cost of the meta-gradient methods is
@@ -75,7 +75,7 @@ from jaxlab.curriculum.base import (
     check_weights,
 )
 from jaxlab.train.checkpoint import Checkpointer
-from jaxlab.train.lifecycle import atomic_write_json, atomic_write_text
+from jaxlab.train.lifecycle import atomic_write_json, atomic_write_text, config_digest
 from jaxlab.train.mesh import RUNS_AXIS, mesh_from_config
 from jaxlab.train.optim import make_optimizer, optimizer_step
 from jaxlab.train.runs import batch_runs
@@ -973,11 +973,17 @@ def run_benchmark_grid(
       init_fn, apply_fn: the model (see :class:`CurriculumTrainer`).
       seeds, num_epochs, batch_size, optimizer, seed_batching, eval_batch_size, mesh: the
         trainer's (``mesh``: the seeds of a run split over its ``runs`` axis).
-      workdir: finished runs are saved under ``<workdir>/runs`` and not repeated.
+      workdir: each finished run is saved, atomically, as
+        ``<workdir>/runs/<setting>__<method>-<digest>.json`` and not repeated; the digest
+        (``jaxlab.train.config_digest``) is of the seeds, epochs, batch sizes, optimiser,
+        seed batching and chunking, so a run of other settings is never read. A
+        curriculum enters by its name: give one of other hyper-parameters another name
+        (or another workdir).
       teacher: ``() -> (trainer, params)`` of the teacher, called once if a curriculum
         ``uses_teacher``.
       chunk_steps: if set, each run also checkpoints every ``chunk_steps`` steps under
-        ``<workdir>/checkpoints/<setting>__<method>`` and resumes mid-epoch (long runs).
+        ``<workdir>/checkpoints/<setting>__<method>-<digest>`` and resumes mid-epoch (long
+        runs).
       verbose: print each run's test accuracy.
 
     Raises:
@@ -1011,10 +1017,21 @@ def run_benchmark_grid(
     runs_dir.mkdir(parents=True, exist_ok=True)
     runs: dict[str, dict[str, dict]] = {s: {} for s in settings}
     teacher_model = None
+    digest = config_digest(
+        {
+            "seeds": seeds,
+            "num_epochs": num_epochs,
+            "batch_size": batch_size,
+            "optimizer": optimizer,
+            "seed_batching": seed_batching,
+            "eval_batch_size": eval_batch_size,
+            "chunk_steps": chunk_steps,
+        }
+    )
     for method, curriculum in curricula.items():
         trainer = None
         for setting in settings:
-            path = runs_dir / f"{setting}__{method}.json"
+            path = runs_dir / f"{setting}__{method}-{digest}.json"
             if path.exists():
                 runs[setting][method] = json.loads(path.read_text())
                 continue

@@ -14,8 +14,7 @@ accuracy are the kernels of :mod:`jaxlab.graph.losses`.
 
 The experiments keep each finished batch of runs with :func:`jaxlab.train.resumable` (an
 atomically written ``<workdir>/runs/<name>-<config digest>.npz``), so an experiment killed
-mid-run and started again recomputes only the batch it was in, and record their progress
-with :func:`checkpoint_progress`.
+mid-run and started again recomputes only the batch it was in.
 
 ``fit_with_patience`` is Mujkanovic et al.'s ``gb`` ``fit`` (early stopping on the
 validation loss), the trainer of GADC's adaptive-attack protocol (Table 2).
@@ -43,7 +42,6 @@ from jaxlab.graph.graphs import make_propagate
 from jaxlab.graph.losses import masked_accuracy, masked_cross_entropy
 from jaxlab.graph.models import node_mlp
 from jaxlab.train import (
-    Checkpointer,
     batch_runs,
     make_optimizer,
     optimizer_step,
@@ -236,24 +234,6 @@ def flax_fns(module, x_example: jax.Array, **call_kwargs) -> tuple[InitFn, Apply
         return module.apply(params, x, train=train, rngs=rngs, **call_kwargs)
 
     return init_fn, apply_fn
-
-
-def checkpoint_progress(workdir: str, step: int, results: Mapping[str, Any]) -> None:
-    """Checkpoints an experiment's progress: ``results`` (every finished piece's metrics, as
-    the experiment returns them) as step ``step`` of ``<workdir>/checkpoints``
-    (:class:`jaxlab.train.Checkpointer`, the newest kept).
-
-    The pieces themselves resume through :func:`jaxlab.train.resumable`; the checkpoint is
-    the run's state in the harness's format, one array per metric (``.`` in a name
-    becomes ``_``, a key Orbax can store).
-    """
-    state = {
-        name.replace(".", "_"): np.atleast_1d(np.asarray(value, np.float64))
-        for name, value in results.items()
-    }
-    checkpointer = Checkpointer(workdir, keep=1)
-    checkpointer.save(step, state)
-    checkpointer.close()
 
 
 _NAMES = ("x", "train", "val", "test", "labels")

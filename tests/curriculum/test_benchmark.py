@@ -119,7 +119,19 @@ def test_runs_resume_and_teacher(tmp_path):
     unused = lambda s: pytest.fail("a finished run is read back, its data never made")  # noqa: E731
     again = run_benchmark_grid(curricula, ["standard", "noise"], unused, init, apply, **kw)
     assert again == runs and len(calls) == 1  # every run read back from the workdir
-    assert (tmp_path / "checkpoints" / "noise__ttcl").is_dir()
+    [checkpoints] = (tmp_path / "checkpoints").glob("noise__ttcl-*")
+    assert (tmp_path / "runs" / f"{checkpoints.name}.json").is_file()
+    # Another number of epochs is another run: nothing of the first is read back.
+    made = []
+    longer = run_benchmark_grid(
+        {"baseline": curricula["baseline"]},
+        ["standard"],
+        lambda s: made.append(s) or benchmark_setting(data, s, [0]),
+        init,
+        apply,
+        **{**kw, "num_epochs": 3},
+    )
+    assert made == ["standard"] and longer["standard"] != runs["standard"]
 
 
 def test_epoch_cost_ratios_are_per_seed_and_see_extra_work():

@@ -3,8 +3,9 @@
 ``jaxlab run NAME --preset paper --dry-run`` runs the paper program at its real model shapes
 on mock data of the paper's datasets (``tfds.testing.mock_data``): 2 steps a phase, a global
 batch of at most 8 rows per device, one evaluation batch. It must write ``run.json`` with the
-datasets it read (each ``mock``), ``metrics.jsonl`` and a checkpoint. Slow (the paper models'
-compile times): ``make test-pod`` runs it.
+datasets it read (each ``mock``), ``metrics.jsonl``, and a checkpoint or a finished piece
+(``jaxlab.train.resumable``). Slow (the paper models' compile times): ``make test-pod``
+runs it.
 """
 
 import json
@@ -56,9 +57,9 @@ def check_outputs(name: str, workdir: Path, summary: dict) -> None:
     tfds_names = {n for n in config.datasets if n in read}
     assert tfds_names == read, f"{name}: read {read}, config.datasets {config.datasets}"
     assert list(workdir.rglob("metrics.jsonl")), f"{name}: no metrics.jsonl"
-    assert [p for p in workdir.rglob("checkpoints") if any(p.iterdir())], (
-        f"{name}: no checkpoint written"
-    )
+    saved = [p for p in workdir.rglob("checkpoints") if any(p.iterdir())]
+    saved += list(workdir.rglob("runs/*.npz"))  # finished pieces (jaxlab.train.resumable)
+    assert saved, f"{name}: nothing written that a killed run resumes from"
 
 
 @pytest.mark.slow

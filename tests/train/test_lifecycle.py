@@ -15,7 +15,9 @@ from jax.sharding import PartitionSpec
 
 from jaxlab.train import (
     atomic_write_json,
+    atomic_write_npz,
     atomic_write_text,
+    config_digest,
     make_mesh,
     padded_runs,
     place,
@@ -122,7 +124,34 @@ def test_a_write_killed_before_its_rename_leaves_the_old_file(tmp_path, monkeypa
 def test_only_process_0_writes(tmp_path, monkeypatch):
     monkeypatch.setattr(jax, "process_index", lambda: 1)
     atomic_write_text(tmp_path / "a.txt", "x")
-    assert not (tmp_path / "a.txt").exists()
+    atomic_write_npz(tmp_path / "a.npz", {"x": np.ones(2)})
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_atomic_write_npz_round_trips_and_a_killed_write_keeps_the_old_file(tmp_path, monkeypatch):
+    path = tmp_path / "sub" / "rollouts.npz"
+    old = {"walls": np.eye(3, dtype=bool), "path": np.arange(6, dtype=np.float32).reshape(2, 3)}
+    atomic_write_npz(path, {**old, "path": jnp.asarray(old["path"])})
+    with np.load(path) as saved:
+        assert set(saved) == set(old)
+        for name, value in old.items():
+            np.testing.assert_array_equal(saved[name], value)
+            assert saved[name].dtype == value.dtype
+    monkeypatch.setattr(os, "replace", lambda *a: (_ for _ in ()).throw(KeyboardInterrupt))
+    with pytest.raises(KeyboardInterrupt):
+        atomic_write_npz(path, {"walls": np.zeros(1)})
+    with np.load(path) as saved:
+        np.testing.assert_array_equal(saved["walls"], old["walls"])
+
+
+def test_config_digest_sees_nested_config_values():
+    base = {"seeds": [0, 1], "optimizer": ml_collections.ConfigDict({"name": "adam", "lr": 0.1})}
+    same = {"optimizer": {"lr": 0.1, "name": "adam"}, "seeds": [0, 1]}  # key order aside
+    assert config_digest(base) == config_digest(same)
+    assert len(config_digest(base)) == 12
+    other = {**same, "optimizer": {"lr": 0.2, "name": "adam"}}
+    assert config_digest(other) != config_digest(base)
+    assert config_digest(ml_collections.ConfigDict(same)) == config_digest(same)
 
 
 def _counting():

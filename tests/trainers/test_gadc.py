@@ -3,7 +3,7 @@
 ``train_node_classifier`` / ``decoupled_runs`` / ``graph_model_runs`` against a Python loop
 of Adam steps with numpy selection; ``fit_with_patience`` (``gb``'s early stopping) against
 its patience rule on a separable toy graph; ``jaxlab.train.resumable`` as the GADC
-experiments use it (file per piece and config); ``checkpoint_progress``.
+experiments use it (file per piece and config).
 """
 
 import os
@@ -351,17 +351,3 @@ def test_resumable_file_is_named_by_piece_and_config_digest(tmp_path):
     resumable(str(tmp_path), "cora_0.25_gadc", config, lambda: {"acc": np.ones(2)})
     digest = hashlib.sha256(config.to_json_best_effort(sort_keys=True).encode()).hexdigest()
     assert os.listdir(tmp_path / "runs") == [f"cora_0.25_gadc-{digest[:12]}.npz"]
-
-
-def test_checkpoint_progress_writes_the_results_so_far(tmp_path):
-    from jaxlab.train import Checkpointer
-    from jaxlab.trainers.gadc import checkpoint_progress
-
-    checkpoint_progress(str(tmp_path), 1, {"cora_0.25_gadc": [70.0, 71.0]})
-    checkpoint_progress(str(tmp_path), 2, {"cora_0.25_gadc": [70.0, 71.0], "radius": 0.5})
-    checkpointer = Checkpointer(str(tmp_path))
-    assert checkpointer.latest_step() == 2
-    state, _, step = checkpointer.restore({"cora_0_25_gadc": np.zeros(2), "radius": np.zeros(1)})
-    checkpointer.close()
-    np.testing.assert_array_equal(state["cora_0_25_gadc"], [70.0, 71.0])
-    assert step == 2 and float(state["radius"][0]) == 0.5

@@ -44,9 +44,9 @@ them; on one device the program is the unsplit one, numbers unchanged). The teac
 cost timing run one seed on the default device.
 
 Nothing lost mid-run: every finished (setting, method) run, all its seeds, is saved to
-``<workdir>/runs/<setting>__<method>.json`` and the cost ratios to ``timing.json``; a killed
-run resumes at the next unfinished run. ``chunk_steps`` (paper: 50) adds orbax checkpoints
-inside a run every that many steps, resumed mid-epoch.
+``<workdir>/runs/<setting>__<method>-<digest>.json`` and the cost ratios to
+``timing.json``; a killed run resumes at the next unfinished run. ``chunk_steps`` (paper:
+50) adds orbax checkpoints inside a run every that many steps, resumed mid-epoch.
 """
 
 import ml_collections

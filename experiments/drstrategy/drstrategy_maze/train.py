@@ -54,6 +54,7 @@ from jaxlab.rl.replay import ReplayBuffer
 from jaxlab.train import (
     Checkpointer,
     atomic_write_json,
+    atomic_write_npz,
     batch_runs,
     make_optimizer,
     mesh_from_config,
@@ -362,15 +363,17 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     ):
         out[f"{name}_final"] = np.asarray(hist[k][:, -1]).tolist()
     _plot_landmarks(res, meta, workdir)
-    np.savez(
+    atomic_write_npz(
         os.path.join(workdir, "rollouts.npz"),
-        walls=meta["walls"],
-        goals=meta["goals"],
-        goal_rooms=rooms,
-        path_flat=np.asarray(res["path_flat"][0]),
-        path_ds=np.asarray(res["path_ds"][0]),
-        success_flat=np.asarray(res["success_flat"][0]),
-        success_ds=np.asarray(res["success_ds"][0]),
+        {
+            "walls": meta["walls"],
+            "goals": meta["goals"],
+            "goal_rooms": rooms,
+            "path_flat": res["path_flat"][0],
+            "path_ds": res["path_ds"][0],
+            "success_flat": res["success_flat"][0],
+            "success_ds": res["success_ds"][0],
+        },
     )
     atomic_write_json(os.path.join(workdir, "metrics.json"), out)
     return out

@@ -27,7 +27,6 @@ from jaxlab.train import resumable
 from jaxlab.train.mesh import replicated
 from jaxlab.train.plan import PlanSpec, abstract
 from jaxlab.trainers.gadc import (
-    checkpoint_progress,
     fit_with_patience,
     flax_fns,
     train_node_classifier,
@@ -324,7 +323,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
     jobs = [("aux", d, s) for d in config.aux.datasets for s in config.aux.splits]
     jobs += [("pgd", config.dataset, s) for s in range(config.pgd.num_seeds)]
     loaded: dict[str, GraphData] = {}
-    for step, (kind, dataset, index) in enumerate(tqdm(jobs, desc="gadc_adaptive"), 1):
+    for kind, dataset, index in tqdm(jobs, desc="gadc_adaptive"):
         data = loaded.setdefault(dataset, _load(config, dataset))
         if kind == "aux":
             d_index = config.aux.datasets.index(dataset)
@@ -353,7 +352,6 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
             tag = dataset
         for k, v in part.items():  # one entry per split / seed: the samples of one metric
             results.setdefault(f"{tag}_{k}", []).append(v)
-        checkpoint_progress(workdir, step, results)
     return results
 
 

@@ -23,7 +23,6 @@ from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.plan import PlanSpec
 from jaxlab.trainers.gadc import (
     _plan_inputs,
-    checkpoint_progress,
     decoupled_runs,
     graph_model_runs,
     largest_graph,
@@ -163,7 +162,6 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
             mesh=mesh,
         )
         results[f"{name}_appnp"] = [100.0 * float(v) for v in metrics["test_acc"]]
-        checkpoint_progress(workdir, index + 1, results)
     return results
 
 

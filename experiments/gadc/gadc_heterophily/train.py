@@ -23,7 +23,6 @@ from jaxlab.train import mesh_from_config, resumable
 from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.plan import PlanSpec
 from jaxlab.trainers.gadc import (
-    checkpoint_progress,
     decoupled_runs,
     largest_graph,
     plan_decoupled_runs,
@@ -131,7 +130,6 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
             )
             results[name] = [100.0 * float(v) for v in out["test_acc"]]
             results[f"{name}_spectral_radius"] = float(out["spectral_radius"])
-        checkpoint_progress(workdir, index + 1, results)
     _plot(results, config, workdir)
     return results
 

@@ -19,7 +19,6 @@ from jaxlab.train import mesh_from_config, resumable
 from jaxlab.train.mesh import RUNS_AXIS
 from jaxlab.train.plan import PlanSpec
 from jaxlab.trainers.gadc import (
-    checkpoint_progress,
     decoupled_runs,
     graph_model_runs,
     largest_graph,
@@ -162,7 +161,6 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict[
                     mesh=mesh,
                 )
                 results[f"{ds}_{rate}_{name}"] = _percent(metrics["test_acc"])
-        checkpoint_progress(workdir, index + 1, results)
     return results
 
 

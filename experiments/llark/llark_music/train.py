@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 import os
 
 import jax
@@ -38,6 +36,7 @@ from jaxlab.train import (
     make_optimizer,
     mesh_from_config,
     optimizer_step,
+    resumable,
     runs_sharding,
     segmented_scan_run,
     to_host,
@@ -59,38 +58,36 @@ def clip_metadata(config: ml_collections.ConfigDict) -> tuple[list, int, int]:
 
 
 def make_clips(config: ml_collections.ConfigDict, workdir: str):
-    """Metadata of train + test clips and their frozen features (cached in ``workdir``)."""
+    """Metadata of train + test clips and their frozen features ``[clips, frames,
+    features]`` with their valid frames ``[clips, frames]``, computed once per data setting
+    and kept in ``workdir`` (:func:`jaxlab.train.resumable`: written by process 0,
+    atomically, under a digest of the setting)."""
     metas, max_samples, frames = clip_metadata(config)
     total = len(metas)
-    tag = hashlib.sha1(
-        json.dumps(
-            [
-                config.data_seed,
-                total,
-                list(config.duration_range),
-                config.sample_rate,
-                FEATURES._asdict(),
-            ]
-        ).encode()
-    ).hexdigest()
-    path = os.path.join(workdir, f"llark_features_{tag[:12]}.npz")
-    if os.path.exists(path):
-        cached = np.load(path)
-        return metas, cached["features"], cached["valid"]
-    extract = jax.jit(audio_features)
-    features = np.zeros((total, frames, FEATURES.num_features), np.float32)
-    valid = np.zeros((total, frames), bool)
-    chunk = 16
-    for start in range(0, total, chunk):
-        clips = [render_clip(m, config.sample_rate) for m in metas[start : start + chunk]]
-        audio = np.zeros((len(clips), max_samples), np.float32)
-        for i, clip in enumerate(clips):
-            audio[i, : len(clip)] = clip
-            valid[start + i, : num_frames(len(clip), FEATURES)] = True
-        features[start : start + len(clips)] = np.asarray(extract(audio))
-    os.makedirs(workdir, exist_ok=True)
-    np.savez(path, features=features, valid=valid)
-    return metas, features, valid
+    setting = [
+        config.data_seed,
+        total,
+        list(config.duration_range),
+        config.sample_rate,
+        FEATURES._asdict(),
+    ]
+
+    def extract_all() -> dict[str, np.ndarray]:
+        extract = jax.jit(audio_features)
+        features = np.zeros((total, frames, FEATURES.num_features), np.float32)
+        valid = np.zeros((total, frames), bool)
+        chunk = 16
+        for start in range(0, total, chunk):
+            clips = [render_clip(m, config.sample_rate) for m in metas[start : start + chunk]]
+            audio = np.zeros((len(clips), max_samples), np.float32)
+            for i, clip in enumerate(clips):
+                audio[i, : len(clip)] = clip
+                valid[start + i, : num_frames(len(clip), FEATURES)] = True
+            features[start : start + len(clips)] = np.asarray(extract(audio))
+        return {"features": features, "valid": valid}
+
+    saved = resumable(workdir, "llark_features", setting, extract_all)
+    return metas, saved["features"], saved["valid"]
 
 
 def standardize(features, valid, num_train):
