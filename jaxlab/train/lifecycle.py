@@ -221,7 +221,7 @@ def atomic_write_npz(path: str | os.PathLike, arrays: Mapping[str, Any]) -> None
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp.npz")
-    np.savez(tmp, **{name: np.asarray(value) for name, value in arrays.items()})
+    np.savez(tmp, **{name: np.asarray(value) for name, value in arrays.items()})  # type: ignore[arg-type]
     os.replace(tmp, path)
 
 
