@@ -33,6 +33,7 @@ from jaxlab.train import (
     Checkpointer,
     atomic_write_json,
     batch_runs,
+    config_digest,
     make_optimizer,
     mesh_from_config,
     optimizer_step,
@@ -289,10 +290,13 @@ def setting_programs(config, name: str):
 
 def pretrained(config, name: str, prepare, seed_keys, mesh, workdir: str | None):
     """Every seed's ``prepare`` (passive data, pre-trained planners, sub-goal candidates,
-    pre-training losses), checkpointed under ``workdir/<name>`` once it finishes: a run
-    killed in the online phase restores it instead of pre-training again (the same arrays,
-    so the same online results). ``workdir=None`` keeps nothing."""
-    checkpointer = None if workdir is None else Checkpointer(os.path.join(workdir, name))
+    pre-training losses), checkpointed under ``workdir/<name>-<config digest>`` once it
+    finishes (:func:`jaxlab.train.config_digest`): a run killed in the online phase
+    restores it instead of pre-training again (the same arrays, so the same online
+    results), and a run of another config never restores it. ``workdir=None`` keeps
+    nothing."""
+    folder = None if workdir is None else os.path.join(workdir, f"{name}-{config_digest(config)}")
+    checkpointer = None if folder is None else Checkpointer(folder)
     if checkpointer is not None and checkpointer.latest_step() is not None:
         template = jax.eval_shape(jax.vmap(prepare), seed_keys)
         return checkpointer.restore(template)[0]

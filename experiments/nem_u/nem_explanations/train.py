@@ -30,7 +30,7 @@ from jaxlab.explain import (
     relax,
 )
 from jaxlab.nn import simclr_loss
-from jaxlab.train import Checkpointer, make_optimizer, optimizer_step, time_min_of_k, to_host
+from jaxlab.train import fit, make_optimizer, optimizer_step, time_min_of_k, to_host
 from jaxlab.train.mesh import replicated
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -133,54 +133,44 @@ def steps(config) -> Steps:
     return Steps(simclr_step, nem_step, init_encoder, init_decoder)
 
 
-def _checkpointed_loop(step, carry, num_steps, every, checkpointer):
-    """``carry = step(carry, t)`` for ``t < num_steps``, saved through ``checkpointer`` (a
-    :class:`jaxlab.train.Checkpointer` or ``None``) every ``every`` steps and after the last;
-    a call on a folder holding such a checkpoint resumes after its step. The step's rng
-    comes from ``t`` (and the loop's own key, closed over by ``step``), so the checkpoint
-    holds no key and a resumed loop ends bit-identical to an uninterrupted one.
-
-    Raises:
-      ValueError: ``every < 1`` (``config.checkpoint_every``).
-    """
-    if every < 1:
-        raise ValueError(f"checkpoint_every must be >= 1, got {every}")
-    start = 0
-    if checkpointer is not None:
-        restored = checkpointer.restore(carry)
-        if restored is not None:
-            carry, _, start = restored
-    for t in range(start, num_steps):
-        carry = step(carry, t)
-        if checkpointer is not None and ((t + 1) % every == 0 or t + 1 == num_steps):
-            # Host copies: the next step donates the device buffers.
-            checkpointer.save(t + 1, to_host(carry))
-    if checkpointer is not None:
-        checkpointer.wait()
-    return carry
-
-
 def trainers(config):
-    """SimCLR and NEM-U training loops (a Python loop over jitted steps compiles several times
-    faster on CPU than the same steps inside ``lax.scan``). Each takes a ``checkpoints``
-    folder (or ``None``): the loop saves there every ``config.checkpoint_every`` steps and
-    resumes from it."""
+    """SimCLR and NEM-U training loops, each a :func:`jaxlab.train.fit` over the jitted step
+    (a Python loop over jitted steps compiles several times faster on CPU than the same
+    steps inside ``lax.scan``). Each takes a ``checkpoints`` folder (or ``None``): the loop
+    saves there every ``config.checkpoint_every`` steps and resumes from it, ending as an
+    uninterrupted run (each step's key is ``fold_in(run key, step)``). The last loss rides
+    in the state, so a restored finished loop returns it too."""
     simclr_step, nem_step, init_encoder, init_decoder = steps(config)
     nan = jnp.float32(jnp.nan)
 
-    def loop(step, carry, num_steps, checkpoints):
-        checkpointer = None if checkpoints is None else Checkpointer(checkpoints)
-        return _checkpointed_loop(step, carry, num_steps, config.checkpoint_every, checkpointer)
+    def loop(train_step, state, data, num_steps, key, checkpoints, desc):
+        state, _ = fit(
+            # Distinct buffers: fit donates the state, and an optimiser state may hold the
+            # initial parameters' buffers.
+            state=jax.tree.map(jnp.array, state),
+            train_step=train_step,
+            batch_at=lambda step: data,  # every step samples its batch from all of data
+            num_steps=num_steps,
+            key=key,
+            workdir=checkpoints,
+            checkpoint_every=config.checkpoint_every,
+            log_every=max(num_steps, 1),
+            desc=desc,
+            hparams=config.to_dict(),
+        )
+        return state
 
     def train_encoder(key, data, checkpoints=None):
         """SimCLR on ``data [n, S, S, 1]``; returns the encoder's parameters, last loss."""
         k_init, k_run = jax.random.split(key)
 
-        def step(carry, t):
-            return simclr_step(*carry[:2], data, jax.random.fold_in(k_run, t))
+        def train_step(state, images, step_key):
+            p, opt_state, loss = simclr_step(*state[:2], images, step_key)
+            return (p, opt_state, loss), {"loss": loss}
 
+        state = (*init_encoder(k_init, data[:2]), nan)
         p, _, loss = loop(
-            step, (*init_encoder(k_init, data[:2]), nan), config.simclr_steps, checkpoints
+            train_step, state, data, config.simclr_steps, k_run, checkpoints, "simclr"
         )
         return p["enc"], loss
 
@@ -188,14 +178,13 @@ def trainers(config):
         """NEM-U's decoder on the frozen encoder; returns θ, last loss and mask mean."""
         k_init, k_run = jax.random.split(key)
 
-        def step(carry, t):
-            return nem_step(*carry[:2], enc_params, data, jax.random.fold_in(k_run, t))
+        def train_step(state, batch, step_key):
+            theta, opt_state, aux = nem_step(*state[:2], *batch, step_key)
+            return (theta, opt_state, aux), {"loss": aux[0], "mask_mean": aux[1]}
 
+        state = (*init_decoder(k_init, enc_params, data[:2]), (nan, nan))
         theta, _, aux = loop(
-            step,
-            (*init_decoder(k_init, enc_params, data[:2]), (nan, nan)),
-            config.nem_steps,
-            checkpoints,
+            train_step, state, (enc_params, data), config.nem_steps, k_run, checkpoints, "nem-u"
         )
         return theta, *aux
 
