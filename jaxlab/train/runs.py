@@ -43,6 +43,7 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 from jaxlab.train.checkpoint import Checkpointer
 from jaxlab.train.lifecycle import pad_with_run_0, padded_runs, place, to_host
 from jaxlab.train.mesh import RUNS_AXIS
+from jaxlab.train.metrics import MetricsWriter
 
 Carry = TypeVar("Carry")
 METHODS = ("vmap", "map", "loop", "auto")
@@ -134,6 +135,14 @@ def segmented_scan_run(
     any moment and called again ends bit-identical to :func:`scan_run` (the step's rng
     must come from the carry or from ``t``, as in :func:`scan_run`).
 
+    With a ``checkpointer``, each piece's metrics are also written, as it finishes, to
+    ``metrics.jsonl`` (and TensorBoard) in the checkpointer's workdir by process 0
+    (:class:`jaxlab.train.MetricsWriter`), so a long run shows its curves while it trains:
+    one row per logged step (at most ``MAX_HISTORY_ROWS`` in a run, and its last step),
+    each metric named by its path in the metrics' tree and averaged over its axes after
+    the step axis (the runs). Rows a killed call wrote after its last checkpoint are
+    replaced.
+
     A batch of runs is the same call with a batched step (e.g. ``jax.vmap(step)``) and a
     carry with a leading run axis. With a ``mesh``, the carry lives on it for the whole
     scan: the leaves ``carry_axes`` marks ``0`` are split over the mesh's ``axis``
@@ -217,6 +226,10 @@ def segmented_scan_run(
 
     scan = jit_run(pieces, fast_compile=fast_compile)
     _probe_carry(carry, axes, start)
+    writer = None
+    if checkpointer is not None and metrics_shape is not None and jax.process_index() == 0:
+        writer = MetricsWriter(checkpointer.directory.parent)
+        writer.truncate_after(start)
     for begin in range(start, length, piece):
         stop = min(begin + piece, length)
         carry, out = scan(carry, jax.tree.map(lambda a, b=begin, e=stop: a[b:e], xs))
@@ -224,14 +237,50 @@ def segmented_scan_run(
         jax.tree.map(
             lambda h, o, b=begin, e=stop: h.__setitem__(slice(b, e), o), history, to_host(out)
         )
+        if writer is not None:  # before the checkpoint: a resumed call rewrites these rows
+            segment = jax.tree.map(  # the padding runs (copies of run 0) are not logged
+                lambda h, b=begin, e=stop: h[b:e, :num_runs] if pad else h[b:e], history
+            )
+            _log_segment(writer, segment, first_step=begin + 1, length=length)
         if checkpointer is not None:
             checkpointer.save(stop, {"carry": _unkey(carry), "history": history})
     if checkpointer is not None:
         checkpointer.wait()
+    if writer is not None:
+        writer.close()
     if pad:
         carry = _map_batched(lambda leaves: _first_runs_program(leaves, num_runs), carry, axes)
         history = jax.tree.map(lambda h: h[:, :num_runs], history)
     return carry, history
+
+
+#: The most rows a segmented run logs to ``metrics.jsonl`` (:func:`segmented_scan_run`).
+MAX_HISTORY_ROWS = 1000
+
+
+def _log_segment(writer: MetricsWriter, metrics: Any, *, first_step: int, length: int) -> None:
+    """Rows of ``metrics`` (a pytree of arrays ``[n, ...]``, steps ``first_step ..``) in
+    ``writer``: each leaf named by its tree path (``"metric"`` for a lone array) and
+    averaged over its axes after the step axis; steps that are multiples of
+    ``ceil(length / MAX_HISTORY_ROWS)`` and the run's last step."""
+    named = {
+        _path_name(path) or "metric": np.asarray(leaf, np.float64).reshape(leaf.shape[0], -1)
+        for path, leaf in jax.tree_util.tree_flatten_with_path(metrics)[0]
+    }
+    every = max(1, -(-length // MAX_HISTORY_ROWS))
+    steps = next(iter(named.values())).shape[0] if named else 0
+    for t in range(steps):
+        step = first_step + t
+        if step % every == 0 or step == length:
+            writer.write(step, {name: float(values[t].mean()) for name, values in named.items()})
+
+
+def _path_name(path: Sequence[Any]) -> str:
+    parts = []
+    for entry in path:
+        key = getattr(entry, "key", getattr(entry, "idx", getattr(entry, "name", entry)))
+        parts.append(str(key))
+    return "/".join(parts)
 
 
 def _carry_axes(carry_axes: Any, carry: Any) -> Any:

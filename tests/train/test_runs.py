@@ -8,6 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from jaxlab.train import runs as runs_lib
 from jaxlab.train.checkpoint import Checkpointer
 from jaxlab.train.mesh import make_mesh
 from jaxlab.train.runs import (
@@ -254,6 +255,26 @@ def test_segmented_scan_killed_and_resumed_is_bit_identical(tmp_path):
     uninterrupted, hist2 = segmented_scan_run(_noisy_step, carry0, length=12, segments=5)
     np.testing.assert_array_equal(uninterrupted[0], ref_carry[0])  # 5 uneven segments
     np.testing.assert_array_equal(hist2["norm"], ref_hist["norm"])
+    # metrics.jsonl: each step once, as the checkpoints advanced (the killed call's first
+    # two segments, then the resumed call's last two), the values of the scan.
+    rows = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in rows] == list(range(1, 13))
+    np.testing.assert_allclose([r["norm"] for r in rows], np.asarray(ref_hist["norm"]), rtol=1e-6)
+    assert [r["t"] for r in rows] == list(range(12))
+
+
+def test_segmented_scan_logs_every_kth_step_averaged_over_runs(tmp_path, monkeypatch):
+    monkeypatch.setattr(runs_lib, "MAX_HISTORY_ROWS", 4)  # 10 steps: every 3rd and the last
+    step = jax.vmap(_decay_step, in_axes=((0, None), None), out_axes=((0, None), 0))
+    w0 = jnp.asarray([[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]])
+    _, hist = segmented_scan_run(
+        step, (w0, jnp.float32(0.5)), length=10, segments=2, checkpointer=Checkpointer(tmp_path)
+    )
+    rows = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in rows] == [3, 6, 9, 10]
+    np.testing.assert_allclose(
+        [r["metric"] for r in rows], np.asarray(hist)[[2, 5, 8, 9]].mean(axis=1), rtol=1e-6
+    )
 
 
 def test_segmented_scan_with_xs_and_bad_inputs():
@@ -301,6 +322,9 @@ def test_segmented_scan_keeps_a_padded_carry_split_over_the_mesh(num_runs, tmp_p
     np.testing.assert_allclose(w, want, rtol=1e-6)
     np.testing.assert_allclose(hist, np.stack(sums), rtol=1e-6)
     assert w.shape == (num_runs, 2) and hist.shape == (6, num_runs) and float(rate) == 0.5
+    logged = (tmp_path / "ckpt" / "metrics.jsonl").read_text().splitlines()
+    means = [json.loads(line)["metric"] for line in logged]  # the padding runs left out
+    np.testing.assert_allclose(means, np.stack(sums).mean(axis=1), rtol=1e-6)
     records = _carry_records(tmp_path)
     assert [r["step"] for r in records] == [0, 2, 4, 6]  # the start and every segment
     for record in records:
