@@ -39,9 +39,11 @@ a small conv net (batch 256 of 48×48 canvases at the paper preset, the training
 0.5 GB on the device) that draw their batch inside the step, and the seeds run one after
 another; a pod runs seeds as separate jobs (read by ``jaxlab plan``).
 
-Checkpoints: each seed's SimCLR and NEM-U loops save every ``checkpoint_every`` steps and
-after their last under ``<workdir>/seed_<seed>/{encoder,decoder}``; the same command on a
-killed run's workdir resumes there with the same numbers (finished seeds are restored).
+Checkpoints: each seed's SimCLR and NEM-U loops (``jaxlab.train.fit``) save every
+``checkpoint_every`` steps and after their last under
+``<workdir>/seed_<seed>/{encoder,decoder}``, with their ``metrics.jsonl``; the same command
+on a killed run's workdir resumes there with the same numbers (finished seeds are
+restored).
 
 Presets: quick and smoke read Fashion-MNIST from its IDX files (``fashion_mnist_idx``);
 ``paper`` reads it through TFDS (``fashion_mnist``) and runs the miniature at accelerator
