@@ -64,10 +64,12 @@ def linear_cka(
     return cross / (jnp.linalg.norm(gram(x.T, x)) * jnp.linalg.norm(gram(y.T, y)))
 
 
-def _affine_r2(f_a, f_b, fit, test, ridge):
+def _affine_r2(f_a, f_b, fit, test, ridge, after=None):
     xa = jnp.concatenate([f_a, jnp.ones((f_a.shape[0], 1), f_a.dtype)], axis=1)
     x_fit, x_test = xa[fit], xa[test]
     gram = x_fit.T @ x_fit + ridge * jnp.eye(xa.shape[1], dtype=xa.dtype)
+    if after is not None:  # the solve waits for ``after`` (the same gram unless it is NaN)
+        gram = jnp.where(jnp.isnan(after), after, gram)
     w = jnp.linalg.solve(gram, x_fit.T @ f_b[fit])
     resid = f_b[test] - x_test @ w
     total = f_b[test] - f_b[test].mean(0, keepdims=True)
@@ -94,6 +96,13 @@ def affine_coupling_r2(f_a: ArrayLike, f_b: ArrayLike, ridge: float = 1e-6) -> j
     Returns:
       ``[]`` R² (≤ 1; can be negative for no coupling).
 
+    The two directions' solves run one after the other. Under ``jax.vmap`` on XLA:CPU, each
+    is a batched LAPACK call that jaxlib (0.10.2) splits into chunks on XLA's intra-op
+    thread pool and then waits for, holding its pool thread; two such calls running at once
+    on a 2-thread pool (2 cores) wait for each other's chunks forever. A caller that runs
+    other batched ``jnp.linalg`` calls beside this one in one program on few cores meets
+    the same hang: map over the batch with ``jax.lax.map`` instead.
+
     Example:
       >>> from jaxlab.ood import affine_coupling_r2
       >>> x = jax.random.normal(jax.random.key(0), (40, 3))
@@ -108,7 +117,9 @@ def affine_coupling_r2(f_a: ArrayLike, f_b: ArrayLike, ridge: float = 1e-6) -> j
     if n < 4:
         raise ValueError(f"need at least 4 samples (fit on one half, test on the other), got {n}")
     fit, test = jnp.arange(n // 2), jnp.arange(n // 2, n)
-    return 0.5 * (_affine_r2(x, y, fit, test, ridge) + _affine_r2(y, x, fit, test, ridge))
+    r2_ab = _affine_r2(x, y, fit, test, ridge)
+    # B → A's solve takes A → B's R² as an input: the two LAPACK solves never run at once.
+    return 0.5 * (r2_ab + _affine_r2(y, x, fit, test, ridge, after=r2_ab))
 
 
 class BarrierResult(NamedTuple):

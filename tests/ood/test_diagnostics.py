@@ -1,5 +1,9 @@
 """CKA, the affine-coupling proxy, the loss barrier and weight matching."""
 
+import functools
+import itertools
+import re
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -99,3 +103,57 @@ def test_cka_jit_and_errors():
         linear_cka(x.at[0, 0].set(jnp.nan), x)
     with pytest.raises(ValueError, match="at least 4"):
         affine_coupling_r2(x[:3], x[:3])
+
+
+def _lapack_calls_run_in_sequence(fn, *args) -> bool:
+    """Whether every two LAPACK custom calls of ``jit(fn)``'s compiled entry computation
+    are ordered by a data dependency (so XLA never runs two of them at once)."""
+    text = jax.jit(fn).lower(*args).compile().as_text()
+    entry = text[text.index("\nENTRY") :].splitlines()[1:]
+    operands, lapack = {}, []
+    for line in entry:
+        if " = " not in line:
+            continue
+        name = line.split(" = ")[0].split("%")[-1]
+        body = re.sub(r"\b(calls|condition|body|to_apply)=%[\w.-]+", "", line.split(" = ", 1)[1])
+        operands[name] = set(re.findall(r"%([\w.-]+)", body))
+        if 'custom_call_target="lapack_' in line:
+            lapack.append(name)
+
+    @functools.cache
+    def ancestors(name: str) -> frozenset:
+        direct = operands.get(name, set())
+        return frozenset(direct).union(*(ancestors(o) for o in direct))
+
+    assert len(lapack) >= 2, lapack
+    return all(a in ancestors(b) or b in ancestors(a) for a, b in itertools.combinations(lapack, 2))
+
+
+def test_vmapped_coupling_runs_its_lapack_solves_one_after_the_other():
+    """Under vmap on XLA:CPU each solve is a batched LAPACK call that waits, on a pool
+    thread, for chunks it queued on the same pool: two at once hang a 2-thread pool."""
+    x = jax.random.normal(jax.random.key(0), (3, 40, 6))
+    assert _lapack_calls_run_in_sequence(jax.vmap(affine_coupling_r2), x, x**3)
+
+    def two_independent_solves(a, b):
+        gram = a.mT @ a + jnp.eye(a.shape[-1])
+        return jnp.linalg.solve(gram, a.mT @ b), jnp.linalg.solve(gram + 1.0, b.mT @ a)
+
+    assert not _lapack_calls_run_in_sequence(jax.vmap(two_independent_solves), x, x**3)
+
+
+def test_vmapped_coupling_matches_each_pair_in_float64_numpy():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(4, 60, 5))
+    y = np.tanh(x @ rng.normal(size=(5, 4)))
+
+    def r2(a, b):
+        fit, test = slice(0, 30), slice(30, 60)
+        a1 = np.concatenate([a, np.ones((60, 1))], axis=1)
+        w = np.linalg.solve(a1[fit].T @ a1[fit] + 1e-6 * np.eye(a1.shape[1]), a1[fit].T @ b[fit])
+        resid = b[test] - a1[test] @ w
+        return 1 - np.sum(resid**2) / np.sum((b[test] - b[test].mean(0)) ** 2)
+
+    want = [0.5 * (r2(a, b) + r2(b, a)) for a, b in zip(x, y, strict=True)]
+    got = jax.vmap(affine_coupling_r2)(jnp.asarray(x, jnp.float32), jnp.asarray(y, jnp.float32))
+    np.testing.assert_allclose(got, want, atol=2e-4)
