@@ -107,7 +107,9 @@ def test_cka_jit_and_errors():
 
 def _lapack_calls_run_in_sequence(fn, *args) -> bool:
     """Whether every two LAPACK custom calls of ``jit(fn)``'s compiled entry computation
-    are ordered by a data dependency (so XLA never runs two of them at once)."""
+    on the CPU (whatever the default backend) are ordered by a data dependency (so XLA
+    never runs two of them at once)."""
+    args = jax.device_put(args, jax.devices("cpu")[0])
     text = jax.jit(fn).lower(*args).compile().as_text()
     entry = text[text.index("\nENTRY") :].splitlines()[1:]
     operands, lapack = {}, []
