@@ -22,7 +22,9 @@ checkpoints its position.
 
 :func:`mock_datasets` (``tfds.testing.mock_data``) replaces every source with random
 examples of the dataset's own features, which ``jaxlab run --dry-run`` and the tests use;
-nothing is downloaded.
+nothing is downloaded. A builder whose records random features cannot make (a molecule
+whose mol block must parse) gives its own mock records
+(``jaxlab.data.tfds_builders.MOCK_EXAMPLES``).
 
 The in-memory path (:func:`jaxlab.data.batch_dataset`) stays for data that fits in memory.
 """
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -153,7 +156,39 @@ def open_source(
             f"prepare it with `jaxlab data fetch {name.split('/')[0]}` (or `tfds build`)"
         ) from e
     _READS.append(DatasetRead(name, split, _mocking()))
+    if _mocking():
+        return _builder_mock(name, source)
     return source
+
+
+class _MockRecords:
+    """``len(source)`` records, record ``i`` being ``make(i)``; picklable (grain's worker
+    processes read it) when ``make`` is."""
+
+    def __init__(self, source: Any, make: Any):
+        self.dataset_info = getattr(source, "dataset_info", None)
+        self._len, self._make = len(source), make
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __getitem__(self, index: int) -> dict[str, Any]:
+        if not 0 <= index < self._len:
+            raise IndexError(f"record {index} of {self._len}")
+        return self._make(int(index))
+
+
+def _builder_mock(name: str, source: Any) -> Any:
+    """``source`` (a mock), or its records from the builder's own ``mock_example`` where
+    ``jaxlab.data.tfds_builders.MOCK_EXAMPLES`` has one for ``name``'s builder."""
+    from jaxlab.data.tfds_builders import MOCK_EXAMPLES
+
+    builder, _, rest = name.partition("/")
+    make = MOCK_EXAMPLES.get(builder.partition(":")[0])
+    if make is None:
+        return source
+    config = rest.partition(":")[0] or None
+    return _MockRecords(source, functools.partial(make, config=config))
 
 
 def prepare(name: str, *, data_dir: str | os.PathLike | None = None) -> str:

@@ -52,7 +52,8 @@ def _fixture(root):
     return sha("qm9_split0.npy"), sha("qm9_test_smiles.csv")
 
 
-def test_builds_geom_qm9_from_a_local_rdkit_folder(tmp_path):
+def _prepared(tmp_path) -> dict:
+    """The splits of the fixture, prepared by the builder as array_record."""
     manual = tmp_path / "manual"
     split_sha, test_sha = _fixture(manual)
     config = geom.GeomConfig(
@@ -66,7 +67,11 @@ def test_builds_geom_qm9_from_a_local_rdkit_folder(tmp_path):
     builder.download_and_prepare(
         download_config=tfds.download.DownloadConfig(manual_dir=str(manual))
     )
-    source = builder.as_data_source()
+    return builder, builder.as_data_source()
+
+
+def test_builds_geom_qm9_from_a_local_rdkit_folder(tmp_path):
+    builder, source = _prepared(tmp_path)
     assert {k: len(v) for k, v in source.items()} == {"train": 2, "validation": 1, "test": 2}
     rejected = builder.info.metadata["rejected"]
     assert [r["reason"] for r in rejected] == ["fragments"]
@@ -111,3 +116,46 @@ def test_registered_and_mockable():
         ex = source[0]
     assert len(source) == 4
     assert ex["atom_features"].shape[1] == 43 and ex["conformers"].shape[1] == 3
+
+
+def _text(value) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def test_mock_records_are_molecules_shaped_as_a_prepared_record(tmp_path):
+    """A dry run's ``geom/qm9`` records parse and agree with themselves: the mol block's
+    atoms are ``num_atoms`` and ``atomic_numbers``, every stored conformer puts bonded atoms
+    0.9–1.8 Å apart, and keys, dtypes, ranks and text types are a prepared record's."""
+    _, prepared = _prepared(tmp_path)
+    real = prepared["train"][0]
+    with mock_datasets(5):
+        source = open_source("geom/qm9", "validation")
+    assert len(source) == 5
+    for i in range(len(source)):
+        ex = source[i]
+        assert ex.keys() == real.keys()
+        for key, value in real.items():
+            assert type(ex[key]) is type(value), key
+            if isinstance(value, np.ndarray):
+                assert (ex[key].dtype, ex[key].ndim) == (value.dtype, value.ndim), key
+        mol = Chem.MolFromMolBlock(_text(ex["mol_block"]), removeHs=False)
+        n, k = int(ex["num_atoms"]), int(ex["num_conformers"])
+        assert mol is not None and mol.GetNumAtoms() == n
+        assert Chem.MolToSmiles(Chem.RemoveHs(mol)) == Chem.CanonSmiles(_text(ex["smiles"]))
+        assert list(ex["atomic_numbers"]) == [a.GetAtomicNum() for a in mol.GetAtoms()]
+        assert ex["conformers"].shape == (k * n, 3) and ex["boltzmann_weights"].shape == (k,)
+        assert ex["atom_features"].shape == (n, 43) and ex["eigenfunctions"].shape == (n, 32)
+        bonds = np.asarray([(b.GetBeginAtomIdx(), b.GetEndAtomIdx()) for b in mol.GetBonds()])
+        for positions in ex["conformers"].reshape(k, n, 3):
+            lengths = np.linalg.norm(positions[bonds[:, 0]] - positions[bonds[:, 1]], axis=1)
+            assert np.all((lengths > 0.9) & (lengths < 1.8)), lengths
+    again = pickle.loads(pickle.dumps(source))  # grain's worker processes read a copy
+    np.testing.assert_array_equal(again[3]["conformers"], source[3]["conformers"])
+    with pytest.raises(IndexError):
+        source[5]
+
+
+def test_mock_example_names_a_wrong_config():
+    with pytest.raises(ValueError, match="no config 'qm7'"):
+        geom.mock_example(0, "qm7")
+    assert "atom_features" not in geom.mock_example(0, "drugs")

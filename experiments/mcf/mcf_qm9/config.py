@@ -78,12 +78,11 @@ PAPER_SETTING = PaperSetting(
 
 
 def dry_run(c: ml_collections.ConfigDict, devices: int) -> ml_collections.ConfigDict:
-    """The paper program at MCF-B's shapes on mock ``geom/qm9``: 2 training steps of one
-    row per device, one validation point (one molecule), and one sampling batch of one
-    row per device with 2-step samplers; a checkpoint every step. It computes in float32:
-    the program's shapes, input pipeline and checkpoints are the paper's, but bf16 matmuls
-    are emulated (slow) on the CPU devices a dry run uses."""
-    c.compute_dtype = "float32"
+    """The paper program at MCF-B's shapes and in its dtype (bf16) on mock ``geom/qm9``,
+    whose records are real small molecules (:func:`jaxlab.data.tfds_builders.geom.mock_example`),
+    so RDKit's metric and the ETKDG baseline run: 2 training steps of one row per device,
+    one validation point (one molecule), and one sampling batch of one row per device with
+    2-step samplers; a checkpoint every step."""
     c.num_steps = DRY_RUN_STEPS
     c.warmup_steps = 1
     c.batch_size = devices

@@ -320,8 +320,8 @@ def _geom_inputs(record: dict) -> tuple[np.ndarray, np.ndarray, int]:
     eigenfunctions ‖ atom features of its n atoms padded to A = ``MAX_ATOMS``.
 
     n is the record's atom count, bounded by the stored feature rows and by A (equal in
-    real records; mock records of a dry run draw each length at random); at least one atom
-    is marked real so that every row is a molecule.
+    the builder's records, a dry run's mock records included); at least one atom is marked
+    real so that every row is a molecule.
     """
     eig, feats = np.asarray(record["eigenfunctions"]), np.asarray(record["atom_features"])
     n = min(int(record["num_atoms"]), len(eig), len(feats), MAX_ATOMS)
@@ -334,7 +334,7 @@ def _geom_inputs(record: dict) -> tuple[np.ndarray, np.ndarray, int]:
 
 def _geom_conformers(record: dict, n: int) -> np.ndarray:
     """The record's K stored conformers as ``[K, n, 3]`` (Å); the builder stacks them as
-    ``[K * n, 3]`` (a mock record's rows are cut or zero-padded to whole blocks)."""
+    ``[K * n, 3]`` (rows short of whole blocks are zero-padded, extra rows cut)."""
     flat = np.asarray(record["conformers"], np.float32).reshape(-1, 3)
     k = max(len(flat) // n, 1)
     if len(flat) < k * n:
@@ -386,7 +386,7 @@ class _SampleRows:
 def _geom_molecules(source, limit: int) -> list[dict]:
     """The first ``limit`` (0: all) molecules of a ``geom`` split, read on the host:
     their MCF input, reference conformers ``[K, n, 3]`` (Å), SMILES and RDKit molecule
-    (``None`` where the mol block does not parse, as in a dry run's mock records)."""
+    (``None`` where the mol block does not parse or disagrees with ``num_atoms``)."""
     out = []
     for i in range(min(len(source), limit or len(source))):
         record = source[i]
@@ -439,7 +439,8 @@ def _sample_molecules(
 
 def _rmsd_matrix(mol, references: np.ndarray, generated: np.ndarray) -> np.ndarray:
     """Heavy-atom, symmetry-aware best RMSD (RDKit ``GetBestRMS``, the paper's metric); for a
-    record without a usable molecule (a dry run's mock data) the all-atom Kabsch RMSD."""
+    record without a usable molecule (counted in ``num_unparsable``) the all-atom Kabsch
+    RMSD."""
     if mol is not None:
         return best_rmsd_matrix(mol, references, generated)
     return np.asarray([[float(kabsch_rmsd(g, r)) for g in generated] for r in references])

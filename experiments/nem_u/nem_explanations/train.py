@@ -30,7 +30,14 @@ from jaxlab.explain import (
     relax,
 )
 from jaxlab.nn import simclr_loss
-from jaxlab.train import fit, make_optimizer, optimizer_step, time_min_of_k, to_host
+from jaxlab.train import (
+    atomic_write_npz,
+    fit,
+    make_optimizer,
+    optimizer_step,
+    time_min_of_k,
+    to_host,
+)
 from jaxlab.train.mesh import replicated
 from jaxlab.train.plan import PlanSpec, abstract
 
@@ -295,10 +302,7 @@ def train_and_evaluate(
             for metric, value in scores(enc_params, eval_x, maps, eval_gt).items():
                 put(f"{name}_{metric}", value)
         if seed == config.seed:
-            np.savez(
-                os.path.join(workdir, "examples.npz"),
-                **{k: v for k, v in to_host(examples).items()},
-            )
+            atomic_write_npz(os.path.join(workdir, "examples.npz"), to_host(examples))
         x_time = eval_x[: config.num_time]
         # One timing sample per seed: the fastest of timing_k interleaved calls of each
         # method on this seed's images, encoder and decoder.

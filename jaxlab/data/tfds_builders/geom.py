@@ -42,6 +42,10 @@ rejects them; each skip is listed in ``info.metadata["rejected"]``.
 
     import jaxlab.data.tfds_builders  # registers "geom"
     source = jaxlab.data.streaming.open_source("geom/qm9", "train")
+
+Under :func:`jaxlab.data.streaming.mock_datasets` (a dry run), :func:`mock_example` gives
+each record a real small molecule instead of random features, so that a dry run parses its
+mol blocks, scores with RDKit and runs the ETKDG baseline as a real run does.
 """
 
 from __future__ import annotations
@@ -58,7 +62,7 @@ from typing import Any
 import numpy as np
 import tensorflow_datasets as tfds
 
-__all__ = ["ARCHIVE_URL", "Geom", "GeomConfig", "molecule_example"]
+__all__ = ["ARCHIVE_URL", "Geom", "GeomConfig", "mock_example", "molecule_example"]
 
 ARCHIVE_URL = "https://dataverse.harvard.edu/api/access/datafile/4327252"
 _GEOMOL = (
@@ -66,6 +70,9 @@ _GEOMOL = (
     "368da546d8f25e20c155781994ad2ecfc70e7baf/data"
 )
 MAX_NEIGHBOURS = 4  # MCF's preprocessing skips conformers with a 5-coordinated atom
+# QM9-sized molecules (at most 9 heavy atoms of C, N, O, F) for mock records.
+MOCK_SMILES = ("CCO", "CC(=O)O", "c1ccoc1", "CC#N", "OCC1CC1", "CN(C)C=O", "C1CCOC1", "FC(F)CO")
+MOCK_CONFORMERS = 3
 
 
 @dataclasses.dataclass
@@ -141,6 +148,43 @@ def molecule_example(record: dict, *, mcf_features: bool) -> dict[str, Any]:
         example["atom_features"] = features.atom_features
         example["eigenfunctions"] = _eigenfunctions(features.adjacency)[:, :NUM_EIGENFUNCTIONS]
     return example
+
+
+def mock_example(index: int, config: str | None = None) -> dict[str, Any]:
+    """Mock record ``index`` of ``geom/<config>``: a molecule of :data:`MOCK_SMILES` (in
+    turn), with hydrogens, and :data:`MOCK_CONFORMERS` ETKDGv3 conformers
+    (:func:`jaxlab.chem.conformers.embed_conformers`, seed ``index``), equally weighted,
+    made into an example by :func:`molecule_example`, with the types of a prepared record
+    of that config (text as bytes, scalars as Python ints).
+
+    Raises:
+      ValueError: ``config`` is not a config of :class:`Geom`.
+    """
+    from rdkit import Chem
+
+    from jaxlab.chem.conformers import embed_conformers
+
+    configs = {c.name: c for c in Geom.BUILDER_CONFIGS}
+    name = config or Geom.DEFAULT_CONFIG_NAME
+    if name not in configs:
+        raise ValueError(f"geom has no config {name!r}; its configs: {sorted(configs)}")
+    smiles = MOCK_SMILES[index % len(MOCK_SMILES)]
+    mol = Chem.AddHs(Chem.MolFromSmiles(smiles))
+    conformers = []
+    for positions in embed_conformers(mol, MOCK_CONFORMERS, seed=index):
+        one = Chem.Mol(mol)
+        conformer = Chem.Conformer(mol.GetNumAtoms())
+        for atom, xyz in enumerate(positions.tolist()):
+            conformer.SetAtomPosition(atom, xyz)
+        one.AddConformer(conformer, assignId=True)
+        conformers.append({"rd_mol": one, "boltzmannweight": 1.0 / MOCK_CONFORMERS})
+    record = {"smiles": smiles, "conformers": conformers}
+    example = molecule_example(record, mcf_features=configs[name].mcf_features)
+    # as a prepared record decodes: text as bytes, scalars as Python numbers
+    return {
+        k: v.encode() if isinstance(v, str) else v.item() if isinstance(v, np.generic) else v
+        for k, v in example.items()
+    }
 
 
 def _eigenfunctions(adjacency: np.ndarray) -> np.ndarray:
