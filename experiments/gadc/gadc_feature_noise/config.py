@@ -25,7 +25,9 @@ differences 0.85 (ξ = 0.5 vs ε = 0), 2.27 (vs APPNP), 5.6 (flip), 1.75 (ξ = 0
 (``cpu_budget_s`` 400) allows 10: power ≥ 0.96 for the ξ = 0.5 and flip
 comparisons, 0.68 for ξ = 0.1 and 0.33 for ξ = 1.0 (those two are likely inconclusive
 unless the effect is larger than 1.5 points); the "matches" claims (TOST, ±2 points) had
-pilot sds 1.73 (ξ = 0.5) and 0.85 (flip). The paper preset runs the reference's 100 runs.
+pilot sds 1.73 (ξ = 0.5) and 0.85 (flip): if our accuracy equals the paper's, 10 draws show
+it with power 0.91 and ≈ 1 (``tost_power``). Each claim carries its power (``Claim.power``).
+The paper preset runs the reference's 100 runs.
 
 Command: ``jaxlab run gadc_feature_noise``; the paper program's dry run:
 ``jaxlab run gadc_feature_noise --preset paper --dry-run``.

@@ -37,6 +37,7 @@ EXPERIMENT = Experiment(
             "affine-coupling R² of penultimate features (a proxy; the paper's SCI formula "
             "was not retrieved); mean over member pairs",
             bounds=(-math.inf, 1.0),
+            power=0.05,
         ),
         _vs(
             "naive members are more similar than MC members (linear CKA)",
@@ -45,6 +46,7 @@ EXPERIMENT = Experiment(
             True,
             "linear CKA of penultimate features, member pairs",
             bounds=(0.0, 1.0),
+            power=1.0,
         ),
         _vs(
             "naive members have a lower loss barrier than MC members",
@@ -54,7 +56,7 @@ EXPERIMENT = Experiment(
             "CE on ID train along the line between weight-matched members (probe heads for "
             "contrastive members); the paper's protocol is not verified",
             bounds=(-math.inf, math.inf),
-            power=0.64,
+            power=0.58,
         ),
         _vs(
             "MC Ensemble has lower FPR95 than the naive ensemble (near-OOD)",
@@ -62,7 +64,7 @@ EXPERIMENT = Experiment(
             "naive_fpr95_near",
             False,
             unit="%",
-            power=0.68,
+            power=0.83,
         ),
         _vs(
             "MC Ensemble has lower FPR95 than the naive ensemble (far-OOD)",
@@ -70,6 +72,7 @@ EXPERIMENT = Experiment(
             "naive_fpr95_far",
             False,
             unit="%",
+            power=1.0,
         ),
         _vs(
             "MC Ensemble has higher AUROC than the naive ensemble (near-OOD)",
@@ -77,6 +80,7 @@ EXPERIMENT = Experiment(
             "naive_auroc_near",
             True,
             unit="%",
+            power=1.0,
         ),
         _vs(
             "MC Ensemble has higher AUROC than the naive ensemble (far-OOD)",
@@ -84,6 +88,7 @@ EXPERIMENT = Experiment(
             "naive_auroc_far",
             True,
             unit="%",
+            power=0.61,
         ),
         _vs(
             "MC Ensemble has lower FPR95 than a 3×-wider single model (near-OOD)",
@@ -91,7 +96,7 @@ EXPERIMENT = Experiment(
             "wide_fpr95_near",
             False,
             unit="%",
-            power=0.57,
+            power=0.79,
         ),
         _vs(
             "MC Ensemble has lower FPR95 than a 3×-wider single model (far-OOD)",
@@ -99,6 +104,7 @@ EXPERIMENT = Experiment(
             "wide_fpr95_far",
             False,
             unit="%",
+            power=0.84,
         ),
         _vs(
             "MC Ensemble has higher AUROC than a 3×-wider single model (near-OOD)",
@@ -106,6 +112,7 @@ EXPERIMENT = Experiment(
             "wide_auroc_near",
             True,
             unit="%",
+            power=0.97,
         ),
         _vs(
             "MC Ensemble has higher AUROC than a 3×-wider single model (far-OOD)",
@@ -113,6 +120,7 @@ EXPERIMENT = Experiment(
             "wide_auroc_far",
             True,
             unit="%",
+            power=0.31,
         ),
     ),
     requires=("fashion_mnist",),
