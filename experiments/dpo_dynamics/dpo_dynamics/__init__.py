@@ -24,6 +24,7 @@ EXPERIMENT = Experiment(
             unit=" steps",
             paired=True,
             setting=_SETTING + "; both behaviours of the same runs (paired by seed)",
+            power=0.17,
         ),
         Claim(
             name="the ordering survives an unequal mixture with most data on the least "
@@ -36,6 +37,7 @@ EXPERIMENT = Experiment(
             unit=" steps",
             paired=True,
             setting=_SETTING + "; weights 0.4/0.3/0.2/0.1 from δ = 0.5 to 4",
+            power=0.11,
         ),
         Claim(
             name="early growth of the margin direction along u_k is faster for larger δ_k",
@@ -46,6 +48,7 @@ EXPERIMENT = Experiment(
             higher_is_better=True,
             paired=True,
             setting=_SETTING + "; slope over the first 10 steps",
+            power=0.12,
         ),
         Claim(
             name="early growth is about linear (R² of a line over the first steps above "
@@ -57,6 +60,7 @@ EXPERIMENT = Experiment(
             higher_is_better=True,
             paired=True,
             setting=_SETTING,
+            power=1.0,
         ),
         Claim(
             name="an aligned head is misaligned (flipped preferences win) faster than a fresh head",

@@ -14,14 +14,19 @@ at 2 steps with ``--dry-run``. The paper's LLM runs are not reproduced (see
 ``PAPER_SETTING``). The paper reports orderings, not table values (no headline number);
 its model and definitions were recalled from the abstract (unverified).
 
-Power ( ``jaxlab.report.power.seeds_for_power``, α = 0.05, power
-0.8, paired t-tests over seeds, per-seed difference sd bounded by √(s₁² + s₂²) of the
-committed quick pilot's sds, 10 seeds). Steps to 90 % (equal mixture): effect 1428 steps, sd
-≤ 368 → 3 seeds; unequal mixture: 531, ≤ 274 → 5; early slope: 0.144, ≤ 0.014 → 3; R²:
-0.124, ≤ 0.0033 → 4. Misalignment at the 90 % threshold (a 10-seed quick pilot at that
-threshold): the fresh head's steps have sd 15.6; the smallest effect worth reporting, 50
-steps (10 % of the stage), needs 4 seeds. Quick runs 10 seeds (vmapped, within its
-budget): power ≥ 0.99 for every claim.
+Power (``jaxlab.report.power``, α = 0.05, paired t-tests over seeds, two-sided). Seeds
+were chosen on an earlier 10-seed quick run (per-seed difference sds bounded by
+√(s₁² + s₂²)): its effects (1428 steps to 90 %, 531 with the unequal mixture, 0.144 early
+slope, 0.124 R²) need 3-5 seeds. Misalignment at the 90 % threshold (a 10-seed quick pilot at
+that threshold): the fresh head's steps have sd 15.6; the smallest effect worth reporting,
+50 steps (10 % of the stage), needs 4 seeds. Quick runs 10 seeds (vmapped, within its
+budget). The power each tallied row carries (``Claim.power``) is for the smallest effect
+worth a row, 10 % of the baseline behaviour's value (steps to 90 %, early slope) or 0.05 of
+R², with the sds of a pilot that is not the judged run, ``jaxlab run dpo_dynamics
+--config.seed=1000`` (seeds 1000-1009): steps to 90 %, equal / unequal mixture (effect 124 /
+42 steps, sd 354 / 173) 0.17 / 0.11; early slope (0.0025, sd 0.0094) 0.12; R² (sd 0.0032)
+≈ 1. The first three detect only effects several times larger than 10 % (the pilot's
+own are ≈ 100 %), so their rows say they are underpowered for the smallest effect.
 
 Mesh (every preset): ``{"runs": -1}``: the seeds are independent runs of a 2 × dim head
 and its evaluation set (a few MB); they split over devices.

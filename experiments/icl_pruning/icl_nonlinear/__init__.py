@@ -22,6 +22,7 @@ EXPERIMENT = Experiment(
             higher_is_better=False,
             paired=True,
             setting=_SETTING,
+            power=0.99,
         ),
         Claim(
             name="ICL error falls with the prompt length l (α = 0.3, l = 40 vs 5)",
@@ -32,11 +33,12 @@ EXPERIMENT = Experiment(
             higher_is_better=False,
             paired=True,
             setting=_SETTING,
+            power=1.0,
         ),
         Claim(
             name="ICL error falls with α (l = 10, α = 0.7 vs 0.3)",
             metric="error_unseen_l10_a0p7",
-            power=0.16,
+            power=0.45,
             bounds=(0.0, 1.0),
             baseline="error_unseen_l10_a0p3",
             paper=None,
@@ -53,6 +55,7 @@ EXPERIMENT = Experiment(
             higher_is_better=False,
             paired=True,
             setting=_SETTING + "; μ' = (μ1+μ2)/√2, (μ3+μ4)/√2, rotated IDI patterns",
+            power=1.0,
         ),
         Claim(
             name="pruning 30 % of neurons smallest-‖W_O,i‖-first costs less test hinge "
@@ -60,7 +63,7 @@ EXPERIMENT = Experiment(
             metric="prune_hinge_smallest_r0p3",
             bounds=(0.0, math.inf),
             baseline="prune_hinge_largest_r0p3",
-            power=0.14,
+            power=0.49,
             paper=None,
             higher_is_better=False,
             paired=True,
@@ -72,7 +75,7 @@ EXPERIMENT = Experiment(
             metric="prune_hinge_smallest_r0p3",
             bounds=(0.0, math.inf),
             baseline="prune_hinge_random_r0p3",
-            power=0.24,
+            power=0.79,
             paper=None,
             higher_is_better=False,
             paired=True,
@@ -81,7 +84,7 @@ EXPERIMENT = Experiment(
         Claim(
             name="attention concentrates on demonstrations sharing the query's pattern",
             metric="attention_mass_final",
-            power=0.11,
+            power=0.1,
             bounds=(0.0, 1.0),
             baseline="attention_mass_init",
             paper=None,

@@ -16,6 +16,7 @@ EXPERIMENT = Experiment(
             baseline="peaks_kept_sparsemax",
             paired=True,
             setting=_SETTING,
+            power=1.0,
         ),
         Claim(
             name="fitted MultiMax keeps more peaks than entmax-1.5",
@@ -24,6 +25,7 @@ EXPERIMENT = Experiment(
             baseline="peaks_kept_entmax15",
             paired=True,
             setting=_SETTING,
+            power=1.0,
         ),
         Claim(
             name="fitted MultiMax is sparser than the fitted-temperature softmax",
@@ -32,6 +34,7 @@ EXPERIMENT = Experiment(
             baseline="sparsity_softmax_fit",
             paired=True,
             setting=_SETTING,
+            power=1.0,
         ),
         Claim(
             name="fitted MultiMax matches the sparse multi-modal target better than softmax",
@@ -41,6 +44,7 @@ EXPERIMENT = Experiment(
             paired=True,
             higher_is_better=False,
             setting=_SETTING + "; KL(target || p), target uniform on the peaks",
+            power=1.0,
         ),
         Claim(
             name="hand-set MultiMax keeps more peaks than sparsemax",
@@ -49,6 +53,7 @@ EXPERIMENT = Experiment(
             baseline="peaks_kept_sparsemax",
             paired=True,
             setting=_SETTING,
+            power=1.0,
         ),
     ),
 )

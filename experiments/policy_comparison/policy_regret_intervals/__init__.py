@@ -93,6 +93,7 @@ EXPERIMENT = Experiment(
             paired=True,
             setting="|Z| = 5 levels, instrument loading 2 vs 0.5 on the logit of D, oracle; "
             "the same replication keys at both strengths",
+            power=1.0,
         ),
         Claim(
             name="only the δ-interval excludes 0 in some cases",
