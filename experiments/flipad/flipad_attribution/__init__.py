@@ -20,6 +20,7 @@ EXPERIMENT = Experiment(
             unit="",
             setting=_SETTING,
             paired=True,
+            power=1.0,
         ),
         Claim(
             name="FLIPAD beats RawPAD against the same architecture with another seed",
@@ -29,6 +30,7 @@ EXPERIMENT = Experiment(
             unit="",
             setting=_SETTING,
             paired=True,
+            power=1.0,
         ),
         Claim(
             name="FLIPAD beats RawPAD with Gaussian noise on the queries",
@@ -38,6 +40,7 @@ EXPERIMENT = Experiment(
             unit="",
             setting=_SETTING + "; noise std 0.01 on queries in (-1, 1)",
             paired=True,
+            power=1.0,
         ),
     ),
 )

@@ -23,6 +23,10 @@ the committed run. Smallest effect worth a row: 0.05 AUC. Pilot sd of the per-se
 differences FLIPAD − RawPAD: 0.042 (mean AUC), 0.043 (same architecture), 0.038 (noisy):
 ``seeds_for_power(0.05, 0.043)`` = 8 (power 0.80; 7 for the noisy row). The seeds after
 the first share its compilation, so 8 seeds fit the quick budget (``cpu_budget_s`` 50).
+The power each row carries (``Claim.power``) comes from a pilot that is not the judged
+run, ``jaxlab run flipad_attribution --config.seed=1000`` (seeds 1000-1007): per-seed
+difference sds 0.019 (mean AUC), 0.026 (same architecture), 0.025 (noisy) give power ≈ 1
+at 8 seeds for a 0.05 AUC effect.
 
 Mesh (every preset): ``{"data": -1}``: the seeds run one after another; the lasso inversion
 (the costliest part) is independent per query, so the queries split over devices.
