@@ -18,6 +18,7 @@ EXPERIMENT = Experiment(
             baseline="key_score_text",
             paired=True,
             setting="weighted key score on held-out tracks and held-out phrasings; " + _SETTING,
+            power=0.21,
         ),
         Claim(
             name="a linear audio projector lets the LM state the tempo above the text-only LM",
@@ -53,6 +54,7 @@ EXPERIMENT = Experiment(
             baseline="caption_key_score_text",
             paired=True,
             setting="key parsed from generated captions, weighted score; " + _SETTING,
+            power=1.0,
         ),
         Claim(
             name="a projector alone, LM frozen after text training, beats the text-only LM",
