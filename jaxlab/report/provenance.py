@@ -21,6 +21,15 @@ from jaxlab.report import codehash, registry
 FOLDER = "provenance"
 
 
+#: How ``stale`` names each part of ``codehash.PARTS`` that changed.
+_PART_LABELS = {
+    "experiment": "experiment code",
+    "jaxlab": "jaxlab modules",
+    "packages": "installed package versions",
+    "data": "data files",
+}
+
+
 def write(results_dir: str | os.PathLike, name: str, preset: str, parts: dict[str, str]) -> None:
     """Writes ``<results_dir>/provenance/<name>.json`` for results of ``preset`` computed by
     the code whose ``code_parts`` are ``parts``."""
@@ -77,8 +86,6 @@ def stale(
             )
             changed.remove("data")
         if changed:
-            lines.append(
-                f"{name}: its results were computed by other {' and '.join(changed)} "
-                f"than this checkout's; {rerun}"
-            )
+            what = " and ".join(_PART_LABELS[part] for part in changed)
+            lines.append(f"{name}: its {what} changed since its results were computed; {rerun}")
     return lines

@@ -56,14 +56,14 @@ def test_stale_names_what_changed(tmp_path, monkeypatch):
     train = tmp_path / package / "toy_paper/toy_exp/train.py"
     train.write_text(train.read_text() + "\n# an edit\n")
     [line] = provenance.stale(results, "quick", package)
-    assert "other experiment than this checkout's" in line
+    assert "its experiment code changed since" in line
     assert "--only toy_exp" in line
 
     provenance.write(results, "toy_exp", "quick", {**parts, "experiment": "0" * 64})
     bumped = tuple((n, v + ".post1" if n == "numpy" else v) for n, v in codehash.package_versions())
     monkeypatch.setattr(codehash, "package_versions", lambda: bumped)
     [line] = provenance.stale(results, "quick", package)
-    assert "other experiment and packages than" in line
+    assert "experiment code and installed package versions changed" in line
 
 
 def test_code_hash_changes_with_each_part(tmp_path, monkeypatch):
@@ -88,7 +88,7 @@ def test_absent_data_is_named_not_called_other_data(tmp_path, monkeypatch):
     parts = codehash.code_parts(experiment.module, experiment.get_config("quick"))
     provenance.write(results, "toy_exp", "quick", {**parts, "data": "0" * 64})
     [line] = provenance.stale(results, "quick", package)
-    assert "other data than this checkout's" in line  # the data is here and differs
+    assert "its data files changed since" in line  # the data is here and differs
     remedy = "graph datasets: no graphs/ folder in the data directory /nowhere"
     monkeypatch.setattr(prerequisites, "missing_for_config", lambda requires, config: [remedy])
     [line] = provenance.stale(results, "quick", package)
@@ -96,4 +96,4 @@ def test_absent_data_is_named_not_called_other_data(tmp_path, monkeypatch):
     assert line == f"toy_exp: {absent}: {remedy}"
     provenance.write(results, "toy_exp", "quick", {**parts, "data": "0" * 64, "packages": "1"})
     absent, other = provenance.stale(results, "quick", package)
-    assert "data is absent here" in absent and "other packages than" in other
+    assert "data is absent here" in absent and "installed package versions changed" in other
