@@ -14,6 +14,8 @@ EXPERIMENT = Experiment(
             baseline="pc_tests_growth_exponent",
             higher_is_better=False,
             deterministic=True,
+            unit_of_replication="runs",
+            power=1.0,
             setting="log-log slope of distinct oracle tests over n ∈ {6..12} (PC cost limit; "
             "a d-separation oracle, so one exact count per n); paper: O(n^5) bound, no "
             "measured count",
@@ -25,6 +27,8 @@ EXPERIMENT = Experiment(
             baseline="pc_tests_star_pcmax",
             higher_is_better=False,
             deterministic=True,
+            unit_of_replication="runs",
+            power=1.0,
             setting="d-separation oracle (an exact count), distinct tests through one "
             "counting wrapper",
         ),
@@ -37,6 +41,8 @@ EXPERIMENT = Experiment(
             threshold_source="the paper's theorem (exact recovery when identifiable)",
             tolerance=0.0,
             deterministic=True,
+            unit_of_replication="runs",
+            power=1.0,
             setting="fraction of a fixed set of random DAGs (every edge in a v-structure, "
             "n ≤ 20 in quick) recovered exactly with a d-separation oracle: any miss "
             "contradicts; paper: Theorem (reduces to the DAG when identifiable)",
@@ -49,6 +55,7 @@ EXPERIMENT = Experiment(
             threshold_source="equivalence: the reference README's figure shows about the "
             "same count (≈840) for both",
             tolerance=0.25,
+            power=0.90,
             setting="per seed: CCPG's / PC's samples needed on the same weights (TOST within "
             "±0.25); Fisher-z α=1e-3, N from 100 in steps of 100; reference README figure: "
             "≈840 samples for both",

@@ -15,11 +15,14 @@ PC ≈ 360 s; samples to recover the 10-node DAG — CCPG ≈ 840, PC ≈ 840. T
 result is the O(n⁵) bound on the number of tests.
 
 Seeds (quick: 6), from a power calculation made before the run
-(``jaxlab.report.power``) on the committed pilot (5 seeds):
-- ``sample_ratio_ccpg_to_pc`` (TOST within ±0.25 of 1): pilot sd 0.16; each one-sided test
-  must detect a distance of 0.25 to the band's edge, ``t_test_power(6, 0.25, 0.16,
+(``jaxlab.report.power``) on an earlier 5-seed quick run:
+- ``sample_ratio_ccpg_to_pc`` (TOST within ±0.25 of 1): that run's sd 0.16; each one-sided
+  test must detect a distance of 0.25 to the band's edge, ``t_test_power(6, 0.25, 0.16,
   one_sided=True)`` = 0.95, so the TOST power at a true ratio of 1 is ≥ 2·0.95 − 1 = 0.89
-  (5 seeds: 0.77).
+  (5 seeds: 0.77). The power the row carries (``Claim.power``) is from a pilot that is not
+  the judged run, ``jaxlab run ccpg_discovery --config.seed=1000`` (seeds 1000-1005): sd
+  0.16, ``tost_power(6, 0, 0.25, 0.16)`` = 0.90 at a true ratio of 1 (the pilot's own mean
+  ratio was 0.52).
 - ``ccpg_runtime_s`` vs ``pc_runtime_s`` (paired t-test, two-sided; one min-of-3
   interleaved runtime per seed): the smallest effect worth a row is half of PC's pilot time.
   A separate pilot of this timing (the quick runtime part on pilot seeds 100-103, not the
@@ -27,9 +30,13 @@ Seeds (quick: 6), from a power calculation made before the run
   −8.4 s with sd 2.3 s: ``seeds_for_power(4.31, 2.29)`` = 5 and ``t_test_power(6, 4.31,
   2.29)`` = 0.95 at quick's 6 seeds (kept: the sample-ratio claim above needs them).
 - The oracle counts and recovery are exact (``deterministic``): seeds do not matter there.
+  The oracle study runs ``deterministic_runs`` = 2 times, each computing every count afresh,
+  and the verdict compares the two runs bit for bit before it compares the methods. Its
+  three rows carry power 1: an exact comparison has no sampling error.
 Budget: 6 seeds ≈ 75 s on the pilot's 63.5 s for 5 (one timed run per method and seed),
 plus three more runs per method and seed for the min-of-3 runtime (PC's ≈ 1.4 s each at
-n = 12 on an idle machine: ≈ 25 s), ≈ 100 s, within ``cpu_budget_s`` = 120.
+n = 12 on an idle machine: ≈ 25 s), ≈ 100 s, and the oracle study's second run (≈ 17 s of
+CPU), within ``cpu_budget_s`` = 120.
 
 Mesh (every preset): ``{"runs": 1}``: the work is host code (CI tests in numpy and
 causal-learn's PC), with no device arrays worth splitting, so ``train.py`` builds no mesh
@@ -81,6 +88,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
     c.random_ns = (5, 10, 20)
     c.random_graphs_per_n = 5
     c.pc_random_max_n = 20
+    c.deterministic_runs = 2  # the oracle study, twice: runs compared bit for bit
     # (b) samples needed on the n_sample_nodes-node star.
     c.n_sample_nodes = 10
     c.n_step = 100

@@ -3,8 +3,11 @@
 A host program: every finished part (a star size, a random-DAG size, a seed's samples
 needed, the runtime study) is a :func:`jaxlab.train.resumable` piece (saved atomically under
 ``<workdir>/runs`` and read back by a rerun of the same config), so a killed run resumes
-after its last finished part with the same numbers. The oracle CI-test counts are saved as
-the run's final checkpoint (``<workdir>/checkpoints``).
+after its last finished part with the same numbers. The oracle study (a) runs
+``config.deterministic_runs`` times, each run computing its own pieces, and its
+deterministic values (growth exponents, counts on the largest star, recovery fractions) are
+lists with one value per run. The oracle CI-test counts of the first run are saved as the
+run's final checkpoint (``<workdir>/checkpoints``).
 """
 
 from __future__ import annotations
@@ -106,19 +109,15 @@ def _runtimes(config: ml_collections.ConfigDict) -> dict:
     }
 
 
-def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
-    """(a) oracle CI-test counts and recovery, (b) samples needed, (c) runtime; each part a
-    resumable piece of ``workdir``."""
+def _oracle_study(config: ml_collections.ConfigDict, part, run: int) -> dict:
+    """(a) oracle CI-test counts on the stars and exact recovery on the random DAGs, as run
+    ``run`` of ``config.deterministic_runs``: each run computes every piece afresh (its own
+    pieces, ``_run<run>``), so the deterministic claims compare runs bit for bit."""
     out: dict = {}
-
-    def part(name, compute):
-        return resumable(workdir, name, config, compute)
-
-    # (a) oracle test counts on the star DAG.
     ccpg_counts, pc_counts = [], []
-    for n in tqdm(config.star_ns, desc="star: tests"):
+    for n in tqdm(config.star_ns, desc=f"star: tests (run {run})"):
         counts = part(
-            f"star_n{n}",
+            f"star_n{n}_run{run}",
             lambda n=n: {
                 "ccpg": _count(_ccpg_ok, star_dag(n))[0],
                 "pc": _count(_pc_ok, star_dag(n))[0],
@@ -127,28 +126,26 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
         c, p = float(counts["ccpg"]), float(counts["pc"])
         ccpg_counts.append(c)
         pc_counts.append(p)
-        out[f"ccpg_tests_star_n{n}"] = float(c)
-        out[f"pc_tests_star_n{n}"] = float(p)
+        out[f"ccpg_tests_star_n{n}"] = c
+        out[f"pc_tests_star_n{n}"] = p
     logn = np.log(np.asarray(config.star_ns, dtype=float))
     out["ccpg_tests_growth_exponent"] = float(np.polyfit(logn, np.log(ccpg_counts), 1)[0])
     out["pc_tests_growth_exponent"] = float(np.polyfit(logn, np.log(pc_counts), 1)[0])
-    out["ccpg_tests_star_pcmax"] = float(ccpg_counts[-1])
-    out["pc_tests_star_pcmax"] = float(pc_counts[-1])
+    out["ccpg_tests_star_pcmax"] = ccpg_counts[-1]
+    out["pc_tests_star_pcmax"] = pc_counts[-1]
     for n in config.star_ns_ccpg:
         done = part(
-            f"star_ccpg_n{n}",
+            f"star_ccpg_n{n}_run{run}",
             lambda n=n: dict(zip(("tests", "ok"), _count(_ccpg_ok, star_dag(n)), strict=True)),
         )
-        c, ok = done["tests"], done["ok"]
-        out[f"ccpg_tests_star_n{n}"] = float(c)
-        out[f"ccpg_star_recovered_n{n}"] = float(ok)
+        out[f"ccpg_tests_star_n{n}"] = float(done["tests"])
+        out[f"ccpg_star_recovered_n{n}"] = float(done["ok"])
 
-    # (a) exact recovery on random identifiable DAGs.
     recovered, pc_recovered = [], []
-    for n in tqdm(config.random_ns, desc="random DAGs"):
+    for n in tqdm(config.random_ns, desc=f"random DAGs (run {run})"):
         graphs = {
             k: v.tolist()
-            for k, v in part(f"random_n{n}", lambda n=n: _random_dags(config, n)).items()
+            for k, v in part(f"random_n{n}_run{run}", lambda n=n: _random_dags(config, n)).items()
         }
         recovered += graphs["recovered"]
         pc_recovered += graphs["pc_recovered"]
@@ -161,6 +158,37 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
     out["ccpg_oracle_recovery"] = float(np.mean(recovered))
     if pc_recovered:
         out["pc_oracle_recovery"] = float(np.mean(pc_recovered))
+    return out
+
+
+# The deterministic values: one sample per run of the oracle study.
+_PER_RUN = (
+    "ccpg_tests_growth_exponent",
+    "pc_tests_growth_exponent",
+    "ccpg_tests_star_pcmax",
+    "pc_tests_star_pcmax",
+    "ccpg_oracle_recovery",
+    "pc_oracle_recovery",
+)
+
+
+def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
+    """(a) oracle CI-test counts and recovery, ``config.deterministic_runs`` times, (b)
+    samples needed, (c) runtime; each part a resumable piece of ``workdir``."""
+
+    def part(name, compute):
+        return resumable(workdir, name, config, compute)
+
+    # (a) the oracle study: the first run's per-size values, every run's deterministic ones.
+    runs = [_oracle_study(config, part, run) for run in range(config.deterministic_runs)]
+    out = dict(runs[0])
+    for key in _PER_RUN:
+        if key in out:
+            out[key] = [r[key] for r in runs]
+    star_counts = {
+        "ccpg_tests_star": np.asarray([out[f"ccpg_tests_star_n{n}"] for n in config.star_ns]),
+        "pc_tests_star": np.asarray([out[f"pc_tests_star_n{n}"] for n in config.star_ns]),
+    }
 
     # (b) samples needed on the star, Fisher-z.
     adj = star_dag(config.n_sample_nodes)
@@ -187,10 +215,7 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
 
     checkpoints = Checkpointer(workdir)
     if checkpoints.latest_step() is None:
-        checkpoints.save(
-            len(config.star_ns),
-            {"ccpg_tests_star": np.asarray(ccpg_counts), "pc_tests_star": np.asarray(pc_counts)},
-        )
+        checkpoints.save(len(config.star_ns), star_counts)
     checkpoints.close()
     return out
 

@@ -24,11 +24,14 @@ noise-0.4 64.36 → 78.58; BERT: 92.66 → 92.82 and 87.22 → 91.25. Meta-gradi
 4–7× the cost of the cheapest curricula (Table 8a).
 
 Seeds and power (before the run; two-sided paired t-tests by seed, one-sided for the cost
-bound, α = 0.05, ``jaxlab.report.power``). Pilot: the committed quick result, 5 seeds.
-Noise-0.4, best curriculum vs baseline: the smallest effect worth a row, 2 points, against
-the pilot's per-seed gain sd 2.33: 5 seeds give 31 % (13 for 80 %); the pilot's own effect
-(5.0 points) has 94 %. Noise gain vs standard gain: effect 4.0, sd ≈ 2.4: 79 %. Standard
-gain matches +1.2 within 1.5 (TOST): the pilot's sd 0.41 gives power ≈ 1. Cost (at least 4×,
+bound, α = 0.05, ``jaxlab.report.power``). The seed count came from an earlier 5-seed quick
+run. The power each row carries (``Claim.power``) is from a pilot that is not the judged
+run, ``jaxlab run curbench_text --config.seed=1000`` (seeds 1000-1004). Noise-0.4, best
+curriculum vs baseline: the smallest effect worth a row, 2 points, against the pilot's
+per-seed gain sd 1.83: 46 % at 5 seeds (``seeds_for_power`` 9 for 80 %). Noise gain vs
+standard gain: effect 4.0, sd of the paired difference 1.93: 93 %. Standard gain matches
++1.2 within 1.5 (TOST): the pilot's sd 0.78 gives 93 % at a true gain of +1.2
+(``tost_power``). Cost (at least 4×,
 the paper's lower bound, the baseline's epoch, per method): no per-method pilot exists (the
 committed metric pooled three methods and two settings, mean 2.97, sd 0.86); against that sd
 a true 5× (effect 1.0) gives 69 % at 5 seeds (7 for 80 %). Each seed gives one ratio: on

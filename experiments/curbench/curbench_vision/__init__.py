@@ -14,6 +14,7 @@ EXPERIMENT = Experiment(
         Claim(
             name="curricula help clearly under label noise (noise-0.4)",
             metric="noise_best_cl_test_acc",
+            power=0.29,
             bounds=(0.0, 100.0),
             baseline="noise_baseline_test_acc",
             unit="%",
@@ -24,7 +25,7 @@ EXPERIMENT = Experiment(
         Claim(
             name="curricula help little in the standard setting",
             metric="standard_best_cl_test_acc",
-            power=0.07,
+            power=0.15,
             bounds=(0.0, 100.0),
             baseline="standard_baseline_test_acc",
             unit="%",
@@ -35,7 +36,7 @@ EXPERIMENT = Experiment(
         Claim(
             name="curricula help little under imbalance (imbalance-50)",
             metric="imbalance_best_cl_test_acc",
-            power=0.11,
+            power=0.07,
             bounds=(0.0, 100.0),
             baseline="imbalance_baseline_test_acc",
             unit="%",
@@ -46,7 +47,7 @@ EXPERIMENT = Experiment(
         Claim(
             name="the gain under noise exceeds the gain in the standard setting",
             metric="noise_gain",
-            power=0.59,
+            power=0.20,
             bounds=(-100.0, 100.0),
             baseline="standard_gain",
             unit="%",

@@ -21,13 +21,16 @@ three settings, checkpoints every 50 steps (``jaxlab run curbench_vision --prese
 "('cifar100',)"`` runs CIFAR-100).
 
 Seeds and power (before the run; two-sided paired t-tests by seed, one-sided for the cost
-bound, α = 0.05, ``jaxlab.report.power``). Pilot: the committed quick result, 3 seeds.
-Noise-0.4: the paper's effect (+4.17 points, CIFAR-10) against the pilot's per-seed gain sd
-0.56 has power ≈ 1 at 3 seeds; a 1-point effect would need 5. Standard: the paper's +0.55
-against the pilot's gain sd 1.38 needs 52 seeds, imbalance's +0.94 needs 19: neither fits
-the budget, so both are expected to stay inconclusive (the paper's own point is that these
-gains are small). Noise gain vs standard gain: the paper's difference (3.6 points) against
-sd ≈ 1.5 gives 59 % (4 seeds for 80 %). Cost (at least 4×, the paper's lower bound, the
+bound, α = 0.05, ``jaxlab.report.power``). The seed count came from an earlier 3-seed quick
+run (noise-0.4: the paper's +4.17 points against its per-seed gain sd 0.56 had power ≈ 1;
+standard's +0.55 and imbalance's +0.94 needed 52 and 19 seeds, beyond the budget). The power
+each row carries (``Claim.power``) is from a pilot that is not the judged run, ``jaxlab run
+curbench_vision --config.seed=1000`` (seeds 1000-1002), for the paper's effect on each row:
+noise-0.4, +4.17 against the pilot's paired sd 2.95: 29 % at 3 seeds (7 for 80 %);
+standard, +0.55 against 0.62: 15 % (13 seeds); imbalance, +0.94 against 2.80: 7 % (72
+seeds); noise gain vs standard gain, 3.6 against 3.29: 20 % (9 seeds). Every non-timing
+row is underpowered at 3 seeds and its row says so.
+Cost (at least 4×, the paper's lower bound, the
 baseline's epoch, per method): no per-method pilot (the committed metric pooled three
 methods and three settings: mean 2.50, sd 0.29); against that sd an effect of 0.5 gives 61 %
 at 3 seeds (4 for 80 %). Each seed gives one ratio: on that seed's inputs, every method's

@@ -16,7 +16,7 @@ EXPERIMENT = Experiment(
         Claim(
             name="memorization regime: RP(MLP, U-Net) at the smallest n is above chance",
             metric="digits_rp_ab_small",
-            power=0.47,
+            power=1.0,
             bounds=(0.0, 1.0),
             baseline="digits_rp_floor_small",
             unit="",
@@ -26,7 +26,7 @@ EXPERIMENT = Experiment(
         Claim(
             name="generalization regime: RP(MLP, U-Net) at the largest n is above chance",
             metric="digits_rp_ab_large",
-            power=0.47,
+            power=0.0,
             bounds=(0.0, 1.0),
             baseline="digits_rp_floor_large",
             unit="",
@@ -36,7 +36,7 @@ EXPERIMENT = Experiment(
         Claim(
             name="RP dips between the two regimes (digits)",
             metric="digits_rp_ends",
-            power=0.47,
+            power=0.98,
             bounds=(0.0, 1.0),
             baseline="digits_rp_middle",
             unit="",
@@ -46,7 +46,7 @@ EXPERIMENT = Experiment(
         Claim(
             name="RP dips between the two regimes (mixture of low-rank Gaussians)",
             metric="molrg_rp_ends",
-            power=0.47,
+            power=0.97,
             bounds=(0.0, 1.0),
             baseline="molrg_rp_middle",
             unit="",
@@ -57,7 +57,7 @@ EXPERIMENT = Experiment(
         Claim(
             name="at small n the MLP reproduces the optimal denoiser's samples",
             metric="digits_rp_mlp_dstar_small",
-            power=0.47,
+            power=1.0,
             bounds=(0.0, 1.0),
             baseline="digits_rp_floor_small",
             unit="",
@@ -67,7 +67,7 @@ EXPERIMENT = Experiment(
         Claim(
             name="at small n the U-Net reproduces the optimal denoiser's samples",
             metric="digits_rp_unet_dstar_small",
-            power=0.47,
+            power=1.0,
             bounds=(0.0, 1.0),
             baseline="digits_rp_floor_small",
             unit="",
@@ -110,6 +110,7 @@ EXPERIMENT = Experiment(
         Claim(
             name="threshold-free: MLP and U-Net agree above chance at the largest n (MoLRG)",
             metric="molrg_cos_ab_large",
+            power=1.0,
             bounds=(-1.0, 1.0),
             baseline="molrg_cos_floor_large",
             unit="",

@@ -29,7 +29,14 @@ of an RP over 256 pairs is ≤ 0.03; the rest is the seed): 47 % power at 3 seed
 floor at 0.12 (n = 16) to 0.03 (n = 1797) and RP(MLP, U-Net) at 0.83 to 1.0, so the RP
 claims can be decided; its effects (≥ 0.6) are far above the 0.2 planned for. The
 threshold-free cosine claims (pilot: effect ≥ 0.63, sd ≤ 0.05) have power ≈ 1. Budget
-trade-off: 3 seeds fill quick's budget (``cpu_budget_s`` 220), so the seed count is 3.
+trade-off: 3 seeds fill quick's budget (``cpu_budget_s`` 220), so the seed count is 3. The
+power each tallied row carries (``Claim.power``) is from a pilot that is not the judged run,
+``jaxlab run diffusion_reproducibility --config.seed=1000`` (seeds 1000-1002), for the
+effect of 0.2 against the pilot's paired sds: RP at the smallest n 0.025, the two dips 0.038
+(digits) and 0.042 (MoLRG), D* against the floor 0.018 (MLP) and 0.010 (U-Net), the MoLRG
+cosine 0.002: power 0.97 to 1 at 3 seeds. RP at the largest n sits at its ceiling of 1 on a
+pilot seed, so the verdict takes the exact sign test, whose smallest two-sided p at 3 seeds
+is 0.25: power 0 there (the row says so).
 
 Paper preset: the paper's CIFAR-10 setting (Fig. 2, 4) at its data, sizes and sampling —
 TFDS ``cifar10`` (train split, 32x32x3 in [-1, 1]), training sets of n = 2^6 … 2^15

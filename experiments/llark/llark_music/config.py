@@ -17,19 +17,19 @@ GiantSteps-Key/Tempo, GTZAN, MusicNet; 164k tracks) are not comparable to this m
 were not retrieved; the spec lists them as unverified.
 
 Seeds and power (before the run; paired by seed, two-sided, α = 0.05,
-``jaxlab.report.power``). Pilot for the seed count: an earlier quick run, 3 seeds. Key score, full vs
-text-only: effect 0.67, sd of the difference ≈ 0.2: 82 % power at 3 seeds. Captions' key
-score: effect 0.79, sd 0.04: power ≈ 1. Tempo Acc2: the pilot's effect (0.017) is below
-anything worth a row; an effect of 0.05 at its sd (≈ 0.024) needs 5 seeds. The probe-gap
-equivalence (TOST, margin 0.1) with the pilot's sd 0.2 has 2 % power at 3 seeds
-(``jaxlab.report.power.tost_power``) and would need about 35: it is expected to stay
-inconclusive. Budget trade-off: the quick run already takes several times its budget on the
-shared machine, so the seed count stays at 3. The power each tallied row carries
-(``Claim.power``) is for the smallest effect worth a row, 0.2 of key score, with the sds of
-a pilot that is not the judged run, ``jaxlab run llark_music --config.seed=1000`` (seeds
-1000-1002): key score, full vs text-only (sd of the difference 0.18) 0.21; captions' key
-score (sd 0.033) ≈ 1. The first row detects only effects about 3 times that size at 3
-seeds; its row says it is underpowered.
+``jaxlab.report.power``). Pilot for the seed count: an earlier quick run, 3 seeds. Key
+score, full vs text-only: effect 0.67, sd of the difference ≈ 0.2: 82 % power at 3 seeds.
+Captions' key score: effect 0.79, sd 0.04: power ≈ 1. Tempo Acc2: the pilot's effect
+(0.017) is below anything worth a row; an effect of 0.05 at its sd (≈ 0.024) needs 5
+seeds. The probe-gap equivalence (TOST, margin 0.1) with the pilot's sd 0.2 has 2 % power
+at 3 seeds (``jaxlab.report.power.tost_power``) and would need about 35: it is expected to
+stay inconclusive. Budget trade-off: the quick run already takes several times its budget
+on the shared machine, so the seed count stays at 3. The power each tallied row carries
+(``Claim.power``) is for the smallest effect worth a row, 0.2 of key score, with the sds
+of a pilot that is not the judged run, ``jaxlab run llark_music --config.seed=1000``
+(seeds 1000-1002): key score, full vs text-only (sd of the difference 0.18) 0.21;
+captions' key score (sd 0.033) ≈ 1. The first row detects only effects about 3 times that
+size at 3 seeds; its row says it is underpowered.
 
 Mesh (every preset): ``{"runs": -1}``: each seed is an independent run of a small LM (batch
 32), so the seeds split over the devices (one per device; with 3 seeds on 8 devices the 5

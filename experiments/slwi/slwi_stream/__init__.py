@@ -16,7 +16,7 @@ EXPERIMENT = Experiment(
         Claim(
             name="SLWI lowers TENT's online error on a long non-stationary stream",
             metric="slwi_online_error",
-            power=0.07,
+            power=0.59,
             bounds=(0.0, 100.0),
             baseline="tent_online_error",
             paper=None,
@@ -28,6 +28,7 @@ EXPERIMENT = Experiment(
         Claim(
             name="SLWI limits forgetting: lower clean error after the stream than TENT",
             metric="slwi_source_error",
+            power=0.99,
             bounds=(0.0, 100.0),
             baseline="tent_source_error",
             paper=None,
@@ -39,7 +40,7 @@ EXPERIMENT = Experiment(
         Claim(
             name="the filter adds to plain mean reversion (online error)",
             metric="slwi_online_error",
-            power=0.07,
+            power=1.0,
             bounds=(0.0, 100.0),
             baseline="pull_online_error",
             paper=None,

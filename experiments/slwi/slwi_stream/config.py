@@ -19,13 +19,15 @@ stream), each stream scan checkpointed after every corruption (15 segments).
 
 Power (chosen before the run; ``jaxlab.report.power``, α = 0.05, power 0.8). Error claims
 (paired over stream seeds, all arms on the same streams): smallest effect worth reporting 1
-point of error. The committed pilot (5 streams) has only each arm's sd (online 3.4 / 2.4 /
-3.6, source 0.35 / 0.95); bounding the paired sd by √(s₁² + s₂²) gives 140 (vs TENT online),
-11 (source error) and 194 (vs mean reversion) streams — a bound that ignores the pairing,
-which removes the stream-to-stream difficulty the arms share. Quick keeps 5 streams (power
-≥ 0.8 for the source-error claim; unknown, at most the bound's 0.07, for the online ones);
-a quick pilot gave a paired sd of 1.1 points (online, SLWI − TENT), so the paper
-preset runs 12 streams (power 0.8 for 1 point). Time overhead
+point of error. The seed count came from an earlier 5-stream quick run, which has only each
+arm's sd (online 3.4 / 2.4 / 3.6, source 0.35 / 0.95); bounding the paired sd by
+√(s₁² + s₂²) gives 140 (vs TENT online), 11 (source error) and 194 (vs mean reversion)
+streams, a bound that ignores the pairing, which removes the stream-to-stream difficulty
+the arms share. The power each row carries (``Claim.power``) is from a pilot that is not
+the judged run, ``jaxlab run slwi_stream --config.seed=1000`` (streams 1000-1004): paired
+sds 0.77 (online, SLWI − TENT), 0.36 (source error, SLWI − TENT) and 0.33 (online, SLWI −
+mean reversion) give ``t_test_power(5, 1, sd)`` = 0.59, 0.99 and 1.0 at quick's 5 streams;
+the paper preset runs 12 streams (power ≥ 0.8 for 1 point on every error claim). Time overhead
 (one-sided t-test over stream seeds, ≤ 5 %; one min-of-5 interleaved overhead per seed):
 the effect worth showing is the paper's 2.4 %, 2.6 points below the bound; a separate pilot
 of this timing at the quick shapes (4 pilot streams, seeds 100-103, not the run's; the
