@@ -1,4 +1,4 @@
-"""AUROC / FPR95 against scikit-learn and ood-metrics on random and tied scores."""
+"""AUROC / FPR95 against scikit-learn on random and tied scores."""
 
 import jax
 import jax.numpy as jnp
