@@ -12,6 +12,7 @@ EXPERIMENT = Experiment(
         Claim(
             name="ADR-GD finds larger maxima than normalised GD (small nets)",
             metric="small_ratio_vs_gd",
+            power=1.0,
             bounds=(0.0, math.inf),
             unit_of_replication="networks",
             baseline="small_parity",
@@ -24,6 +25,7 @@ EXPERIMENT = Experiment(
         Claim(
             name="ADR-GD beats GD with as many random restarts as its wall time buys (small)",
             metric="small_ratio_vs_restarts",
+            power=1.0,
             bounds=(0.0, math.inf),
             unit_of_replication="networks",
             baseline="small_parity",
@@ -37,7 +39,7 @@ EXPERIMENT = Experiment(
         Claim(
             name="ADR-GD finds larger maxima than normalised GD (large nets)",
             metric="large_ratio_vs_gd",
-            power=0.11,
+            power=0.87,
             bounds=(0.0, math.inf),
             unit_of_replication="networks",
             baseline="large_parity",
@@ -50,6 +52,7 @@ EXPERIMENT = Experiment(
         Claim(
             name="ADR-GD beats compute-matched GD restarts (large nets)",
             metric="large_ratio_vs_restarts",
+            power=0.38,
             bounds=(0.0, math.inf),
             unit_of_replication="networks",
             baseline="large_parity",
@@ -62,6 +65,7 @@ EXPERIMENT = Experiment(
         Claim(
             name="ADR-GD value on the reference notebook's small network (seed 337550)",
             metric="ref_small_adr",
+            power=0.62,
             threshold=24.84,
             tolerance=1.242,
             test="draw",
@@ -82,6 +86,8 @@ EXPERIMENT = Experiment(
             tolerance=0.5,
             test="matches",
             deterministic=True,
+            unit_of_replication="runs",
+            power=1.0,
             bounds=(0.0, math.inf),
             threshold_source="the reference notebook's stored output; tolerance 0.5 for "
             "float32 drift",
@@ -91,6 +97,7 @@ EXPERIMENT = Experiment(
         Claim(
             name="ADR-GD value on the reference notebook's large network (seed 499777)",
             metric="ref_large_adr",
+            power=0.999,
             threshold=34681.06,
             tolerance=1734.05,
             test="draw",
@@ -109,6 +116,8 @@ EXPERIMENT = Experiment(
             tolerance=312.0,
             test="matches",
             deterministic=True,
+            unit_of_replication="runs",
+            power=1.0,
             bounds=(0.0, math.inf),
             threshold_source="the reference notebook's stored output; tolerance 1 % for "
             "float32 drift",

@@ -29,6 +29,13 @@ effect worth a row: 0.05 AUC. The sd of the per-seed differences is bounded by
 architecture vs RawPAD) → 7 seeds, power 0.47 at 4. Trade-off: each seed after the first
 (whose cost is mostly compilation) adds about a fifth of the first's cost, so 4 seeds fit
 the quick budget (``cpu_budget_s`` 65) and 7 would not.
+The powers the rows carry (``Claim.power``) are from a pilot that is not the judged run,
+``jaxlab run flipad_images --config.seed=1000`` (seeds 1000-1003): sds of the per-seed
+differences 0.019 / 0.020 (mean AUC, vs RawPAD / DCTPAD), 0.016 / 0.022 (same
+architecture), 0.022 / 0.024 (noisy queries), 0.019 / 0.011 (immunized), so
+``t_test_power(4, 0.05, sd)`` = 0.91 / 0.89, 0.97 / 0.83, 0.85 / 0.797, 0.92 / 1.0 (the
+paper preset's 5 seeds: ≥ 0.93). The pilot's differences are larger than the 3-seed
+bound above suggested; the noisy-queries row against DCTPAD is just under 0.8.
 
 Mesh (every preset): ``{"data": -1}``: the seeds run one after another; the lasso inversion
 (the costliest part) is independent per query image, so the queries split over devices.
