@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -26,14 +27,23 @@ NAMES = sorted(registry.discover())
 DRY_RUN_RESULTS = {"mcf_qm9": {"num_unparsable": 0.0, "etkdg_failures": 0.0}}
 
 
-def dry_run(name: str, workdir: Path, devices: int = 8) -> dict:
-    """Runs the dry run in a subprocess on ``devices`` CPU devices; returns its run.json."""
+def dry_run(
+    name: str,
+    workdir: Path,
+    devices: int = 8,
+    launcher: Sequence[str] = ("-m", "jaxlab.cli"),
+) -> dict:
+    """Runs the dry run in a subprocess on ``devices`` CPU devices; returns its run.json.
+
+    ``launcher``: the Python arguments that run ``jaxlab`` with the arguments after them
+    (``-m jaxlab.cli``, or a driver script such as ``dry_run_rss.py`` and its own
+    arguments).
+    """
     env = multi_device_env({**os.environ, "JAX_NUM_CPU_DEVICES": str(devices)})
     done = subprocess.run(
         [
             sys.executable,
-            "-m",
-            "jaxlab.cli",
+            *launcher,
             "run",
             name,
             "--preset",

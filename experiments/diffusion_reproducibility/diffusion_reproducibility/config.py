@@ -44,8 +44,11 @@ images, batch 128, Adam 1e-3 for 390,625 steps (the reference's 50 Mimg at batch
 10,000 shared noises through the 18-step Heun ODE — with our two denoiser families (the MLP
 at width 512 and the conv U-Net at 128 channels) in place of EDM's DDPM++ at 64 and 128
 channels, and the PCA proxy for SSCD (τ calibrated as above on 5,000 random images). One
-seed (the paper trains one model per setting). ``jaxlab run diffusion_reproducibility
---preset paper --dry-run`` checks the program on mock CIFAR-10.
+seed (the paper trains one model per setting). The split is read by index: only the
+images of the runs' training sets (D* needs each run's whole training set in memory) and
+the calibration images are held; the PCA proxy of the whole split is fitted from its
+scatter matrix, read in chunks (``train.pool_proxy``). ``jaxlab run
+diffusion_reproducibility --preset paper --dry-run`` checks the program on mock CIFAR-10.
 
 Command: ``jaxlab run diffusion_reproducibility --preset quick``.
 Budgets (``cpu_budget_s``, 2 CPU cores): smoke 15 s (mostly compilation), quick 220 s for

@@ -10,12 +10,15 @@ the mesh's ``runs`` axis.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from typing import NamedTuple
 
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
 import ml_collections
 import numpy as np
+import scipy.linalg
 from matplotlib.figure import Figure
 from sklearn.datasets import load_digits
 
@@ -84,21 +87,76 @@ class UNetDenoiser(nn.Module):
         return nn.Conv(self.shape[-1], (3, 3))(h).reshape(b, -1)
 
 
-def _load(name: str, config, rng: np.random.Generator) -> np.ndarray:
-    """[N, D] items: digits (D = 64) and CIFAR-10's training images (D = 32·32·3, the
-    TFDS ``cifar10`` train split) in [-1, 1]; MoLRG (D = 64) scaled so that its
-    per-coordinate std is about ``config.sigma_data``."""
+class Pool(NamedTuple):
+    """A dataset's ``size`` items by index: ``take(ids [...])`` the items ``[..., D]``
+    (float32); ``items``, all of them ``[size, D]`` where they are held in memory, else
+    ``None`` (read from the source at each ``take``)."""
+
+    size: int
+    take: Callable[[np.ndarray], np.ndarray]
+    items: np.ndarray | None
+
+
+def _held(items: np.ndarray) -> Pool:
+    return Pool(len(items), lambda ids: items[ids], items)
+
+
+def _load(name: str, config, rng: np.random.Generator) -> Pool:
+    """The dataset's items: digits (D = 64) and MoLRG (D = 64, scaled so that its
+    per-coordinate std is about ``config.sigma_data``) held in memory; CIFAR-10's training
+    images (D = 32·32·3, the TFDS ``cifar10`` train split) in [-1, 1], each ``take``
+    reading only the records it asks for from
+    :func:`jaxlab.data.streaming.open_source`."""
     if name == "digits":
-        return (load_digits().data / 8.0 - 1.0).astype(np.float32)  # [-1, 1]
+        return _held((load_digits().data / 8.0 - 1.0).astype(np.float32))  # [-1, 1]
     if name == "cifar10":
         source = open_source("cifar10", "train", data_dir=config.data_dir or None)
-        images = np.stack([np.asarray(source[i]["image"]) for i in range(len(source))])
-        return (images.reshape(len(images), -1) / 127.5 - 1.0).astype(np.float32)
+
+        def take(ids: np.ndarray) -> np.ndarray:
+            ids = np.asarray(ids)
+            images = np.stack([np.asarray(source[int(i)]["image"]) for i in ids.ravel()])
+            return (images.reshape(*ids.shape, -1) / 127.5 - 1.0).astype(np.float32)
+
+        return Pool(len(source), take, None)
     k, r, n = config.molrg_components, config.molrg_rank, max(config.n_values)
     bases = [np.linalg.qr(rng.normal(size=(64, r)))[0] for _ in range(k)]
     comp = rng.integers(0, k, size=n)
     coef = rng.normal(size=(n, r)) * config.sigma_data * np.sqrt(64 / r)
-    return np.stack([bases[c] @ a for c, a in zip(comp, coef, strict=True)]).astype(np.float32)
+    return _held(
+        np.stack([bases[c] @ a for c, a in zip(comp, coef, strict=True)]).astype(np.float32)
+    )
+
+
+def pool_proxy(pool: Pool, num_components: int, chunk: int = 4096) -> diffusion.PCAProxy:
+    """The PCA proxy (:func:`jaxlab.diffusion.pca_proxy`) of all ``pool.size`` items.
+
+    Items held in memory, or at most ``chunk`` of them: ``pca_proxy`` on all of them (an
+    SVD). A larger pool read from its source: read ``chunk`` items ``[chunk, D]`` at a time,
+    accumulating their sum and their scatter matrix ``Σ x xᵀ`` ``[D, D]`` in float64; the
+    components are the top ``num_components`` eigenvectors of the centred scatter matrix,
+    the principal axes of the same PCA (up to signs, which the proxy's cosines do not see).
+
+    Raises:
+      ValueError: ``num_components`` is not in 1 … min(``pool.size``, D).
+    """
+    if pool.items is not None or pool.size <= chunk:
+        items = pool.items if pool.items is not None else pool.take(np.arange(pool.size))
+        return diffusion.pca_proxy(items, num_components)
+    total: np.ndarray | float = 0.0  # Σ x [D]
+    scatter: np.ndarray | float = 0.0  # Σ x xᵀ [D, D]
+    for start in range(0, pool.size, chunk):
+        x = pool.take(np.arange(start, min(start + chunk, pool.size))).astype(np.float64)
+        total, scatter = total + x.sum(axis=0), scatter + x.T @ x
+    mean = np.asarray(total) / pool.size
+    dim = mean.shape[0]
+    if not 1 <= num_components <= min(pool.size, dim):
+        raise ValueError(f"need 1 <= num_components <= {min(pool.size, dim)}, got {num_components}")
+    scatter = scatter - pool.size * np.outer(mean, mean)
+    _, vectors = scipy.linalg.eigh(scatter, subset_by_index=[dim - num_components, dim - 1])
+    return diffusion.PCAProxy(
+        mean=jnp.asarray(mean, jnp.float32),
+        components=jnp.asarray(vectors[:, ::-1].T, jnp.float32),  # by decreasing variance
+    )
 
 
 def chance_threshold(features: np.ndarray, chance_rate: float) -> float:
@@ -207,16 +265,24 @@ def _dstar_samples(train: jax.Array, noise: jax.Array, sigmas: jax.Array) -> jax
 
 
 def _dataset(name: str, config, seeds: list[int]) -> dict:
-    """A dataset's items, its training sets per seed and the rng of its later draws."""
+    """A dataset's pool, its training sets per seed and the rng of its later draws.
+
+    Seed ``s`` trains on the first n items of a permutation of the pool (its own rng), for
+    every n in ``n_values``: ``train_sets [S, max(n), D]`` holds the first max(n) of each
+    seed's permutation, read from the pool, and no other items. The method's optimal
+    denoiser D* is the softmax-weighted mean of all of a run's training items, so each
+    run's whole training set is in memory (and on its device for training) in any case.
+    """
     rng = np.random.default_rng(config.seed + 1000 * DATASETS.index(name))
     pool = _load(name, config, rng)
-    perms = np.stack([np.random.default_rng(s).permutation(len(pool)) for s in seeds])
+    n_values = tuple(min(n, pool.size) for n in config.n_values)
+    perms = np.stack([np.random.default_rng(s).permutation(pool.size) for s in seeds])
     return {
         "rng": rng,
         "pool": pool,
-        "n_values": tuple(min(n, len(pool)) for n in config.n_values),
-        "train_sets": pool[perms],
-    }  # [S, N, D]: seed s trains on its first n items
+        "n_values": n_values,
+        "train_sets": pool.take(perms[:, : max(n_values)]),
+    }  # [S, max(n), D]: seed s trains on its first n items
 
 
 def _grid(data: dict, seeds: list[int], noise: np.ndarray, lanes: int):
@@ -285,15 +351,16 @@ def train_and_evaluate(config: ml_collections.ConfigDict, workdir: str) -> dict:
             ]
         )
 
-        proxy = diffusion.pca_proxy(pool, config.pca_components)
+        proxy = pool_proxy(pool, config.pca_components)
         # The thresholds are calibrated on the items, or on ``calibration_items`` of them
         # at random where the pool is larger (their pairs are a [N, N] matrix).
-        calib = pool
-        if config.calibration_items and len(pool) > config.calibration_items:
+        calib_ids = np.arange(pool.size)
+        if config.calibration_items and pool.size > config.calibration_items:
             pick = np.random.default_rng(config.seed + 1).choice(
-                len(pool), config.calibration_items, replace=False
+                pool.size, config.calibration_items, replace=False
             )
-            calib = pool[np.sort(pick)]
+            calib_ids = np.sort(pick)
+        calib = pool.take(calib_ids)
         pool_emb = np.asarray(diffusion.pca_embed(proxy, calib))
         # RP's τ: calibrated on unrelated pairs, so that the chance floor is not 0.
         tau = chance_threshold(pool_emb, config.chance_rate)

@@ -46,13 +46,14 @@ on a killed run's workdir resumes there with the same numbers (finished seeds ar
 restored).
 
 Presets: quick and smoke read Fashion-MNIST from its IDX files (``fashion_mnist_idx``);
-``paper`` reads it through TFDS (``fashion_mnist``) and runs the miniature at accelerator
-scale (5 seeds, 50,000 training canvases, a 32-256-channel encoder and the reference's
-256-128-64-32 decoder, 20,000 SimCLR and 10,000 NEM-U steps, RELAX with 3,000 masks on 500
-test canvases). The paper's own datasets, pre-trained encoders and tables were not
-retrieved (:data:`PAPER_SETTING`). ``jaxlab run nem_explanations --preset paper --dry-run``
-checks that program at its model shapes on mock ``fashion_mnist`` (2 steps per loop, one
-batch of 8 test canvases).
+``paper`` reads it through TFDS (``fashion_mnist``), only the records each seed draws
+(``train.load_items``), and runs the miniature at accelerator scale (5 seeds, 50,000
+training canvases, a 32-256-channel encoder and the reference's 256-128-64-32 decoder,
+20,000 SimCLR and 10,000 NEM-U steps, RELAX with 3,000 masks on 500 test canvases). The
+paper's own datasets, pre-trained encoders and tables were not retrieved
+(:data:`PAPER_SETTING`). ``jaxlab run nem_explanations --preset paper --dry-run`` checks
+that program at its model shapes on mock ``fashion_mnist`` (2 steps per loop, one batch of
+8 test canvases).
 """
 
 import ml_collections

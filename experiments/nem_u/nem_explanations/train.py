@@ -246,16 +246,30 @@ def explainers(config):
     return {"nem": nem, "relax": relax_maps, "saliency": saliency}, scores
 
 
-def load_items(config: ml_collections.ConfigDict, split: str) -> np.ndarray:
-    """Fashion-MNIST items ``[n, 28, 28, 1]`` in [0, 1] (uint8 / 255), in the source's order:
-    from TFDS (``fashion_mnist``, :func:`jaxlab.data.streaming.open_source`) when
-    ``config.datasets`` names it, else from the IDX files (``fashion_mnist_idx``,
-    :func:`jaxlab.data.load_images`)."""
+class Items(NamedTuple):
+    """A Fashion-MNIST split read by index: ``size`` items, ``take(ids [k])`` the items
+    ``[k, 28, 28, 1]`` in [0, 1] (uint8 / 255) at those indices of the source's order."""
+
+    size: int
+    take: Callable[[np.ndarray], np.ndarray]
+
+
+def load_items(config: ml_collections.ConfigDict, split: str) -> Items:
+    """A Fashion-MNIST split: from TFDS (``fashion_mnist``,
+    :func:`jaxlab.data.streaming.open_source`) when ``config.datasets`` names it, each
+    ``take`` reading only the records it asks for (random access), so a process holds a
+    seed's ``num_train`` and ``num_eval`` items, not the split; else from the IDX files
+    (``fashion_mnist_idx``, :func:`jaxlab.data.load_images`), held whole in memory."""
     if "fashion_mnist" in config.datasets:
         source = open_source("fashion_mnist", split, data_dir=config.data_dir or None)
-        images = np.stack([np.asarray(source[i]["image"]) for i in range(len(source))])
-        return images.reshape(len(source), 28, 28, 1).astype(np.float32) / 255.0
-    return load_images("fashion_mnist", split, resolve_data_dir(config.data_dir or None))[0]
+
+        def take(ids: np.ndarray) -> np.ndarray:
+            images = np.stack([np.asarray(source[int(i)]["image"]) for i in ids])
+            return images.reshape(len(ids), 28, 28, 1).astype(np.float32) / 255.0
+
+        return Items(len(source), take)
+    images = load_images("fashion_mnist", split, resolve_data_dir(config.data_dir or None))[0]
+    return Items(len(images), lambda ids: images[ids])
 
 
 def train_and_evaluate(
@@ -277,10 +291,10 @@ def train_and_evaluate(
         key = jax.random.key(seed, impl="rbg")  # compiles far faster on CPU than threefry
         k_enc, k_dec, k_eval = jax.random.split(key, 3)
         rng = np.random.default_rng(seed)
-        train_items = items[config.train_split][
-            rng.choice(len(items[config.train_split]), config.num_train, replace=False)
-        ]
-        eval_items = items["test"][rng.choice(len(items["test"]), config.num_eval, replace=False)]
+        train = items[config.train_split]
+        train_items = train.take(rng.choice(train.size, config.num_train, replace=False))
+        test = items["test"]
+        eval_items = test.take(rng.choice(test.size, config.num_eval, replace=False))
         train_x, _, _ = textured_canvases(train_items, 10_000 + seed, config.canvas_size)
         eval_x, eval_gt, _ = textured_canvases(eval_items, 20_000 + seed, config.canvas_size)
         train_x, eval_x, eval_gt = map(jnp.asarray, (train_x, eval_x, eval_gt))
