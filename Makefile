@@ -70,10 +70,13 @@ test-devices: install
 	  $(PYTEST_ARGS)
 
 # What a user runs before renting a pod: every paper preset's dry run on 8 fake CPU devices
-# (tests/experiments/test_dry_run.py) and multimax_vit's on 2 processes x 4 devices.
+# (tests/experiments/test_dry_run.py), the streamed presets' peak host memory against the
+# mock split size (test_dry_run_memory.py) and multimax_vit's dry run on 2 processes x 4
+# devices.
 test-pod: install
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=0 -m pod \
-	  tests/experiments/test_dry_run.py tests/experiments/test_multihost_dry_run.py $(PYTEST_ARGS)
+	  tests/experiments/test_dry_run.py tests/experiments/test_dry_run_memory.py \
+	  tests/experiments/test_multihost_dry_run.py $(PYTEST_ARGS)
 
 bench: install
 	# ByzFL (and the CPU build of torch it needs) is a benchmark baseline, not a dependency.
