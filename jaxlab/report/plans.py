@@ -43,21 +43,46 @@ from jaxlab.report import registry
 from jaxlab.train import plan as plan_lib
 from jaxlab.train import plan_measure
 from jaxlab.train.plan import ACCELERATORS, UTILISATION, Plan
+from jaxlab.train.precision import numerics_scope
 
 #: The longest text of the table's runnable column.
 _MISSING_CHARS = 160
 
 
 def plan(name: str, preset: str = "paper") -> Plan:
-    """Compiles ``name``'s programs at ``preset`` on this process's devices.
+    """Compiles ``name``'s programs at ``preset`` on this process's devices, traced at the
+    preset's ``matmul_precision`` as its run is (:func:`jaxlab.train.precision.numerics_scope`):
+    a float32 program at ``"highest"`` is planned at the fp32 rate, not at TF32's.
 
     Raises:
       ValueError: the experiment's ``train.py`` defines no ``plan_program``.
       KeyError: no such experiment.
     """
+    module, config = _train_module(name, preset)
+    with numerics_scope(config):
+        return plan_lib.plan_module(module, config, name)
+
+
+def plan_and_measure(
+    name: str, preset: str, steps: int
+) -> tuple[Plan, list[plan_measure.Measurement]]:
+    """:func:`plan`, then ``steps`` timed calls of each of its programs on the present
+    devices (:func:`jaxlab.train.plan_measure.measure`), at the same precision.
+
+    Raises:
+      ValueError: no ``plan_program``, or ``steps < 1``.
+      KeyError: no such experiment.
+    """
+    module, config = _train_module(name, preset)
+    with numerics_scope(config):
+        p = plan_lib.plan_module(module, config, name)
+        return p, plan_measure.measure(p, steps)
+
+
+def _train_module(name: str, preset: str) -> tuple[Any, Any]:
     experiment = registry.get_experiment(name)
     module = importlib.import_module(f"{experiment.module}.train")
-    return plan_lib.plan_module(module, experiment.get_config(preset), name)
+    return module, experiment.get_config(preset)
 
 
 def runnable(name: str) -> str:
@@ -244,11 +269,11 @@ def main(name: str, preset: str = "paper", devices: int = 8, measure: int = 0) -
         raise ValueError(f"devices must be >= 1, got {devices}")
     if measure > 0:
         try:
-            p = plan(name, preset)
+            p, measurements = plan_and_measure(name, preset, measure)
         except (ValueError, KeyError) as error:
             print(f"jaxlab plan: {error}", file=sys.stderr)
             return 2
-        print(report(p), "", measured(plan_measure.measure(p, measure)), sep="\n", flush=True)
+        print(report(p), "", measured(measurements), sep="\n", flush=True)
         return 0
     if not _has_devices(devices):
         command = [

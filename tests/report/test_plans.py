@@ -149,6 +149,30 @@ def test_a_row_of_a_registered_experiment_renders_every_column():
     assert row["cpu_hours"] == pytest.approx(8 * p.calls * per_call / 3600)
 
 
+@pytest.mark.parametrize(
+    ("matmul_precision", "planned"), [("highest", "fp32"), ("default", "tf32")]
+)
+def test_a_plan_is_traced_at_its_presets_matmul_precision(monkeypatch, matmul_precision, planned):
+    """A float32 program at "highest" runs at a GPU's fp32 rate (H100: 66.9 TFLOP/s), at
+    "default" at TF32's (494.7): the plan reads it from the compiled program."""
+    real = registry.get_experiment("dpo_dynamics")  # a smoke plan with matrix products
+
+    class AtPrecision:  # the experiment with its smoke preset at another precision
+        module = real.module
+
+        def get_config(self, preset):
+            config = real.get_config(preset)
+            config.matmul_precision = matmul_precision
+            return config
+
+    monkeypatch.setattr(registry, "get_experiment", lambda name: AtPrecision())
+    p = plans.plan("dpo_dynamics", "smoke")
+    assert p.precision == planned and set(p.precision_flops) == {planned}
+    h100 = next(a for a in ACCELERATORS if a.name == "H100 SXM")
+    seconds = p.compute_hours(h100, 1.0) * 3600 / p.calls
+    assert seconds == pytest.approx(p.flops_per_call / h100.peak(planned))
+
+
 def test_loop_trip_counts_are_listed_with_equal_ones_merged():
     def fake(trips, assumed=None):
         return types.SimpleNamespace(
