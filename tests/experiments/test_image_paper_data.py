@@ -4,6 +4,7 @@ mock data (``tfds.testing.mock_data``): shapes, splits, and the CIFAR-10-C strea
 import jax
 import ml_collections
 import numpy as np
+import pytest
 
 from jaxlab.data.streaming import datasets_read, mock_datasets
 from jaxlab_experiments.curbench.curbench_text import config as text_config
@@ -31,6 +32,24 @@ def test_cifar10_c_stream_visits_each_corruption_once_per_pass_without_repeats()
             assert len(kind) == 1 and len(set(rows)) == per * b  # one corruption, no repeats
             kinds += list(kind)
         assert sorted(kinds) == list(range(k))
+
+
+def test_slwi_paper_stream_fits_cifar10_c_and_refuses_a_segment_larger_than_a_set():
+    # CIFAR-10-C: 10,000 test images per corruption (TFDS cifar10_corrupted).
+    c = slwi_config.get_config("paper")
+    sets = jax.ShapeDtypeStruct((len(c.corruptions), 10_000, 32, 32, 3), np.float32)
+    labels = jax.ShapeDtypeStruct((len(c.corruptions), 10_000), np.int32)
+    key = jax.random.key(0)
+
+    def stream(config):  # a new function per config (a traced config would hit the cache)
+        return lambda k, sets, labels: slwi_train._corrupted_stream(k, sets, labels, config)
+
+    images, ys = jax.eval_shape(stream(c), key, sets, labels)
+    assert images.shape == (15 * c.batches_per_segment, 64, 32, 32, 3)
+    assert c.batches_per_segment * c.batch_size <= 10_000 < (c.batches_per_segment + 1) * 64
+    c.batches_per_segment += 1
+    with pytest.raises(ValueError, match="10000"):
+        jax.eval_shape(stream(c), key, sets, labels)
 
 
 def test_slwi_paper_reads_cifar10_and_its_corruptions():

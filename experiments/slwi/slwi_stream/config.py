@@ -13,9 +13,10 @@ pretrained data2vec / ViT weights cannot be loaded offline, so the source model 
 here: the LayerNorm CNN (channels 64/128/256) on CIFAR-10 (20,000 steps of 128, random crop
 4 and flips), then every arm adapts along one continual pass of the 15 CIFAR-10-C benchmark
 corruptions at severity 5 (the paper's protocol: one pass), each corruption's 10,000 test
-images once in batches of 64 (157 batches a segment, 2,355 steps), in a random corruption
-order per stream; 12 streams. The streams are materialised on the devices (≈ 1.8 GB a
-stream), each stream scan checkpointed after every corruption (15 segments).
+images in batches of 64 (156 batches a segment: 9,984 of its images, drawn without
+replacement; 2,340 steps), in a random corruption order per stream; 12 streams. The streams
+are materialised on the devices (≈ 1.8 GB a stream), each stream scan checkpointed after
+every corruption (15 segments).
 
 Power (chosen before the run; ``jaxlab.report.power``, α = 0.05, power 0.8). Error claims
 (paired over stream seeds, all arms on the same streams): smallest effect worth reporting 1
@@ -145,7 +146,7 @@ def get_config(preset: str = "quick") -> ml_collections.ConfigDict:
         c.channels = (64, 128, 256)
         c.train_steps = 20000
         c.source_crop_padding = 4
-        c.batches_per_segment = 157  # ⌊10,000 / 64⌋: each corruption's test set once a pass
+        c.batches_per_segment = 156  # ⌊10,000 / 64⌋: each corruption's test set once a pass
         c.passes = 1  # one continual pass, as the paper's ImageNet-C protocol
         c.segments = 15  # a checkpoint after each corruption
         c.source_eval = 10000

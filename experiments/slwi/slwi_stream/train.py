@@ -145,8 +145,17 @@ def _corrupted_stream(key, sets, set_labels, config):
     """Images, labels [T, b, ...] of one continual CIFAR-10-C stream: each pass visits the
     corruptions in a new random order; a segment is ``batches_per_segment`` batches of that
     corruption's images, drawn without replacement (the whole set when
-    ``batches_per_segment · b`` equals its size)."""
+    ``batches_per_segment · b`` equals its size).
+
+    Raises:
+      ValueError: a segment needs more images than a corruption's set holds.
+    """
     n_kinds, per, b = sets.shape[0], config.batches_per_segment, config.batch_size
+    if per * b > sets.shape[1]:
+        raise ValueError(
+            f"batches_per_segment · batch_size = {per} · {b} = {per * b} images a segment, "
+            f"but each corruption's set holds {sets.shape[1]}"
+        )
     keys = jax.random.split(key, 2)
     kinds = jnp.concatenate(
         [jax.random.permutation(k, n_kinds) for k in jax.random.split(keys[0], config.passes)]
